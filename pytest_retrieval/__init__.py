@@ -1,0 +1,12 @@
+"""pytest-retrieval: retrieval quality as a pytest suite.
+
+Golden queries in YAML become pytest items; each runs through the user's
+``retriever`` fixture and is scored with nDCG, MRR, recall and more. See the
+README for the golden file format, the options and the reports.
+"""
+
+from .golden import GoldenQuery, load_golden_file
+from .metrics import Conventions, Metric, evaluate, parse_metric
+
+__all__ = ["Conventions", "GoldenQuery", "Metric", "evaluate", "load_golden_file", "parse_metric"]
+__version__ = "0.1.0"

@@ -1,0 +1,182 @@
+"""Golden files as pytest collectors: one ``pytest.Function`` per query per configuration.
+
+A golden file becomes a :class:`GoldenFile`, a ``pytest.Module`` whose object is a
+synthetic module holding one generated function per query. The function's
+signature names the retriever fixture, so pytest's own machinery fans a
+parametrized fixture out into ``query-id[bm25]``, ``query-id[dense]``... and
+``-k``, node ids, ``--setup-show`` and xdist work as for any test.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+import types
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import pytest
+
+from .golden import GoldenFileError, GoldenQuery, GoldenSet, load_golden_file
+from .results import ResultShapeError
+from .scoring import QueryRecord, errored, explain, score_query
+from .settings import Settings
+
+SETTINGS_KEY = pytest.StashKey[Settings]()
+GOLDEN_SET_KEY = pytest.StashKey[GoldenSet]()
+RECORD_KEY = pytest.StashKey[QueryRecord]()
+QUERY_ATTR = "__golden_query__"
+
+
+class ExpectationFailed(pytest.fail.Exception):  # type: ignore[misc, name-defined]
+    """A query's ``expect`` or ``forbid`` was violated (what ``xfail:`` expects)."""
+
+    __module__ = "builtins"  # the short summary then reads "ExpectationFailed: ..."
+
+
+class RetrieverError(pytest.fail.Exception):  # type: ignore[misc, name-defined]
+    """The retriever raised or returned something that is not a ranked sequence."""
+
+    __module__ = "builtins"
+
+
+def golden_query_of(item: pytest.Item) -> GoldenQuery | None:
+    """The golden query behind an item, or None for any other test."""
+    if not isinstance(item, pytest.Function):
+        return None
+    query = getattr(item.function, QUERY_ATTR, None)
+    return query if isinstance(query, GoldenQuery) else None
+
+
+def configuration_of(item: pytest.Item, fixture: str) -> tuple[str, int]:
+    """The configuration name (the retriever fixture's parameter id) and its index.
+
+    Only the retriever fixture's id counts: ids of other parametrized fixtures
+    do not enter it. Not parametrized: ``default``.
+    """
+    callspec = getattr(item, "callspec", None)
+    if callspec is None or fixture not in callspec.params:
+        return "default", 0
+    index = int(callspec.indices.get(fixture, 0))
+    names = list(callspec.params)
+    # pytest keeps one id per parametrize() call, in the order of ``params``.
+    ids = list(getattr(callspec, "_idlist", ()))
+    if len(ids) == len(names):
+        return str(ids[names.index(fixture)]), index
+    if len(names) == 1:
+        return callspec.id, index
+    return f"{fixture}{index}", index
+
+
+def _run_query(query: GoldenQuery, request: pytest.FixtureRequest, retriever: Any) -> None:
+    """The body of every golden item: run, score, record, then pass or fail."""
+    item = request.node
+    settings = request.config.stash[SETTINGS_KEY]
+    configuration, position = configuration_of(item, settings.fixture)
+    start = time.perf_counter()
+    ranking: list[str] = []
+    if not callable(retriever):
+        record = errored(
+            query,
+            configuration,
+            settings,
+            f"the '{settings.fixture}' fixture must return a callable that takes the golden "
+            f"query; it returned {type(retriever).__name__}",
+            position,
+        )
+    else:
+        try:
+            returned = retriever(query)
+            record, ranking = score_query(
+                query, configuration, returned, settings, time.perf_counter() - start, position
+            )
+        except ResultShapeError as exc:
+            record = errored(query, configuration, settings, str(exc), position)
+        except Exception as exc:
+            record = errored(
+                query,
+                configuration,
+                settings,
+                f"the retriever raised {type(exc).__name__}: {exc}",
+                position,
+            )
+    record.seconds = time.perf_counter() - start
+    item.stash[RECORD_KEY] = record
+    item.user_properties.extend(
+        (name, "n/a" if value is None else value) for name, value in record.metrics.items()
+    )
+    if record.error is not None:
+        raise RetrieverError(f"query '{query.id}' [{configuration}]: {record.error}", pytrace=False)
+    if record.violations:
+        raise ExpectationFailed(explain(query, record, ranking), pytrace=False)
+
+
+def _make_function(
+    query: GoldenQuery, module_name: str, fixture: str, line: int
+) -> Callable[..., None]:
+    def golden_query(**kwargs: Any) -> None:
+        _run_query(query, kwargs["request"], kwargs[fixture])
+
+    # Point pytest's report location at the query in its golden file.
+    golden_query.__code__ = golden_query.__code__.replace(
+        co_filename=query.path, co_firstlineno=max(line, 1)
+    )
+    golden_query.__module__ = module_name
+    golden_query.__name__ = query.id
+    golden_query.__qualname__ = query.id
+    golden_query.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [
+            inspect.Parameter("request", inspect.Parameter.KEYWORD_ONLY),
+            inspect.Parameter(fixture, inspect.Parameter.KEYWORD_ONLY),
+        ]
+    )
+    setattr(golden_query, QUERY_ATTR, query)
+    marks = []
+    if query.skip is not None:
+        marks.append(pytest.mark.skip(reason=query.skip))
+    if query.xfail is not None:
+        marks.append(pytest.mark.xfail(reason=query.xfail, raises=ExpectationFailed))
+    for mark in marks:
+        golden_query = mark(golden_query)
+    return golden_query
+
+
+class GoldenFile(pytest.Module):
+    """A golden YAML file: collects one item per query per configuration."""
+
+    def _getobj(self) -> types.ModuleType:
+        settings = self.config.stash[SETTINGS_KEY]
+        shown = self.nodeid.split("::")[0] or self.path.name
+        try:
+            queries = load_golden_file(self.path, max_grade=settings.max_grade, shown=shown)
+            self.config.stash[GOLDEN_SET_KEY].add_file(queries)
+        except GoldenFileError as exc:
+            count = len(exc.problems)
+            raise self.CollectError(
+                f"{shown}: {count} problem{'s' if count != 1 else ''} in this golden file:\n"
+                + "\n".join(f"  {p}" for p in exc.problems)
+            ) from None
+        module = types.ModuleType(f"golden:{shown}")
+        module.__file__ = str(self.path)
+        for query in queries:
+            setattr(
+                module,
+                query.id,
+                _make_function(query, module.__name__, settings.fixture, query.line),
+            )
+        return module
+
+    def istestfunction(self, obj: object, name: str) -> bool:
+        return isinstance(getattr(obj, QUERY_ATTR, None), GoldenQuery)
+
+    def istestclass(self, obj: object, name: str) -> bool:
+        return False
+
+    def collect(self) -> Iterable[pytest.Item | pytest.Collector]:
+        collected = list(super().collect())
+        for node in collected:
+            if isinstance(node, pytest.Item):
+                query = golden_query_of(node)
+                if query is not None:
+                    node.extra_keyword_matches.update({query.category, *query.tags})
+        return collected

@@ -1,0 +1,301 @@
+"""Per-query retrieval metrics: one metric, one function.
+
+Every function takes a ranking that is already de-duplicated (see
+:func:`pytest_retrieval.results.dedupe`) and the query's judgments, and knows
+nothing of pytest. :func:`evaluate` applies the conventions of CONTRACT §3:
+gain, relevance threshold and the scoring of queries with nothing to find.
+
+Conventions, written down once:
+
+* rank counts from 1, the discount is ``log2(rank + 1)``;
+* nDCG's ideal DCG comes from every judged grade > 0, sorted descending, cut at k;
+* a result is *relevant* for the binary metrics when its grade reaches the
+  relevance threshold; unjudged results have grade 0;
+* a metric with nothing to find for a query (nDCG: no grade > 0; every other
+  metric: no grade at or above the threshold) is scored by the ``empty``
+  convention: ``abstain`` (1.0 when nothing came back, else 0.0), ``one``,
+  ``zero`` (trec_eval) or ``skip`` (``None``: left out of every mean).
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+GAINS = ("exponential", "linear")
+EMPTY_CONVENTIONS = ("abstain", "one", "zero", "skip")
+
+Ranking = Sequence[str]
+Judgments = Mapping[str, int]
+
+_LOG2 = [0.0] + [math.log2(r + 1) for r in range(1, 1025)]
+
+
+def _discount(rank: int) -> float:
+    """log2(rank + 1), rank counted from 1 (cached for the first 1024 ranks)."""
+    return _LOG2[rank] if rank < len(_LOG2) else math.log2(rank + 1)
+
+
+def gain_of(grade: int, gain: str) -> float:
+    """The nDCG gain of a grade: 2^g - 1 (exponential) or g (linear)."""
+    if grade <= 0:
+        return 0.0
+    return float(2**grade - 1) if gain == "exponential" else float(grade)
+
+
+def _cut(ranking: Ranking, k: int | None) -> Ranking:
+    return ranking if k is None else ranking[:k]
+
+
+def dcg(ranking: Ranking, judgments: Judgments, k: int | None, gain: str) -> float:
+    """Discounted cumulative gain of the top k."""
+    total = 0.0
+    for rank, doc in enumerate(_cut(ranking, k), start=1):
+        grade = judgments.get(doc, 0)
+        if grade > 0:
+            total += gain_of(grade, gain) / _discount(rank)
+    return total
+
+
+def ideal_dcg(judgments: Judgments, k: int | None, gain: str) -> float:
+    """DCG of the best possible ranking: every grade > 0, sorted descending, cut at k."""
+    grades = sorted((g for g in judgments.values() if g > 0), reverse=True)
+    if k is not None:
+        grades = grades[:k]
+    return sum(gain_of(g, gain) / _discount(rank) for rank, g in enumerate(grades, start=1))
+
+
+def ndcg(ranking: Ranking, judgments: Judgments, k: int | None, gain: str = "exponential") -> float:
+    """DCG@k / IDCG@k. The caller handles IDCG = 0 (nothing to find)."""
+    ideal = ideal_dcg(judgments, k, gain)
+    return dcg(ranking, judgments, k, gain) / ideal if ideal > 0 else 0.0
+
+
+def reciprocal_rank(ranking: Ranking, relevant: frozenset[str], k: int | None = None) -> float:
+    """1 / rank of the first relevant result within the cut, 0 if there is none."""
+    for rank, doc in enumerate(_cut(ranking, k), start=1):
+        if doc in relevant:
+            return 1.0 / rank
+    return 0.0
+
+
+def _hits(ranking: Ranking, relevant: frozenset[str], k: int | None) -> int:
+    return sum(1 for doc in _cut(ranking, k) if doc in relevant)
+
+
+def recall(ranking: Ranking, relevant: frozenset[str], k: int) -> float:
+    """Relevant results in the top k / all relevant."""
+    return _hits(ranking, relevant, k) / len(relevant) if relevant else 0.0
+
+
+def precision(ranking: Ranking, relevant: frozenset[str], k: int) -> float:
+    """Relevant results in the top k / k (always k, also when fewer came back)."""
+    return _hits(ranking, relevant, k) / k
+
+
+def hit_rate(ranking: Ranking, relevant: frozenset[str], k: int) -> float:
+    """1.0 when any relevant result is in the top k."""
+    return 1.0 if _hits(ranking, relevant, k) else 0.0
+
+
+def average_precision(ranking: Ranking, relevant: frozenset[str], k: int | None = None) -> float:
+    """Sum of precision at each relevant rank within the cut / all relevant."""
+    if not relevant:
+        return 0.0
+    hits = 0
+    total = 0.0
+    for rank, doc in enumerate(_cut(ranking, k), start=1):
+        if doc in relevant:
+            hits += 1
+            total += hits / rank
+    return total / len(relevant)
+
+
+def r_precision(ranking: Ranking, relevant: frozenset[str]) -> float:
+    """Relevant results in the top R / R, R the number of relevant results."""
+    r = len(relevant)
+    return _hits(ranking, relevant, r) / r if r else 0.0
+
+
+def judged(ranking: Ranking, judgments: Judgments, k: int) -> float:
+    """Share of the top min(k, returned) results that carry a judgment (any grade)."""
+    top = ranking[:k]
+    if not top:
+        return 0.0
+    return sum(1 for doc in top if doc in judgments) / len(top)
+
+
+# --------------------------------------------------------------------------- names
+
+
+@dataclass(frozen=True, order=True)
+class Metric:
+    """A parsed metric name: ``base`` in :data:`BASES`, ``k`` a cut or None."""
+
+    base: str
+    k: int | None = None
+
+    @property
+    def name(self) -> str:
+        """The canonical name used in reports (``ndcg@10``, ``mrr``)."""
+        return self.base if self.k is None else f"{self.base}@{self.k}"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+# base -> (k allowed, k required)
+BASES: dict[str, tuple[bool, bool]] = {
+    "ndcg": (True, False),
+    "mrr": (True, False),
+    "recall": (True, True),
+    "precision": (True, True),
+    "hit_rate": (True, True),
+    "map": (True, False),
+    "r_precision": (False, False),
+    "judged": (True, True),
+}
+
+# lower-cased alias -> base (ir_measures spellings and a few common ones)
+ALIASES: dict[str, str] = {
+    "ndcg": "ndcg",
+    "mrr": "mrr",
+    "rr": "mrr",
+    "recall": "recall",
+    "r": "recall",
+    "precision": "precision",
+    "p": "precision",
+    "hit_rate": "hit_rate",
+    "success": "hit_rate",
+    "map": "map",
+    "ap": "map",
+    "r_precision": "r_precision",
+    "rprec": "r_precision",
+    "judged": "judged",
+}
+
+_NAME = re.compile(r"^\s*([A-Za-z_]+)\s*(?:@\s*(\S+))?\s*$")
+
+
+class MetricNameError(ValueError):
+    """A metric name that cannot be parsed; the message says how to write it."""
+
+
+def _suggest(word: str) -> str:
+    spelled = sorted(
+        {f"{b}@10" if BASES[b][1] else b for b in BASES} | {"ndcg@10", "recall@20", "mrr@10"}
+    )
+    close = difflib.get_close_matches(word.lower(), spelled, n=1, cutoff=0.5)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def parse_metric(name: str) -> Metric:
+    """Parse ``nDCG@10``, ``RR``, ``recall@20``... into a :class:`Metric`."""
+    if not isinstance(name, str):
+        raise MetricNameError(f"metric name must be text, got {type(name).__name__} {name!r}")
+    match = _NAME.match(name)
+    if not match:
+        raise MetricNameError(f"unknown metric '{name}'{_suggest(name)}")
+    word, cut = match.group(1), match.group(2)
+    base = ALIASES.get(word.lower())
+    if base is None:
+        raise MetricNameError(f"unknown metric '{name}'{_suggest(name)}")
+    allows_k, needs_k = BASES[base]
+    if cut is None:
+        if needs_k:
+            raise MetricNameError(f"metric '{name}' needs a cut: write '{base}@10' (any k >= 1)")
+        return Metric(base)
+    if not allows_k:
+        raise MetricNameError(f"metric '{name}' takes no cut: write '{base}'")
+    if not cut.isdigit() or int(cut) < 1:
+        raise MetricNameError(f"metric '{name}': the cut must be an integer >= 1, got '{cut}'")
+    return Metric(base, int(cut))
+
+
+def parse_metrics(names: Sequence[str]) -> tuple[Metric, ...]:
+    """Parse several names, keeping order and dropping repeats."""
+    seen: dict[Metric, None] = {}
+    for name in names:
+        seen.setdefault(parse_metric(name), None)
+    return tuple(seen)
+
+
+def max_cut(metrics: Sequence[Metric]) -> int | None:
+    """The largest k among the metrics, or None when no metric has a cut."""
+    cuts = [m.k for m in metrics if m.k is not None]
+    return max(cuts) if cuts else None
+
+
+# --------------------------------------------------------------------------- evaluation
+
+
+@dataclass(frozen=True)
+class Conventions:
+    """The settings that decide what a number means (CONTRACT §3)."""
+
+    gain: str = "exponential"
+    relevance_threshold: int = 1
+    empty: str = "abstain"
+
+    def __post_init__(self) -> None:
+        if self.gain not in GAINS:
+            raise ValueError(f"gain must be one of {', '.join(GAINS)}, got '{self.gain}'")
+        if self.empty not in EMPTY_CONVENTIONS:
+            raise ValueError(
+                f"empty must be one of {', '.join(EMPTY_CONVENTIONS)}, got '{self.empty}'"
+            )
+        if self.relevance_threshold < 1:
+            raise ValueError(f"relevance threshold must be >= 1, got {self.relevance_threshold}")
+
+
+def _empty_score(convention: str, returned_anything: bool) -> float | None:
+    if convention == "abstain":
+        return 0.0 if returned_anything else 1.0
+    if convention == "one":
+        return 1.0
+    if convention == "zero":
+        return 0.0
+    return None
+
+
+_BINARY: dict[str, Callable[[Ranking, frozenset[str], int | None], float]] = {
+    "mrr": reciprocal_rank,
+    "map": average_precision,
+    "recall": lambda r, rel, k: recall(r, rel, k or 0),
+    "precision": lambda r, rel, k: precision(r, rel, k or 0),
+    "hit_rate": lambda r, rel, k: hit_rate(r, rel, k or 0),
+    "r_precision": lambda r, rel, k: r_precision(r, rel),
+}
+
+
+def evaluate(
+    ranking: Ranking,
+    judgments: Judgments,
+    metrics: Sequence[Metric],
+    conventions: Conventions = Conventions(),
+) -> dict[str, float | None]:
+    """Score one de-duplicated ranking on every metric, conventions applied.
+
+    Returns ``{canonical name: value}``; ``None`` only under ``empty = skip``.
+    """
+    relevant = frozenset(
+        doc for doc, grade in judgments.items() if grade >= conventions.relevance_threshold
+    )
+    has_gain = any(g > 0 for g in judgments.values())
+    returned = len(ranking) > 0
+    out: dict[str, float | None] = {}
+    for metric in metrics:
+        base, k = metric.base, metric.k
+        nothing_to_find = not has_gain if base == "ndcg" else not relevant
+        if nothing_to_find:
+            out[metric.name] = _empty_score(conventions.empty, returned)
+        elif base == "ndcg":
+            out[metric.name] = ndcg(ranking, judgments, k, conventions.gain)
+        elif base == "judged":
+            out[metric.name] = judged(ranking, judgments, k or 0)
+        else:
+            out[metric.name] = _BINARY[base](ranking, relevant, k)
+    return out

@@ -1,0 +1,208 @@
+"""The pytest hooks: a thin layer that translates between pytest and the pure cores.
+
+Loaded through the ``pytest11`` entry point. Without ``--retrieval-eval`` every
+hook returns at once and nothing is collected. With it, golden files become
+items (:mod:`pytest_retrieval.collect`), each item's record travels on its
+report (so xdist workers need nothing else), and the controller's
+:class:`~pytest_retrieval.session.RetrievalSession` aggregates, prints and writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .collect import (
+    GOLDEN_SET_KEY,
+    RECORD_KEY,
+    SETTINGS_KEY,
+    GoldenFile,
+    configuration_of,
+    golden_query_of,
+)
+from .golden import GoldenSet
+from .report import ReportPathError, check_report_path
+from .scoring import errored, skipped
+from .session import RetrievalSession
+from .settings import SettingsError, parse_settings
+
+INI_KEYS: dict[str, tuple[str, str | None, Any]] = {
+    # name: (help, type, default)
+    "retrieval_golden": (
+        "golden files or folders, relative to the rootdir (default: golden)",
+        "args",
+        ["golden"],
+    ),
+    "retrieval_fixture": ("name of the retriever fixture (default: retriever)", "string", ""),
+    "retrieval_metrics": (
+        "metrics to compute and show (default: ndcg@10 mrr recall@20)",
+        "args",
+        [],
+    ),
+    "retrieval_gain": ("nDCG gain: exponential (2^g-1, default) or linear (g)", "string", ""),
+    "retrieval_relevance_threshold": (
+        "grade at which a result counts as relevant for binary metrics (default: 1)",
+        "string",
+        "",
+    ),
+    "retrieval_max_grade": ("highest grade allowed in golden files (default: 3)", "string", ""),
+    "retrieval_empty": (
+        "scoring of queries with no relevant judgment: abstain (default), one, zero, skip",
+        "string",
+        "",
+    ),
+}
+
+SESSION_PLUGIN = "retrieval-session"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("retrieval", "retrieval evaluation (pytest-retrieval)")
+    group.addoption(
+        "--retrieval-eval",
+        action="store_true",
+        default=False,
+        help="collect golden queries as items and evaluate the retriever fixture",
+    )
+    group.addoption(
+        "--retrieval-report",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="write a report: .json or .md by suffix (may repeat)",
+    )
+    for name, (help_text, kind, default) in INI_KEYS.items():
+        parser.addini(name, help_text, type=kind, default=default)  # type: ignore[arg-type]
+
+
+def _enabled(config: pytest.Config) -> bool:
+    return bool(config.getoption("retrieval_eval", False))
+
+
+def _golden_paths(config: pytest.Config) -> list[Path]:
+    return [config.rootpath / p for p in config.getini("retrieval_golden")]
+
+
+def _explicit_files(config: pytest.Config) -> set[Path]:
+    base = config.invocation_params.dir
+    files = set()
+    for arg in config.args:
+        path = Path(arg.split("::")[0])
+        files.add((base / path).resolve() if not path.is_absolute() else path.resolve())
+    return files
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not _enabled(config):
+        return
+    ini = {name: config.getini(name) for name in INI_KEYS}
+    try:
+        settings = parse_settings(ini)
+        for path in config.getoption("retrieval_report"):
+            check_report_path(path)
+    except (SettingsError, ReportPathError) as exc:
+        raise pytest.UsageError(str(exc)) from None
+    config.stash[SETTINGS_KEY] = settings
+    config.stash[GOLDEN_SET_KEY] = GoldenSet()
+    golden = _golden_paths(config)
+    if config.args_source != pytest.Config.ArgsSource.ARGS:
+        existing = [p for p in golden if p.exists()]
+        if not existing:
+            shown = ", ".join(config.getini("retrieval_golden"))
+            raise pytest.UsageError(
+                f"--retrieval-eval: no golden files: retrieval_golden ({shown}) does not exist "
+                f"under {config.rootpath}; create it or set retrieval_golden in your ini file"
+            )
+        config.args = [str(p) for p in existing]
+    config.stash[_GOLDEN_ROOTS] = [p.resolve() for p in golden]
+    config.stash[_EXPLICIT] = _explicit_files(config)
+    if not hasattr(config, "workerinput"):
+        config.pluginmanager.register(RetrievalSession(config, settings), SESSION_PLUGIN)
+
+
+_GOLDEN_ROOTS = pytest.StashKey[list[Path]]()
+_EXPLICIT = pytest.StashKey[set[Path]]()
+
+
+def _is_golden(config: pytest.Config, path: Path) -> bool:
+    resolved = path.resolve()
+    if resolved in config.stash[_EXPLICIT]:
+        return True
+    return any(resolved == root or root in resolved.parents for root in config.stash[_GOLDEN_ROOTS])
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    config = parent.config
+    if file_path.suffix not in (".yaml", ".yml") or not _enabled(config):
+        return None
+    if not _is_golden(config, file_path):
+        return None
+    return GoldenFile.from_parent(parent, path=file_path)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    query = golden_query_of(item)
+    if query is None:
+        return
+    settings = item.config.stash[SETTINGS_KEY]
+    configuration, _ = configuration_of(item, settings.fixture)
+    item.user_properties.extend([("configuration", configuration), ("category", query.category)])
+
+
+def _outcome(report: pytest.TestReport, errored_run: bool) -> str:
+    if hasattr(report, "wasxfail"):
+        if report.skipped:
+            return "xfailed"
+        if report.passed:
+            return "xpassed"
+    if report.skipped:
+        return "skipped"
+    if report.failed:
+        return "error" if errored_run else "failed"
+    return "passed"
+
+
+def _short(call: pytest.CallInfo[None]) -> str:
+    if call.excinfo is None:
+        return ""
+    text = f"{call.excinfo.typename}: {call.excinfo.value}".strip()
+    first = text.splitlines()[0] if text else ""
+    return first if len(first) <= 300 else first[:297] + "..."
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    query = golden_query_of(item)
+    if query is None:
+        return report
+    settings = item.config.stash[SETTINGS_KEY]
+    if call.when == "call":
+        record = item.stash.get(RECORD_KEY, None)
+        if record is None:  # the item was skipped or stopped before scoring
+            configuration, position = configuration_of(item, settings.fixture)
+            if report.skipped and not hasattr(report, "wasxfail"):
+                record = skipped(query, configuration, settings, _short(call), position)
+            else:
+                record = errored(query, configuration, settings, _short(call), position)
+        record.outcome = _outcome(report, record.error is not None)
+        report.retrieval = record.to_plain()  # type: ignore[attr-defined]
+    elif call.when == "setup" and not report.passed:
+        configuration, position = configuration_of(item, settings.fixture)
+        if report.skipped:
+            reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else ""
+            record = skipped(query, configuration, settings, str(reason), position)
+        else:
+            record = errored(
+                query, configuration, settings, f"setup failed: {_short(call)}", position
+            )
+            item.user_properties.extend((name, 0.0) for name in record.metrics)
+        record.outcome = _outcome(report, record.error is not None)
+        report.retrieval = record.to_plain()  # type: ignore[attr-defined]
+    return report
