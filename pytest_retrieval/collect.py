@@ -48,6 +48,12 @@ def golden_query_of(item: pytest.Item) -> GoldenQuery | None:
     return query if isinstance(query, GoldenQuery) else None
 
 
+def golden_ids(config: pytest.Config) -> dict[str, str]:
+    """Every golden query collected by this process (selected or not): id -> file."""
+    golden = config.stash.get(GOLDEN_SET_KEY, None)
+    return {} if golden is None else {q.id: q.path for q in golden.queries.values()}
+
+
 def configuration_of(item: pytest.Item, fixture: str) -> tuple[str, int]:
     """The configuration name (the retriever fixture's parameter id) and its index.
 

@@ -21,8 +21,10 @@ from .collect import (
     SETTINGS_KEY,
     GoldenFile,
     configuration_of,
+    golden_ids,
     golden_query_of,
 )
+from .gate import parse_gate_settings
 from .golden import GoldenSet
 from .report import ReportPathError, check_report_path
 from .scoring import errored, skipped
@@ -54,6 +56,28 @@ INI_KEYS: dict[str, tuple[str, str | None, Any]] = {
         "string",
         "",
     ),
+    "retrieval_baseline": (
+        "baseline file, relative to the rootdir (default: golden/baseline.json)",
+        "string",
+        "",
+    ),
+    "retrieval_tolerance": (
+        "allowed drop before the gate fails: 0.02 (absolute, default), 2% (relative), "
+        "per metric: 0.02 mrr=0.05",
+        "args",
+        [],
+    ),
+    "retrieval_gate_configurations": (
+        "configurations the gate compares (default: every configuration in the baseline)",
+        "args",
+        [],
+    ),
+    "retrieval_gate_metrics": ("metrics the gate compares (default: all)", "args", []),
+    "retrieval_gate_scope": (
+        "category (default: all and every category) or all (the overall row only)",
+        "string",
+        "",
+    ),
 }
 
 SESSION_PLUGIN = "retrieval-session"
@@ -73,6 +97,31 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=[],
         metavar="PATH",
         help="write a report: .json or .md by suffix (may repeat)",
+    )
+    group.addoption(
+        "--retrieval-baseline",
+        default=None,
+        metavar="PATH",
+        help="baseline file (default: ini retrieval_baseline, else golden/baseline.json)",
+    )
+    group.addoption(
+        "--retrieval-update-baseline",
+        action="store_true",
+        default=False,
+        help="write this run's numbers to the baseline instead of gating",
+    )
+    group.addoption(
+        "--retrieval-tolerance",
+        default=None,
+        metavar="X",
+        help="allowed drop: 0.02, 2%%, or '0.02 mrr=0.05' (overrides ini retrieval_tolerance)",
+    )
+    group.addoption(
+        "--retrieval-diff",
+        default=5,
+        type=int,
+        metavar="N",
+        help="queries shown per breached gate row (default: 5)",
     )
     for name, (help_text, kind, default) in INI_KEYS.items():
         parser.addini(name, help_text, type=kind, default=default)  # type: ignore[arg-type]
@@ -103,6 +152,14 @@ def pytest_configure(config: pytest.Config) -> None:
         settings = parse_settings(ini)
         for path in config.getoption("retrieval_report"):
             check_report_path(path)
+        tolerance = config.getoption("retrieval_tolerance")
+        gate = parse_gate_settings(
+            tolerance if tolerance is not None else ini["retrieval_tolerance"],
+            ini["retrieval_gate_configurations"],
+            ini["retrieval_gate_metrics"],
+            ini["retrieval_gate_scope"],
+            config.getoption("retrieval_diff"),
+        )
     except (SettingsError, ReportPathError) as exc:
         raise pytest.UsageError(str(exc)) from None
     config.stash[SETTINGS_KEY] = settings
@@ -120,7 +177,13 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_GOLDEN_ROOTS] = [p.resolve() for p in golden]
     config.stash[_EXPLICIT] = _explicit_files(config)
     if not hasattr(config, "workerinput"):
-        config.pluginmanager.register(RetrievalSession(config, settings), SESSION_PLUGIN)
+        baseline = config.getoption("retrieval_baseline") or ini["retrieval_baseline"]
+        if config.getoption("retrieval_baseline"):
+            baseline_path = config.invocation_params.dir / baseline
+        else:
+            baseline_path = config.rootpath / (baseline or "golden/baseline.json")
+        session = RetrievalSession(config, settings, gate, baseline_path)
+        config.pluginmanager.register(session, SESSION_PLUGIN)
 
 
 _GOLDEN_ROOTS = pytest.StashKey[list[Path]]()
@@ -132,6 +195,14 @@ def _is_golden(config: pytest.Config, path: Path) -> bool:
     if resolved in config.stash[_EXPLICIT]:
         return True
     return any(resolved == root or root in resolved.parents for root in config.stash[_GOLDEN_ROOTS])
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """On an xdist worker, hand the collected golden ids to the controller."""
+    config = session.config
+    workeroutput = getattr(config, "workeroutput", None)
+    if _enabled(config) and isinstance(workeroutput, dict):
+        workeroutput["retrieval_golden"] = golden_ids(config)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

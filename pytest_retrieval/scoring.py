@@ -32,6 +32,7 @@ class QueryRecord:
     outcome: str = "passed"
     metrics: dict[str, float | None] = field(default_factory=dict)
     retrieved: list[str] = field(default_factory=list)
+    grades: dict[str, int] = field(default_factory=dict)  # judged ids among ``retrieved``
     duplicates: int = 0
     error: str | None = None
     violations: list[str] = field(default_factory=list)
@@ -109,6 +110,7 @@ def score_query(
     record.duplicates = duplicates
     depth = settings.depth
     record.retrieved = ranking if depth is None else ranking[:depth]
+    record.grades = {d: query.relevant[d] for d in record.retrieved if d in query.relevant}
     extra = _expect_metrics(query, settings)
     values = evaluate(ranking, query.relevant, settings.metrics + extra, settings.conventions)
     record.metrics = {m.name: values[m.name] for m in settings.metrics}

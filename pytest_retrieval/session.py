@@ -1,4 +1,4 @@
-"""The controller's session: gathers records from reports, prints tables, writes reports.
+"""The controller's session: gathers records, gates or updates the baseline, prints, writes.
 
 Registered only on the controller (never on an xdist worker), so it needs no
 guards and it is the only writer of files.
@@ -6,26 +6,66 @@ guards and it is the only writer of files.
 
 from __future__ import annotations
 
+import datetime
+import subprocess
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from . import __version__
 from .aggregate import Results
+from .baseline import (
+    BaselineError,
+    BaselineMissing,
+    UpdateOutcome,
+    merge_update,
+    read_baseline,
+    write_baseline,
+)
+from .collect import golden_ids
+from .gate import UPDATE_HINT, GateResult, GateSettings, explain, run_gate
 from .golden import golden_digest
 from .report import build_report, markdown_report, write_reports
 from .scoring import QueryRecord
 from .settings import Settings
 from .tables import render
 
+GATE_NODEID = "retrieval-gate"
+
+
+def _git_commit(root: Path) -> str | None:
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    commit = done.stdout.strip()
+    return commit if done.returncode == 0 and commit else None
+
 
 class RetrievalSession:
     """Aggregates every golden item's record; one per controller process."""
 
-    def __init__(self, config: pytest.Config, settings: Settings):
+    def __init__(
+        self, config: pytest.Config, settings: Settings, gate: GateSettings, baseline_path: Path
+    ):
         self.config = config
         self.settings = settings
+        self.gate_settings = gate
+        self.baseline_path = baseline_path
         self.results = Results()
+        self.worker_golden: dict[str, str] = {}
+        self.gate: GateResult | None = None
+        self.update: UpdateOutcome | None = None
+        self.notes: list[str] = []
         self.written: list[Path] = []
 
     # -- gathering --------------------------------------------------------------------
@@ -33,6 +73,122 @@ class RetrievalSession:
         data = getattr(report, "retrieval", None)
         if isinstance(data, dict):
             self.results.add(QueryRecord.from_plain(data))
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        output = getattr(node, "workeroutput", None) or {}
+        self.worker_golden.update(output.get("retrieval_golden") or {})
+
+    def golden_ids(self) -> dict[str, str]:
+        """Every golden query collected (selected or not): id -> file."""
+        return {**self.worker_golden, **golden_ids(self.config)}
+
+    @property
+    def baseline_shown(self) -> str:
+        try:
+            return str(self.baseline_path.relative_to(self.config.rootpath))
+        except ValueError:
+            return str(self.baseline_path)
+
+    # -- gate and baseline ------------------------------------------------------------
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
+        outcome = yield
+        if self.config.option.collectonly:
+            return outcome
+        if self.config.getoption("retrieval_update_baseline"):
+            self._update_baseline()
+        else:
+            self._run_gate()
+        return outcome
+
+    def _existing_files(self, paths: set[str]) -> set[str]:
+        return {p for p in paths if p and (self.config.rootpath / p).exists()}
+
+    def _update_baseline(self) -> None:
+        if not self.results:
+            self.notes.append("retrieval baseline not written: no query was evaluated")
+            return
+        previous = None
+        try:
+            previous = read_baseline(self.baseline_path, self.baseline_shown)
+        except BaselineMissing:
+            pass
+        except BaselineError as exc:
+            self.notes.append(f"the previous baseline could not be read and is replaced: {exc}")
+        golden = self.golden_ids()
+        stored_paths = (
+            {q.path for qs in previous.configurations.values() for q in qs.values()}
+            if previous
+            else set()
+        )
+        provenance = {
+            "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "plugin": f"pytest-retrieval {__version__}",
+            "git_commit": _git_commit(self.config.rootpath),
+        }
+        self.update = merge_update(
+            previous,
+            self.results,
+            self.settings,
+            golden,
+            set(golden.values()),
+            self._existing_files(stored_paths),
+            provenance,
+        )
+        write_baseline(self.baseline_path, self.update.baseline)
+
+    def _run_gate(self) -> None:
+        try:
+            baseline = read_baseline(self.baseline_path, self.baseline_shown)
+        except BaselineMissing:
+            self.gate = GateResult(verdict="no-baseline", baseline=self.baseline_shown)
+            self.gate.messages.append(
+                f"no baseline at {self.baseline_shown}: run `{UPDATE_HINT}` to create one "
+                "(and commit it)"
+            )
+            return
+        except BaselineError as exc:
+            self.gate = GateResult(verdict="refused", baseline=self.baseline_shown)
+            self.gate.messages.append(
+                f"{exc}. Fix or delete the file, or run `{UPDATE_HINT}` to rewrite it"
+            )
+        else:
+            golden = self.golden_ids()
+            stored_paths = {q.path for qs in baseline.configurations.values() for q in qs.values()}
+            self.gate = run_gate(
+                baseline,
+                self.baseline_shown,
+                self.results,
+                self.settings,
+                self.gate_settings,
+                golden,
+                set(golden.values()),
+                self._existing_files(stored_paths),
+            )
+        self._log_verdict(self.gate)
+
+    def _log_verdict(self, gate: GateResult) -> None:
+        """Report the verdict as a testcase: JUnit gets it and a failure sets exit code 1."""
+        message = explain(gate, self.gate_settings.tolerance)
+        hook = self.config.hook
+        location = (GATE_NODEID, None, GATE_NODEID)
+        hook.pytest_runtest_logstart(nodeid=GATE_NODEID, location=location)
+        for when in ("setup", "call", "teardown"):
+            failed = gate.failed and when == "call"
+            report = pytest.TestReport(
+                nodeid=GATE_NODEID,
+                location=location,
+                keywords={GATE_NODEID: 1},
+                outcome="failed" if failed else "passed",
+                longrepr=message if failed else None,
+                when=when,
+                sections=[],
+                duration=0.0,
+                user_properties=[("verdict", gate.verdict), ("baseline", gate.baseline)],
+            )
+            hook.pytest_runtest_logreport(report=report)
+        hook.pytest_runtest_logfinish(nodeid=GATE_NODEID, location=location)
 
     # -- derived ----------------------------------------------------------------------
     def golden_info(self) -> dict[str, Any]:
@@ -50,18 +206,16 @@ class RetrievalSession:
             "sha256": golden_digest(fingerprints),
         }
 
-    def report(self) -> dict[str, Any]:
-        return build_report(self.settings, self.results, self.golden_info())
-
     # -- output -----------------------------------------------------------------------
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         tr = terminalreporter
-        if not self.results:
+        if not self.results and self.gate is None and not self.notes:
             return
         metrics = self.settings.metric_names
         tr.write_sep("=", "retrieval evaluation")
-        for line in render(self.results.summaries(metrics), metrics).splitlines():
-            tr.write_line(line)
+        if self.results:
+            for line in render(self.results.summaries(metrics), metrics).splitlines():
+                tr.write_line(line)
         errors = sum(
             1
             for c in self.results.configurations()
@@ -73,8 +227,36 @@ class RetrievalSession:
                 f"{errors} item(s) errored: their queries score 0.0 on every metric",
                 yellow=True,
             )
+        for note in self.notes:
+            tr.write_line(note, yellow=True)
+        if self.update is not None:
+            self._print_update(tr, self.update)
+        if self.gate is not None:
+            tr.write_line("")
+            colour = {"passed": "green", "no-baseline": "yellow"}.get(self.gate.verdict, "red")
+            for i, line in enumerate(explain(self.gate, self.gate_settings.tolerance).splitlines()):
+                tr.write_line(line, **({colour: True, "bold": True} if i == 0 else {}))
         for path in self.written:
             tr.write_line(f"retrieval report written: {path}")
+
+    def _print_update(self, tr: Any, update: UpdateOutcome) -> None:
+        tr.write_line("")
+        written = ", ".join(f"{c}: {n}" for c, n in sorted(update.updated.items()))
+        tr.write_line(f"retrieval baseline written: {self.baseline_shown} ({written} queries)")
+        if update.kept:
+            kept = ", ".join(f"{c}: {n}" for c, n in sorted(update.kept.items()))
+            tr.write_line(f"  kept from the previous baseline (not run now): {kept}")
+        if update.reset:
+            tr.write_line(
+                "  the previous baseline had other settings and was replaced: "
+                + "; ".join(update.reset),
+                yellow=True,
+            )
+        if update.dropped:
+            tr.write_line(
+                f"  dropped, no longer in any golden file: {', '.join(update.dropped)}",
+                yellow=True,
+            )
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
@@ -83,7 +265,12 @@ class RetrievalSession:
             return
         metrics = self.settings.metric_names
         golden = self.golden_info()
-        report = build_report(self.settings, self.results, golden)
+        extra = {"gate": self.gate.as_dict()} if self.gate is not None else None
+        report = build_report(self.settings, self.results, golden, extra)
         markdown = markdown_report(self.results.summaries(metrics), metrics, self.settings, golden)
+        if self.gate is not None:
+            markdown += (
+                "\n" + "```\n" + explain(self.gate, self.gate_settings.tolerance) + "\n```\n"
+            )
         base = self.config.invocation_params.dir
         self.written = write_reports([str(base / p) for p in paths], report, markdown)
