@@ -19,6 +19,7 @@ from tabulate import tabulate
 
 from .aggregate import ALL, Results
 from .baseline import Baseline, BaselineQuery, settings_differences
+from .comparisons import StatsSettings, apply_holm, test_row
 from .metrics import MetricNameError, parse_metric
 from .scoring import QueryRecord
 from .settings import Settings, SettingsError
@@ -241,8 +242,16 @@ def run_gate(
     golden_ids: Mapping[str, str],
     collected_files: Iterable[str],
     existing_files: Iterable[str],
+    stats: StatsSettings | None = None,
 ) -> GateResult:
-    """Compare this run with the baseline; see the module docstring."""
+    """Compare this run with the baseline; see the module docstring.
+
+    Every row also gets a paired test of this run against the baseline's
+    per-query values (interval of the difference, sign-flip p, Holm across the
+    gate's rows). With ``stats.gate_mode == "significant"`` a row is breached
+    only when the drop exceeds the tolerance *and* that test is significant.
+    """
+    stats = stats or StatsSettings()
     result = GateResult(verdict="passed", baseline=shown)
     differences = settings_differences(baseline.settings, settings.as_dict())
     if differences:
@@ -320,7 +329,6 @@ def run_gate(
                 after = _mean(a for _, a, _, _ in both)
                 delta = after - before
                 allowed = gate.tolerance.for_metric(metric).allowed(before)
-                breached = delta < -allowed - 1e-12
                 row: dict[str, Any] = {
                     "configuration": name,
                     "category": category,
@@ -330,14 +338,28 @@ def run_gate(
                     "current": after,
                     "delta": delta,
                     "allowed": allowed,
-                    "breached": breached,
+                    "breached": delta < -allowed - 1e-12,
                     "worst_queries": [],
                 }
-                if breached:
-                    row["worst_queries"] = _worst(
-                        [(o, n) for _, _, o, n in both], metric, gate.diff, settings.depth
-                    )
+                test = test_row(
+                    [a for _, a, _, _ in both],
+                    [b for b, _, _, _ in both],
+                    stats,
+                    "gate",
+                    name,
+                    category,
+                    metric,
+                )
+                row["ci"], row["p"], row["method"] = test["ci"], test["p"], test["method"]
+                row["_pairs"] = [(o, n) for _, _, o, n in both]
                 result.rows.append(row)
+    apply_holm(result.rows, stats.alpha)
+    for row in result.rows:
+        pairs = row.pop("_pairs")
+        if stats.gate_mode == "significant":
+            row["breached"] = row["breached"] and row["significant"]
+        if row["breached"]:
+            row["worst_queries"] = _worst(pairs, row["metric"], gate.diff, settings.depth)
     result.added = sorted(added)
     result.removed = sorted(removed)
     result.changed = sorted(changed)
@@ -377,6 +399,8 @@ def explain(result: GateResult, tolerance: Tolerances | None = None) -> str:
                 _num(r["baseline"]),
                 _num(r["current"]),
                 f"{r['delta']:+.3f}",
+                f"[{r['ci'][0]:+.3f}, {r['ci'][1]:+.3f}]",
+                f"{r['p_holm']:.3g}",
                 _num(r["allowed"]),
             ]
             for r in breached
@@ -393,6 +417,8 @@ def explain(result: GateResult, tolerance: Tolerances | None = None) -> str:
                     "baseline",
                     "current",
                     "delta",
+                    "95% interval",
+                    "p (Holm)",
                     "allowed",
                 ],
                 disable_numparse=True,

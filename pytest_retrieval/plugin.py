@@ -24,12 +24,14 @@ from .collect import (
     golden_ids,
     golden_query_of,
 )
+from .comparisons import parse_stats_settings
 from .gate import parse_gate_settings
 from .golden import GoldenSet
 from .report import ReportPathError, check_report_path
 from .scoring import errored, skipped
 from .session import RetrievalSession
 from .settings import SettingsError, parse_settings
+from .slices import parse_group_by
 
 INI_KEYS: dict[str, tuple[str, str | None, Any]] = {
     # name: (help, type, default)
@@ -78,6 +80,29 @@ INI_KEYS: dict[str, tuple[str, str | None, Any]] = {
         "string",
         "",
     ),
+    "retrieval_seed": ("seed of bootstrap and randomization tests (default: 1)", "string", ""),
+    "retrieval_bootstrap": ("bootstrap resamples (default: 10000)", "string", ""),
+    "retrieval_reference": (
+        "configuration the others are compared with (default: the first parameter)",
+        "string",
+        "",
+    ),
+    "retrieval_alpha": ("significance level after Holm correction (default: 0.05)", "string", ""),
+    "retrieval_gate_mode": (
+        "absolute (default) or significant (a drop must also be significant)",
+        "string",
+        "",
+    ),
+    "retrieval_min_queries": (
+        "categories with fewer queries get a noise warning (default: 30)",
+        "string",
+        "",
+    ),
+    "retrieval_weights": (
+        "traffic weights per category for an 'all (weighted)' row: exact-name=0.4 ...",
+        "args",
+        [],
+    ),
 }
 
 SESSION_PLUGIN = "retrieval-session"
@@ -97,6 +122,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=[],
         metavar="PATH",
         help="write a report: .json or .md by suffix (may repeat)",
+    )
+    group.addoption(
+        "--retrieval-group-by",
+        action="append",
+        default=[],
+        metavar="tag:NAME[,NAME]",
+        help="add tables grouped by tags: tag:core,rolling (a row per tag) or tags (may repeat)",
     )
     group.addoption(
         "--retrieval-baseline",
@@ -160,6 +192,8 @@ def pytest_configure(config: pytest.Config) -> None:
             ini["retrieval_gate_scope"],
             config.getoption("retrieval_diff"),
         )
+        stats = parse_stats_settings(ini)
+        group_bys = [parse_group_by(spec) for spec in config.getoption("retrieval_group_by")]
     except (SettingsError, ReportPathError) as exc:
         raise pytest.UsageError(str(exc)) from None
     config.stash[SETTINGS_KEY] = settings
@@ -182,7 +216,7 @@ def pytest_configure(config: pytest.Config) -> None:
             baseline_path = config.invocation_params.dir / baseline
         else:
             baseline_path = config.rootpath / (baseline or "golden/baseline.json")
-        session = RetrievalSession(config, settings, gate, baseline_path)
+        session = RetrievalSession(config, settings, gate, stats, group_bys, baseline_path)
         config.pluginmanager.register(session, SESSION_PLUGIN)
 
 

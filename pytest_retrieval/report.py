@@ -7,8 +7,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .aggregate import ConfigurationSummary, Results
+from .aggregate import Results
 from .atomic import write_atomic
+from .evaluation import Evaluation
 from .settings import Settings
 from .tables import render
 
@@ -31,19 +32,15 @@ def check_report_path(path: str) -> None:
 def build_report(
     settings: Settings,
     results: Results,
+    evaluation: Evaluation,
     golden: Mapping[str, Any],
     extra: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The JSON report as a dict."""
-    metrics = settings.metric_names
-    summaries = results.summaries(metrics)
     configurations: dict[str, Any] = {}
-    for name, summary in summaries.items():
+    for name in evaluation.summaries:
         configurations[name] = {
-            "summary": {
-                "all": summary.all.as_dict(),
-                "categories": {c: row.as_dict() for c, row in sorted(summary.categories.items())},
-            },
+            "summary": evaluation.summary_dict(name),
             "queries": {
                 r.id: {
                     "category": r.category,
@@ -64,17 +61,23 @@ def build_report(
         "golden": dict(golden),
         "configurations": configurations,
     }
+    if evaluation.comparisons is not None:
+        report["comparisons"] = evaluation.comparisons.as_dict()
+    if evaluation.groups:
+        report["groups"] = {
+            title: {
+                configuration: {name: s.as_dict() for name, s in rows.items()}
+                for configuration, rows in table.items()
+            }
+            for title, table in evaluation.groups.items()
+        }
+    report["warnings"] = evaluation.warnings
     if extra:
         report.update(extra)
     return report
 
 
-def markdown_report(
-    summaries: Mapping[str, ConfigurationSummary],
-    metrics: Sequence[str],
-    settings: Settings,
-    golden: Mapping[str, Any],
-) -> str:
+def markdown_report(evaluation: Evaluation, settings: Settings, golden: Mapping[str, Any]) -> str:
     """The same tables as the terminal, in Markdown, for a CI job summary."""
     head = [
         "## Retrieval evaluation",
@@ -82,11 +85,12 @@ def markdown_report(
         f"{golden.get('queries', 0)} golden queries from "
         f"{len(golden.get('files', []))} file(s); gain {settings.conventions.gain}, "
         f"relevance threshold {settings.conventions.relevance_threshold}, "
-        f"no-result queries scored by '{settings.conventions.empty}'.",
+        f"no-result queries scored by '{settings.conventions.empty}'. "
+        "Cells: mean [95% interval].",
         "",
         "",
     ]
-    return "\n".join(head) + render(summaries, metrics, markdown=True)
+    return "\n".join(head) + render(evaluation, markdown=True)
 
 
 def write_reports(paths: Sequence[str], report: dict[str, Any], markdown: str) -> list[Path]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime
 import subprocess
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +25,14 @@ from .baseline import (
     write_baseline,
 )
 from .collect import golden_ids
+from .comparisons import StatsSettings
+from .evaluation import Evaluation, analyse
 from .gate import UPDATE_HINT, GateResult, GateSettings, explain, run_gate
 from .golden import golden_digest
 from .report import build_report, markdown_report, write_reports
 from .scoring import QueryRecord
 from .settings import Settings
+from .slices import GroupBy
 from .tables import render
 
 GATE_NODEID = "retrieval-gate"
@@ -55,13 +58,22 @@ class RetrievalSession:
     """Aggregates every golden item's record; one per controller process."""
 
     def __init__(
-        self, config: pytest.Config, settings: Settings, gate: GateSettings, baseline_path: Path
+        self,
+        config: pytest.Config,
+        settings: Settings,
+        gate: GateSettings,
+        stats: StatsSettings,
+        group_bys: Sequence[GroupBy],
+        baseline_path: Path,
     ):
         self.config = config
         self.settings = settings
         self.gate_settings = gate
+        self.stats = stats
+        self.group_bys = list(group_bys)
         self.baseline_path = baseline_path
         self.results = Results()
+        self._evaluation: Evaluation | None = None
         self.worker_golden: dict[str, str] = {}
         self.gate: GateResult | None = None
         self.update: UpdateOutcome | None = None
@@ -89,6 +101,13 @@ class RetrievalSession:
             return str(self.baseline_path.relative_to(self.config.rootpath))
         except ValueError:
             return str(self.baseline_path)
+
+    @property
+    def evaluation(self) -> Evaluation:
+        """Every derived number, computed once, after the last report arrived."""
+        if self._evaluation is None:
+            self._evaluation = analyse(self.results, self.settings, self.stats, self.group_bys)
+        return self._evaluation
 
     # -- gate and baseline ------------------------------------------------------------
     @pytest.hookimpl(wrapper=True)
@@ -165,6 +184,7 @@ class RetrievalSession:
                 golden,
                 set(golden.values()),
                 self._existing_files(stored_paths),
+                self.stats,
             )
         self._log_verdict(self.gate)
 
@@ -211,10 +231,9 @@ class RetrievalSession:
         tr = terminalreporter
         if not self.results and self.gate is None and not self.notes:
             return
-        metrics = self.settings.metric_names
         tr.write_sep("=", "retrieval evaluation")
         if self.results:
-            for line in render(self.results.summaries(metrics), metrics).splitlines():
+            for line in render(self.evaluation).splitlines():
                 tr.write_line(line)
         errors = sum(
             1
@@ -263,11 +282,10 @@ class RetrievalSession:
         paths = self.config.getoption("retrieval_report")
         if not paths or not self.results:
             return
-        metrics = self.settings.metric_names
         golden = self.golden_info()
         extra = {"gate": self.gate.as_dict()} if self.gate is not None else None
-        report = build_report(self.settings, self.results, golden, extra)
-        markdown = markdown_report(self.results.summaries(metrics), metrics, self.settings, golden)
+        report = build_report(self.settings, self.results, self.evaluation, golden, extra)
+        markdown = markdown_report(self.evaluation, self.settings, golden)
         if self.gate is not None:
             markdown += (
                 "\n" + "```\n" + explain(self.gate, self.gate_settings.tolerance) + "\n```\n"

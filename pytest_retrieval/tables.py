@@ -1,15 +1,18 @@
 """The summary tables, rendered with tabulate: terminal (``simple``) or Markdown (``github``).
 
-Pure: takes summaries, returns text.
+Pure: takes an :class:`~pytest_retrieval.evaluation.Evaluation`, returns text.
+Terminal cells read ``0.712 ±0.041``; Markdown cells ``0.712 [0.671, 0.753]``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from tabulate import tabulate
 
-from .aggregate import ALL, ConfigurationSummary
+from .aggregate import ALL
+from .evaluation import Evaluation, Slice
 
 
 def fmt(value: float | None) -> str:
@@ -17,56 +20,111 @@ def fmt(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-def configuration_table(
-    summary: ConfigurationSummary, metrics: Sequence[str], tablefmt: str = "simple"
-) -> str:
-    """Rows: each category, then ``all``; columns: n and each metric."""
-    rows = [
-        [name, row.n, *(fmt(row.values.get(m)) for m in metrics)] for name, row in summary.rows()
-    ]
+def cell(slice_: Slice, metric: str, markdown: bool) -> str:
+    value = slice_.row.values.get(metric)
+    if value is None:
+        return "n/a"
+    interval = slice_.intervals.get(metric)
+    if interval is None or interval.method == "none":
+        return fmt(value)
+    if markdown:
+        return f"{value:.3f} [{interval.lo:.3f}, {interval.hi:.3f}]"
+    return f"{value:.3f} ±{interval.half_width:.3f}"
+
+
+def _table(rows: list[list[Any]], headers: Sequence[str], tablefmt: str, metrics: int) -> str:
     return tabulate(
         rows,
-        headers=["category", "n", *metrics],
+        headers=list(headers),
         tablefmt=tablefmt,
         disable_numparse=True,
-        colalign=("left", "right", *("right",) * len(metrics)),
+        colalign=("left", "right", *("right",) * metrics),
     )
 
 
-def side_by_side_table(
-    summaries: Mapping[str, ConfigurationSummary], metrics: Sequence[str], tablefmt: str = "simple"
-) -> str:
+def configuration_table(evaluation: Evaluation, configuration: str, markdown: bool = False) -> str:
+    """Rows: each category, then ``all`` (and ``all (weighted)``); columns: n and each metric."""
+    metrics = evaluation.metrics
+    rows = [
+        [name, s.row.n, *(cell(s, m, markdown) for m in metrics)]
+        for name, s in evaluation.rows(configuration)
+    ]
+    return _table(rows, ["category", "n", *metrics], _fmt(markdown), len(metrics))
+
+
+def side_by_side_table(evaluation: Evaluation, markdown: bool = False) -> str:
     """The configurations' ``all`` rows, one row per configuration."""
-    rows = [
-        [name, summary.all.n, *(fmt(summary.all.values.get(m)) for m in metrics)]
-        for name, summary in summaries.items()
-    ]
+    metrics = evaluation.metrics
+    rows = []
+    for configuration in evaluation.summaries:
+        s = dict(evaluation.rows(configuration))[ALL]
+        rows.append([configuration, s.row.n, *(cell(s, m, markdown) for m in metrics)])
+    return _table(rows, ["configuration", "n", *metrics], _fmt(markdown), len(metrics))
+
+
+def comparison_table(evaluation: Evaluation, markdown: bool = False) -> str:
+    """Each configuration minus the reference, per category and ``all``."""
+    comparisons = evaluation.comparisons
+    if comparisons is None:
+        return ""
+    metrics = evaluation.metrics
+    cells: dict[tuple[str, str], dict[str, str]] = {}
+    for row in comparisons.rows:
+        lo, hi = row["ci"]
+        mark = " *" if row["significant"] else ""
+        text = f"{row['delta']:+.3f} [{lo:+.3f}, {hi:+.3f}]{mark}"
+        if markdown:
+            text += f" p={row['p_holm']:.3g} {row['wins']}/{row['ties']}/{row['losses']}"
+        cells.setdefault((row["configuration"], row["category"]), {})[row["metric"]] = text
+    ordered = sorted(cells, key=lambda key: (key[0], key[1] != ALL, key[1]))
+    rows = [[c, cat, *(cells[(c, cat)].get(m, "n/a") for m in metrics)] for c, cat in ordered]
     return tabulate(
         rows,
-        headers=["configuration", "n", *metrics],
-        tablefmt=tablefmt,
+        headers=["configuration", "category", *metrics],
+        tablefmt=_fmt(markdown),
         disable_numparse=True,
-        colalign=("left", "right", *("right",) * len(metrics)),
     )
 
 
-def render(
-    summaries: Mapping[str, ConfigurationSummary],
-    metrics: Sequence[str],
-    *,
-    markdown: bool = False,
-) -> str:
-    """Every table of the run, one per configuration and the side-by-side one."""
-    tablefmt = "github" if markdown else "simple"
+def group_table(evaluation: Evaluation, title: str, configuration: str, markdown: bool) -> str:
+    metrics = evaluation.metrics
+    rows = [
+        [name, s.row.n, *(cell(s, m, markdown) for m in metrics)]
+        for name, s in evaluation.groups[title][configuration].items()
+    ]
+    return _table(rows, ["group", "n", *metrics], _fmt(markdown), len(metrics))
+
+
+def _fmt(markdown: bool) -> str:
+    return "github" if markdown else "simple"
+
+
+def render(evaluation: Evaluation, *, markdown: bool = False) -> str:
+    """Every table of the run and the warnings."""
     parts: list[str] = []
-    for name, summary in summaries.items():
-        title = f"### {name}" if markdown else f"configuration: {name}"
-        parts += [title, "", configuration_table(summary, metrics, tablefmt), ""]
-    if len(summaries) > 1:
-        title = (
-            f"### configurations side by side ({ALL})"
-            if markdown
-            else (f"configurations side by side ({ALL})")
+
+    def title(text: str) -> None:
+        parts.extend([f"### {text}" if markdown else text, ""])
+
+    for configuration in evaluation.summaries:
+        title(f"configuration: {configuration}")
+        parts += [configuration_table(evaluation, configuration, markdown), ""]
+    if len(evaluation.summaries) > 1:
+        title(f"configurations side by side ({ALL})")
+        parts += [side_by_side_table(evaluation, markdown), ""]
+    if evaluation.comparisons is not None:
+        ref = evaluation.comparisons.reference
+        title(
+            f"paired comparison with {ref} (delta = configuration - {ref}, 95% interval; "
+            "* significant after Holm correction"
+            + ("; p = Holm-corrected p-value, wins/ties/losses)" if markdown else ")")
         )
-        parts += [title, "", side_by_side_table(summaries, metrics, tablefmt), ""]
+        parts += [comparison_table(evaluation, markdown), ""]
+    for group_title, table in evaluation.groups.items():
+        for configuration in table:
+            title(f"configuration: {configuration}, by {group_title}")
+            parts += [group_table(evaluation, group_title, configuration, markdown), ""]
+    if evaluation.warnings:
+        title("warnings")
+        parts += [f"- {w}" for w in evaluation.warnings] + [""]
     return "\n".join(parts).rstrip() + "\n"

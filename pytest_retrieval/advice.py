@@ -1,0 +1,88 @@
+"""Warnings that help read the numbers: noisy slices, saturated metrics, suspicious recall.
+
+Pure: takes summaries and intervals, returns sentences.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from .aggregate import ALL, ConfigurationSummary
+from .metrics import parse_metric
+from .scoring import QueryRecord
+from .stats import Interval
+
+OVERLAP_RECALL = 0.95
+
+
+def noise_warnings(
+    summaries: Mapping[str, ConfigurationSummary],
+    intervals: Mapping[str, Mapping[str, Mapping[str, Interval]]],
+    min_queries: int,
+) -> list[str]:
+    """Categories with fewer than ``min_queries`` queries, and how wide their intervals are."""
+    widest: dict[str, tuple[int, float]] = {}
+    for configuration, summary in summaries.items():
+        for category, row in summary.categories.items():
+            if row.n >= min_queries:
+                continue
+            half = max(
+                (
+                    iv.half_width
+                    for iv in intervals.get(configuration, {}).get(category, {}).values()
+                ),
+                default=0.0,
+            )
+            n, before = widest.get(category, (row.n, 0.0))
+            widest[category] = (max(n, row.n), max(before, half))
+    return [
+        (
+            f"{category}: n={n}: differences under ±{half:.2f} are noise here "
+            if n >= 2
+            else f"{category}: n={n}: a single query gives no interval and no evidence "
+        )
+        + f"(fewer than retrieval_min_queries = {min_queries} queries)"
+        for category, (n, half) in sorted(widest.items())
+    ]
+
+
+def saturation_warnings(
+    records: Mapping[str, Sequence[QueryRecord]], metrics: Sequence[str]
+) -> list[str]:
+    """A category where every query scores 1.0 on a metric can never show an improvement."""
+    out = []
+    for configuration, recs in records.items():
+        by_category: dict[str, list[QueryRecord]] = {}
+        for record in recs:
+            if record.evaluated:
+                by_category.setdefault(record.category, []).append(record)
+        for category, group in sorted(by_category.items()):
+            saturated = [
+                m
+                for m in metrics
+                if all(r.metrics.get(m) is not None for r in group)
+                and all(r.metrics.get(m) == 1.0 for r in group)
+            ]
+            if saturated:
+                out.append(
+                    f"{configuration} / {category}: every query scores 1.0 on "
+                    f"{', '.join(saturated)}: saturated, it can catch a drop but never show an "
+                    "improvement; add harder queries"
+                )
+    return out
+
+
+def overlap_warnings(summaries: Mapping[str, ConfigurationSummary]) -> list[str]:
+    """A mean recall above 0.95 often means the golden set leaks into the index."""
+    out = []
+    for configuration, summary in summaries.items():
+        for metric, value in summary.all.values.items():
+            if parse_metric(metric).base != "recall" or value is None:
+                continue
+            if value > OVERLAP_RECALL:
+                out.append(
+                    f"{configuration}: {metric} = {value:.3f} ({ALL}) is suspiciously high: check "
+                    "that golden queries do not overlap the index (text copied from documents, "
+                    "queries generated from them)"
+                )
+    return out

@@ -1,0 +1,194 @@
+"""Statistics over per-query values: bootstrap intervals, paired randomization tests, Holm.
+
+Pure and dependency-free. All randomness comes from :class:`random.Random`
+seeded by text (``seed:configuration:category``), so a number is reproducible
+for one seed whatever order the reports arrived in.
+
+Cost control: a percentile bootstrap or a sampled randomization test costs
+``resamples x n`` additions. Up to :data:`RESAMPLE_MAX_N` queries in a cell the
+plugin resamples; above it the bootstrap distribution of a mean and the
+sign-flip distribution of a paired mean difference are normal to well within
+Monte-Carlo error, and the plugin uses those normal limits (``method`` says which).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+Z975 = 1.959963984540054  # the 97.5% quantile of the standard normal
+RESAMPLE_MAX_N = 500
+EXACT_SIGN_FLIP_MAX = 14  # exact enumeration up to 2^14 sign patterns
+
+
+def rng_for(seed: int, *parts: str) -> random.Random:
+    """A generator seeded by text, independent of PYTHONHASHSEED and of call order."""
+    return random.Random(":".join([str(seed), *parts]))
+
+
+def quantile(sorted_values: Sequence[float], q: float) -> float:
+    """Linear-interpolation quantile of sorted values (numpy's default method)."""
+    if not sorted_values:
+        raise ValueError("quantile of no values")
+    pos = (len(sorted_values) - 1) * q
+    low = math.floor(pos)
+    high = min(low + 1, len(sorted_values) - 1)
+    frac = pos - low
+    return sorted_values[low] * (1 - frac) + sorted_values[high] * frac
+
+
+def _mean(values: Sequence[float]) -> float:
+    return math.fsum(values) / len(values)
+
+
+def _sd(values: Sequence[float]) -> float:
+    n = len(values)
+    if n < 2:
+        return 0.0
+    m = _mean(values)
+    return math.sqrt(math.fsum((v - m) ** 2 for v in values) / (n - 1))
+
+
+@dataclass(frozen=True)
+class Interval:
+    lo: float
+    hi: float
+    method: str  # "bootstrap", "normal" or "none" (fewer than 2 values)
+
+    @property
+    def half_width(self) -> float:
+        return (self.hi - self.lo) / 2
+
+    def as_list(self) -> list[float]:
+        return [self.lo, self.hi]
+
+
+def bootstrap_means(
+    series: Sequence[Sequence[float]], resamples: int, rng: random.Random
+) -> list[list[float]]:
+    """Bootstrap means of several aligned series from the same resampled indices.
+
+    Sharing the indices across series is what makes a bootstrap *paired*.
+    """
+    n = len(series[0])
+    out: list[list[float]] = [[] for _ in series]
+    population = range(n)
+    for _ in range(resamples):
+        idx = rng.choices(population, k=n)
+        for values, means in zip(series, out, strict=True):
+            means.append(math.fsum(map(values.__getitem__, idx)) / n)
+    return out
+
+
+def mean_interval(
+    values: Sequence[float],
+    resamples: int,
+    rng: random.Random,
+    boot: Sequence[float] | None = None,
+) -> Interval:
+    """95% interval of a mean: percentile bootstrap, or normal above RESAMPLE_MAX_N.
+
+    ``boot`` passes bootstrap means already drawn (shared indices, see
+    :func:`bootstrap_means`); otherwise they are drawn here from ``rng``.
+    """
+    n = len(values)
+    if n < 2:
+        v = values[0] if values else 0.0
+        return Interval(v, v, "none")
+    if use_resampling(n, resamples):
+        means = sorted(boot if boot is not None else bootstrap_means([values], resamples, rng)[0])
+        return Interval(quantile(means, 0.025), quantile(means, 0.975), "bootstrap")
+    m = _mean(values)
+    half = Z975 * _sd(values) / math.sqrt(n)
+    return Interval(m - half, m + half, "normal")
+
+
+def use_resampling(n: int, resamples: int) -> bool:
+    """Whether a cell of n queries is resampled (else its normal limit is used)."""
+    return 2 <= n <= RESAMPLE_MAX_N and resamples > 0
+
+
+# --------------------------------------------------------------------------- paired tests
+
+
+@dataclass(frozen=True)
+class PairedTest:
+    """A paired comparison of two systems on the same queries."""
+
+    n: int
+    delta: float
+    ci: Interval
+    p: float
+    method: str  # "exact", "sampled" or "normal"
+    wins: int
+    ties: int
+    losses: int
+
+
+def sign_flip_p(
+    differences: Sequence[float], resamples: int, rng: random.Random
+) -> tuple[float, str]:
+    """Two-sided p-value of a paired randomization (sign-flip) test of mean difference 0.
+
+    Exact enumeration of all sign patterns when at most EXACT_SIGN_FLIP_MAX
+    differences are non-zero; otherwise ``resamples`` seeded random patterns
+    (p = (hits + 1) / (resamples + 1)) up to RESAMPLE_MAX_N queries, and the
+    normal limit of the sign-flip distribution above.
+    """
+    nonzero = [abs(d) for d in differences if d != 0.0]
+    if not nonzero:
+        return 1.0, "exact"
+    observed = abs(math.fsum(differences))
+    eps = 1e-12 * max(1.0, observed)
+    m = len(nonzero)
+    if m <= EXACT_SIGN_FLIP_MAX:
+        hits = 0
+        for signs in itertools.product((1.0, -1.0), repeat=m):
+            if abs(math.fsum(s * d for s, d in zip(signs, nonzero, strict=True))) >= observed - eps:
+                hits += 1
+        return hits / 2**m, "exact"
+    if use_resampling(len(differences), resamples):
+        total = math.fsum(nonzero)
+        hits = 0
+        for _ in range(resamples):
+            bits = rng.getrandbits(m)
+            positive = math.fsum(d for i, d in enumerate(nonzero) if bits >> i & 1)
+            if abs(2 * positive - total) >= observed - eps:
+                hits += 1
+        return (hits + 1) / (resamples + 1), "sampled"
+    spread = math.sqrt(math.fsum(d * d for d in nonzero))
+    z = observed / spread
+    return math.erfc(z / math.sqrt(2)), "normal"
+
+
+def paired_test(
+    current: Sequence[float],
+    reference: Sequence[float],
+    resamples: int,
+    rng: random.Random,
+    boot: Sequence[float] | None = None,
+) -> PairedTest:
+    """Compare ``current`` with ``reference`` value by value (same queries, same order)."""
+    diffs = [c - r for c, r in zip(current, reference, strict=True)]
+    n = len(diffs)
+    wins = sum(1 for d in diffs if d > 1e-12)
+    losses = sum(1 for d in diffs if d < -1e-12)
+    delta = _mean(diffs) if diffs else 0.0
+    ci = mean_interval(diffs, resamples, rng, boot=boot) if diffs else Interval(0.0, 0.0, "none")
+    p, method = sign_flip_p(diffs, resamples, rng)
+    return PairedTest(n, delta, ci, p, method, wins, n - wins - losses, losses)
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm-Bonferroni adjusted p-values, in the input order."""
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: p_values[i])
+    adjusted = [0.0] * m
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p_values[i]))
+        adjusted[i] = running
+    return adjusted
