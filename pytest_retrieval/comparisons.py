@@ -129,22 +129,66 @@ def record_intervals(
     return out
 
 
+SharedBoot = dict[str, dict[tuple[str, str], list[float]]]
+
+
+def _by_category(records: Sequence[QueryRecord]) -> dict[str, list[QueryRecord]]:
+    out: dict[str, list[QueryRecord]] = {ALL: list(records)}
+    for record in records:
+        out.setdefault(record.category, []).append(record)
+    return out
+
+
+def shared_bootstrap(results: Results, metrics: Sequence[str], stats: StatsSettings) -> SharedBoot:
+    """Per category, bootstrap means of every (configuration, metric) from shared indices.
+
+    Only where every configuration evaluated the same queries with a value for
+    every metric (the usual case): one draw of indices then serves every
+    interval of that category and, paired, every difference between
+    configurations. Other categories fall back to their own draws.
+    """
+    per_configuration = {
+        c: _by_category([r for r in results.records(c) if r.evaluated])
+        for c in results.configurations()
+    }
+    categories = sorted({cat for groups in per_configuration.values() for cat in groups})
+    out: SharedBoot = {}
+    for category in categories:
+        groups = [per_configuration[c].get(category, []) for c in per_configuration]
+        ids = [r.id for r in groups[0]]
+        if not use_resampling(len(ids), stats.resamples):
+            continue
+        if any([r.id for r in g] != ids for g in groups):
+            continue
+        if any(r.metrics.get(m) is None for g in groups for r in g for m in metrics):
+            continue
+        keys = [(c, m) for c in per_configuration for m in metrics]
+        series = [
+            [float(r.metrics[m] or 0.0) for r in per_configuration[c][category]] for c, m in keys
+        ]
+        boots = bootstrap_means(series, stats.resamples, rng_for(stats.seed, "shared", category))
+        out[category] = dict(zip(keys, boots, strict=True))
+    return out
+
+
 def summary_intervals(
-    results: Results, metrics: Sequence[str], stats: StatsSettings
+    results: Results, metrics: Sequence[str], stats: StatsSettings, shared: SharedBoot
 ) -> dict[str, dict[str, dict[str, Interval]]]:
     """configuration -> row (each category, ``all``) -> metric -> interval."""
     out: dict[str, dict[str, dict[str, Interval]]] = {}
     for configuration in results.configurations():
-        records = results.records(configuration)
         rows: dict[str, dict[str, Interval]] = {}
-        by_category: dict[str, list[QueryRecord]] = {}
-        for record in records:
-            by_category.setdefault(record.category, []).append(record)
-        for category in sorted(by_category):
-            rows[category] = record_intervals(
-                by_category[category], metrics, stats, configuration, category
-            )
-        rows[ALL] = record_intervals(records, metrics, stats, configuration, ALL)
+        for category, records in sorted(_by_category(results.records(configuration)).items()):
+            boots = shared.get(category)
+            if boots is None:
+                rows[category] = record_intervals(records, metrics, stats, configuration, category)
+                continue
+            rows[category] = {}
+            for metric in metrics:
+                values = [float(r.metrics[metric] or 0.0) for r in records if r.evaluated]
+                rows[category][metric] = mean_interval(
+                    values, stats.resamples, rng_for(0), boot=boots[(configuration, metric)]
+                )
         out[configuration] = rows
     return out
 
@@ -161,21 +205,28 @@ class Comparisons:
         return {"reference": self.reference, "rows": self.rows}
 
 
+def common_pairs(
+    current: Mapping[str, QueryRecord], reference: Mapping[str, QueryRecord]
+) -> list[tuple[QueryRecord, QueryRecord]]:
+    """The records of the queries both evaluated, in id order."""
+    return [
+        (current[q], reference[q])
+        for q in sorted(current.keys() & reference.keys())
+        if current[q].evaluated and reference[q].evaluated
+    ]
+
+
 def paired_values(
-    current: Mapping[str, QueryRecord], reference: Mapping[str, QueryRecord], metric: str
+    pairs: Sequence[tuple[QueryRecord, QueryRecord]], metric: str
 ) -> tuple[list[float], list[float]]:
-    """Values of both on the queries both evaluated with a value, in id order."""
+    """Both values of one metric on the pairs where both have one."""
     cur: list[float] = []
     ref: list[float] = []
-    for qid in sorted(set(current) & set(reference)):
-        a, b = current[qid], reference[qid]
-        if not (a.evaluated and b.evaluated):
-            continue
+    for a, b in pairs:
         va, vb = a.metrics.get(metric), b.metrics.get(metric)
-        if va is None or vb is None:
-            continue
-        cur.append(va)
-        ref.append(vb)
+        if va is not None and vb is not None:
+            cur.append(va)
+            ref.append(vb)
     return cur, ref
 
 
@@ -184,9 +235,15 @@ def test_row(
     reference: Sequence[float],
     stats: StatsSettings,
     *parts: str,
+    boot: Sequence[float] | None = None,
 ) -> dict[str, Any]:
-    """One paired comparison as a report row (without ``p_holm``/``significant``)."""
-    test = paired_test(current, reference, stats.resamples, rng_for(stats.seed, "paired", *parts))
+    """One paired comparison as a report row (without ``p_holm``/``significant``).
+
+    ``boot``: bootstrap means of the differences already drawn from shared indices.
+    """
+    test = paired_test(
+        current, reference, stats.resamples, rng_for(stats.seed, "paired", *parts), boot=boot
+    )
     return {
         "n": test.n,
         "delta": test.delta,
@@ -207,7 +264,7 @@ def apply_holm(rows: list[dict[str, Any]], alpha: float) -> None:
 
 
 def compare_configurations(
-    results: Results, metrics: Sequence[str], stats: StatsSettings
+    results: Results, metrics: Sequence[str], stats: StatsSettings, shared: SharedBoot
 ) -> Comparisons | None:
     """Each configuration against the reference, per category and ``all``; None if only one."""
     configurations = results.configurations()
@@ -227,12 +284,24 @@ def compare_configurations(
             else:
                 cur_group = {q: r for q, r in records.items() if r.category == category}
                 ref_group = {q: r for q, r in ref_records.items() if r.category == category}
+            boots = shared.get(category)
+            pairs = common_pairs(cur_group, ref_group)
             for metric in metrics:
-                cur, ref = paired_values(cur_group, ref_group, metric)
+                cur, ref = paired_values(pairs, metric)
                 if not cur:
                     continue
+                boot = None
+                if boots is not None:
+                    boot = [
+                        a - b
+                        for a, b in zip(
+                            boots[(configuration, metric)], boots[(reference, metric)], strict=True
+                        )
+                    ]
                 row = {"configuration": configuration, "category": category, "metric": metric}
-                row.update(test_row(cur, ref, stats, configuration, reference, category, metric))
+                row.update(
+                    test_row(cur, ref, stats, configuration, reference, category, metric, boot=boot)
+                )
                 rows.append(row)
     apply_holm(rows, stats.alpha)
     return Comparisons(reference, rows)

@@ -17,6 +17,7 @@ from .comparisons import (
     StatsSettings,
     compare_configurations,
     record_intervals,
+    shared_bootstrap,
     summary_intervals,
 )
 from .settings import Settings
@@ -79,12 +80,13 @@ def analyse(
 ) -> Evaluation:
     metrics = settings.metric_names
     summaries = results.summaries(metrics)
-    intervals = summary_intervals(results, metrics, stats)
+    shared = shared_bootstrap(results, metrics, stats)
+    intervals = summary_intervals(results, metrics, stats, shared)
     evaluation = Evaluation(
         metrics=metrics,
         summaries=summaries,
         intervals=intervals,
-        comparisons=compare_configurations(results, metrics, stats),
+        comparisons=compare_configurations(results, metrics, stats, shared),
     )
     for configuration in results.configurations():
         records = results.records(configuration)

@@ -13,14 +13,17 @@ Monte-Carlo error, and the plugin uses those normal limits (``method`` says whic
 
 from __future__ import annotations
 
-import itertools
 import math
 import random
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import repeat
+from operator import itemgetter, mul, rshift
 
 Z975 = 1.959963984540054  # the 97.5% quantile of the standard normal
 RESAMPLE_MAX_N = 500
+_U32 = next(code for code in "IL" if array(code).itemsize == 4)
 EXACT_SIGN_FLIP_MAX = 14  # exact enumeration up to 2^14 sign patterns
 
 
@@ -71,16 +74,27 @@ def bootstrap_means(
 ) -> list[list[float]]:
     """Bootstrap means of several aligned series from the same resampled indices.
 
-    Sharing the indices across series is what makes a bootstrap *paired*.
+    Sharing the indices across series is what makes a bootstrap *paired*: the
+    difference of two series' bootstrap means is the bootstrap of their paired
+    differences.
     """
     n = len(series[0])
     out: list[list[float]] = [[] for _ in series]
-    population = range(n)
     for _ in range(resamples):
-        idx = rng.choices(population, k=n)
+        pick = itemgetter(*draw_indices(n, rng)) if n > 1 else (lambda v: (v[0],))
         for values, means in zip(series, out, strict=True):
-            means.append(math.fsum(map(values.__getitem__, idx)) / n)
+            means.append(sum(pick(values)) / n)
     return out
+
+
+def draw_indices(n: int, rng: random.Random) -> list[int]:
+    """n indices in range(n), with replacement, at C speed.
+
+    Each index is ``(x * n) >> 32`` for a random 32-bit x (multiply-shift); the
+    largest deviation from uniform is n / 2**32, under 1.2e-7 for n <= 500.
+    """
+    words = array(_U32, rng.randbytes(4 * n))
+    return list(map(rshift, map(mul, words, repeat(n)), repeat(32)))
 
 
 def mean_interval(
@@ -144,24 +158,36 @@ def sign_flip_p(
     observed = abs(math.fsum(differences))
     eps = 1e-12 * max(1.0, observed)
     m = len(nonzero)
+    total = math.fsum(nonzero)
     if m <= EXACT_SIGN_FLIP_MAX:
-        hits = 0
-        for signs in itertools.product((1.0, -1.0), repeat=m):
-            if abs(math.fsum(s * d for s, d in zip(signs, nonzero, strict=True))) >= observed - eps:
-                hits += 1
-        return hits / 2**m, "exact"
+        # every sign pattern: T = 2 * (sum of the |d| signed +) - total
+        positive_sums = [0.0]
+        for d in nonzero:
+            positive_sums += [p + d for p in positive_sums]
+        hits = sum(1 for p in positive_sums if abs(2 * p - total) >= observed - eps)
+        return hits / len(positive_sums), "exact"
     if use_resampling(len(differences), resamples):
-        total = math.fsum(nonzero)
+        # A random sign pattern is a random subset of the |d| taken positive. Each
+        # random byte picks the subset of 8 differences through a table of the 256
+        # subset sums, so one pattern costs m/8 lookups instead of m additions.
+        tables = [_subset_sums(nonzero[i : i + 8]) for i in range(0, m, 8)]
         hits = 0
         for _ in range(resamples):
-            bits = rng.getrandbits(m)
-            positive = math.fsum(d for i, d in enumerate(nonzero) if bits >> i & 1)
+            positive = sum(map(list.__getitem__, tables, rng.randbytes(len(tables))))
             if abs(2 * positive - total) >= observed - eps:
                 hits += 1
         return (hits + 1) / (resamples + 1), "sampled"
     spread = math.sqrt(math.fsum(d * d for d in nonzero))
     z = observed / spread
     return math.erfc(z / math.sqrt(2)), "normal"
+
+
+def _subset_sums(values: Sequence[float]) -> list[float]:
+    """The sum of every subset of (at most 8) values, indexed by the subset's bit mask."""
+    sums = [0.0]
+    for v in values:
+        sums += [p + v for p in sums]
+    return sums * (256 // len(sums))  # bits beyond the values repeat the table
 
 
 def paired_test(
