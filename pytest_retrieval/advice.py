@@ -49,26 +49,26 @@ def noise_warnings(
 def saturation_warnings(
     records: Mapping[str, Sequence[QueryRecord]], metrics: Sequence[str]
 ) -> list[str]:
-    """A category where every query scores 1.0 on a metric can never show an improvement."""
+    """A category where every query scores 1.0 on a metric can never show an improvement.
+
+    One sentence per configuration, naming each saturated category and its metrics.
+    """
     out = []
     for configuration, recs in records.items():
         by_category: dict[str, list[QueryRecord]] = {}
         for record in recs:
             if record.evaluated:
                 by_category.setdefault(record.category, []).append(record)
+        found = []
         for category, group in sorted(by_category.items()):
-            saturated = [
-                m
-                for m in metrics
-                if all(r.metrics.get(m) is not None for r in group)
-                and all(r.metrics.get(m) == 1.0 for r in group)
-            ]
+            saturated = [m for m in metrics if all(r.metrics.get(m) == 1.0 for r in group)]
             if saturated:
-                out.append(
-                    f"{configuration} / {category}: every query scores 1.0 on "
-                    f"{', '.join(saturated)}: saturated, it can catch a drop but never show an "
-                    "improvement; add harder queries"
-                )
+                found.append(f"{category} ({', '.join(saturated)})")
+        if found:
+            out.append(
+                f"{configuration}: every query scores 1.0 on {'; '.join(found)}: saturated, "
+                "these can catch a drop but never show an improvement; add harder queries"
+            )
     return out
 
 
