@@ -381,6 +381,29 @@ def _ids(ids: Sequence[str], grades: Mapping[str, int]) -> str:
     return ", ".join(f"{d} ({grades.get(d, '-')})" for d in ids)
 
 
+def headline(result: GateResult, limit: int = 3) -> str:
+    """One short line for CI's first glance (JUnit's message, pytest's short summary).
+
+    The worst breaches first, each with its worst queries; the messages otherwise.
+    """
+    text = f"retrieval gate: {result.verdict.upper()}"
+    breached = sorted(result.breached, key=lambda r: (r["delta"] + r["allowed"], r["category"]))
+    if breached:
+        parts = []
+        for r in breached[:limit]:
+            worst = ", ".join(q["id"] for q in r["worst_queries"][:3])
+            parts.append(
+                f"{r['configuration']} / {r['category']} / {r['metric']} "
+                f"{r['baseline']:.3f} -> {r['current']:.3f} ({r['delta']:+.3f}, allowed "
+                f"{r['allowed']:.3f})" + (f", worst: {worst}" if worst else "")
+            )
+        more = len(breached) - limit
+        text += ": " + "; ".join(parts) + (f"; and {more} more breached rows" if more > 0 else "")
+    elif result.messages:
+        text += ": " + result.messages[0]
+    return text
+
+
 def explain(result: GateResult, tolerance: Tolerances | None = None) -> str:
     """The gate's verdict as text: breaches, worst queries, comparability notes."""
     head = f"retrieval gate: {result.verdict.upper()}"

@@ -8,6 +8,7 @@ one naming the file, the line, the query id, what is wrong and how to fix it.
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import json
 from collections.abc import Mapping
@@ -64,6 +65,7 @@ class GoldenQuery:
         """The query text (same as ``.text``)."""
         return self.text
 
+    @functools.cached_property
     def fingerprint(self) -> str:
         """A short hash of what decides the query's scores: its text and judgments."""
         payload = json.dumps(

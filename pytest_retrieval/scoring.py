@@ -8,7 +8,7 @@ controller as a dict (:meth:`QueryRecord.to_plain`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from .golden import GoldenQuery
@@ -40,7 +40,12 @@ class QueryRecord:
     fingerprint: str = ""
 
     def to_plain(self) -> dict[str, Any]:
-        return asdict(self)
+        """A plain dict (what xdist can carry); shallow copies of the containers."""
+        data = dict(self.__dict__)
+        for key, value in data.items():
+            if isinstance(value, (list, dict)):
+                data[key] = value.copy()
+        return data
 
     @classmethod
     def from_plain(cls, data: dict[str, Any]) -> QueryRecord:
@@ -60,7 +65,7 @@ def base_record(query: GoldenQuery, configuration: str, position: int = 0) -> Qu
         path=query.path,
         category=query.category,
         tags=list(query.tags),
-        fingerprint=query.fingerprint(),
+        fingerprint=query.fingerprint,
     )
 
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import datetime
 import subprocess
+import types
 from collections.abc import Generator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -27,7 +28,7 @@ from .baseline import (
 from .collect import golden_ids
 from .comparisons import StatsSettings
 from .evaluation import Evaluation, analyse
-from .gate import UPDATE_HINT, GateResult, GateSettings, explain, run_gate
+from .gate import UPDATE_HINT, GateResult, GateSettings, explain, headline, run_gate
 from .golden import golden_digest
 from .report import build_report, markdown_report, write_reports
 from .scoring import QueryRecord
@@ -52,6 +53,25 @@ def _git_commit(root: Path) -> str | None:
         return None
     commit = done.stdout.strip()
     return commit if done.returncode == 0 and commit else None
+
+
+class _GateFailure:
+    """The gate's failure as a pytest long representation.
+
+    ``reprcrash.message`` is the short headline (JUnit's ``message`` attribute and
+    the short test summary line); the whole explanation is the body.
+    """
+
+    def __init__(self, headline: str, text: str):
+        self.reprcrash = types.SimpleNamespace(message=headline, path=GATE_NODEID, lineno=0)
+        self.text = text
+
+    def toterminal(self, tw: Any) -> None:
+        for line in self.text.splitlines():
+            tw.line(line)
+
+    def __str__(self) -> str:
+        return self.text
 
 
 class RetrievalSession:
@@ -190,7 +210,7 @@ class RetrievalSession:
 
     def _log_verdict(self, gate: GateResult) -> None:
         """Report the verdict as a testcase: JUnit gets it and a failure sets exit code 1."""
-        message = explain(gate, self.gate_settings.tolerance)
+        message = _GateFailure(headline(gate), explain(gate, self.gate_settings.tolerance))
         hook = self.config.hook
         location = (GATE_NODEID, None, GATE_NODEID)
         hook.pytest_runtest_logstart(nodeid=GATE_NODEID, location=location)
@@ -201,7 +221,7 @@ class RetrievalSession:
                 location=location,
                 keywords={GATE_NODEID: 1},
                 outcome="failed" if failed else "passed",
-                longrepr=message if failed else None,
+                longrepr=cast(Any, message) if failed else None,
                 when=when,
                 sections=[],
                 duration=0.0,
