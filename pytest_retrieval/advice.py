@@ -35,15 +35,41 @@ def noise_warnings(
             )
             n, before = widest.get(category, (row.n, 0.0))
             widest[category] = (max(n, row.n), max(before, half))
-    return [
-        (
-            f"{category}: n={n}: differences under ±{half:.2f} are noise here "
-            if n >= 2
-            else f"{category}: n={n}: a single query gives no interval and no evidence "
+    out = []
+    for category, (n, half) in sorted(widest.items()):
+        if n < 2:
+            text = f"{category}: n={n}: a single query gives no interval and no evidence"
+        elif half > 0:
+            text = f"{category}: n={n}: differences under ±{half:.2f} are noise here"
+        else:  # every query scores alike: the interval has no width
+            text = (
+                f"{category}: n={n}: its interval has no width, yet one query moves its mean "
+                f"by up to {1 / n:.2f}"
+            )
+        out.append(f"{text} (fewer than retrieval_min_queries = {min_queries} queries)")
+    return out
+
+
+def settings_warnings(
+    configurations: Sequence[str],
+    categories: Sequence[str],
+    reference: str | None,
+    weights: Mapping[str, float],
+) -> list[str]:
+    """Settings that name a configuration or category this run does not have."""
+    out = []
+    if reference is not None and configurations and reference not in configurations:
+        out.append(
+            f"retrieval_reference names '{reference}', which is not among the configurations "
+            f"run ({', '.join(configurations)}): compared with '{configurations[0]}' instead"
         )
-        + f"(fewer than retrieval_min_queries = {min_queries} queries)"
-        for category, (n, half) in sorted(widest.items())
-    ]
+    unknown = sorted(c for c in weights if c not in categories)
+    if unknown:
+        out.append(
+            f"retrieval_weights names {', '.join(unknown)}, which no evaluated query has "
+            f"(categories: {', '.join(categories)}); check the spelling"
+        )
+    return out
 
 
 def saturation_warnings(

@@ -180,9 +180,32 @@ class GoldenFile(pytest.Module):
 
     def collect(self) -> Iterable[pytest.Item | pytest.Collector]:
         collected = list(super().collect())
+        fixture = self.config.stash[SETTINGS_KEY].fixture
+        seen: dict[tuple[str, str], pytest.Function] = {}
         for node in collected:
-            if isinstance(node, pytest.Item):
-                query = golden_query_of(node)
-                if query is not None:
-                    node.extra_keyword_matches.update({query.category, *query.tags})
+            if not isinstance(node, pytest.Function):
+                continue
+            query = golden_query_of(node)
+            if query is None:
+                continue
+            node.extra_keyword_matches.update({query.category, *query.tags})
+            key = (query.id, configuration_of(node, fixture)[0])
+            if key in seen:
+                raise self.CollectError(_ambiguous(seen[key], node, fixture, *key))
+            seen[key] = node
         return collected
+
+
+def _ambiguous(
+    first: pytest.Function, second: pytest.Function, fixture: str, qid: str, conf: str
+) -> str:
+    """Two items for one query and configuration: their numbers could not be told apart."""
+    others = sorted(name for name in second.callspec.params if name != fixture)
+    return (
+        f"query '{qid}' would run twice for configuration '{conf}' ({first.name} and "
+        f"{second.name}): the parametrized fixture(s) {', '.join(others)} multiply the items, "
+        f"but a configuration is named by the '{fixture}' fixture's parameter alone, so their "
+        f"numbers would overwrite each other. Make each variant a parameter of '{fixture}' "
+        f"(e.g. params=['{conf}-small', '{conf}-large']), or keep the other fixture away from "
+        "the retriever."
+    )

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .advice import noise_warnings, overlap_warnings, saturation_warnings
+from .advice import noise_warnings, overlap_warnings, saturation_warnings, settings_warnings
 from .aggregate import ALL, ConfigurationSummary, Results, Row, summarize_rows
 from .comparisons import (
     Comparisons,
@@ -115,8 +115,10 @@ def analyse(
                 )
                 for name, recs in group_records(records, group).items()
             }
+    categories = sorted({c for summary in summaries.values() for c in summary.categories})
     evaluation.warnings = (
-        noise_warnings(summaries, intervals, stats.min_queries)
+        settings_warnings(results.configurations(), categories, stats.reference, stats.weights)
+        + noise_warnings(summaries, intervals, stats.min_queries)
         + saturation_warnings({c: results.records(c) for c in results.configurations()}, metrics)
         + overlap_warnings(summaries)
     )

@@ -107,6 +107,7 @@ class _Lines(dict[Any, Any]):
 
     line: int = 0
     key_lines: dict[Any, int]
+    duplicates: list[tuple[Any, int, int]]
 
 
 class _Seq(list[Any]):
@@ -114,14 +115,19 @@ class _Seq(list[Any]):
     item_lines: list[int]
 
 
-class _DuplicateKey(yaml.YAMLError):
-    def __init__(self, key: Any, first: int, second: int):
-        self.key, self.first, self.second = key, first, second
-        super().__init__(f"duplicate key {key!r}")
+class _UnhashableKey(yaml.YAMLError):
+    def __init__(self, line: int):
+        self.line = line
+        super().__init__("a mapping key that is a list or a mapping")
 
 
 class _LineLoader(_BaseLoader):
-    """A safe loader whose mappings and lists carry line numbers; duplicate keys are errors."""
+    """A safe loader whose mappings and lists carry line numbers.
+
+    A key repeated in one mapping is recorded on that mapping (``duplicates``) so
+    the validation can report it with the query it belongs to: YAML itself would
+    silently keep the last value.
+    """
 
 
 def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> _Lines:
@@ -129,15 +135,17 @@ def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> _Lines:
     result = _Lines()
     result.line = node.start_mark.line + 1
     result.key_lines = {}
+    result.duplicates = []
     for key_node, value_node in node.value:
         key = loader.construct_object(key_node, deep=True)
         line = key_node.start_mark.line + 1
         try:
             hash(key)
         except TypeError:
-            raise _DuplicateKey(key, line, line) from None
+            raise _UnhashableKey(line) from None
         if key in result.key_lines:
-            raise _DuplicateKey(key, result.key_lines[key], line)
+            result.duplicates.append((key, result.key_lines[key], line))
+            continue
         result[key] = loader.construct_object(value_node, deep=True)
         result.key_lines[key] = line
     return result
@@ -154,26 +162,42 @@ _LineLoader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
 _LineLoader.add_constructor("tag:yaml.org,2002:seq", _construct_sequence)
 
 
+def duplicate_keys(value: Any) -> list[tuple[Any, int, int]]:
+    """Every repeated key inside a loaded value: (key, first line, repeated line)."""
+    found: list[tuple[Any, int, int]] = []
+    if isinstance(value, _Lines):
+        found.extend(value.duplicates)
+        for item in value.values():
+            found.extend(duplicate_keys(item))
+    elif isinstance(value, list):
+        for item in value:
+            found.extend(duplicate_keys(item))
+    return found
+
+
 def _parse(path: Path, text: str, shown: str) -> Any:
     try:
         return yaml.load(text, Loader=_LineLoader)
-    except _DuplicateKey as exc:
+    except _UnhashableKey as exc:
         raise GoldenFileError(
-            [
-                Problem(
-                    shown,
-                    exc.second,
-                    f"key {exc.key!r} appears twice (first on line {exc.first}); "
-                    "keep one: YAML would silently drop the other",
-                )
-            ]
+            [Problem(shown, exc.line, "a key is a list or a mapping; keys must be text")]
         ) from None
     except yaml.MarkedYAMLError as exc:
-        mark = exc.context_mark or exc.problem_mark
+        # problem_mark is where the parser gave up: right for a bad indentation, but
+        # for an unclosed bracket or quote (and at the end of the file) the line
+        # where the construct began, context_mark, is the one to fix.
+        last_line = text.rstrip().count("\n")
+        mark = exc.problem_mark
+        opened = any(w in (exc.context or "") for w in ("flow", "quoted"))
+        if mark is None or mark.line > last_line or opened:
+            mark = exc.context_mark or mark
         line = mark.line + 1 if mark is not None else 0
         what = " ".join(x for x in (exc.context, exc.problem) if x)
+        began = ""
+        if exc.context_mark is not None and exc.context_mark.line + 1 != line:
+            began = f" (the construct began on line {exc.context_mark.line + 1})"
         raise GoldenFileError(
-            [Problem(shown, line, f"YAML syntax error: {what}; fix the YAML at this line")]
+            [Problem(shown, line, f"YAML syntax error: {what}{began}; fix the YAML at this line")]
         ) from None
     except yaml.YAMLError as exc:
         raise GoldenFileError([Problem(shown, 0, f"YAML error: {exc}")]) from None
@@ -387,6 +411,14 @@ class _Checker:
                 qid,
             )
             ok = False
+        for key, first, again in duplicate_keys(raw):
+            self.add(
+                again,
+                f"key {key!r} appears twice (first on line {first}); keep one: YAML would "
+                "silently drop the other",
+                qid,
+            )
+            ok = False
         for key in raw:
             if key not in QUERY_KEYS:
                 self.add(
@@ -500,6 +532,14 @@ def load_golden_file(
             [Problem(shown, 1, "the file is empty; write 'queries:' with a list of queries")]
         )
     if isinstance(data, dict):
+        outside_queries = [data.get("defaults")] if "defaults" in data else []
+        repeats = list(getattr(data, "duplicates", [])) + duplicate_keys(outside_queries)
+        for key, first, again in repeats:
+            checker.add(
+                again,
+                f"key {key!r} appears twice (first on line {first}); keep one: YAML would "
+                "silently drop the other",
+            )
         for key in data:
             if key not in FILE_KEYS:
                 checker.add(

@@ -7,6 +7,7 @@ guards and it is the only writer of files.
 from __future__ import annotations
 
 import datetime
+import json
 import subprocess
 import types
 from collections.abc import Generator, Sequence
@@ -30,7 +31,7 @@ from .comparisons import StatsSettings
 from .evaluation import Evaluation, analyse
 from .gate import UPDATE_HINT, GateResult, GateSettings, explain, headline, run_gate
 from .golden import golden_digest
-from .report import build_report, markdown_report, write_reports
+from .report import build_report, html_report, markdown_report, write_reports
 from .scoring import QueryRecord
 from .settings import Settings
 from .slices import GroupBy
@@ -303,12 +304,22 @@ class RetrievalSession:
         if not paths or not self.results:
             return
         golden = self.golden_info()
+        verdict = explain(self.gate, self.gate_settings.tolerance) if self.gate else None
         extra = {"gate": self.gate.as_dict()} if self.gate is not None else None
-        report = build_report(self.settings, self.results, self.evaluation, golden, extra)
-        markdown = markdown_report(self.evaluation, self.settings, golden)
-        if self.gate is not None:
-            markdown += (
-                "\n" + "```\n" + explain(self.gate, self.gate_settings.tolerance) + "\n```\n"
+        suffixes = {Path(p).suffix.lower() for p in paths}
+        contents: dict[str, str] = {}
+        if ".json" in suffixes:
+            report = build_report(self.settings, self.results, self.evaluation, golden, extra)
+            contents[".json"] = json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+        if ".md" in suffixes:
+            contents[".md"] = markdown_report(self.evaluation, self.settings, golden, verdict)
+        if ".html" in suffixes:
+            contents[".html"] = html_report(
+                self.evaluation, self.results, self.settings, golden, verdict
             )
         base = self.config.invocation_params.dir
-        self.written = write_reports([str(base / p) for p in paths], report, markdown)
+        self.written, failed = write_reports([str(base / p) for p in paths], contents)
+        if failed:
+            self.notes.extend(failed)
+            if session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -1,11 +1,12 @@
-"""The summary tables, rendered with tabulate: terminal (``simple``) or Markdown (``github``).
+"""The summary tables, rendered with tabulate for the terminal, Markdown or HTML.
 
 Pure: takes an :class:`~pytest_retrieval.evaluation.Evaluation`, returns text.
-Terminal cells read ``0.712 ±0.041``; Markdown cells ``0.712 [0.671, 0.753]``.
+Terminal cells read ``0.712 ±0.041``; Markdown and HTML cells ``0.712 [0.671, 0.753]``.
 """
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 from typing import Any
 
@@ -32,37 +33,38 @@ def cell(slice_: Slice, metric: str, markdown: bool) -> str:
     return f"{value:.3f} ±{interval.half_width:.3f}"
 
 
-def _table(rows: list[list[Any]], headers: Sequence[str], tablefmt: str, metrics: int) -> str:
+def _table(rows: list[list[Any]], headers: Sequence[str], style: str, metrics: int) -> str:
     return tabulate(
         rows,
         headers=list(headers),
-        tablefmt=tablefmt,
+        tablefmt=TABLEFMT[style],
         disable_numparse=True,
         colalign=("left", "right", *("right",) * metrics),
     )
 
 
-def configuration_table(evaluation: Evaluation, configuration: str, markdown: bool = False) -> str:
+def configuration_table(evaluation: Evaluation, configuration: str, style: str = "terminal") -> str:
     """Rows: each category, then ``all`` (and ``all (weighted)``); columns: n and each metric."""
     metrics = evaluation.metrics
+    brackets = style != "terminal"
     rows = [
-        [name, s.row.n, *(cell(s, m, markdown) for m in metrics)]
+        [name, s.row.n, *(cell(s, m, brackets) for m in metrics)]
         for name, s in evaluation.rows(configuration)
     ]
-    return _table(rows, ["category", "n", *metrics], _fmt(markdown), len(metrics))
+    return _table(rows, ["category", "n", *metrics], style, len(metrics))
 
 
-def side_by_side_table(evaluation: Evaluation, markdown: bool = False) -> str:
+def side_by_side_table(evaluation: Evaluation, style: str = "terminal") -> str:
     """The configurations' ``all`` rows, one row per configuration."""
     metrics = evaluation.metrics
     rows = []
     for configuration in evaluation.summaries:
         s = dict(evaluation.rows(configuration))[ALL]
-        rows.append([configuration, s.row.n, *(cell(s, m, markdown) for m in metrics)])
-    return _table(rows, ["configuration", "n", *metrics], _fmt(markdown), len(metrics))
+        rows.append([configuration, s.row.n, *(cell(s, m, style != "terminal") for m in metrics)])
+    return _table(rows, ["configuration", "n", *metrics], style, len(metrics))
 
 
-def comparison_table(evaluation: Evaluation, markdown: bool = False) -> str:
+def comparison_table(evaluation: Evaluation, style: str = "terminal") -> str:
     """Each configuration minus the reference, per category and ``all``."""
     comparisons = evaluation.comparisons
     if comparisons is None:
@@ -73,7 +75,7 @@ def comparison_table(evaluation: Evaluation, markdown: bool = False) -> str:
         lo, hi = row["ci"]
         mark = " *" if row["significant"] else ""
         text = f"{row['delta']:+.3f} [{lo:+.3f}, {hi:+.3f}]{mark}"
-        if markdown:
+        if style != "terminal":
             text += f" p={row['p_holm']:.3g} {row['wins']}/{row['ties']}/{row['losses']}"
         cells.setdefault((row["configuration"], row["category"]), {})[row["metric"]] = text
     ordered = sorted(cells, key=lambda key: (key[0], key[1] != ALL, key[1]))
@@ -81,50 +83,59 @@ def comparison_table(evaluation: Evaluation, markdown: bool = False) -> str:
     return tabulate(
         rows,
         headers=["configuration", "category", *metrics],
-        tablefmt=_fmt(markdown),
+        tablefmt=TABLEFMT[style],
         disable_numparse=True,
     )
 
 
-def group_table(evaluation: Evaluation, title: str, configuration: str, markdown: bool) -> str:
+def group_table(evaluation: Evaluation, title: str, configuration: str, style: str) -> str:
     metrics = evaluation.metrics
     rows = [
-        [name, s.row.n, *(cell(s, m, markdown) for m in metrics)]
+        [name, s.row.n, *(cell(s, m, style != "terminal") for m in metrics)]
         for name, s in evaluation.groups[title][configuration].items()
     ]
-    return _table(rows, ["group", "n", *metrics], _fmt(markdown), len(metrics))
+    return _table(rows, ["group", "n", *metrics], style, len(metrics))
 
 
-def _fmt(markdown: bool) -> str:
-    return "github" if markdown else "simple"
+TABLEFMT = {"terminal": "simple", "markdown": "github", "html": "html"}
 
 
-def render(evaluation: Evaluation, *, markdown: bool = False) -> str:
-    """Every table of the run and the warnings."""
+def render(evaluation: Evaluation, *, style: str = "terminal") -> str:
+    """Every table of the run and the warnings; style: terminal, markdown or html."""
     parts: list[str] = []
 
     def title(text: str) -> None:
-        parts.extend([f"### {text}" if markdown else text, ""])
+        if style == "html":
+            parts.append(f"<h3>{html.escape(text)}</h3>")
+        else:
+            parts.extend([f"### {text}" if style == "markdown" else text, ""])
+
+    def table(text: str) -> None:
+        parts.extend([text, ""])
 
     for configuration in evaluation.summaries:
         title(f"configuration: {configuration}")
-        parts += [configuration_table(evaluation, configuration, markdown), ""]
+        table(configuration_table(evaluation, configuration, style))
     if len(evaluation.summaries) > 1:
         title(f"configurations side by side ({ALL})")
-        parts += [side_by_side_table(evaluation, markdown), ""]
+        table(side_by_side_table(evaluation, style))
     if evaluation.comparisons is not None:
         ref = evaluation.comparisons.reference
         title(
             f"paired comparison with {ref} (delta = configuration - {ref}, 95% interval; "
             "* significant after Holm correction"
-            + ("; p = Holm-corrected p-value, wins/ties/losses)" if markdown else ")")
+            + ("; p = Holm-corrected p-value, wins/ties/losses)" if style != "terminal" else ")")
         )
-        parts += [comparison_table(evaluation, markdown), ""]
-    for group_title, table in evaluation.groups.items():
-        for configuration in table:
+        table(comparison_table(evaluation, style))
+    for group_title, group in evaluation.groups.items():
+        for configuration in group:
             title(f"configuration: {configuration}, by {group_title}")
-            parts += [group_table(evaluation, group_title, configuration, markdown), ""]
+            table(group_table(evaluation, group_title, configuration, style))
     if evaluation.warnings:
         title("warnings")
-        parts += [f"- {w}" for w in evaluation.warnings] + [""]
+        if style == "html":
+            items = "".join(f"<li>{html.escape(w)}</li>" for w in evaluation.warnings)
+            parts += [f"<ul>{items}</ul>", ""]
+        else:
+            parts += [f"- {w}" for w in evaluation.warnings] + [""]
     return "\n".join(parts).rstrip() + "\n"

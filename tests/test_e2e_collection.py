@@ -1,0 +1,473 @@
+"""End to end: what is collected, the item ids, selection, skip and xfail (CONTRACT §1, §2)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import (
+    E2E_CATALOG_YAML,
+    E2E_CONFIGS,
+    E2E_FILES,
+    E2E_QUERY_IDS,
+    e2e_collected_ids,
+    e2e_junit_properties,
+    e2e_load_json,
+    e2e_metric,
+    e2e_run,
+    e2e_write,
+    e2e_write_project,
+)
+
+ALL_IDS = [f"{E2E_FILES[q]}::{q}[{c}]" for q in E2E_QUERY_IDS for c in E2E_CONFIGS]
+
+
+def _ids(*pairs: str) -> list[str]:
+    """``"rain-tomorrow[bm25]"`` -> ``"golden/catalog.yaml::rain-tomorrow[bm25]"``."""
+    return [f"{E2E_FILES[p.split('[')[0]]}::{p}" for p in pairs]
+
+
+# --------------------------------------------------------------------------- off by default
+
+
+def test_without_the_flag_nothing_is_collected_and_the_run_exits_5(
+    pytester: pytest.Pytester, e2e_project: Path
+) -> None:
+    result = e2e_run(pytester)
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    result.stdout.fnmatch_lines(["collected 0 items"])
+    assert "rain-tomorrow" not in result.stdout.str()
+    assert "retrieval evaluation" not in result.stdout.str()
+
+
+def test_without_the_flag_a_golden_file_on_the_command_line_is_not_collected(
+    pytester: pytest.Pytester, e2e_project: Path
+) -> None:
+    result = e2e_run(pytester, "golden/catalog.yaml")
+    # pytest itself: an argument nothing collects is "not found" (a usage error)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stdout.fnmatch_lines(["collected 0 items"])
+    assert "rain-tomorrow" not in result.stdout.str()
+    folder = e2e_run(pytester, "golden", "--collect-only", "-q")
+    assert folder.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    assert e2e_collected_ids(folder) == []
+
+
+def test_the_flag_with_golden_files_missing_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    pytester.makefile(".ini", pytest="[pytest]\nretrieval_golden = golden\n")
+    result = e2e_run(pytester, "--retrieval-eval")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "retrieval_golden" in result.stderr.str()
+
+
+# --------------------------------------------------------------------------- items and ids
+
+
+def test_one_item_per_query_per_configuration_with_exact_node_ids(
+    pytester: pytest.Pytester, e2e_project: Path
+) -> None:
+    result = e2e_run(pytester, "--retrieval-eval", "--collect-only", "-q")
+    assert result.ret == pytest.ExitCode.OK
+    assert e2e_collected_ids(result) == ALL_IDS
+    assert "golden/catalog.yaml::rain-tomorrow[bm25]" in ALL_IDS
+    assert len(ALL_IDS) == 14
+
+    run = e2e_run(pytester, "--retrieval-eval", "-rA")
+    run.assert_outcomes(passed=14)
+    run.stdout.fnmatch_lines(
+        [
+            "PASSED golden/catalog.yaml::rain-tomorrow[bm25]",
+            "PASSED golden/catalog.yaml::rain-tomorrow[dense]",
+        ]
+    )
+
+
+def test_a_node_id_selects_exactly_one_item(pytester: pytest.Pytester, e2e_project: Path) -> None:
+    result = e2e_run(
+        pytester, "--retrieval-eval", "golden/catalog.yaml::rain-tomorrow[dense]", "-rA"
+    )
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["PASSED golden/catalog.yaml::rain-tomorrow[dense]"])
+
+
+UNPARAMETRIZED = """\
+import pytest
+
+
+@pytest.fixture
+def retriever():
+    return lambda query: ["weather-forecast", "fx-rates"]
+"""
+
+
+def test_an_unparametrized_retriever_is_configuration_default_without_brackets(
+    pytester: pytest.Pytester,
+) -> None:
+    e2e_write_project(pytester, conftest=UNPARAMETRIZED)
+    result = e2e_run(pytester, "--retrieval-eval", "--collect-only", "-q")
+    assert e2e_collected_ids(result) == [f"{E2E_FILES[q]}::{q}" for q in E2E_QUERY_IDS]
+
+    run = e2e_run(
+        pytester, "--retrieval-eval", "--retrieval-report", "r.json", "--junitxml", "j.xml"
+    )
+    run.assert_outcomes(passed=7)
+    report = e2e_load_json(pytester.path / "r.json")
+    assert list(report["configurations"]) == ["default"]
+    assert sorted(report["configurations"]["default"]["queries"]) == sorted(E2E_QUERY_IDS)
+    props = e2e_junit_properties(pytester.path / "j.xml")
+    assert props["golden.catalog.yaml::rain-tomorrow"]["configuration"] == "default"
+    run.stdout.fnmatch_lines(["configuration: default"])
+
+
+TWO_PARAMETRIZED = """\
+import pytest
+
+
+@pytest.fixture(params={sizes!r})
+def index_size(request):
+    return request.param
+
+
+@pytest.fixture(params=["bm25", "dense"])
+def retriever(request, index_size):
+    ranked = {{"bm25": ["weather-forecast"], "dense": ["fx-rates", "weather-forecast"]}}
+    ranked = ranked[request.param]
+    return lambda query: ranked
+"""
+
+
+def test_another_parametrized_fixture_does_not_enter_the_configuration_name(
+    pytester: pytest.Pytester,
+) -> None:
+    e2e_write_project(pytester, conftest=TWO_PARAMETRIZED.format(sizes=["small"]))
+    collected = e2e_run(pytester, "--retrieval-eval", "--collect-only", "-q")
+    ids = e2e_collected_ids(collected)
+    assert len(ids) == 14
+    assert ids[:2] == [
+        "golden/catalog.yaml::rain-tomorrow[bm25-small]",
+        "golden/catalog.yaml::rain-tomorrow[dense-small]",
+    ]
+
+    run = e2e_run(
+        pytester, "--retrieval-eval", "--retrieval-report", "r.json", "--junitxml", "j.xml"
+    )
+    run.assert_outcomes(passed=14)
+    report = e2e_load_json(pytester.path / "r.json")
+    assert list(report["configurations"]) == ["bm25", "dense"]
+    bm25 = report["configurations"]["bm25"]["queries"]["rain-tomorrow"]
+    dense = report["configurations"]["dense"]["queries"]["rain-tomorrow"]
+    assert bm25["retrieved"] == ["weather-forecast"]
+    assert dense["retrieved"] == ["fx-rates", "weather-forecast"]
+    props = e2e_junit_properties(pytester.path / "j.xml")
+    assert props["golden.catalog.yaml::rain-tomorrow[bm25-small]"]["configuration"] == "bm25"
+    assert props["golden.catalog.yaml::rain-tomorrow[dense-small]"]["configuration"] == "dense"
+    run.stdout.fnmatch_lines(["configuration: bm25", "*", "configuration: dense"])
+    assert "bm25-small" not in run.stdout.str().split("retrieval evaluation")[1]
+
+
+def test_a_second_fixture_that_multiplies_items_is_a_collection_error(
+    pytester: pytest.Pytester,
+) -> None:
+    """Two items for one (query, configuration) would overwrite each other's numbers."""
+    e2e_write_project(pytester, conftest=TWO_PARAMETRIZED.format(sizes=["small", "large"]))
+    run = e2e_run(pytester, "--retrieval-eval")
+    assert run.ret == pytest.ExitCode.INTERRUPTED
+    out = run.stdout.str()
+    assert (
+        "query 'rain-tomorrow' would run twice for configuration 'bm25' "
+        "(rain-tomorrow[bm25-small] and rain-tomorrow[bm25-large])"
+    ) in out
+    assert "the parametrized fixture(s) index_size multiply the items" in out
+    assert "Traceback" not in out
+
+
+CUSTOM_FIXTURE = """\
+import pytest
+
+
+@pytest.fixture
+def retriever():
+    raise AssertionError("the default fixture name must not be used")
+
+
+@pytest.fixture(params=["lexical-v2"])
+def my_search(request):
+    return lambda query: [("weather-forecast", 1.0)]
+"""
+
+
+def test_retrieval_fixture_ini_names_the_retriever_fixture(pytester: pytest.Pytester) -> None:
+    e2e_write_project(
+        pytester,
+        ini="[pytest]\nretrieval_golden = golden\nretrieval_fixture = my_search\n",
+        conftest=CUSTOM_FIXTURE,
+    )
+    collected = e2e_run(pytester, "--retrieval-eval", "--collect-only", "-q")
+    assert e2e_collected_ids(collected) == [
+        f"{E2E_FILES[q]}::{q}[lexical-v2]" for q in E2E_QUERY_IDS
+    ]
+    run = e2e_run(pytester, "--retrieval-eval", "--retrieval-report", "r.json")
+    run.assert_outcomes(passed=7)
+    report = e2e_load_json(pytester.path / "r.json")
+    assert list(report["configurations"]) == ["lexical-v2"]
+    query = report["configurations"]["lexical-v2"]["queries"]["rain-tomorrow"]
+    assert query["retrieved"] == ["weather-forecast"]
+    assert query["outcome"] == "passed"
+
+
+SMALL_GOLDEN = """\
+queries:
+  - id: {qid}
+    query: text of {qid}
+    category: {category}
+    relevant: {{weather-forecast: 2}}
+"""
+
+
+def test_retrieval_golden_takes_several_paths_files_and_folders(
+    pytester: pytest.Pytester,
+) -> None:
+    e2e_write_project(
+        pytester,
+        ini="[pytest]\nretrieval_golden = suites/core.yaml more\n",
+        conftest=UNPARAMETRIZED,
+    )
+    e2e_write(pytester, "suites/core.yaml", SMALL_GOLDEN.format(qid="core-one", category="a"))
+    # beside the listed file, not listed itself: not a golden file
+    e2e_write(pytester, "suites/unlisted.yaml", SMALL_GOLDEN.format(qid="unlisted", category="a"))
+    e2e_write(pytester, "more/first.yml", SMALL_GOLDEN.format(qid="more-one", category="b"))
+    e2e_write(
+        pytester, "more/deeper/second.yaml", SMALL_GOLDEN.format(qid="more-two", category="b")
+    )
+    e2e_write(pytester, "more/notes.txt", "not yaml")
+    result = e2e_run(pytester, "--retrieval-eval", "--collect-only", "-q")
+    assert result.ret == pytest.ExitCode.OK
+    assert sorted(e2e_collected_ids(result)) == [
+        "more/deeper/second.yaml::more-two",
+        "more/first.yml::more-one",
+        "suites/core.yaml::core-one",
+    ]
+
+
+def test_a_golden_file_named_on_the_command_line_outside_retrieval_golden_is_collected(
+    pytester: pytest.Pytester, e2e_project: Path
+) -> None:
+    e2e_write(pytester, "adhoc/smoke.yaml", SMALL_GOLDEN.format(qid="smoke-one", category="x"))
+    result = e2e_run(pytester, "--retrieval-eval", "adhoc/smoke.yaml", "--collect-only", "-q")
+    assert result.ret == pytest.ExitCode.OK
+    assert e2e_collected_ids(result) == [
+        "adhoc/smoke.yaml::smoke-one[bm25]",
+        "adhoc/smoke.yaml::smoke-one[dense]",
+    ]
+    # and it runs: the retriever answers it (an unknown id ranks nothing relevant)
+    pytester.makeconftest(UNPARAMETRIZED)
+    run = e2e_run(pytester, "--retrieval-eval", "adhoc/smoke.yaml", "--retrieval-report", "r.json")
+    run.assert_outcomes(passed=1)
+    report = e2e_load_json(pytester.path / "r.json")
+    assert report["golden"]["files"] == ["adhoc/smoke.yaml"]
+    assert list(report["configurations"]["default"]["queries"]) == ["smoke-one"]
+
+
+# --------------------------------------------------------------------------- -k selection
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        pytest.param(
+            "paraphrase",
+            _ids(
+                "rain-tomorrow[bm25]",
+                "rain-tomorrow[dense]",
+                "umbrella-needed[bm25]",
+                "umbrella-needed[dense]",
+            ),
+            id="by-category",
+        ),
+        pytest.param(
+            "bm25 and not adversarial",
+            _ids(
+                "rain-tomorrow[bm25]",
+                "umbrella-needed[bm25]",
+                "convert-euros[bm25]",
+                "teleport-ticket[bm25]",
+                "share-price[bm25]",
+            ),
+            id="configuration-and-not-category",
+        ),
+        pytest.param(
+            "core",
+            _ids(
+                "rain-tomorrow[bm25]",
+                "rain-tomorrow[dense]",
+                "convert-euros[bm25]",
+                "convert-euros[dense]",
+                "teleport-ticket[bm25]",
+                "teleport-ticket[dense]",
+            ),
+            id="by-tag-from-defaults",
+        ),
+        pytest.param(
+            "rolling and dense",
+            _ids("umbrella-needed[dense]", "stuffed-weather[dense]", "share-price[dense]"),
+            id="by-tag-and-configuration",
+        ),
+        pytest.param(
+            "lexical or no-result",
+            _ids(
+                "convert-euros[bm25]",
+                "convert-euros[dense]",
+                "teleport-ticket[bm25]",
+                "teleport-ticket[dense]",
+                "share-price[bm25]",
+                "share-price[dense]",
+            ),
+            id="categories-or",
+        ),
+    ],
+)
+def test_dash_k_selects_by_category_tag_and_configuration(
+    pytester: pytest.Pytester, e2e_project: Path, expression: str, expected: list[str]
+) -> None:
+    result = e2e_run(pytester, "--retrieval-eval", "-k", expression, "--collect-only", "-q")
+    assert result.ret == pytest.ExitCode.OK
+    assert e2e_collected_ids(result) == expected
+
+
+def test_dash_k_selection_runs_only_the_selected_items(
+    pytester: pytest.Pytester, e2e_project: Path
+) -> None:
+    result = e2e_run(pytester, "--retrieval-eval", "-k", "core", "--retrieval-report", "r.json")
+    result.assert_outcomes(passed=6, deselected=8)
+    report = e2e_load_json(pytester.path / "r.json")
+    for configuration in E2E_CONFIGS:
+        queries = report["configurations"][configuration]["queries"]
+        assert sorted(queries) == ["convert-euros", "rain-tomorrow", "teleport-ticket"]
+        assert report["configurations"][configuration]["summary"]["all"]["n"] == 3
+
+
+# --------------------------------------------------------------------------- skip and xfail
+
+FLAGS_YAML = """\
+queries:
+  - id: plain-weather
+    query: weather for tomorrow
+    category: paraphrase
+    relevant: {weather-forecast: 3}
+    expect: {mrr: 1.0}
+  - id: parked-query
+    query: tides at the harbour
+    category: paraphrase
+    relevant: {tide-tables: 3}
+    skip: index for tides not built yet
+  - id: known-miss
+    query: fx settled on solana
+    category: lexical
+    relevant: {fx-rates-solana: 3}
+    expect: {mrr: 1.0}
+    xfail: solana listings rank second (issue 12)
+  - id: fixed-miss
+    query: fx settled on base
+    category: lexical
+    relevant: {fx-rates: 3}
+    expect: {mrr: 1.0}
+    xfail: was ranking second
+  - id: crashing-xfail
+    query: fx when the index is down
+    category: lexical
+    relevant: {fx-rates: 3}
+    expect: {mrr: 1.0}
+    xfail: expected to miss, not to crash
+"""
+
+FLAGS_CONFTEST = """\
+import pytest
+
+RANKED = {
+    "plain-weather": ["weather-forecast"],
+    "known-miss": ["fx-rates", "fx-rates-solana"],
+    "fixed-miss": ["fx-rates"],
+}
+
+
+@pytest.fixture
+def retriever():
+    def search(query):
+        if query.id == "parked-query":
+            raise AssertionError("a skipped query must not reach the retriever")
+        if query.id == "crashing-xfail":
+            raise RuntimeError("index offline")
+        return RANKED[query.id]
+
+    return search
+"""
+
+FLAGS_RANKED = {
+    "plain-weather": ["weather-forecast"],
+    "known-miss": ["fx-rates", "fx-rates-solana"],
+    "fixed-miss": ["fx-rates"],
+}
+FLAGS_JUDGED = {
+    "plain-weather": {"weather-forecast": 3},
+    "known-miss": {"fx-rates-solana": 3},
+    "fixed-miss": {"fx-rates": 3},
+}
+
+
+def test_skip_and_xfail_in_golden_files(pytester: pytest.Pytester) -> None:
+    pytester.makefile(".ini", pytest="[pytest]\nretrieval_golden = golden\n")
+    pytester.makeconftest(FLAGS_CONFTEST)
+    e2e_write(pytester, "golden/flags.yaml", FLAGS_YAML)
+    result = e2e_run(pytester, "--retrieval-eval", "-rsxXfE", "--retrieval-report", "r.json")
+    result.assert_outcomes(passed=1, skipped=1, xfailed=1, xpassed=1, failed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines_random(
+        [
+            "SKIPPED [[]1[]] golden/flags.yaml:7: index for tides not built yet",
+            "XFAIL golden/flags.yaml::known-miss - solana listings rank second (issue 12)",
+            "XPASS golden/flags.yaml::fixed-miss*was ranking second",
+            "FAILED golden/flags.yaml::crashing-xfail*",
+            "*'crashing-xfail'*RuntimeError: index offline*",
+        ]
+    )
+
+    report = e2e_load_json(pytester.path / "r.json")
+    default = report["configurations"]["default"]
+    outcomes = {qid: q["outcome"] for qid, q in default["queries"].items()}
+    assert outcomes == {
+        "plain-weather": "passed",
+        "parked-query": "skipped",
+        "known-miss": "xfailed",
+        "fixed-miss": "xpassed",
+        # the retriever raised: an error, not the failure xfail expects
+        "crashing-xfail": "error",
+    }
+    assert "index offline" in default["queries"]["crashing-xfail"]["error"]
+    assert default["queries"]["crashing-xfail"]["metrics"] == {
+        "ndcg@10": 0.0,
+        "mrr": 0.0,
+        "recall@20": 0.0,
+    }
+    assert default["queries"]["parked-query"]["metrics"] == {
+        "ndcg@10": None,
+        "mrr": None,
+        "recall@20": None,
+    }
+    # n counts the evaluated queries: the skipped one is not among them
+    summary = default["summary"]
+    assert summary["all"]["n"] == 4
+    assert summary["categories"]["paraphrase"]["n"] == 1
+    assert summary["categories"]["lexical"]["n"] == 3
+    for metric in ("ndcg@10", "mrr", "recall@20"):
+        values = [e2e_metric(metric, FLAGS_RANKED[q], FLAGS_JUDGED[q]) for q in FLAGS_RANKED]
+        expected = sum(v for v in values if v is not None) / 4  # + crashing-xfail's 0.0
+        assert summary["all"][metric] == pytest.approx(expected, abs=1e-12)
+    assert summary["all"]["mrr"] == pytest.approx(0.625, abs=1e-12)
+
+
+def test_the_catalog_used_by_these_tests_matches_the_tables_in_conftest() -> None:
+    import yaml
+
+    data = yaml.safe_load(E2E_CATALOG_YAML)
+    assert [q["id"] for q in data["queries"]] == E2E_QUERY_IDS[:5]

@@ -1,0 +1,638 @@
+"""End to end: broken golden files, bad settings and misbehaving retrievers (CONTRACT §1-§3)."""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import (
+    E2E_CONFIGS,
+    E2E_QUERY_IDS,
+    e2e_junit_cases,
+    e2e_junit_properties,
+    e2e_load_json,
+    e2e_run,
+    e2e_write,
+    e2e_write_project,
+)
+
+BROKEN = "golden/broken.yaml"
+
+
+def _clean(result: pytest.RunResult) -> str:
+    """All output; asserts no Python traceback (PyYAML's or pytest's) leaked into it."""
+    text = result.stdout.str() + "\n" + result.stderr.str()
+    assert "Traceback" not in text
+    assert "yaml/" not in text  # a frame inside PyYAML
+    assert "_pytest/" not in text  # a frame inside pytest
+    assert "site-packages" not in text
+    return text
+
+
+def _row(row: dict[str, object]) -> dict[str, object]:
+    """A summary row's n and metrics (CONTRACT §6 adds "ci" beside them)."""
+    return {k: row[k] for k in ("n", "ndcg@10", "mrr", "recall@20")}
+
+
+def _holds(line: str, fragment: str | re.Pattern[str]) -> bool:
+    return fragment in line if isinstance(fragment, str) else bool(fragment.search(line))
+
+
+def _line_with(text: str, *fragments: str | re.Pattern[str]) -> str:
+    """The one output line holding every fragment (the problem is reported on one line)."""
+    lines = [line for line in text.splitlines() if all(_holds(line, f) for f in fragments)]
+    assert lines, f"no output line holds all of {fragments!r}:\n{text}"
+    return lines[0]
+
+
+# --------------------------------------------------------------------------- golden files
+
+# (golden text, reported line, query id or None, fragments of the problem on that line)
+GOLDEN_ERRORS = {
+    "unknown-key-with-suggestion": (
+        """\
+        queries:
+          - id: rain-later
+            query: will it rain later today
+            relevent: {weather-forecast: 3}
+        """,
+        4,
+        "rain-later",
+        ["relevent", "relevant"],
+    ),
+    "unknown-key-in-defaults": (
+        """\
+        defaults:
+          categroy: paraphrase
+        queries:
+          - id: rain-later
+            query: will it rain later today
+            relevant: {weather-forecast: 3}
+        """,
+        2,
+        None,
+        ["categroy", "category"],
+    ),
+    "tags-not-a-list": (
+        """\
+        queries:
+          - id: rain-later
+            query: will it rain later today
+            tags: {core: yes}
+            relevant: {weather-forecast: 3}
+        """,
+        4,
+        "rain-later",
+        ["tags", "list"],
+    ),
+    "relevant-a-string": (
+        """\
+        queries:
+          - id: rain-later
+            query: will it rain later today
+            relevant: weather-forecast
+        """,
+        4,
+        "rain-later",
+        ["relevant"],
+    ),
+    "grade-high": (
+        """\
+        queries:
+          - id: rain-later
+            query: will it rain later today
+            relevant:
+              weather-forecast: high
+        """,
+        5,
+        "rain-later",
+        ["weather-forecast", "high"],
+    ),
+    "grade-true": (
+        """\
+        queries:
+          - id: rain-later
+            query: will it rain later today
+            relevant:
+              weather-archive: 1
+              weather-forecast: true
+        """,
+        6,
+        "rain-later",
+        ["weather-forecast", "true"],
+    ),
+    "grade-out-of-range": (
+        """\
+        queries:
+          - id: rain-later
+            query: will it rain later today
+            relevant:
+              weather-forecast: 4
+        """,
+        5,
+        "rain-later",
+        ["weather-forecast", re.compile(r"\b4\b"), "0..3"],
+    ),
+    "grade-negative": (
+        """\
+        queries:
+          - id: rain-later
+            query: will it rain later today
+            relevant:
+              weather-forecast: -1
+        """,
+        5,
+        "rain-later",
+        ["weather-forecast", "-1"],
+    ),
+    "empty-query-text": (
+        """\
+        queries:
+          - id: rain-later
+            query: ""
+            relevant: {weather-forecast: 3}
+        """,
+        3,
+        "rain-later",
+        ["query", "empty"],
+    ),
+    "blank-query-text": (
+        """\
+        queries:
+          - id: rain-later
+            query: "   "
+            relevant: {weather-forecast: 3}
+        """,
+        3,
+        "rain-later",
+        ["query", "empty"],
+    ),
+    "missing-relevant": (
+        """\
+        queries:
+          - id: fine-first
+            query: a first query
+            relevant: {weather-forecast: 3}
+          - id: rain-later
+            query: will it rain later today
+            category: paraphrase
+        """,
+        5,
+        "rain-later",
+        ["relevant", "missing"],
+    ),
+    "duplicate-id-in-one-file": (
+        """\
+        queries:
+          - id: rain-later
+            query: will it rain later today
+            relevant: {weather-forecast: 3}
+          - id: rain-later
+            query: rain this evening
+            relevant: {weather-forecast: 2}
+        """,
+        5,
+        "rain-later",
+        ["duplicate", re.compile(r"\b2\b")],  # names the first use, on line 2
+    ),
+    "duplicate-key-in-relevant": (
+        """\
+        queries:
+          - id: rain-later
+            query: will it rain later today
+            relevant:
+              weather-forecast: 3
+              weather-forecast: 1
+        """,
+        6,
+        "rain-later",
+        ["weather-forecast", re.compile(r"\b5\b")],  # names the first occurrence, line 5
+    ),
+    "unknown-metric-in-expect": (
+        """\
+        queries:
+          - id: rain-later
+            query: will it rain later today
+            relevant: {weather-forecast: 3}
+            expect: {ndgc@10: 0.9}
+        """,
+        5,
+        "rain-later",
+        ["ndgc@10", "ndcg@10"],
+    ),
+    "yaml-syntax-unclosed-flow-mapping": (
+        """\
+        queries:
+          - id: fine-first
+            query: a first query
+            relevant: {weather-forecast: 3}
+          - id: rain-later
+            query: will it rain later today
+            relevant: {weather-forecast: 3
+          - id: after
+            query: after the error
+            relevant: {}
+        """,
+        7,
+        None,
+        ["YAML"],
+    ),
+    "yaml-syntax-bad-indentation-late-in-the-file": (
+        """\
+        queries:
+          - id: first
+            query: a first query
+            relevant: {weather-forecast: 3}
+          - id: second
+            query: a second query
+            relevant: {weather-forecast: 3}
+          - id: rain-later
+            query: will it rain later today
+           relevant: {weather-forecast: 3}
+        """,
+        10,  # the mis-indented line, not where the list of queries began (line 2)
+        None,
+        ["YAML"],
+    ),
+    "yaml-syntax-unterminated-quote": (
+        """\
+        queries:
+          - id: rain-later
+            query: "will it rain later today
+            relevant: {weather-forecast: 3}
+        """,
+        3,
+        None,
+        ["YAML"],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(GOLDEN_ERRORS))
+def test_a_golden_file_error_names_file_line_query_and_problem(
+    pytester: pytest.Pytester, case: str
+) -> None:
+    text, line, qid, fragments = GOLDEN_ERRORS[case]
+    e2e_write_project(pytester)
+    e2e_write(pytester, BROKEN, text)
+    result = e2e_run(pytester, "--retrieval-eval")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["*ERROR collecting golden/broken.yaml*"])
+    output = _clean(result)
+    where = f"{BROKEN}:{line}"
+    if qid is None:
+        _line_with(output, where, *fragments)
+    else:
+        _line_with(output, where, f"'{qid}'", *fragments)
+    # no item of any file ran: pytest stops on collection errors
+    assert "passed" not in result.stdout.str().splitlines()[-1]
+
+
+RAIN_LATER_RETRIEVER = """\
+import pytest
+
+
+@pytest.fixture(params=["bm25", "dense"])
+def retriever(request):
+    return lambda query: ["weather-forecast"]
+"""
+
+
+def test_a_grade_of_4_is_fine_with_retrieval_max_grade_4(pytester: pytest.Pytester) -> None:
+    e2e_write_project(
+        pytester,
+        ini="[pytest]\nretrieval_golden = golden\nretrieval_max_grade = 4\n",
+        conftest=RAIN_LATER_RETRIEVER,
+    )
+    e2e_write(
+        pytester,
+        "golden/graded.yaml",
+        """\
+        queries:
+          - id: rain-later
+            query: will it rain later today
+            relevant: {weather-forecast: 4, weather-forecast-stuffed: 1}
+        """,
+    )
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-report", "r.json")
+    result.assert_outcomes(passed=16)
+    report = e2e_load_json(pytester.path / "r.json")
+    assert report["settings"]["max_grade"] == 4
+    record = report["configurations"]["bm25"]["queries"]["rain-later"]
+    assert record["outcome"] == "passed"
+    # grade 4 counts with gain 2^4 - 1 = 15: DCG = 15, IDCG = 15 + 1/log2(3)
+    expected = 15 / (15 + 1 / math.log2(3))
+    assert record["metrics"]["ndcg@10"] == pytest.approx(expected, abs=1e-12)
+
+
+def test_a_duplicate_id_across_two_files_names_both_locations(
+    pytester: pytest.Pytester,
+) -> None:
+    e2e_write_project(pytester, conftest=RAIN_LATER_RETRIEVER)
+    # rain-tomorrow is defined on line 6 of golden/catalog.yaml
+    e2e_write(
+        pytester,
+        "golden/more.yaml",
+        """\
+        # more paraphrases
+        queries:
+          - id: drizzle
+            query: drizzle this morning
+            relevant: {weather-forecast: 2}
+          - id: rain-tomorrow
+            query: rain expected tomorrow
+            relevant: {weather-forecast: 3}
+        """,
+    )
+    result = e2e_run(pytester, "--retrieval-eval")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    output = _clean(result)
+    line = _line_with(output, "'rain-tomorrow'", "duplicate")
+    assert "golden/more.yaml:6" in line
+    assert "golden/catalog.yaml:6" in line
+
+
+def test_two_broken_files_are_both_reported_and_good_files_still_collect(
+    pytester: pytest.Pytester,
+) -> None:
+    e2e_write_project(pytester)
+    e2e_write(
+        pytester,
+        "golden/broken-a.yaml",
+        """\
+        queries:
+          - id: broken-a
+            query: first broken file
+            relevant: {weather-forecast: 7}
+        """,
+    )
+    e2e_write(
+        pytester,
+        "golden/broken-b.yml",
+        """\
+        - id: broken-b
+          query: second broken file
+          relevent: [weather-forecast]
+        """,
+    )
+    result = e2e_run(pytester, "--retrieval-eval")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    output = _clean(result)
+    result.stdout.fnmatch_lines_random(
+        [
+            "*ERROR collecting golden/broken-a.yaml*",
+            "*ERROR collecting golden/broken-b.yml*",
+            "*Interrupted: 2 errors during collection*",
+        ]
+    )
+    _line_with(
+        output, "golden/broken-a.yaml:4", "'broken-a'", "weather-forecast", re.compile(r"\b7\b")
+    )
+    _line_with(output, "golden/broken-b.yml:3", "'broken-b'", "relevent", "relevant")
+    assert "retrieval evaluation" not in output
+
+    going_on = e2e_run(
+        pytester,
+        "--retrieval-eval",
+        "--continue-on-collection-errors",
+        "--retrieval-report",
+        "r.json",
+    )
+    going_on.assert_outcomes(passed=14, errors=2)
+    assert going_on.ret == pytest.ExitCode.TESTS_FAILED
+    report = e2e_load_json(pytester.path / "r.json")
+    assert report["golden"]["files"] == ["golden/catalog.yaml", "golden/holdout.yml"]
+    assert sorted(report["configurations"]["bm25"]["queries"]) == sorted(E2E_QUERY_IDS)
+
+
+# --------------------------------------------------------------------------- settings
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("retrieval_gain", "cubic"),
+        ("retrieval_metrics", "ndgc@10 mrr"),
+        ("retrieval_metrics", "recall"),
+        ("retrieval_empty", "never"),
+        ("retrieval_max_grade", "high"),
+        ("retrieval_relevance_threshold", "0"),
+    ],
+)
+def test_a_bad_ini_value_is_a_usage_error_naming_the_key(
+    pytester: pytest.Pytester, key: str, value: str
+) -> None:
+    e2e_write_project(pytester, ini=f"[pytest]\nretrieval_golden = golden\n{key} = {value}\n")
+    result = e2e_run(pytester, "--retrieval-eval")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    stderr = _clean(result)
+    _line_with(stderr, key, value.split()[0])
+    assert "passed" not in result.stdout.str()
+
+
+def test_a_bad_metric_name_suggests_the_closest(pytester: pytest.Pytester) -> None:
+    e2e_write_project(
+        pytester, ini="[pytest]\nretrieval_golden = golden\nretrieval_metrics = ndgc@10\n"
+    )
+    result = e2e_run(pytester, "--retrieval-eval")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    _line_with(_clean(result), "retrieval_metrics", "ndgc@10", "ndcg@10")
+
+
+# --------------------------------------------------------------------------- retrievers
+
+ERRORS_YAML = """\
+defaults:
+  category: broken
+queries:
+  - id: raises-value-error
+    query: anything at all
+    relevant: {}
+  - id: gives-nothing
+    query: anything at all
+    relevant: {}
+  - id: gives-number
+    query: anything at all
+    relevant: {}
+  - id: gives-text
+    query: anything at all
+    relevant: {}
+  - id: gives-mapping
+    query: anything at all
+    relevant: {}
+  - id: healthy
+    query: weather forecast
+    category: fine
+    relevant: {weather-forecast: 3}
+    expect: {mrr: 1.0}
+  - id: abstains
+    query: nothing in the catalog answers this
+    category: fine
+    relevant: {}
+"""
+
+ERRORS_CONFTEST = """\
+import pytest
+
+
+@pytest.fixture
+def retriever():
+    def search(query):
+        if query.id == "raises-value-error":
+            raise ValueError("boom")
+        return {
+            "gives-nothing": None,
+            "gives-number": 3,
+            "gives-text": "a bare string",
+            "gives-mapping": {"weather-forecast": 0.9},
+            "healthy": ["weather-forecast"],
+            "abstains": [],
+        }[query.id]
+
+    return search
+"""
+
+# query id -> what the message must name (the exception, or the type that came back)
+ERROR_NAMES = {
+    "raises-value-error": [r"\bValueError\b", r"\bboom\b"],
+    "gives-nothing": [r"\bNone\b"],
+    "gives-number": [r"\bint\b"],
+    "gives-text": [r"\bstr\b"],
+    "gives-mapping": [r"\bdict\b"],
+}
+
+
+def test_a_misbehaving_retriever_fails_its_item_scores_zero_and_the_run_goes_on(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makefile(".ini", pytest="[pytest]\nretrieval_golden = golden\n")
+    pytester.makeconftest(ERRORS_CONFTEST)
+    e2e_write(pytester, "golden/errors.yaml", ERRORS_YAML)
+    result = e2e_run(
+        pytester,
+        "--retrieval-eval",
+        "-rf",
+        "--retrieval-report",
+        "r.json",
+        "--junitxml",
+        "j.xml",
+    )
+    result.assert_outcomes(passed=2, failed=5)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    output = result.stdout.str()
+    for qid, names in ERROR_NAMES.items():
+        result.stdout.fnmatch_lines([f"FAILED golden/errors.yaml::{qid} - *"])
+        line = _line_with(output, f"'{qid}'", "retriever")
+        for name in names:
+            assert re.search(name, line), (qid, name, line)
+
+    report = e2e_load_json(pytester.path / "r.json")
+    queries = report["configurations"]["default"]["queries"]
+    zero = {"ndcg@10": 0.0, "mrr": 0.0, "recall@20": 0.0}
+    for qid, names in ERROR_NAMES.items():
+        record = queries[qid]
+        assert record["outcome"] == "error", qid
+        assert isinstance(record["error"], str), qid
+        for name in names:
+            assert re.search(name, record["error"]), (qid, name, record["error"])
+        # a no-result query under abstain scores 1.0 only when nothing came back;
+        # an error is not "nothing came back": 0.0 on every metric
+        assert record["metrics"] == zero, qid
+        assert record["retrieved"] == [], qid
+    assert queries["healthy"]["outcome"] == "passed"
+    assert queries["healthy"]["error"] is None
+    assert queries["healthy"]["metrics"] == {"ndcg@10": 1.0, "mrr": 1.0, "recall@20": 1.0}
+    assert queries["abstains"]["outcome"] == "passed"
+    assert queries["abstains"]["metrics"] == {"ndcg@10": 1.0, "mrr": 1.0, "recall@20": 1.0}
+    summary = report["configurations"]["default"]["summary"]
+    assert _row(summary["categories"]["broken"]) == {"n": 5, **zero}
+    assert _row(summary["categories"]["fine"]) == {
+        "n": 2,
+        "ndcg@10": 1.0,
+        "mrr": 1.0,
+        "recall@20": 1.0,
+    }
+    assert summary["all"]["n"] == 7
+    assert summary["all"]["mrr"] == pytest.approx(2 / 7, abs=1e-12)
+
+    props = e2e_junit_properties(pytester.path / "j.xml")
+    assert props["golden.errors.yaml::gives-nothing"] == {
+        "configuration": "default",
+        "category": "broken",
+        "ndcg@10": "0.0",
+        "mrr": "0.0",
+        "recall@20": "0.0",
+    }
+
+
+SETUP_FAILS_CONFTEST = """\
+import pytest
+
+
+@pytest.fixture(params=["bm25", "dense"])
+def retriever(request):
+    if request.param == "dense":
+        raise RuntimeError("dense index not built")
+    return lambda query: ["weather-forecast"]
+"""
+
+
+def test_a_retriever_fixture_that_raises_in_setup_errors_its_items(
+    pytester: pytest.Pytester,
+) -> None:
+    e2e_write_project(pytester, conftest=SETUP_FAILS_CONFTEST)
+    result = e2e_run(
+        pytester, "--retrieval-eval", "--retrieval-report", "r.json", "--junitxml", "j.xml"
+    )
+    result.assert_outcomes(passed=7, errors=7)
+    result.stdout.fnmatch_lines(["*ERROR at setup of rain-tomorrow[[]dense[]]*"])
+    report = e2e_load_json(pytester.path / "r.json")
+    dense = report["configurations"]["dense"]
+    assert sorted(dense["queries"]) == sorted(E2E_QUERY_IDS)
+    for qid, record in dense["queries"].items():
+        assert record["outcome"] == "error", qid
+        assert "dense index not built" in record["error"], qid
+        assert record["metrics"] == {"ndcg@10": 0.0, "mrr": 0.0, "recall@20": 0.0}, qid
+    assert _row(dense["summary"]["all"]) == {"n": 7, "ndcg@10": 0.0, "mrr": 0.0, "recall@20": 0.0}
+    bm25 = report["configurations"]["bm25"]["queries"]
+    assert {q["outcome"] for q in bm25.values()} == {"passed"}
+    assert list(report["configurations"]) == E2E_CONFIGS
+
+    cases = e2e_junit_cases(pytester.path / "j.xml")
+    assert cases["golden.catalog.yaml::rain-tomorrow[dense]"] == "error"
+    assert cases["golden.catalog.yaml::rain-tomorrow[bm25]"] == "passed"
+    props = e2e_junit_properties(pytester.path / "j.xml")
+    dense_props = props["golden.catalog.yaml::rain-tomorrow[dense]"]
+    assert dense_props["configuration"] == "dense"
+    assert dense_props["category"] == "paraphrase"
+    assert float(dense_props["ndcg@10"]) == 0.0
+
+
+def test_a_retriever_fixture_that_returns_no_callable_errors_its_items(
+    pytester: pytest.Pytester,
+) -> None:
+    e2e_write_project(
+        pytester,
+        conftest="import pytest\n\n\n@pytest.fixture\ndef retriever():\n    return ['a', 'b']\n",
+    )
+    result = e2e_run(pytester, "--retrieval-eval", "-rf", "--retrieval-report", "r.json")
+    result.assert_outcomes(failed=7)
+    result.stdout.fnmatch_lines(["FAILED golden/catalog.yaml::rain-tomorrow - *"])
+    _line_with(result.stdout.str(), "'rain-tomorrow'", re.compile(r"\blist\b"))
+    report = e2e_load_json(pytester.path / "r.json")
+    record = report["configurations"]["default"]["queries"]["teleport-ticket"]
+    assert record["outcome"] == "error"
+    assert "list" in record["error"]
+    assert record["metrics"] == {"ndcg@10": 0.0, "mrr": 0.0, "recall@20": 0.0}
+
+
+def test_no_traceback_for_a_golden_error_under_verbose_flags(
+    pytester: pytest.Pytester, e2e_project: Path
+) -> None:
+    e2e_write(pytester, BROKEN, "queries:\n  - id: x\n    query: [unclosed\n")
+    result = e2e_run(pytester, "--retrieval-eval", "-vv", "--tb=long")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    _line_with(_clean(result), f"{BROKEN}:3", "YAML")

@@ -1,0 +1,828 @@
+"""Unit tests of the statistics (issue: intervals, paired comparisons, Holm, warnings, slices).
+
+Pure modules only: stats, comparisons, slices, advice and the cell format of tables.
+Every reference value here is computed independently of the plugin: brute-force
+enumeration, an exact dynamic programme, scipy, numpy or a hand calculation.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import statistics
+import subprocess
+import sys
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats as sps
+
+from pytest_retrieval.advice import noise_warnings, overlap_warnings, saturation_warnings
+from pytest_retrieval.aggregate import ALL, Results, Row
+from pytest_retrieval.comparisons import StatsSettings, parse_stats_settings, record_intervals
+from pytest_retrieval.evaluation import Evaluation, Slice, analyse
+from pytest_retrieval.metrics import parse_metrics
+from pytest_retrieval.scoring import QueryRecord
+from pytest_retrieval.settings import Settings, SettingsError
+from pytest_retrieval.slices import (
+    NO_TAG,
+    WEIGHTED,
+    GroupBy,
+    group_records,
+    parse_group_by,
+    weighted_interval,
+    weighted_row,
+)
+from pytest_retrieval.stats import (
+    EXACT_SIGN_FLIP_MAX,
+    RESAMPLE_MAX_N,
+    Interval,
+    bootstrap_means,
+    holm,
+    mean_interval,
+    paired_test,
+    quantile,
+    rng_for,
+    sign_flip_p,
+)
+from pytest_retrieval.tables import cell
+
+Z = 1.959964  # as written in the issue: the 97.5% normal quantile
+
+
+# --------------------------------------------------------------------------- references
+
+
+def brute_sign_flip(differences: Sequence[float]) -> float:
+    """Share of all 2^n sign patterns (zeros included) with |sum| >= |observed sum|."""
+    observed = abs(math.fsum(differences))
+    tol = 1e-9 * max(1.0, observed)
+    hits = 0
+    patterns = 0
+    for signs in itertools.product((1, -1), repeat=len(differences)):
+        patterns += 1
+        if abs(math.fsum(s * d for s, d in zip(signs, differences, strict=True))) >= observed - tol:
+            hits += 1
+    return hits / patterns
+
+
+def exact_integer_sign_flip(steps: Sequence[int]) -> float:
+    """Exact two-sided sign-flip p for integer differences: the law of sum(+-k) by convolution."""
+    span = sum(abs(k) for k in steps)
+    law = np.zeros(2 * span + 1)
+    law[span] = 1.0  # index = total + span
+    for k in (abs(k) for k in steps):
+        law = 0.5 * (np.roll(law, k) + np.roll(law, -k))  # no wrap: |total| <= span
+    observed = abs(sum(steps))
+    totals = np.arange(-span, span + 1)
+    return float(law[np.abs(totals) >= observed].sum())
+
+
+def holm_reference(p: Sequence[float]) -> list[float]:
+    """Holm's step-down adjustment by its textbook definition (ties in any order)."""
+    m = len(p)
+    order = sorted(range(m), key=lambda i: p[i])
+    out = [0.0] * m
+    for rank, i in enumerate(order):
+        out[i] = max(min(1.0, (m - j) * p[order[j]]) for j in range(rank + 1))
+    return out
+
+
+def evaluate(results: Results, metrics: Sequence[str], stats: StatsSettings) -> Evaluation:
+    """Everything the tables, reports and gate read, through the one public entry point."""
+    return analyse(results, Settings(metrics=parse_metrics(list(metrics))), stats)
+
+
+def record(
+    qid: str,
+    category: str,
+    metrics: dict[str, float | None],
+    configuration: str = "default",
+    tags: Sequence[str] = (),
+    position: int = 0,
+    outcome: str = "passed",
+) -> QueryRecord:
+    return QueryRecord(
+        id=qid,
+        configuration=configuration,
+        category=category,
+        tags=list(tags),
+        position=position,
+        outcome=outcome,
+        metrics=dict(metrics),
+    )
+
+
+# --------------------------------------------------------------------------- sign-flip test
+
+small_differences = st.lists(
+    st.sampled_from([0.0, 0.0, 0.25, -0.25, 0.5, -0.5, 1.0, -1.0, 1 / 3, -1 / 3, 0.7, -0.2]),
+    min_size=0,
+    max_size=10,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(small_differences)
+def test_sign_flip_p_equals_brute_force_enumeration(differences: list[float]) -> None:
+    p, method = sign_flip_p(differences, 1000, rng_for(1, "unit"))
+    assert method == "exact"
+    assert p == pytest.approx(brute_sign_flip(differences), abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("differences", "expected"),
+    [
+        ([1.0, 1.0, 1.0], 2 / 8),  # only +++ and --- reach |3|
+        ([1.0, -1.0], 1.0),  # observed 0: every pattern is as extreme
+        ([0.5, 0.0, 0.0, 0.5], 2 / 4),  # zeros change nothing
+        ([2.0, 1.0, 1.0], 2 / 8),  # sums 4, 2, 2, 0, 0, -2, -2, -4: |s| >= 4 twice
+        ([2.0, 1.0, -1.0], 6 / 8),  # sums 2, 4, 0, 2, -2, 0, -4, -2: ties with 2 count
+        ([0.0, 0.0], 1.0),  # nothing differs: p = 1
+        ([], 1.0),
+    ],
+)
+def test_sign_flip_p_hand_cases(differences: list[float], expected: float) -> None:
+    p, method = sign_flip_p(differences, 100, rng_for(1, "hand"))
+    assert (p, method) == (pytest.approx(expected), "exact")
+
+
+def test_sign_flip_p_counts_ties_with_the_observed_value() -> None:
+    # [1, 1, -2]: |sum| = 0, every pattern is as extreme -> p = 1
+    assert sign_flip_p([1.0, 1.0, -2.0], 10, rng_for(1, "t"))[0] == 1.0
+    # [0.1, 0.2, -0.3] sums to ~0 in floating point: must still be p = 1 (tolerance)
+    assert sign_flip_p([0.1, 0.2, -0.3], 10, rng_for(1, "t"))[0] == 1.0
+    # floating-point ties: 0.1+0.2 vs 0.3 under other signs
+    diffs = [0.1, 0.2, 0.3]
+    assert sign_flip_p(diffs, 10, rng_for(1, "t"))[0] == pytest.approx(brute_sign_flip(diffs))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_exact_p_equals_scipy_permutation_test_exact(seed: int) -> None:
+    gen = np.random.default_rng(seed)
+    n = EXACT_SIGN_FLIP_MAX  # 14 non-zero differences: 16384 patterns, still exact
+    current = gen.uniform(0, 1, n)
+    reference = np.clip(current - gen.normal(0.08, 0.2, n), 0, 1)
+    diffs = current - reference
+    assert np.count_nonzero(diffs) == n
+    p, method = sign_flip_p(list(diffs), 1000, rng_for(1, "scipy"))
+    assert method == "exact"
+    res = sps.permutation_test(
+        (current, reference),
+        lambda x, y, axis: np.mean(x - y, axis=axis),
+        permutation_type="samples",
+        alternative="two-sided",
+        n_resamples=np.inf,
+        vectorized=True,
+    )
+    assert len(res.null_distribution) == 2**n  # scipy enumerated too
+    assert p == pytest.approx(res.pvalue, abs=1e-12)
+
+
+def test_exact_enumeration_counts_only_non_zero_differences() -> None:
+    # 600 queries, 10 of them differ: exact, whatever the number of ties
+    diffs = [0.0] * 590 + [0.3, 0.2, 0.1, 0.4, -0.1, 0.25, 0.5, 0.05, 0.15, -0.2]
+    p, method = sign_flip_p(diffs, 100, rng_for(1, "z"))
+    assert method == "exact"
+    assert p == pytest.approx(brute_sign_flip(diffs[590:]), abs=1e-12)
+    # 15 non-zero among 20: no longer exact
+    assert sign_flip_p([0.1] * 15 + [0.0] * 5, 100, rng_for(1, "z"))[1] == "sampled"
+
+
+SAMPLED_CASES = [(seed, shift) for seed, shift in itertools.product(range(3), (0.0, 0.04, 0.08))]
+
+
+@pytest.mark.parametrize(("seed", "shift"), SAMPLED_CASES)
+def test_sampled_p_within_monte_carlo_error_of_scipy_and_of_the_exact_p(
+    seed: int, shift: float
+) -> None:
+    """n = 40: sampled sign flips against scipy's permutation test and an exact count."""
+    gen = np.random.default_rng(100 + seed)
+    n = 40
+    steps = [int(k) for k in np.rint(gen.normal(shift, 0.25, n) * 20)]  # multiples of 1/20
+    steps = [k if k != 0 else 1 for k in steps]
+    diffs = [k / 20 for k in steps]
+    reference = gen.uniform(0.3, 0.7, n)
+    current = reference + np.array(diffs)
+    resamples = 20_000
+    p, method = sign_flip_p(diffs, resamples, rng_for(3, "sampled", str(seed), str(shift)))
+    assert method == "sampled"
+    res = sps.permutation_test(
+        (current, reference),
+        lambda x, y, axis: np.mean(x - y, axis=axis),
+        permutation_type="samples",
+        alternative="two-sided",
+        n_resamples=resamples,
+        vectorized=True,
+        rng=np.random.default_rng(seed),
+    )
+    exact = exact_integer_sign_flip(steps)
+    assert 0.0 < exact < 1.0
+    se_scipy = math.sqrt(max(exact * (1 - exact), 1e-4) * 2 / resamples)
+    assert abs(p - res.pvalue) <= 4 * se_scipy + 2 / resamples, (p, res.pvalue, exact)
+    se_exact = math.sqrt(max(exact * (1 - exact), 1e-4) / resamples)
+    assert abs(p - exact) <= 4 * se_exact + 2 / resamples, (p, exact)
+
+
+def test_sampled_p_is_never_zero_and_is_reproducible() -> None:
+    diffs = [0.5 + 0.01 * i for i in range(40)]  # all positive: nothing as extreme is drawn
+    resamples = 999
+    p, method = sign_flip_p(diffs, resamples, rng_for(1, "never-zero"))
+    assert method == "sampled"
+    assert p == pytest.approx(1 / (resamples + 1))
+    mixed = [(-1) ** i * (0.1 + 0.01 * i) + 0.02 for i in range(40)]
+    first = sign_flip_p(mixed, 500, rng_for(1, "again"))
+    assert first == sign_flip_p(mixed, 500, rng_for(1, "again"))
+    # p = (hits + 1) / (resamples + 1): a multiple of 1/501
+    assert abs(first[0] * 501 - round(first[0] * 501)) < 1e-9
+
+
+def test_sign_flip_boundary_between_sampled_and_normal() -> None:
+    gen = np.random.default_rng(5)
+    at = [float(v) for v in gen.normal(0.01, 0.2, RESAMPLE_MAX_N)]
+    above = [float(v) for v in gen.normal(0.01, 0.2, RESAMPLE_MAX_N + 1)]
+    assert sign_flip_p(at, 200, rng_for(1, "b"))[1] == "sampled"
+    p, method = sign_flip_p(above, 200, rng_for(1, "b"))
+    assert method == "normal"
+    z = abs(math.fsum(above)) / math.sqrt(math.fsum(d * d for d in above))
+    assert p == pytest.approx(2 * sps.norm.sf(z), rel=1e-9)
+    # no resamples asked: the normal limit even for a small cell with many non-zero values
+    assert sign_flip_p(at[:20], 0, rng_for(1, "b"))[1] == "normal"
+
+
+def test_normal_p_is_close_to_the_exact_p_for_many_queries() -> None:
+    gen = np.random.default_rng(11)
+    steps = [int(k) or 1 for k in gen.integers(-10, 12, 800)]
+    p, method = sign_flip_p([k / 10 for k in steps], 1000, rng_for(1, "n"))
+    assert method == "normal"
+    assert p == pytest.approx(exact_integer_sign_flip(steps), abs=0.01)
+
+
+# --------------------------------------------------------------------------- Holm
+
+
+def test_holm_hand_computed_case() -> None:
+    # sorted: 0.005*4 = 0.02, 0.01*3 = 0.03, 0.03*2 = 0.06, 0.04*1 = 0.04 -> max(0.06, 0.04)
+    assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+
+
+def test_holm_caps_at_one_and_handles_edges() -> None:
+    assert holm([0.4, 0.3, 0.9]) == pytest.approx([0.9, 0.9, 0.9])
+    assert holm([0.6, 0.2]) == pytest.approx([0.6, 0.4])
+    assert holm([0.5, 0.5]) == pytest.approx([1.0, 1.0])
+    assert holm([0.03]) == [0.03]
+    assert holm([]) == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(min_value=0.0, max_value=1.0), min_size=1, max_size=12))
+def test_holm_properties(p: list[float]) -> None:
+    adjusted = holm(p)
+    m = len(p)
+    assert adjusted == pytest.approx(holm_reference(p), abs=1e-12)
+    for raw, adj in zip(p, adjusted, strict=True):
+        assert raw - 1e-15 <= adj <= 1.0
+        assert adj <= min(1.0, m * raw) + 1e-12  # never worse than Bonferroni
+    for i, j in itertools.product(range(m), repeat=2):
+        if p[i] <= p[j]:
+            assert adjusted[i] <= adjusted[j] + 1e-15  # order preserved
+
+
+# --------------------------------------------------------------------------- quantile
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.floats(min_value=-5, max_value=5, allow_nan=False), min_size=1, max_size=40),
+    st.floats(min_value=0.0, max_value=1.0),
+)
+def test_quantile_equals_numpy_percentile_linear(values: list[float], q: float) -> None:
+    ordered = sorted(values)
+    expected = float(np.percentile(ordered, q * 100, method="linear"))
+    assert quantile(ordered, q) == pytest.approx(expected, abs=1e-9)
+
+
+def test_quantile_of_nothing_is_an_error() -> None:
+    with pytest.raises(ValueError, match="no values"):
+        quantile([], 0.5)
+    assert quantile([0.0, 1.0, 2.0, 10.0], 0.025) == pytest.approx(0.075)
+    assert quantile([0.0, 1.0, 2.0, 10.0], 0.975) == pytest.approx(9.4)
+
+
+# --------------------------------------------------------------------------- bootstrap
+
+
+VALUES = [0.0, 1.0, 0.5, 0.333, 1.0, 0.25, 0.0, 1.0, 0.2, 0.5, 1.0, 0.0, 0.125, 1.0, 0.5]
+
+
+def test_bootstrap_interval_is_reproducible_for_a_seed_and_changes_with_it() -> None:
+    first = mean_interval(VALUES, 2000, rng_for(1, "ci", "x"))
+    again = mean_interval(VALUES, 2000, rng_for(1, "ci", "x"))
+    other_seed = mean_interval(VALUES, 2000, rng_for(2, "ci", "x"))
+    other_cell = mean_interval(VALUES, 2000, rng_for(1, "ci", "y"))
+    assert first == again
+    assert first.method == "bootstrap"
+    assert first != other_seed
+    assert first != other_cell
+    m = statistics.fmean(VALUES)
+    for iv in (first, other_seed, other_cell):
+        assert iv.lo < m < iv.hi
+        assert iv.lo >= 0.0 and iv.hi <= 1.0  # a percentile interval stays within the data
+
+
+def test_rng_for_does_not_depend_on_pythonhashseed() -> None:
+    code = (
+        "from pytest_retrieval.stats import rng_for; "
+        "print(rng_for(7, 'ci', 'bm25', 'all').random())"
+    )
+    outputs = set()
+    for hash_seed in ("0", "12345"):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+        )
+        outputs.add(done.stdout.strip())
+    assert outputs == {str(rng_for(7, "ci", "bm25", "all").random())}
+
+
+def test_bootstrap_interval_agrees_with_the_normal_interval_for_symmetric_data() -> None:
+    gen = np.random.default_rng(3)
+    values = [float(v) for v in gen.normal(0.6, 0.15, 400)]
+    boot = mean_interval(values, 2000, rng_for(1, "sym"))
+    assert boot.method == "bootstrap"
+    m = statistics.fmean(values)
+    half = Z * statistics.stdev(values) / math.sqrt(len(values))
+    # a 90% or an sd-instead-of-se interval would be far off these bounds
+    assert boot.lo == pytest.approx(m - half, abs=0.1 * half)
+    assert boot.hi == pytest.approx(m + half, abs=0.1 * half)
+
+
+def test_mean_interval_normal_branch_above_resample_max_n() -> None:
+    gen = np.random.default_rng(8)
+    values = [float(v) for v in gen.uniform(0, 1, RESAMPLE_MAX_N + 1)]
+    iv = mean_interval(values, 10_000, rng_for(1, "n"))
+    m = statistics.fmean(values)
+    half = Z * statistics.stdev(values) / math.sqrt(len(values))
+    assert iv.method == "normal"
+    assert iv.lo == pytest.approx(m - half, rel=1e-6)
+    assert iv.hi == pytest.approx(m + half, rel=1e-6)
+    # the normal branch draws nothing: any rng gives the same interval
+    assert mean_interval(values, 10_000, rng_for(99, "other")) == iv
+    at_limit = mean_interval(values[:RESAMPLE_MAX_N], 200, rng_for(1, "n"))
+    assert at_limit.method == "bootstrap"
+    assert mean_interval(values[:50], 0, rng_for(1, "n")).method == "normal"
+
+
+def test_mean_interval_of_fewer_than_two_values() -> None:
+    assert mean_interval([0.4], 100, rng_for(1)) == Interval(0.4, 0.4, "none")
+    assert mean_interval([], 100, rng_for(1)) == Interval(0.0, 0.0, "none")
+    constant = mean_interval([0.5] * 10, 100, rng_for(1))
+    assert (constant.lo, constant.hi) == pytest.approx((0.5, 0.5))
+
+
+def test_bootstrap_means_share_indices_across_series() -> None:
+    a = [0.1, 0.9, 0.4, 0.7, 0.0, 1.0]
+    b = [v + 0.25 for v in a]
+    means_a, means_b, means_a2 = bootstrap_means([a, b, a], 300, rng_for(1, "share"))
+    assert means_a == means_a2
+    assert [y - x for x, y in zip(means_a, means_b, strict=True)] == pytest.approx([0.25] * 300)
+    assert len(set(means_a)) > 10  # the resamples do vary
+
+
+def test_paired_interval_uses_shared_indices() -> None:
+    gen = np.random.default_rng(4)
+    reference = [float(v) for v in gen.uniform(0, 1, 60)]
+    same = paired_test(reference, reference, 2000, rng_for(1, "p"))
+    assert (same.ci.lo, same.ci.hi) == (0.0, 0.0)
+    assert (same.delta, same.p, same.ties, same.wins, same.losses) == (0.0, 1.0, 60, 0, 0)
+    # a constant improvement on very different values: a paired interval has no width,
+    # an unpaired one would be as wide as the spread of the values
+    shifted = [v + 0.1 for v in reference]
+    test = paired_test(shifted, reference, 2000, rng_for(1, "p"))
+    assert test.delta == pytest.approx(0.1)
+    assert (test.ci.lo, test.ci.hi) == pytest.approx((0.1, 0.1), abs=1e-9)
+    assert (test.wins, test.ties, test.losses) == (60, 0, 0)
+    assert test.method == "sampled"
+    assert test.p == pytest.approx(1 / 2001)
+
+
+def test_paired_test_counts_and_delta() -> None:
+    current = [1.0, 0.5, 0.5, 0.0, 0.25]
+    reference = [0.5, 0.5, 1.0, 0.0, 0.0]
+    test = paired_test(current, reference, 2000, rng_for(1, "c"))
+    assert test.n == 5
+    assert test.delta == pytest.approx((0.5 + 0 - 0.5 + 0 + 0.25) / 5)
+    assert (test.wins, test.ties, test.losses) == (2, 2, 1)
+    assert test.method == "exact"
+    assert test.p == pytest.approx(brute_sign_flip([0.5, 0.0, -0.5, 0.0, 0.25]))
+    assert test.ci.lo <= test.delta <= test.ci.hi
+
+
+def test_paired_test_normal_branch_above_resample_max_n() -> None:
+    gen = np.random.default_rng(9)
+    reference = [float(v) for v in gen.uniform(0, 1, RESAMPLE_MAX_N + 1)]
+    current = [
+        min(1.0, r + float(e)) for r, e in zip(reference, gen.normal(0.02, 0.1, 501), strict=True)
+    ]
+    test = paired_test(current, reference, 2000, rng_for(1, "big"))
+    diffs = [c - r for c, r in zip(current, reference, strict=True)]
+    half = Z * statistics.stdev(diffs) / math.sqrt(len(diffs))
+    assert test.method == "normal"
+    assert test.ci.method == "normal"
+    assert (test.ci.lo, test.ci.hi) == pytest.approx(
+        (statistics.fmean(diffs) - half, statistics.fmean(diffs) + half), rel=1e-6
+    )
+
+
+# --------------------------------------------------------------------------- settings
+
+
+def test_parse_stats_settings_defaults() -> None:
+    assert parse_stats_settings({}) == StatsSettings(
+        seed=1,
+        resamples=10_000,
+        reference=None,
+        alpha=0.05,
+        min_queries=30,
+        weights={},
+        gate_mode="absolute",
+    )
+    empty = {
+        "retrieval_seed": "",
+        "retrieval_bootstrap": "",
+        "retrieval_reference": "",
+        "retrieval_alpha": "",
+        "retrieval_gate_mode": "",
+        "retrieval_min_queries": "",
+        "retrieval_weights": [],
+    }
+    assert parse_stats_settings(empty) == StatsSettings()
+
+
+def test_parse_stats_settings_values() -> None:
+    parsed = parse_stats_settings(
+        {
+            "retrieval_seed": "7",
+            "retrieval_bootstrap": "2000",
+            "retrieval_reference": " dense ",
+            "retrieval_alpha": "0.01",
+            "retrieval_gate_mode": "Significant",
+            "retrieval_min_queries": "12",
+            "retrieval_weights": ["exact-name=0.4", "paraphrase=0.3,typo=0.3"],
+        }
+    )
+    assert parsed.seed == 7
+    assert parsed.resamples == 2000
+    assert parsed.reference == "dense"
+    assert parsed.alpha == 0.01
+    assert parsed.gate_mode == "significant"
+    assert parsed.min_queries == 12
+    assert dict(parsed.weights) == {"exact-name": 0.4, "paraphrase": 0.3, "typo": 0.3}
+    assert parse_stats_settings({"retrieval_weights": "a=3 b=1"}).weights == {"a": 3.0, "b": 1.0}
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "words"),
+    [
+        ("retrieval_alpha", "1.5", ["retrieval_alpha", "1.5"]),
+        ("retrieval_alpha", "0", ["retrieval_alpha"]),
+        ("retrieval_alpha", "five percent", ["retrieval_alpha", "five percent"]),
+        ("retrieval_gate_mode", "fuzzy", ["retrieval_gate_mode", "fuzzy", "significant"]),
+        ("retrieval_weights", "exact-name:0.4", ["retrieval_weights", "exact-name:0.4"]),
+        ("retrieval_weights", "a=-1", ["retrieval_weights", "a=-1"]),
+        ("retrieval_weights", "a=0 b=0", ["retrieval_weights"]),
+        ("retrieval_seed", "abc", ["retrieval_seed", "abc"]),
+        ("retrieval_bootstrap", "-5", ["retrieval_bootstrap"]),
+        ("retrieval_min_queries", "0", ["retrieval_min_queries"]),
+    ],
+)
+def test_parse_stats_settings_errors_name_the_key(key: str, value: str, words: list[str]) -> None:
+    with pytest.raises(SettingsError) as info:
+        parse_stats_settings({key: value})
+    for word in words:
+        assert word in str(info.value)
+
+
+# --------------------------------------------------------------------------- intervals of rows
+
+
+def test_record_intervals_share_indices_and_skip_missing_values() -> None:
+    recs = [
+        record(f"q{i:02d}", "a", {"mrr": v, "ndcg@10": v, "recall@20": None if i < 3 else v})
+        for i, v in enumerate([0.0, 1.0, 0.5, 0.25, 1.0, 0.0, 0.5, 1.0, 0.2, 0.1])
+    ]
+    recs.append(record("skipped", "a", {"mrr": None}, outcome="skipped"))
+    stats = StatsSettings(resamples=2000, seed=3)
+    ivs = record_intervals(recs, ["mrr", "ndcg@10", "recall@20"], stats, "cfg", "a")
+    assert ivs["mrr"] == ivs["ndcg@10"]  # same values, same indices
+    assert ivs["mrr"].method == "bootstrap"
+    recall_values = [r.metrics["recall@20"] for r in recs[3:10]]
+    assert ivs["recall@20"].lo <= statistics.fmean(recall_values) <= ivs["recall@20"].hi  # type: ignore[arg-type]
+    # reproducible, and independent of the order the records came in
+    again = record_intervals(
+        list(reversed(recs)), ["mrr", "ndcg@10", "recall@20"], stats, "cfg", "a"
+    )
+    assert again == ivs
+
+
+def _results() -> Results:
+    """bm25 (first parameter), dense and fused on categories a (6 queries) and b (4 queries)."""
+    results = Results()
+    mrr_bm25 = [0.5, 0.25, 1.0, 0.333, 0.5, 0.2, 1.0, 0.0, 0.5, 1.0]
+    mrr_dense = [1.0, 0.5, 1.0, 1.0, 1.0, 0.5, 0.5, 0.0, 1.0, 1.0]
+    for position, (name, values) in enumerate(
+        [("bm25", mrr_bm25), ("dense", mrr_dense), ("fused", mrr_bm25)]
+    ):
+        for i, v in enumerate(values):
+            category = "a" if i < 6 else "b"
+            recall = 1.0 if v > 0 else 0.0
+            results.add(
+                record(f"q{i}", category, {"mrr": v, "recall@20": recall}, name, [], position)
+            )
+    # a query only dense has, and one skipped by fused: neither enters a comparison
+    results.add(record("only-dense", "a", {"mrr": 0.0, "recall@20": 0.0}, "dense", [], 1))
+    results.add(record("q9", "b", {"mrr": None, "recall@20": None}, "fused", [], 2, "skipped"))
+    return results
+
+
+def test_summary_intervals_cover_every_row_and_contain_the_mean() -> None:
+    results = _results()
+    stats = StatsSettings(resamples=2000)
+    intervals = evaluate(results, ["mrr", "recall@20"], stats).intervals
+    assert list(intervals) == ["bm25", "dense", "fused"]
+    for configuration, rows in intervals.items():
+        assert set(rows) == {"a", "b", ALL}
+        summary = results.summaries(["mrr", "recall@20"])[configuration]
+        for name, row in summary.rows():
+            for metric in ("mrr", "recall@20"):
+                iv = rows[name][metric]
+                assert iv.lo <= row.values[metric] <= iv.hi  # type: ignore[operator]
+    assert evaluate(results, ["mrr", "recall@20"], stats).intervals == intervals
+    other_seed = evaluate(results, ["mrr", "recall@20"], StatsSettings(resamples=2000, seed=9))
+    assert other_seed.intervals != intervals
+
+
+def test_compare_configurations_rows() -> None:
+    results = _results()
+    stats = StatsSettings(resamples=2000, alpha=0.05)
+    comparisons = evaluate(results, ["mrr", "recall@20"], stats).comparisons
+    assert comparisons is not None
+    assert comparisons.reference == "bm25"
+    keys = [(r["configuration"], r["category"], r["metric"]) for r in comparisons.rows]
+    expected_keys = [
+        (c, cat, m)
+        for c in ("dense", "fused")
+        for cat in (ALL, "a", "b")
+        for m in ("mrr", "recall@20")
+    ]
+    assert sorted(keys) == sorted(expected_keys)
+    assert len(keys) == len(set(keys))
+    by_id = {
+        c: {r.id: r for r in results.records(c) if r.evaluated} for c in ("bm25", "dense", "fused")
+    }
+    for row in comparisons.rows:
+        cur, ref = by_id[row["configuration"]], by_id["bm25"]
+        common = sorted(q for q in set(cur) & set(ref) if row["category"] in (ALL, cur[q].category))
+        diffs = [cur[q].metrics[row["metric"]] - ref[q].metrics[row["metric"]] for q in common]  # type: ignore[operator]
+        assert row["n"] == len(diffs)
+        assert row["delta"] == pytest.approx(statistics.fmean(diffs))
+        assert row["wins"] == sum(d > 0 for d in diffs)
+        assert row["losses"] == sum(d < 0 for d in diffs)
+        assert row["wins"] + row["ties"] + row["losses"] == row["n"]
+        assert row["p"] == pytest.approx(brute_sign_flip(diffs))
+        assert row["ci"][0] <= row["ci"][1]
+        assert row["p_holm"] >= row["p"]
+        assert row["significant"] == (row["p_holm"] < stats.alpha)
+    # fused is bm25 on the queries it ran: every difference is 0
+    fused = [r for r in comparisons.rows if r["configuration"] == "fused"]
+    assert all(r["delta"] == 0 and r["ci"] == [0.0, 0.0] and r["p"] == 1.0 for r in fused)
+    assert [r["n"] for r in fused if r["category"] == ALL] == [9, 9]
+    # Holm across the whole table
+    assert [r["p_holm"] for r in comparisons.rows] == pytest.approx(
+        holm_reference([r["p"] for r in comparisons.rows])
+    )
+
+
+def test_paired_intervals_share_indices_across_configurations() -> None:
+    """Same queries everywhere: a copy of the reference differs by exactly nothing, a constant
+    shift by exactly the shift, although the values themselves vary a lot."""
+    gen = np.random.default_rng(12)
+    base = [float(v) for v in gen.uniform(0.0, 0.8, 30)]
+    results = Results()
+    for position, (name, shift) in enumerate([("ref", 0.0), ("copy", 0.0), ("up", 0.2)]):
+        for i, v in enumerate(base):
+            category = "a" if i < 20 else "b"
+            results.add(record(f"q{i:02d}", category, {"mrr": v + shift}, name, [], position))
+    evaluation = evaluate(results, ["mrr"], StatsSettings(resamples=2000))
+    assert evaluation.comparisons is not None
+    rows = {(r["configuration"], r["category"]): r for r in evaluation.comparisons.rows}
+    assert set(rows) == {(c, k) for c in ("copy", "up") for k in (ALL, "a", "b")}
+    for category in (ALL, "a", "b"):
+        assert rows[("copy", category)]["ci"] == pytest.approx([0.0, 0.0], abs=1e-12)
+        assert rows[("copy", category)]["p"] == 1.0
+        assert rows[("up", category)]["ci"] == pytest.approx([0.2, 0.2], abs=1e-9)
+        assert rows[("up", category)]["significant"] is True
+        # the summary interval of the values themselves is wide
+        iv = evaluation.intervals["up"][category]["mrr"]
+        assert iv.hi - iv.lo > 0.1
+
+
+def test_compare_configurations_reference_setting_and_single_configuration() -> None:
+    results = _results()
+    stats = StatsSettings(resamples=500, reference="dense")
+    comparisons = evaluate(results, ["mrr"], stats).comparisons
+    assert comparisons is not None
+    assert comparisons.reference == "dense"
+    assert {r["configuration"] for r in comparisons.rows} == {"bm25", "fused"}
+    default = evaluate(results, ["mrr"], StatsSettings(resamples=500)).comparisons
+    assert default is not None
+    flipped = {(r["configuration"], r["category"]): r["delta"] for r in comparisons.rows}
+    for row in default.rows:
+        if row["configuration"] == "dense":
+            assert flipped[("bm25", row["category"])] == pytest.approx(-row["delta"])
+    single = Results()
+    single.add(record("q1", "a", {"mrr": 1.0}))
+    assert evaluate(single, ["mrr"], StatsSettings(resamples=100)).comparisons is None
+
+
+# --------------------------------------------------------------------------- slices
+
+
+def test_group_records_two_tags_and_none() -> None:
+    recs = [
+        record("both", "a", {}, tags=["rolling", "core"]),
+        record("core-only", "a", {}, tags=["core"]),
+        record("untagged", "b", {}),
+        record("other-tag", "b", {}, tags=["dev/holdout"]),
+        record("rolling-only", "b", {}, tags=["rolling", "dev/holdout"]),
+    ]
+    groups = group_records(recs, parse_group_by("tag:core,rolling"))
+    assert list(groups) == ["core", "rolling", NO_TAG]
+    assert [r.id for r in groups["core"]] == ["both", "core-only"]
+    assert [r.id for r in groups["rolling"]] == ["both", "rolling-only"]
+    assert [r.id for r in groups[NO_TAG]] == ["untagged", "other-tag"]
+    every = group_records(recs, parse_group_by("tags"))
+    assert list(every) == ["core", "dev/holdout", "rolling"]
+    assert [r.id for r in every["dev/holdout"]] == ["other-tag", "rolling-only"]
+
+
+def test_parse_group_by() -> None:
+    assert parse_group_by("tag:core,rolling") == GroupBy(("core", "rolling"))
+    assert parse_group_by(" tag:core ") == GroupBy(("core",))
+    assert parse_group_by("tags") == GroupBy()
+    assert parse_group_by("tag:core,rolling").title == "tag core/rolling"
+    for bad in ("tag:", "core", "category:a"):
+        with pytest.raises(SettingsError, match="--retrieval-group-by"):
+            parse_group_by(bad)
+
+
+def _weighted_records() -> list[QueryRecord]:
+    return [
+        record("a1", "a", {"mrr": 1.0, "recall@20": 1.0}),
+        record("a2", "a", {"mrr": 0.5, "recall@20": None}),
+        record("b1", "b", {"mrr": 0.0, "recall@20": 0.0}),
+        record("b2", "b", {"mrr": 0.0, "recall@20": 1.0}),
+        record("b3", "b", {"mrr": 1.0, "recall@20": 1.0}),
+        record("b4", "b", {"mrr": None, "recall@20": None}, outcome="skipped"),
+        record("c1", "c", {"mrr": 0.2, "recall@20": 0.2}),
+    ]
+
+
+def test_weighted_row_hand_computed() -> None:
+    found = weighted_row(_weighted_records(), {"a": 3, "b": 1, "missing": 5}, ["mrr", "recall@20"])
+    assert found is not None
+    row, left_out = found
+    # mrr: a = 0.75, b = 1/3 -> (3 * 0.75 + 1 / 3) / 4
+    assert row.values["mrr"] == pytest.approx((2.25 + 1 / 3) / 4)
+    # recall@20: a = 1.0 (a2 has no value), b = 2/3
+    assert row.values["recall@20"] == pytest.approx((3 * 1.0 + 2 / 3) / 4)
+    assert row.n == 5  # a1 a2 b1 b2 b3; the skipped b4 and unweighted c1 are not counted
+    assert left_out == ["c"]
+    assert weighted_row(_weighted_records(), {"zzz": 1}, ["mrr"]) is None
+    zero = weighted_row(_weighted_records(), {"a": 1, "b": 0}, ["mrr"])
+    assert zero is not None
+    assert zero[0].values["mrr"] == pytest.approx(0.75)
+    assert zero[1] == ["b", "c"]
+
+
+def test_weighted_interval_is_stratified() -> None:
+    # every stratum is constant: a stratified bootstrap has no width at all,
+    # a bootstrap that pooled the categories would
+    recs = [record(f"a{i}", "a", {"mrr": 1.0}) for i in range(5)]
+    recs += [record(f"b{i}", "b", {"mrr": 0.0}) for i in range(15)]
+    iv = weighted_interval(recs, {"a": 3, "b": 1}, "mrr", 1000, 1, "cfg")
+    assert iv.method == "bootstrap"
+    assert (iv.lo, iv.hi) == pytest.approx((0.75, 0.75))
+    a_values = [0.1, 0.35, 0.8, 1.0, 0.55, 0.05, 0.9]
+    b_values = [0.0, 0.2, 0.45, 1.0, 0.6, 0.15, 0.3, 0.7, 0.33]
+    varied = [record(f"a{i}", "a", {"mrr": v}) for i, v in enumerate(a_values)]
+    varied += [record(f"b{i}", "b", {"mrr": v}) for i, v in enumerate(b_values)]
+    first = weighted_interval(varied, {"a": 3, "b": 1}, "mrr", 2000, 1, "cfg")
+    point = (3 * statistics.fmean(a_values) + statistics.fmean(b_values)) / 4
+    assert first.lo <= point <= first.hi
+    assert 0.0 <= first.lo < first.hi <= 1.0
+    assert first == weighted_interval(varied, {"a": 3, "b": 1}, "mrr", 2000, 1, "cfg")
+    assert first != weighted_interval(varied, {"a": 3, "b": 1}, "mrr", 2000, 2, "cfg")
+    assert weighted_interval(varied, {"zzz": 1}, "mrr", 100, 1).method == "none"
+
+
+def test_weighted_interval_normal_branch_hand_computed() -> None:
+    a_values = [(i % 4) / 3 for i in range(RESAMPLE_MAX_N + 1)]
+    b_values = [float(i % 2) for i in range(40)]
+    recs = [record(f"a{i}", "a", {"mrr": v}) for i, v in enumerate(a_values)]
+    recs += [record(f"b{i}", "b", {"mrr": v}) for i, v in enumerate(b_values)]
+    iv = weighted_interval(recs, {"a": 3, "b": 1}, "mrr", 1000, 1)
+    point = (3 * statistics.fmean(a_values) + statistics.fmean(b_values)) / 4
+    var = (3 / 4) ** 2 * statistics.variance(a_values) / len(a_values) + (
+        1 / 4
+    ) ** 2 * statistics.variance(b_values) / len(b_values)
+    assert iv.method == "normal"
+    assert (iv.lo, iv.hi) == pytest.approx(
+        (point - Z * math.sqrt(var), point + Z * math.sqrt(var)), rel=1e-6
+    )
+
+
+# --------------------------------------------------------------------------- advice
+
+
+def test_noise_warnings_name_the_widest_interval_of_a_small_category() -> None:
+    results = Results()
+    for position, name in enumerate(("bm25", "dense")):
+        for i in range(8):
+            results.add(record(f"s{i}", "small", {"mrr": (i % 3) / 2}, name, [], position))
+        for i in range(40):
+            results.add(record(f"l{i}", "large", {"mrr": (i % 5) / 4}, name, [], position))
+        results.add(record("one", "single", {"mrr": 1.0}, name, [], position))
+    summaries = results.summaries(["mrr"])
+    evaluation = evaluate(results, ["mrr"], StatsSettings(resamples=1000))
+    intervals = evaluation.intervals
+    warnings = noise_warnings(summaries, intervals, 30)
+    assert [w for w in evaluation.warnings if "n=" in w] == warnings
+    widest = max(intervals[c]["small"]["mrr"].half_width for c in ("bm25", "dense"))
+    assert warnings[0] == (
+        "single: n=1: a single query gives no interval and no evidence "
+        "(fewer than retrieval_min_queries = 30 queries)"
+    )
+    assert warnings[1] == (
+        f"small: n=8: differences under ±{widest:.2f} are noise here "
+        "(fewer than retrieval_min_queries = 30 queries)"
+    )
+    assert len(warnings) == 2  # "large" has 40 >= 30 queries
+    assert len(noise_warnings(summaries, intervals, 41)) == 3
+
+
+def test_saturation_and_overlap_warnings() -> None:
+    recs = {
+        "bm25": [
+            record("e1", "easy", {"mrr": 1.0, "recall@20": 1.0}),
+            record("e2", "easy", {"mrr": 1.0, "recall@20": 1.0}),
+            record("m1", "mixed", {"mrr": 1.0, "recall@20": 0.0}),
+            record("m2", "mixed", {"mrr": 1.0, "recall@20": 1.0}),
+            record("m3", "mixed", {"mrr": 0.5, "recall@20": 1.0}),
+        ]
+    }
+    warnings = saturation_warnings(recs, ["mrr", "recall@20"])
+    assert len(warnings) == 1
+    (warning,) = warnings
+    assert warning.startswith("bm25")
+    assert "saturated" in warning
+    # easy is saturated on both metrics; mixed has a 0.0 and a 0.5, so it is not named
+    assert "easy" in warning and "mrr" in warning and "recall@20" in warning
+    assert "mixed" not in warning
+    mixed_only = {"bm25": [r for r in recs["bm25"] if r.category == "mixed"]}
+    assert saturation_warnings(mixed_only, ["mrr", "recall@20"]) == []
+    skipped = [
+        record("e1", "easy", {"mrr": 1.0}),
+        record("e2", "easy", {"mrr": None}, outcome="skipped"),
+    ]
+    assert len(saturation_warnings({"bm25": skipped}, ["mrr"])) == 1  # skipped: not counted
+
+    def summaries(recall: float, ndcg: float) -> Results:
+        results = Results()
+        results.add(record("q", "a", {"ndcg@10": ndcg, "recall@20": recall}, "bm25"))
+        return results
+
+    high = overlap_warnings(summaries(0.96, 0.5).summaries(["ndcg@10", "recall@20"]))
+    assert len(high) == 1
+    assert high[0].startswith("bm25: recall@20 = 0.960 (all) is suspiciously high")
+    assert "overlap" in high[0]
+    assert overlap_warnings(summaries(0.95, 1.0).summaries(["ndcg@10", "recall@20"])) == []
+
+
+# --------------------------------------------------------------------------- table cells
+
+
+def test_cells_terminal_and_markdown() -> None:
+    s = Slice(
+        Row(n=40, values={"mrr": 0.712, "x": None}), {"mrr": Interval(0.671, 0.753, "bootstrap")}
+    )
+    assert cell(s, "mrr", markdown=False) == "0.712 ±0.041"
+    assert cell(s, "mrr", markdown=True) == "0.712 [0.671, 0.753]"
+    assert cell(s, "x", markdown=False) == "n/a"
+    single = Slice(Row(n=1, values={"mrr": 0.5}), {"mrr": Interval(0.5, 0.5, "none")})
+    assert cell(single, "mrr", markdown=False) == "0.500"
+    assert WEIGHTED == "all (weighted)"
