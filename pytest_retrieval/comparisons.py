@@ -14,7 +14,7 @@ from typing import Any
 
 from .aggregate import ALL, Results
 from .scoring import QueryRecord
-from .settings import SettingsError
+from .settings import SettingsError, parse_int
 from .stats import (
     Interval,
     bootstrap_means,
@@ -50,15 +50,7 @@ def parse_stats_settings(ini: Mapping[str, Any]) -> StatsSettings:
 
     def integer(key: str, default: int, minimum: int) -> int:
         raw = text(key)
-        if not raw:
-            return default
-        try:
-            value = int(raw)
-        except ValueError:
-            raise SettingsError(f"{key} must be an integer >= {minimum}, got '{raw}'") from None
-        if value < minimum:
-            raise SettingsError(f"{key} must be an integer >= {minimum}, got {value}")
-        return value
+        return parse_int(key, raw, minimum) if raw else default
 
     alpha_raw = text("retrieval_alpha")
     try:

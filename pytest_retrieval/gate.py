@@ -22,7 +22,7 @@ from .baseline import Baseline, BaselineQuery, settings_differences
 from .comparisons import StatsSettings, apply_holm, test_row
 from .metrics import MetricNameError, parse_metric
 from .scoring import QueryRecord
-from .settings import Settings, SettingsError
+from .settings import Settings, SettingsError, words
 
 VERDICTS = ("passed", "failed", "no-baseline", "refused")
 SCOPES = ("category", "all")
@@ -83,14 +83,9 @@ def parse_tolerance(
     """Parse ``0.02``, ``2%``, ``0.02 mrr=0.05 ndcg@10=1%``."""
     if raw is None:
         return Tolerances()
-    words = (
-        raw.replace(",", " ").split()
-        if isinstance(raw, str)
-        else [w for item in raw for w in str(item).replace(",", " ").split()]
-    )
     default = Tolerance()
     per_metric: dict[str, Tolerance] = {}
-    for word in words:
+    for word in words(raw):
         if "=" in word:
             name, _, value = word.partition("=")
             try:
@@ -116,13 +111,6 @@ def parse_gate_settings(
     tolerance: Any, configurations: Any, metrics: Any, scope: Any, diff: Any
 ) -> GateSettings:
     """Build :class:`GateSettings` from raw ini/option values."""
-
-    def words(raw: Any) -> list[str]:
-        if not raw:
-            return []
-        if isinstance(raw, str):
-            return raw.replace(",", " ").split()
-        return [w for item in raw for w in str(item).replace(",", " ").split()]
 
     gated_metrics = []
     for name in words(metrics):

@@ -162,6 +162,13 @@ _LineLoader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
 _LineLoader.add_constructor("tag:yaml.org,2002:seq", _construct_sequence)
 
 
+def _repeated(key: Any, first: int) -> str:
+    return (
+        f"key {key!r} appears twice (first on line {first}); keep one: YAML would silently "
+        "drop the other"
+    )
+
+
 def duplicate_keys(value: Any) -> list[tuple[Any, int, int]]:
     """Every repeated key inside a loaded value: (key, first line, repeated line)."""
     found: list[tuple[Any, int, int]] = []
@@ -412,12 +419,7 @@ class _Checker:
             )
             ok = False
         for key, first, again in duplicate_keys(raw):
-            self.add(
-                again,
-                f"key {key!r} appears twice (first on line {first}); keep one: YAML would "
-                "silently drop the other",
-                qid,
-            )
+            self.add(again, _repeated(key, first), qid)
             ok = False
         for key in raw:
             if key not in QUERY_KEYS:
@@ -535,11 +537,7 @@ def load_golden_file(
         outside_queries = [data.get("defaults")] if "defaults" in data else []
         repeats = list(getattr(data, "duplicates", [])) + duplicate_keys(outside_queries)
         for key, first, again in repeats:
-            checker.add(
-                again,
-                f"key {key!r} appears twice (first on line {first}); keep one: YAML would "
-                "silently drop the other",
-            )
+            checker.add(again, _repeated(key, first))
         for key in data:
             if key not in FILE_KEYS:
                 checker.add(

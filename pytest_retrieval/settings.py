@@ -55,7 +55,8 @@ class Settings:
         }
 
 
-def _int(key: str, raw: Any, minimum: int) -> int:
+def parse_int(key: str, raw: Any, minimum: int) -> int:
+    """An integer setting >= minimum; the error names the key."""
     text = str(raw).strip()
     try:
         value = int(text)
@@ -73,7 +74,8 @@ def _choice(key: str, raw: Any, choices: Sequence[str]) -> str:
     return value
 
 
-def _words(raw: Any) -> list[str]:
+def words(raw: Any) -> list[str]:
+    """The words of an ini value (text or a list), split on spaces and commas."""
     if raw is None:
         return []
     if isinstance(raw, str):
@@ -90,7 +92,7 @@ def parse_settings(ini: Mapping[str, Any]) -> Settings:
             return default
         return value
 
-    names = _words(get("retrieval_metrics", list(DEFAULT_METRICS)))
+    names = words(get("retrieval_metrics", list(DEFAULT_METRICS)))
     try:
         metrics = parse_metrics(names)
     except MetricNameError as exc:
@@ -99,12 +101,12 @@ def parse_settings(ini: Mapping[str, Any]) -> Settings:
         raise SettingsError("retrieval_metrics is empty; name at least one metric (ndcg@10)")
     conventions = Conventions(
         gain=_choice("retrieval_gain", get("retrieval_gain", "exponential"), GAINS),
-        relevance_threshold=_int(
+        relevance_threshold=parse_int(
             "retrieval_relevance_threshold", get("retrieval_relevance_threshold", 1), 1
         ),
         empty=_choice("retrieval_empty", get("retrieval_empty", "abstain"), EMPTY_CONVENTIONS),
     )
-    max_grade = _int("retrieval_max_grade", get("retrieval_max_grade", 3), 1)
+    max_grade = parse_int("retrieval_max_grade", get("retrieval_max_grade", 3), 1)
     if conventions.relevance_threshold > max_grade:
         raise SettingsError(
             f"retrieval_relevance_threshold ({conventions.relevance_threshold}) is above "
