@@ -7,6 +7,7 @@ Anything else is a :class:`ResultShapeError` whose message names what came back.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -33,6 +34,8 @@ def _result_id(result: Any, rank: int) -> str:
         doc = result["id"]
     elif isinstance(result, tuple) and len(result) == 2:
         doc = result[0]
+    elif isinstance(result, list) and len(result) == 2 and isinstance(result[1], numbers.Real):
+        doc = result[0]  # an [id, score] pair, as JSON gives it
     elif hasattr(result, "id") and not isinstance(result, (bytes, int, float)):
         doc = result.id
     else:
@@ -40,11 +43,11 @@ def _result_id(result: Any, rank: int) -> str:
             f"result at rank {rank} is not an id, an (id, score) pair, a mapping with 'id' "
             f"or an object with .id: {_describe(result)}"
         )
-    if isinstance(doc, bool) or not isinstance(doc, (str, int)):
-        raise ResultShapeError(
-            f"result at rank {rank} has an id that is not text: {_describe(doc)}"
-        )
-    return str(doc)
+    if isinstance(doc, str):
+        return doc
+    if isinstance(doc, numbers.Integral) and not isinstance(doc, bool):
+        return str(int(doc))  # 42, or numpy's int64 from a vector index
+    raise ResultShapeError(f"result at rank {rank} has an id that is not text: {_describe(doc)}")
 
 
 def ranked_ids(returned: Any) -> list[str]:
@@ -60,6 +63,11 @@ def ranked_ids(returned: Any) -> list[str]:
         raise ResultShapeError(
             f"the retriever returned a mapping ({_describe(returned)}), which has no rank "
             "order; return a list such as [(doc_id, score), ...]"
+        )
+    if hasattr(returned, "columns") and hasattr(returned, "itertuples"):
+        raise ResultShapeError(
+            f"the retriever returned a {type(returned).__name__} (iterating it gives its column "
+            "names, not results); return df['id'].tolist() or list(df.itertuples())"
         )
     if isinstance(returned, (set, frozenset)):
         raise ResultShapeError(
