@@ -24,7 +24,7 @@ from .metrics import MetricNameError, parse_metric
 from .scoring import QueryRecord
 from .settings import Settings, SettingsError, words
 
-VERDICTS = ("passed", "failed", "no-baseline", "refused")
+VERDICTS = ("passed", "failed", "no-baseline", "refused", "skipped")
 SCOPES = ("category", "all")
 UPDATE_HINT = "pytest --retrieval-eval --retrieval-update-baseline"
 
@@ -266,9 +266,22 @@ def run_gate(
     added: set[str] = set()
     removed: set[str] = set()
     changed: set[str] = set()
+    skipped: list[str] = []
     for name in configurations:
         stored = baseline.configurations.get(name)
-        current = {r.id: r for r in results.records(name) if r.evaluated}
+        records = results.records(name)
+        current = {r.id: r for r in records if r.evaluated}
+        if records and not current:
+            # Every item of this configuration was skipped (a missing extra, a skip
+            # mark): nothing to compare, and nothing crashed.
+            reason = next((v for r in records for v in r.violations if v), "")
+            skipped.append(name)
+            result.messages.append(
+                f"gated configuration '{name}' was skipped in this run"
+                + (f" ({reason})" if reason else "")
+                + ": not compared"
+            )
+            continue
         if stored is None:
             result.verdict = "failed"
             result.messages.append(
@@ -353,6 +366,8 @@ def run_gate(
     result.changed = sorted(changed)
     if result.breached:
         result.verdict = "failed"
+    elif skipped and not result.rows and result.verdict == "passed":
+        result.verdict = "skipped"
     return result
 
 

