@@ -117,15 +117,13 @@ def _run_query(query: GoldenQuery, request: pytest.FixtureRequest, retriever: An
         raise ExpectationFailed(explain(query, record, ranking), pytrace=False)
 
 
-def _make_function(
-    query: GoldenQuery, module_name: str, fixture: str, line: int
-) -> Callable[..., None]:
+def _make_function(query: GoldenQuery, module_name: str, fixture: str) -> Callable[..., None]:
     def golden_query(**kwargs: Any) -> None:
         _run_query(query, kwargs["request"], kwargs[fixture])
 
     # Point pytest's report location at the query in its golden file.
     golden_query.__code__ = golden_query.__code__.replace(
-        co_filename=query.path, co_firstlineno=max(line, 1)
+        co_filename=query.path, co_firstlineno=max(query.line, 1)
     )
     golden_query.__module__ = module_name
     golden_query.__name__ = query.id
@@ -168,7 +166,7 @@ class GoldenFile(pytest.Module):
             setattr(
                 module,
                 query.id,
-                _make_function(query, module.__name__, settings.fixture, query.line),
+                _make_function(query, module.__name__, settings.fixture),
             )
         return module
 

@@ -35,7 +35,7 @@ class QueryRecord:
     grades: dict[str, int] = field(default_factory=dict)  # judged ids among ``retrieved``
     duplicates: int = 0
     error: str | None = None
-    violations: list[str] = field(default_factory=list)
+    violations: list[str] = field(default_factory=list)  # expect/forbid misses; a skip's reason
     seconds: float = 0.0
     fingerprint: str = ""
 
