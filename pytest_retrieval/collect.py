@@ -25,6 +25,7 @@ from .settings import Settings
 SETTINGS_KEY = pytest.StashKey[Settings]()
 GOLDEN_SET_KEY = pytest.StashKey[GoldenSet]()
 RECORD_KEY = pytest.StashKey[QueryRecord]()
+SELECTED_KEY = pytest.StashKey[list[str]]()  # configurations with selected golden items
 QUERY_ATTR = "__golden_query__"
 
 

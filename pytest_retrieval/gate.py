@@ -231,6 +231,7 @@ def run_gate(
     collected_files: Iterable[str],
     existing_files: Iterable[str],
     stats: StatsSettings | None = None,
+    selected: set[str] | None = None,
 ) -> GateResult:
     """Compare this run with the baseline; see the module docstring.
 
@@ -238,6 +239,10 @@ def run_gate(
     per-query values (interval of the difference, sign-flip p, Holm across the
     gate's rows). With ``stats.gate_mode == "significant"`` a row is breached
     only when the drop exceeds the tolerance *and* that test is significant.
+
+    ``selected``: the configurations that had items after selection. A gated
+    configuration deselected as a whole (``-k bm25``) is not compared; one that
+    was selected yet sent nothing (a crashed worker) fails the gate.
     """
     stats = stats or StatsSettings()
     result = GateResult(verdict="passed", baseline=shown)
@@ -280,6 +285,13 @@ def run_gate(
                 f"gated configuration '{name}' was skipped in this run"
                 + (f" ({reason})" if reason else "")
                 + ": not compared"
+            )
+            continue
+        if not records and selected is not None and name not in selected:
+            skipped.append(name)
+            result.messages.append(
+                f"gated configuration '{name}' was deselected in this run (-k, -m or the "
+                "paths given): not compared"
             )
             continue
         if stored is None:

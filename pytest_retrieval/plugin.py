@@ -18,6 +18,7 @@ import pytest
 from .collect import (
     GOLDEN_SET_KEY,
     RECORD_KEY,
+    SELECTED_KEY,
     SETTINGS_KEY,
     GoldenFile,
     configuration_of,
@@ -232,11 +233,20 @@ def _is_golden(config: pytest.Config, path: Path) -> bool:
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """On an xdist worker, hand the collected golden ids to the controller."""
+    """Note which configurations have selected items; a worker hands that and the
+    collected golden ids to the controller."""
     config = session.config
+    if not _enabled(config):
+        return
+    fixture = config.stash[SETTINGS_KEY].fixture
+    selected = sorted(
+        {configuration_of(item, fixture)[0] for item in session.items if golden_query_of(item)}
+    )
+    config.stash[SELECTED_KEY] = selected
     workeroutput = getattr(config, "workeroutput", None)
-    if _enabled(config) and isinstance(workeroutput, dict):
+    if isinstance(workeroutput, dict):
         workeroutput["retrieval_golden"] = golden_ids(config)
+        workeroutput["retrieval_selected"] = selected
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

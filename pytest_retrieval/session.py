@@ -26,7 +26,7 @@ from .baseline import (
     read_baseline,
     write_baseline,
 )
-from .collect import golden_ids
+from .collect import SELECTED_KEY, golden_ids
 from .comparisons import StatsSettings
 from .evaluation import Evaluation, analyse
 from .gate import UPDATE_HINT, GateResult, GateSettings, explain, headline, run_gate
@@ -96,6 +96,7 @@ class RetrievalSession:
         self.results = Results()
         self._evaluation: Evaluation | None = None
         self.worker_golden: dict[str, str] = {}
+        self.worker_selected: set[str] = set()
         self.gate: GateResult | None = None
         self.update: UpdateOutcome | None = None
         self.notes: list[str] = []
@@ -111,10 +112,16 @@ class RetrievalSession:
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         output = getattr(node, "workeroutput", None) or {}
         self.worker_golden.update(output.get("retrieval_golden") or {})
+        self.worker_selected.update(output.get("retrieval_selected") or [])
 
     def golden_ids(self) -> dict[str, str]:
         """Every golden query collected (selected or not): id -> file."""
         return {**self.worker_golden, **golden_ids(self.config)}
+
+    def selected_configurations(self) -> set[str]:
+        """Configurations that had golden items left after selection (-k, -m, paths)."""
+        own: list[str] = self.config.stash.get(SELECTED_KEY, [])
+        return self.worker_selected | set(own)
 
     @property
     def baseline_shown(self) -> str:
@@ -206,6 +213,7 @@ class RetrievalSession:
                 set(golden.values()),
                 self._existing_files(stored_paths),
                 self.stats,
+                self.selected_configurations(),
             )
         self._log_verdict(self.gate)
 

@@ -805,6 +805,26 @@ def test_gate_configurations_limits_the_gate(project: pytest.Pytester):
     assert {row["configuration"] for row in done.gate["rows"]} == {"bm25"}
 
 
+def test_a_gated_configuration_deselected_by_k_is_not_compared(project: pytest.Pytester):
+    """`-k bm25` leaves nothing of the gated `fused`: skipped, not a failure (nothing crashed)."""
+    update(project)
+    write_ini(project, "retrieval_gate_configurations = fused")
+    for extra in ((), ("-n", "2")):
+        done = run(project, "-k", "bm25", *extra, subprocess_run=bool(extra))
+        assert done.ret == 0, done.text
+        assert done.gate["verdict"] == "skipped"
+        assert done.gate["rows"] == []
+        assert "retrieval gate: SKIPPED" in done.lines
+        assert "gated configuration 'fused' was deselected in this run" in done.text
+        assert done.gate_case().find("skipped") is not None
+    # a configuration that was selected still gates alongside one that was deselected
+    write_ini(project, "retrieval_gate_configurations = fused bm25")
+    set_plan(project, {"bm25": {"@lexical": "miss"}})
+    done = run(project, "-k", "bm25")
+    assert_failed(done)
+    assert {row["configuration"] for row in done.gate["rows"]} == {"bm25"}
+
+
 def test_gate_metrics_limits_the_gate(project: pytest.Pytester):
     update(project)
     plan = {"*": {"@adversarial": "swap"}}  # an nDCG-only drop
