@@ -12,7 +12,7 @@ from __future__ import annotations
 import inspect
 import time
 import types
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import pytest
@@ -94,11 +94,8 @@ def _run_query(query: GoldenQuery, request: pytest.FixtureRequest, retriever: An
     else:
         try:
             returned = retriever(query)
-            record, ranking = score_query(
-                query, configuration, returned, settings, time.perf_counter() - start, position
-            )
-        except ResultShapeError as exc:
-            record = errored(query, configuration, settings, str(exc), position)
+            if isinstance(returned, Iterator):  # a generator runs the retriever's code too
+                returned = list(returned)
         except Exception as exc:
             record = errored(
                 query,
@@ -107,6 +104,13 @@ def _run_query(query: GoldenQuery, request: pytest.FixtureRequest, retriever: An
                 f"the retriever raised {type(exc).__name__}: {exc}",
                 position,
             )
+        else:
+            try:
+                record, ranking = score_query(
+                    query, configuration, returned, settings, time.perf_counter() - start, position
+                )
+            except ResultShapeError as exc:
+                record = errored(query, configuration, settings, str(exc), position)
     record.seconds = time.perf_counter() - start
     item.stash[RECORD_KEY] = record
     item.user_properties.extend(

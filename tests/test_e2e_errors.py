@@ -451,6 +451,9 @@ queries:
   - id: raises-value-error
     query: anything at all
     relevant: {}
+  - id: generator-raises
+    query: anything at all
+    relevant: {}
   - id: gives-nothing
     query: anything at all
     relevant: {}
@@ -478,11 +481,18 @@ ERRORS_CONFTEST = """\
 import pytest
 
 
+def half_way():
+    yield "weather-forecast"
+    raise RuntimeError("the index went away")
+
+
 @pytest.fixture
 def retriever():
     def search(query):
         if query.id == "raises-value-error":
             raise ValueError("boom")
+        if query.id == "generator-raises":
+            return half_way()
         return {
             "gives-nothing": None,
             "gives-number": 3,
@@ -498,6 +508,7 @@ def retriever():
 # query id -> what the message must name (the exception, or the type that came back)
 ERROR_NAMES = {
     "raises-value-error": [r"\bValueError\b", r"\bboom\b"],
+    "generator-raises": [r"\bRuntimeError\b", r"the index went away"],
     "gives-nothing": [r"\bNone\b"],
     "gives-number": [r"\bint\b"],
     "gives-text": [r"\bstr\b"],
@@ -520,7 +531,7 @@ def test_a_misbehaving_retriever_fails_its_item_scores_zero_and_the_run_goes_on(
         "--junitxml",
         "j.xml",
     )
-    result.assert_outcomes(passed=2, failed=5)
+    result.assert_outcomes(passed=2, failed=6)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     output = result.stdout.str()
     for qid, names in ERROR_NAMES.items():
@@ -548,15 +559,15 @@ def test_a_misbehaving_retriever_fails_its_item_scores_zero_and_the_run_goes_on(
     assert queries["abstains"]["outcome"] == "passed"
     assert queries["abstains"]["metrics"] == {"ndcg@10": 1.0, "mrr": 1.0, "recall@20": 1.0}
     summary = report["configurations"]["default"]["summary"]
-    assert _row(summary["categories"]["broken"]) == {"n": 5, **zero}
+    assert _row(summary["categories"]["broken"]) == {"n": 6, **zero}
     assert _row(summary["categories"]["fine"]) == {
         "n": 2,
         "ndcg@10": 1.0,
         "mrr": 1.0,
         "recall@20": 1.0,
     }
-    assert summary["all"]["n"] == 7
-    assert summary["all"]["mrr"] == pytest.approx(2 / 7, abs=1e-12)
+    assert summary["all"]["n"] == 8
+    assert summary["all"]["mrr"] == pytest.approx(2 / 8, abs=1e-12)
 
     props = e2e_junit_properties(pytester.path / "j.xml")
     assert props["golden.errors.yaml::gives-nothing"] == {
