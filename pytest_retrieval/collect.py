@@ -10,7 +10,6 @@ parametrized fixture out into ``query-id[bm25]``, ``query-id[dense]``... and
 from __future__ import annotations
 
 import inspect
-import time
 import types
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -80,7 +79,6 @@ def _run_query(query: GoldenQuery, request: pytest.FixtureRequest, retriever: An
     item = request.node
     settings = request.config.stash[SETTINGS_KEY]
     configuration, position = configuration_of(item, settings.fixture)
-    start = time.perf_counter()
     ranking: list[str] = []
     if not callable(retriever):
         record = errored(
@@ -106,12 +104,9 @@ def _run_query(query: GoldenQuery, request: pytest.FixtureRequest, retriever: An
             )
         else:
             try:
-                record, ranking = score_query(
-                    query, configuration, returned, settings, time.perf_counter() - start, position
-                )
+                record, ranking = score_query(query, configuration, returned, settings, position)
             except ResultShapeError as exc:
                 record = errored(query, configuration, settings, str(exc), position)
-    record.seconds = time.perf_counter() - start
     item.stash[RECORD_KEY] = record
     item.user_properties.extend(
         (name, "n/a" if value is None else value) for name, value in record.metrics.items()

@@ -36,7 +36,6 @@ class QueryRecord:
     duplicates: int = 0
     error: str | None = None
     violations: list[str] = field(default_factory=list)  # expect/forbid misses; a skip's reason
-    seconds: float = 0.0
     fingerprint: str = ""
 
     def to_plain(self) -> dict[str, Any]:
@@ -101,7 +100,6 @@ def score_query(
     configuration: str,
     returned: Any,
     settings: Settings,
-    seconds: float = 0.0,
     position: int = 0,
 ) -> tuple[QueryRecord, list[str]]:
     """Score what the retriever returned: the record and the whole de-duplicated ranking.
@@ -111,7 +109,6 @@ def score_query(
     ids = ranked_ids(returned)
     ranking, duplicates = dedupe(ids)
     record = base_record(query, configuration, position)
-    record.seconds = seconds
     record.duplicates = duplicates
     depth = settings.depth
     record.retrieved = ranking if depth is None else ranking[:depth]
