@@ -5,8 +5,16 @@ Golden queries in YAML become pytest items; each runs through the user's
 README for the golden file format, the options and the reports.
 """
 
-from .golden import GoldenQuery, load_golden_file
+from .golden import GoldenQuery, RetrievalQuery, load_golden_file
 from .metrics import Conventions, Metric, evaluate, parse_metric
 
-__all__ = ["Conventions", "GoldenQuery", "Metric", "evaluate", "load_golden_file", "parse_metric"]
+__all__ = [
+    "Conventions",
+    "GoldenQuery",
+    "Metric",
+    "RetrievalQuery",
+    "evaluate",
+    "load_golden_file",
+    "parse_metric",
+]
 __version__ = "0.1.0"

@@ -24,7 +24,7 @@ def noise_warnings(
     widest: dict[str, tuple[int, float]] = {}
     for configuration, summary in summaries.items():
         for category, row in summary.categories.items():
-            if row.n >= min_queries:
+            if row.n >= min_queries or row.n == 0:  # n = 0: every item skipped, no numbers
                 continue
             half = max(
                 (

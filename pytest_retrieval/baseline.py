@@ -185,12 +185,32 @@ def read_baseline(path: Path, shown: str | None = None) -> Baseline:
 
 
 def settings_differences(stored: Mapping[str, Any], current: Mapping[str, Any]) -> list[str]:
-    """Each setting that differs, as ``name: baseline X, this run Y``."""
-    out = []
-    for key in sorted(set(stored) | set(current)):
-        if stored.get(key) != current.get(key):
-            out.append(f"{key}: baseline {stored.get(key)!r}, this run {current.get(key)!r}")
-    return out
+    """Each setting that differs, as ``name: baseline X, this run Y``.
+
+    The order of the metrics does not matter: values are stored by metric name.
+    """
+
+    def same(key: str) -> bool:
+        a, b = stored.get(key), current.get(key)
+        if key == "metrics" and isinstance(a, list) and isinstance(b, list):
+            return sorted(map(str, a)) == sorted(map(str, b))
+        return a == b
+
+    return [
+        f"{key}: baseline {stored.get(key)!r}, this run {current.get(key)!r}"
+        for key in sorted(set(stored) | set(current))
+        if not same(key)
+    ]
+
+
+def is_gone(
+    query: BaselineQuery, golden_ids: Mapping[str, str], collected: set[str], existing: set[str]
+) -> bool:
+    """A baseline query no longer in the golden set: its file was collected without it,
+    or its file is gone. A query of a file this run did not collect is not gone."""
+    return query.id not in golden_ids and (
+        query.path in collected or bool(query.path and query.path not in existing)
+    )
 
 
 # --------------------------------------------------------------------------- updating
@@ -205,6 +225,7 @@ class UpdateOutcome:
     kept: dict[str, int]  # configuration -> queries kept from the previous baseline
     dropped: list[str]  # "configuration/query" no longer in any golden file
     reset: list[str]  # settings that differed: the previous baseline was discarded
+    errored: list[str]  # "configuration/query" that errored: not written, previous entry kept
 
 
 def merge_update(
@@ -222,7 +243,7 @@ def merge_update(
     its file. A previous query is dropped when its file was collected and no
     longer holds it, or when its file no longer exists; otherwise it is kept
     (a ``-k`` update or a run over some files replaces only what it ran).
-    Skipped items are not written; a query skipped now keeps its previous entry.
+    Skipped and errored items are not written; such a query keeps its previous entry.
     """
     current = settings.as_dict()
     reset: list[str] = []
@@ -236,19 +257,21 @@ def merge_update(
         if not reset:
             for name, queries in previous.configurations.items():
                 for qid, query in queries.items():
-                    gone = qid not in golden_ids and (
-                        query.path in collected or (query.path and query.path not in existing)
-                    )
-                    if gone:
+                    if is_gone(query, golden_ids, collected, existing):
                         dropped.append(f"{name}/{qid}")
                         continue
                     configurations.setdefault(name, {})[qid] = query
                     kept[name] = kept.get(name, 0) + 1
     updated: dict[str, int] = {}
+    errored: list[str] = []
     for name in results.configurations():
         block = configurations.setdefault(name, {})
         for record in results.records(name):
             if not record.evaluated:
+                continue
+            if record.outcome == "error":
+                # A flaky retriever must not bake zeros into the baseline: keep what was there.
+                errored.append(f"{name}/{record.id}")
                 continue
             if record.id in block:
                 kept[name] -= 1
@@ -265,6 +288,7 @@ def merge_update(
         kept={k: v for k, v in kept.items() if v},
         dropped=sorted(dropped),
         reset=reset,
+        errored=errored,
     )
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from .golden import GoldenFileError, GoldenQuery, GoldenSet, load_golden_file
+from .golden import GoldenFileError, GoldenQuery, GoldenSet, RetrievalQuery, load_golden_file
 from .results import ResultShapeError
 from .scoring import QueryRecord, errored, explain, score_query
 from .settings import Settings
@@ -25,6 +25,7 @@ SETTINGS_KEY = pytest.StashKey[Settings]()
 GOLDEN_SET_KEY = pytest.StashKey[GoldenSet]()
 RECORD_KEY = pytest.StashKey[QueryRecord]()
 SELECTED_KEY = pytest.StashKey[list[str]]()  # configurations with selected golden items
+COLLECTED_KEY = pytest.StashKey[set[str]]()  # configurations collected, before selection
 QUERY_ATTR = "__golden_query__"
 
 
@@ -91,7 +92,7 @@ def _run_query(query: GoldenQuery, request: pytest.FixtureRequest, retriever: An
         )
     else:
         try:
-            returned = retriever(query)
+            returned = retriever(RetrievalQuery.of(query))
             if isinstance(returned, Iterator):  # a generator runs the retriever's code too
                 returned = list(returned)
         except Exception as exc:
@@ -188,6 +189,7 @@ class GoldenFile(pytest.Module):
                 continue
             node.extra_keyword_matches.update({query.category, *query.tags})
             key = (query.id, configuration_of(node, fixture)[0])
+            self.config.stash.setdefault(COLLECTED_KEY, set()).add(key[1])
             if key in seen:
                 raise self.CollectError(_ambiguous(seen[key], node, fixture, *key))
             seen[key] = node

@@ -18,7 +18,7 @@ from typing import Any
 from tabulate import tabulate
 
 from .aggregate import ALL, Results
-from .baseline import Baseline, BaselineQuery, settings_differences
+from .baseline import Baseline, BaselineQuery, is_gone, settings_differences
 from .comparisons import StatsSettings, apply_holm, test_row
 from .metrics import MetricNameError, parse_metric
 from .scoring import QueryRecord
@@ -231,7 +231,8 @@ def run_gate(
     collected_files: Iterable[str],
     existing_files: Iterable[str],
     stats: StatsSettings | None = None,
-    selected: set[str] | None = None,
+    selected_configurations: set[str] | None = None,
+    collected_configurations: set[str] | None = None,
 ) -> GateResult:
     """Compare this run with the baseline; see the module docstring.
 
@@ -240,9 +241,11 @@ def run_gate(
     gate's rows). With ``stats.gate_mode == "significant"`` a row is breached
     only when the drop exceeds the tolerance *and* that test is significant.
 
-    ``selected``: the configurations that had items after selection. A gated
-    configuration deselected as a whole (``-k bm25``) is not compared; one that
-    was selected yet sent nothing (a crashed worker) fails the gate.
+    ``selected_configurations`` and ``collected_configurations``: the configurations
+    that had items after and before selection. A gated configuration deselected as
+    a whole (``-k bm25``) is not compared; one this run does not have at all (a
+    typo, a renamed parameter) or one that was selected yet sent nothing (a crashed
+    worker) fails the gate.
     """
     stats = stats or StatsSettings()
     result = GateResult(verdict="passed", baseline=shown)
@@ -287,7 +290,22 @@ def run_gate(
                 + ": not compared"
             )
             continue
-        if not records and selected is not None and name not in selected:
+        if (
+            collected_configurations is not None
+            and not records
+            and name not in collected_configurations
+        ):
+            result.verdict = "failed"
+            result.messages.append(
+                f"retrieval_gate_configurations names '{name}', which this run does not have "
+                f"(configurations: {', '.join(sorted(collected_configurations)) or 'none'})"
+            )
+            continue
+        if (
+            selected_configurations is not None
+            and not records
+            and name not in selected_configurations
+        ):
             skipped.append(name)
             result.messages.append(
                 f"gated configuration '{name}' was deselected in this run (-k, -m or the "
@@ -301,11 +319,9 @@ def run_gate(
                 "add it, or fix retrieval_gate_configurations"
             )
             continue
-        for qid, query in stored.items():
-            if qid not in golden_ids and (
-                query.path in collected or (query.path and query.path not in existing)
-            ):
-                removed.add(qid)
+        removed.update(
+            qid for qid, query in stored.items() if is_gone(query, golden_ids, collected, existing)
+        )
         added.update(qid for qid in current if qid not in stored)
         pairs: list[tuple[BaselineQuery, QueryRecord]] = []
         for qid in sorted(current):

@@ -7,6 +7,7 @@ one naming the file, the line, the query id, what is wrong and how to fix it.
 
 from __future__ import annotations
 
+import copy
 import difflib
 import functools
 import hashlib
@@ -74,6 +75,31 @@ class GoldenQuery:
             ensure_ascii=False,
         )
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class RetrievalQuery:
+    """What the retriever is handed: the query without its judgments.
+
+    A fresh object per call, with its own copy of ``filters``, so a retriever that
+    edits them cannot change what the next configuration sees.
+    """
+
+    id: str
+    text: str
+    category: str
+    tags: tuple[str, ...]
+    filters: Mapping[str, Any]
+
+    @property
+    def query(self) -> str:
+        """The query text (same as ``.text``)."""
+        return self.text
+
+    @classmethod
+    def of(cls, query: GoldenQuery) -> RetrievalQuery:
+        filters = copy.deepcopy(dict(query.filters)) if query.filters else {}
+        return cls(query.id, query.text, query.category, query.tags, filters)
 
 
 @dataclass(frozen=True)
@@ -326,6 +352,13 @@ class _Checker:
                     qid,
                 )
                 continue
+            if doc in grades:
+                self.add(
+                    key_line,
+                    f"'relevant' names '{doc}' twice (as text and as a number); keep one",
+                    qid,
+                )
+                continue
             if not 0 <= grade <= self.max_grade:
                 self.add(
                     key_line,
@@ -362,6 +395,9 @@ class _Checker:
                 continue
             if not 0.0 <= float(minimum) <= 1.0:
                 self.add(line, f"'expect' {metric.name} must be in 0..1, got {minimum}", qid)
+                continue
+            if metric.name in out:
+                self.add(line, f"'expect' names {metric.name} twice ('{name}' is an alias)", qid)
                 continue
             out[metric.name] = float(minimum)
         return out
@@ -463,7 +499,9 @@ class _Checker:
             )
             ok = False
         tags = get("tags")
-        tags_t = self.text_list(tags, self._line(raw, "tags"), qid, "tags") if tags else ()
+        tags_t = (
+            self.text_list(tags, self._line(raw, "tags"), qid, "tags") if tags is not None else ()
+        )
         filters = get("filters")
         if filters is None:
             filters = {}
@@ -475,11 +513,15 @@ class _Checker:
             )
             ok = False
         expect_raw = get("expect")
-        expect = self.expect(expect_raw, self._line(raw, "expect"), qid) if expect_raw else {}
+        expect = (
+            self.expect(expect_raw, self._line(raw, "expect"), qid)
+            if expect_raw is not None
+            else {}
+        )
         forbid_raw = get("forbid")
         forbid = (
             self.text_list(forbid_raw, self._line(raw, "forbid"), qid, "forbid")
-            if forbid_raw
+            if forbid_raw is not None
             else ()
         )
         skip = self.reason(get("skip"), self._line(raw, "skip"), qid, "skip")

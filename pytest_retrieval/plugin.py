@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from .collect import (
+    COLLECTED_KEY,
     GOLDEN_SET_KEY,
     RECORD_KEY,
     SELECTED_KEY,
@@ -122,7 +123,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="append",
         default=[],
         metavar="PATH",
-        help="write a report: .json or .md by suffix (may repeat)",
+        help="write a report: .json, .md or .html by suffix (may repeat)",
     )
     group.addoption(
         "--retrieval-group-by",
@@ -247,6 +248,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if isinstance(workeroutput, dict):
         workeroutput["retrieval_golden"] = golden_ids(config)
         workeroutput["retrieval_selected"] = selected
+        collected: set[str] = config.stash.get(COLLECTED_KEY, set())
+        workeroutput["retrieval_collected"] = sorted(collected)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

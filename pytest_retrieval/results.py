@@ -32,6 +32,8 @@ def _result_id(result: Any, rank: int) -> str:
                 f"result at rank {rank} is a mapping without an 'id' key: {_describe(result)}"
             )
         doc = result["id"]
+    elif "id" in getattr(result, "_fields", ()):  # a namedtuple with an id field
+        doc = result.id
     elif isinstance(result, tuple) and len(result) == 2:
         doc = result[0]
     elif isinstance(result, list) and len(result) == 2 and isinstance(result[1], numbers.Real):

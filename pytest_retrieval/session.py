@@ -19,6 +19,7 @@ import pytest
 from . import __version__
 from .aggregate import Results
 from .baseline import (
+    Baseline,
     BaselineError,
     BaselineMissing,
     UpdateOutcome,
@@ -26,7 +27,7 @@ from .baseline import (
     read_baseline,
     write_baseline,
 )
-from .collect import SELECTED_KEY, golden_ids
+from .collect import COLLECTED_KEY, SELECTED_KEY, golden_ids
 from .comparisons import StatsSettings
 from .evaluation import Evaluation, analyse
 from .gate import UPDATE_HINT, GateResult, GateSettings, explain, headline, run_gate
@@ -97,9 +98,11 @@ class RetrievalSession:
         self._evaluation: Evaluation | None = None
         self.worker_golden: dict[str, str] = {}
         self.worker_selected: set[str] = set()
+        self.worker_collected: set[str] = set()
         self.gate: GateResult | None = None
         self.update: UpdateOutcome | None = None
         self.notes: list[str] = []
+        self.failed_write = False  # a baseline or report could not be written
         self.written: list[Path] = []
 
     # -- gathering --------------------------------------------------------------------
@@ -113,6 +116,7 @@ class RetrievalSession:
         output = getattr(node, "workeroutput", None) or {}
         self.worker_golden.update(output.get("retrieval_golden") or {})
         self.worker_selected.update(output.get("retrieval_selected") or [])
+        self.worker_collected.update(output.get("retrieval_collected") or [])
 
     def golden_ids(self) -> dict[str, str]:
         """Every golden query collected (selected or not): id -> file."""
@@ -122,6 +126,11 @@ class RetrievalSession:
         """Configurations that had golden items left after selection (-k, -m, paths)."""
         own: list[str] = self.config.stash.get(SELECTED_KEY, [])
         return self.worker_selected | set(own)
+
+    def collected_configurations(self) -> set[str]:
+        """Configurations that had golden items before selection."""
+        own: set[str] = self.config.stash.get(COLLECTED_KEY, set())
+        return self.worker_collected | own
 
     @property
     def baseline_shown(self) -> str:
@@ -149,7 +158,11 @@ class RetrievalSession:
             self._run_gate()
         return outcome
 
-    def _existing_files(self, paths: set[str]) -> set[str]:
+    def _existing_files(self, baseline: Baseline | None) -> set[str]:
+        """The golden files named in the baseline that still exist."""
+        if baseline is None:
+            return set()
+        paths = {q.path for qs in baseline.configurations.values() for q in qs.values()}
         return {p for p in paths if p and (self.config.rootpath / p).exists()}
 
     def _update_baseline(self) -> None:
@@ -164,11 +177,6 @@ class RetrievalSession:
         except BaselineError as exc:
             self.notes.append(f"the previous baseline could not be read and is replaced: {exc}")
         golden = self.golden_ids()
-        stored_paths = (
-            {q.path for qs in previous.configurations.values() for q in qs.values()}
-            if previous
-            else set()
-        )
         provenance = {
             "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "plugin": f"pytest-retrieval {__version__}",
@@ -180,10 +188,23 @@ class RetrievalSession:
             self.settings,
             golden,
             set(golden.values()),
-            self._existing_files(stored_paths),
+            self._existing_files(previous),
             provenance,
         )
-        write_baseline(self.baseline_path, self.update.baseline)
+        if not self.update.updated:
+            self.notes.append(
+                "retrieval baseline not written: no query was evaluated without an error"
+            )
+            self.update = None
+            return
+        try:
+            write_baseline(self.baseline_path, self.update.baseline)
+        except OSError as exc:
+            self.notes.append(
+                f"retrieval baseline NOT written: {self.baseline_shown}: {exc.strerror or exc}"
+            )
+            self.failed_write = True
+            self.update = None
 
     def _run_gate(self) -> None:
         try:
@@ -202,7 +223,6 @@ class RetrievalSession:
             )
         else:
             golden = self.golden_ids()
-            stored_paths = {q.path for qs in baseline.configurations.values() for q in qs.values()}
             self.gate = run_gate(
                 baseline,
                 self.baseline_shown,
@@ -211,9 +231,10 @@ class RetrievalSession:
                 self.gate_settings,
                 golden,
                 set(golden.values()),
-                self._existing_files(stored_paths),
+                self._existing_files(baseline),
                 self.stats,
                 self.selected_configurations(),
+                self.collected_configurations(),
             )
         self._log_verdict(self.gate)
 
@@ -303,7 +324,7 @@ class RetrievalSession:
         tr.write_line(f"retrieval baseline written: {self.baseline_shown} ({written} queries)")
         if update.kept:
             kept = ", ".join(f"{c}: {n}" for c, n in sorted(update.kept.items()))
-            tr.write_line(f"  kept from the previous baseline (not run now): {kept}")
+            tr.write_line(f"  kept from the previous baseline (not run now, or errored): {kept}")
         if update.reset:
             tr.write_line(
                 "  the previous baseline had other settings and was replaced: "
@@ -315,11 +336,19 @@ class RetrievalSession:
                 f"  dropped, no longer in any golden file: {', '.join(update.dropped)}",
                 yellow=True,
             )
+        if update.errored:
+            tr.write_line(
+                "  not written, their retriever errored (previous entries kept): "
+                + ", ".join(update.errored),
+                yellow=True,
+            )
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.failed_write and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
         paths = self.config.getoption("retrieval_report")
-        if not paths or not self.results:
+        if not paths or self.config.option.collectonly:
             return
         golden = self.golden_info()
         verdict = explain(self.gate, self.gate_settings.tolerance) if self.gate else None

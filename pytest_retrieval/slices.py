@@ -105,7 +105,7 @@ def weighted_interval(
         if values and weight > 0:
             strata.append((weight, values))
     if not strata:
-        return Interval(0.0, 0.0, "none")
+        return Interval(0.0, 0.0, "empty")
     total = math.fsum(w for w, _ in strata)
     point = math.fsum(w * math.fsum(v) / len(v) for w, v in strata) / total
     if all(use_resampling(len(v), resamples) for _, v in strata):

@@ -55,14 +55,15 @@ def _sd(values: Sequence[float]) -> float:
 class Interval:
     lo: float
     hi: float
-    method: str  # "bootstrap", "normal" or "none" (fewer than 2 values)
+    method: str  # "bootstrap", "normal", "none" (one value) or "empty" (no value)
 
     @property
     def half_width(self) -> float:
         return (self.hi - self.lo) / 2
 
-    def as_list(self) -> list[float]:
-        return [self.lo, self.hi]
+    def as_list(self) -> list[float] | None:
+        """``[lo, hi]``; None when there was no value to make an interval from."""
+        return None if self.method == "empty" else [self.lo, self.hi]
 
 
 def bootstrap_means(
@@ -97,9 +98,10 @@ def mean_interval(
     :func:`bootstrap_means`); otherwise they are drawn here from ``rng``.
     """
     n = len(values)
-    if n < 2:
-        v = values[0] if values else 0.0
-        return Interval(v, v, "none")
+    if n == 0:
+        return Interval(0.0, 0.0, "empty")
+    if n == 1:
+        return Interval(values[0], values[0], "none")
     if use_resampling(n, resamples):
         means = sorted(boot if boot is not None else bootstrap_means([values], resamples, rng)[0])
         return Interval(quantile(means, 0.025), quantile(means, 0.975), "bootstrap")
@@ -191,7 +193,7 @@ def paired_test(
     wins = sum(1 for d in diffs if d > 1e-12)
     losses = sum(1 for d in diffs if d < -1e-12)
     delta = _mean(diffs) if diffs else 0.0
-    ci = mean_interval(diffs, resamples, rng, boot=boot) if diffs else Interval(0.0, 0.0, "none")
+    ci = mean_interval(diffs, resamples, rng, boot=boot) if diffs else Interval(0.0, 0.0, "empty")
     p, method = sign_flip_p(diffs, resamples, rng)
     return PairedTest(n, delta, ci, p, method, wins, n - wins - losses, losses)
 

@@ -26,7 +26,7 @@ def cell(slice_: Slice, metric: str, markdown: bool) -> str:
     if value is None:
         return "n/a"
     interval = slice_.intervals.get(metric)
-    if interval is None or interval.method == "none":
+    if interval is None or interval.method in ("none", "empty"):
         return fmt(value)
     if markdown:
         return f"{value:.3f} [{interval.lo:.3f}, {interval.hi:.3f}]"

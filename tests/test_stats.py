@@ -379,7 +379,8 @@ def test_mean_interval_normal_branch_above_resample_max_n() -> None:
 
 def test_mean_interval_of_fewer_than_two_values() -> None:
     assert mean_interval([0.4], 100, rng_for(1)) == Interval(0.4, 0.4, "none")
-    assert mean_interval([], 100, rng_for(1)) == Interval(0.0, 0.0, "none")
+    assert mean_interval([], 100, rng_for(1)) == Interval(0.0, 0.0, "empty")
+    assert mean_interval([], 100, rng_for(1)).as_list() is None  # null in the JSON
     constant = mean_interval([0.5] * 10, 100, rng_for(1))
     assert (constant.lo, constant.hi) == pytest.approx((0.5, 0.5))
 
@@ -727,7 +728,7 @@ def test_weighted_interval_is_stratified() -> None:
     assert 0.0 <= first.lo < first.hi <= 1.0
     assert first == weighted_interval(varied, {"a": 3, "b": 1}, "mrr", 2000, 1, "cfg")
     assert first != weighted_interval(varied, {"a": 3, "b": 1}, "mrr", 2000, 2, "cfg")
-    assert weighted_interval(varied, {"zzz": 1}, "mrr", 100, 1).method == "none"
+    assert weighted_interval(varied, {"zzz": 1}, "mrr", 100, 1).method == "empty"
 
 
 def test_weighted_interval_normal_branch_hand_computed() -> None:
