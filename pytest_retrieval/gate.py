@@ -178,11 +178,6 @@ class GateResult:
 # --------------------------------------------------------------------------- comparison
 
 
-def _mean(values: Iterable[float]) -> float:
-    kept = list(values)
-    return math.fsum(kept) / len(kept) if kept else 0.0
-
-
 def _cut_of(metric: str, depth: int | None) -> int | None:
     k = parse_metric(metric).k
     return k if k is not None else depth
@@ -203,8 +198,9 @@ def _worst(
     for _, qid, old, new, before, after in drops[:limit]:
         old_top = old.retrieved[:k] if k is not None else old.retrieved
         new_top = new.retrieved[:k] if k is not None else new.retrieved
-        lost = [d for d in old_top if d not in set(new_top)]
-        gained = [d for d in new_top if d not in set(old_top)]
+        old_set, new_set = set(old_top), set(new_top)
+        lost = [d for d in old_top if d not in new_set]
+        gained = [d for d in new_top if d not in old_set]
         grades = {d: old.grades[d] for d in lost if d in old.grades}
         grades.update({d: new.grades[d] for d in gained if d in new.grades})
         entry: dict[str, Any] = {
@@ -354,8 +350,8 @@ def run_gate(
                         both.append((b, a, o, n))
                 if not both:
                     continue
-                before = _mean(b for b, _, _, _ in both)
-                after = _mean(a for _, a, _, _ in both)
+                before = math.fsum(b for b, _, _, _ in both) / len(both)
+                after = math.fsum(a for _, a, _, _ in both) / len(both)
                 delta = after - before
                 allowed = gate.tolerance.for_metric(metric).allowed(before)
                 row: dict[str, Any] = {

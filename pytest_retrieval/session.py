@@ -100,6 +100,7 @@ class RetrievalSession:
         self.worker_selected: set[str] = set()
         self.worker_collected: set[str] = set()
         self.gate: GateResult | None = None
+        self._gate_text: str | None = None
         self.update: UpdateOutcome | None = None
         self.notes: list[str] = []
         self.failed_write = False  # a baseline or report could not be written
@@ -138,6 +139,13 @@ class RetrievalSession:
             return str(self.baseline_path.relative_to(self.config.rootpath))
         except ValueError:
             return str(self.baseline_path)
+
+    def gate_text(self) -> str:
+        """The gate's explanation (terminal, JUnit, reports), built once."""
+        if self._gate_text is None:
+            assert self.gate is not None
+            self._gate_text = explain(self.gate, self.gate_settings.tolerance)
+        return self._gate_text
 
     @property
     def evaluation(self) -> Evaluation:
@@ -240,7 +248,7 @@ class RetrievalSession:
 
     def _log_verdict(self, gate: GateResult) -> None:
         """Report the verdict as a testcase: JUnit gets it and a failure sets exit code 1."""
-        message = _GateFailure(headline(gate), explain(gate, self.gate_settings.tolerance))
+        message = _GateFailure(headline(gate), self.gate_text())
         hook = self.config.hook
         location = (GATE_NODEID, None, GATE_NODEID)
         hook.pytest_runtest_logstart(nodeid=GATE_NODEID, location=location)
@@ -313,7 +321,7 @@ class RetrievalSession:
             colour = {"passed": "green", "no-baseline": "yellow", "skipped": "yellow"}.get(
                 self.gate.verdict, "red"
             )
-            for i, line in enumerate(explain(self.gate, self.gate_settings.tolerance).splitlines()):
+            for i, line in enumerate(self.gate_text().splitlines()):
                 tr.write_line(line, **({colour: True, "bold": True} if i == 0 else {}))
         for path in self.written:
             tr.write_line(f"retrieval report written: {path}")
@@ -351,7 +359,7 @@ class RetrievalSession:
         if not paths or self.config.option.collectonly:
             return
         golden = self.golden_info()
-        verdict = explain(self.gate, self.gate_settings.tolerance) if self.gate else None
+        verdict = self.gate_text() if self.gate else None
         extra = {"gate": self.gate.as_dict()} if self.gate is not None else None
         suffixes = {Path(p).suffix.lower() for p in paths}
         contents: dict[str, str] = {}

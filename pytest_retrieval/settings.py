@@ -5,6 +5,7 @@ Pure: the hook layer reads the raw values from pytest and hands them here.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,11 +36,11 @@ class Settings:
     max_grade: int = 3
     fixture: str = "retriever"
 
-    @property
+    @functools.cached_property
     def metric_names(self) -> list[str]:
         return [m.name for m in self.metrics]
 
-    @property
+    @functools.cached_property
     def depth(self) -> int | None:
         """How many ranked ids a report keeps: the largest cut, None when no metric has one."""
         return max_cut(self.metrics)
