@@ -85,6 +85,7 @@ def comparison_table(evaluation: Evaluation, style: str = "terminal") -> str:
         headers=["configuration", "category", *metrics],
         tablefmt=TABLEFMT[style],
         disable_numparse=True,
+        colalign=("left", "left", *("right",) * len(metrics)),
     )
 
 
