@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 import yaml
+from references import holm_reference  # beside this file
 
 QUIET = ("-W", "ignore::pytest.PytestAssertRewriteWarning")
 METRICS = ["mrr", "recall@5", "ndcg@10"]
@@ -174,15 +175,6 @@ def categories(report: Mapping[str, Any], configuration: str) -> dict[str, str]:
 
 def fmean(values: Sequence[float]) -> float:
     return math.fsum(values) / len(values)
-
-
-def holm_reference(p: Sequence[float]) -> list[float]:
-    m = len(p)
-    order = sorted(range(m), key=lambda i: p[i])
-    out = [0.0] * m
-    for rank, i in enumerate(order):
-        out[i] = max(min(1.0, (m - j) * p[order[j]]) for j in range(rank + 1))
-    return out
 
 
 def all_intervals(report: Mapping[str, Any]) -> dict[tuple[str, str, str], list[float]]:

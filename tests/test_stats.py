@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from references import holm_reference  # beside this file
 from scipy import stats as sps
 
 from pytest_retrieval.advice import noise_warnings, overlap_warnings, saturation_warnings
@@ -80,16 +81,6 @@ def exact_integer_sign_flip(steps: Sequence[int]) -> float:
     observed = abs(sum(steps))
     totals = np.arange(-span, span + 1)
     return float(law[np.abs(totals) >= observed].sum())
-
-
-def holm_reference(p: Sequence[float]) -> list[float]:
-    """Holm's step-down adjustment by its textbook definition (ties in any order)."""
-    m = len(p)
-    order = sorted(range(m), key=lambda i: p[i])
-    out = [0.0] * m
-    for rank, i in enumerate(order):
-        out[i] = max(min(1.0, (m - j) * p[order[j]]) for j in range(rank + 1))
-    return out
 
 
 def evaluate(results: Results, metrics: Sequence[str], stats: StatsSettings) -> Evaluation:
