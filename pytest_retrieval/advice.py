@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from .aggregate import ALL, ConfigurationSummary
+from .aggregate import ALL, ConfigurationSummary, by_category
 from .metrics import parse_metric
 from .scoring import QueryRecord
 from .stats import Interval
@@ -81,12 +81,8 @@ def saturation_warnings(
     """
     out = []
     for configuration, recs in records.items():
-        by_category: dict[str, list[QueryRecord]] = {}
-        for record in recs:
-            if record.evaluated:
-                by_category.setdefault(record.category, []).append(record)
         found = []
-        for category, group in sorted(by_category.items()):
+        for category, group in sorted(by_category(r for r in recs if r.evaluated).items()):
             saturated = [m for m in metrics if all(r.metrics.get(m) == 1.0 for r in group)]
             if saturated:
                 found.append(f"{category} ({', '.join(saturated)})")

@@ -53,14 +53,19 @@ def summarize_rows(records: Sequence[QueryRecord], metrics: Sequence[str]) -> Ro
     )
 
 
+def by_category(records: Iterable[QueryRecord]) -> dict[str, list[QueryRecord]]:
+    """Records grouped by category, each group in the order given."""
+    groups: dict[str, list[QueryRecord]] = {}
+    for record in records:
+        groups.setdefault(record.category, []).append(record)
+    return groups
+
+
 def summarize(records: Sequence[QueryRecord], metrics: Sequence[str]) -> ConfigurationSummary:
     """Summarize one configuration's records."""
-    by_category: dict[str, list[QueryRecord]] = {}
-    for record in records:
-        by_category.setdefault(record.category, []).append(record)
     return ConfigurationSummary(
         all=summarize_rows(records, metrics),
-        categories={c: summarize_rows(rs, metrics) for c, rs in by_category.items()},
+        categories={c: summarize_rows(rs, metrics) for c, rs in by_category(records).items()},
     )
 
 

@@ -75,11 +75,22 @@ def configuration_of(item: pytest.Item, fixture: str) -> tuple[str, int]:
     return f"{fixture}{index}", index
 
 
+CONFIGURATION_KEY = pytest.StashKey[tuple[str, int]]()
+
+
+def item_configuration(item: pytest.Item, fixture: str) -> tuple[str, int]:
+    """:func:`configuration_of`, worked out once per item and kept on it."""
+    found = item.stash.get(CONFIGURATION_KEY, None)
+    if found is None:
+        found = item.stash[CONFIGURATION_KEY] = configuration_of(item, fixture)
+    return found
+
+
 def _run_query(query: GoldenQuery, request: pytest.FixtureRequest, retriever: Any) -> None:
     """The body of every golden item: run, score, record, then pass or fail."""
     item = request.node
     settings = request.config.stash[SETTINGS_KEY]
-    configuration, position = configuration_of(item, settings.fixture)
+    configuration, position = item_configuration(item, settings.fixture)
     ranking: list[str] = []
     if not callable(retriever):
         record = errored(
@@ -188,7 +199,7 @@ class GoldenFile(pytest.Module):
             if query is None:
                 continue
             node.extra_keyword_matches.update({query.category, *query.tags})
-            key = (query.id, configuration_of(node, fixture)[0])
+            key = (query.id, item_configuration(node, fixture)[0])
             self.config.stash.setdefault(COLLECTED_KEY, set()).add(key[1])
             if key in seen:
                 raise self.CollectError(_ambiguous(seen[key], node, fixture, *key))

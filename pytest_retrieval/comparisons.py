@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .aggregate import ALL, Results
+from .aggregate import ALL, Results, by_category
 from .scoring import QueryRecord
 from .settings import SettingsError, parse_int
 from .stats import (
@@ -124,11 +124,9 @@ def record_intervals(
 SharedBoot = dict[str, dict[tuple[str, str], list[float]]]
 
 
-def _by_category(records: Sequence[QueryRecord]) -> dict[str, list[QueryRecord]]:
-    out: dict[str, list[QueryRecord]] = {ALL: list(records)}
-    for record in records:
-        out.setdefault(record.category, []).append(record)
-    return out
+def _with_all(records: Sequence[QueryRecord]) -> dict[str, list[QueryRecord]]:
+    """``all`` and each category's records."""
+    return {ALL: list(records), **by_category(records)}
 
 
 def shared_bootstrap(results: Results, metrics: Sequence[str], stats: StatsSettings) -> SharedBoot:
@@ -140,7 +138,7 @@ def shared_bootstrap(results: Results, metrics: Sequence[str], stats: StatsSetti
     configurations. Other categories fall back to their own draws.
     """
     per_configuration = {
-        c: _by_category([r for r in results.records(c) if r.evaluated])
+        c: _with_all([r for r in results.records(c) if r.evaluated])
         for c in results.configurations()
     }
     categories = sorted({cat for groups in per_configuration.values() for cat in groups})
@@ -170,7 +168,7 @@ def summary_intervals(
     out: dict[str, dict[str, dict[str, Interval]]] = {}
     for configuration in results.configurations():
         rows: dict[str, dict[str, Interval]] = {}
-        for category, records in sorted(_by_category(results.records(configuration)).items()):
+        for category, records in sorted(_with_all(results.records(configuration)).items()):
             boots = shared.get(category)
             if boots is None:
                 rows[category] = record_intervals(records, metrics, stats, configuration, category)

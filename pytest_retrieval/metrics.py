@@ -20,6 +20,7 @@ Conventions, written down once:
 from __future__ import annotations
 
 import difflib
+import functools
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -192,8 +193,10 @@ def _suggest(word: str) -> str:
     return f" (did you mean '{close[0]}'?)" if close else ""
 
 
+@functools.lru_cache(maxsize=1024)
 def parse_metric(name: str) -> Metric:
-    """Parse ``nDCG@10``, ``RR``, ``recall@20``... into a :class:`Metric`."""
+    """Parse ``nDCG@10``, ``RR``, ``recall@20``... into a :class:`Metric` (memoised:
+    expectations are parsed per item)."""
     if not isinstance(name, str):
         raise MetricNameError(f"metric name must be text, got {type(name).__name__} {name!r}")
     match = _NAME.match(name)

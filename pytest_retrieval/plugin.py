@@ -22,9 +22,9 @@ from .collect import (
     SELECTED_KEY,
     SETTINGS_KEY,
     GoldenFile,
-    configuration_of,
     golden_ids,
     golden_query_of,
+    item_configuration,
 )
 from .comparisons import parse_stats_settings
 from .gate import parse_gate_settings
@@ -241,7 +241,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         return
     fixture = config.stash[SETTINGS_KEY].fixture
     selected = sorted(
-        {configuration_of(item, fixture)[0] for item in session.items if golden_query_of(item)}
+        {item_configuration(item, fixture)[0] for item in session.items if golden_query_of(item)}
     )
     config.stash[SELECTED_KEY] = selected
     workeroutput = getattr(config, "workeroutput", None)
@@ -267,7 +267,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if query is None:
         return
     settings = item.config.stash[SETTINGS_KEY]
-    configuration, _ = configuration_of(item, settings.fixture)
+    configuration, _ = item_configuration(item, settings.fixture)
     item.user_properties.extend([("configuration", configuration), ("category", query.category)])
 
 
@@ -300,27 +300,19 @@ def pytest_runtest_makereport(
     query = golden_query_of(item)
     if query is None:
         return report
+    if call.when == "teardown" or (call.when == "setup" and report.passed):
+        return report
     settings = item.config.stash[SETTINGS_KEY]
-    if call.when == "call":
-        record = item.stash.get(RECORD_KEY, None)
-        if record is None:  # the item was skipped or stopped before scoring
-            configuration, position = configuration_of(item, settings.fixture)
-            if report.skipped and not hasattr(report, "wasxfail"):
-                record = skipped(query, configuration, settings, _short(call), position)
-            else:
-                record = errored(query, configuration, settings, _short(call), position)
-        record.outcome = _outcome(report, record.error is not None)
-        report.retrieval = record.to_plain()  # type: ignore[attr-defined]
-    elif call.when == "setup" and not report.passed:
-        configuration, position = configuration_of(item, settings.fixture)
-        if report.skipped:
-            reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else ""
+    record = item.stash.get(RECORD_KEY, None) if call.when == "call" else None
+    if record is None:  # skipped, or stopped in setup or before scoring
+        configuration, position = item_configuration(item, settings.fixture)
+        if report.skipped and not hasattr(report, "wasxfail"):
+            reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else _short(call)
             record = skipped(query, configuration, settings, str(reason), position)
         else:
-            record = errored(
-                query, configuration, settings, f"setup failed: {_short(call)}", position
-            )
+            prefix = "setup failed: " if call.when == "setup" else ""
+            record = errored(query, configuration, settings, prefix + _short(call), position)
             item.user_properties.extend((name, 0.0) for name in record.metrics)
-        record.outcome = _outcome(report, record.error is not None)
-        report.retrieval = record.to_plain()  # type: ignore[attr-defined]
+    record.outcome = _outcome(report, record.error is not None)
+    report.retrieval = record.to_plain()  # type: ignore[attr-defined]
     return report

@@ -9,7 +9,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .aggregate import Row, mean
+from .aggregate import Row, by_category, mean
 from .scoring import QueryRecord
 from .settings import SettingsError
 from .stats import Z975, Interval, quantile, rng_for, use_resampling
@@ -62,24 +62,21 @@ def weighted_row(
     records: Sequence[QueryRecord], weights: Mapping[str, float], metrics: Sequence[str]
 ) -> tuple[Row, list[str]] | None:
     """Σ w_c · mean_c / Σ w_c over weighted categories present; and categories left out."""
-    by_category: dict[str, list[QueryRecord]] = {}
-    for record in records:
-        if record.evaluated:
-            by_category.setdefault(record.category, []).append(record)
-    used = {c: w for c, w in weights.items() if c in by_category and w > 0}
+    groups = by_category(r for r in records if r.evaluated)
+    used = {c: w for c, w in weights.items() if c in groups and w > 0}
     if not used:
         return None
     values: dict[str, float | None] = {}
     for metric in metrics:
         parts = []
         for category, weight in sorted(used.items()):
-            m = mean(r.metrics.get(metric) for r in by_category[category])
+            m = mean(r.metrics.get(metric) for r in groups[category])
             if m is not None:
                 parts.append((weight, m))
         weight_sum = math.fsum(w for w, _ in parts)
         values[metric] = math.fsum(w * m for w, m in parts) / weight_sum if parts else None
-    n = sum(len(by_category[c]) for c in used)
-    left_out = sorted(c for c in by_category if c not in used)
+    n = sum(len(groups[c]) for c in used)
+    left_out = sorted(c for c in groups if c not in used)
     return Row(n=n, values=values), left_out
 
 
