@@ -41,6 +41,7 @@ QUERY_KEYS = (
 DEFAULT_KEYS = ("category", "tags", "filters", "expect", "forbid", "skip", "xfail")
 FILE_KEYS = ("defaults", "queries")
 DEFAULT_CATEGORY = "uncategorized"
+RESERVED_CATEGORIES = ("all", "all (weighted)")  # the tables' overall rows
 _FORBIDDEN_ID_CHARS = ("[", "]", "::")
 
 
@@ -495,6 +496,14 @@ class _Checker:
             self.add(
                 self._line(raw, "category"),
                 f"'category' must be non-empty text, got {_type_name(category)}",
+                qid,
+            )
+            ok = False
+        elif category in RESERVED_CATEGORIES:
+            self.add(
+                self._line(raw, "category"),
+                f"category '{category}' is reserved for the overall row of the tables; "
+                "choose another name",
                 qid,
             )
             ok = False

@@ -190,3 +190,13 @@ def test_an_id_written_as_number_and_as_text_is_an_error(tmp_path: Path) -> None
     with pytest.raises(GoldenFileError) as info:
         load_golden_file(path)
     assert "'relevant' names '42' twice" in str(info.value)
+
+
+def test_a_category_named_like_the_overall_row_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "g.yaml"
+    path.write_text(
+        "queries:\n  - id: q\n    query: text\n    category: all\n    relevant: {a: 1}\n"
+    )
+    with pytest.raises(GoldenFileError) as info:
+        load_golden_file(path)
+    assert "g.yaml:4: query 'q': category 'all' is reserved" in str(info.value)
