@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .aggregate import Results, summarize
-from .atomic import write_atomic
+from .io.atomic import write_atomic
 from .scoring import QueryRecord
 from .settings import Settings
 

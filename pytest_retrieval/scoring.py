@@ -13,8 +13,8 @@ from typing import Any
 
 from .golden import GoldenQuery
 from .metrics import Metric, evaluate, parse_metrics
-from .results import dedupe, ranked_ids
 from .settings import Settings
+from .shapes import dedupe, ranked_ids
 
 OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
 
@@ -104,7 +104,7 @@ def score_query(
 ) -> tuple[QueryRecord, list[str]]:
     """Score what the retriever returned: the record and the whole de-duplicated ranking.
 
-    Raises :class:`~pytest_retrieval.results.ResultShapeError` for a non-ranking.
+    Raises :class:`~pytest_retrieval.shapes.ResultShapeError` for a non-ranking.
     """
     ids = ranked_ids(returned)
     ranking, duplicates = dedupe(ids)

@@ -51,7 +51,7 @@ from typing import Any
 import pytest
 
 import pytest_retrieval
-from pytest_retrieval import atomic
+from pytest_retrieval.io import atomic
 
 # --------------------------------------------------------------------------- the project
 
@@ -1123,7 +1123,7 @@ def test_interrupted_update_keeps_the_old_baseline(
 ):
     """The rename, the moment the new baseline would become visible, fails.
 
-    In-process, ``os.replace`` as :mod:`pytest_retrieval.atomic` calls it raises for
+    In-process, ``os.replace`` as :mod:`pytest_retrieval.io.atomic` calls it raises for
     the baseline (and only for it): the temporary file was written and fsynced, so
     this is the latest possible point of failure, and the exception path (a full
     disk, Ctrl-C) is where the plugin has to clean up after itself.

@@ -10,7 +10,7 @@ from textwrap import dedent
 import pytest
 
 from pytest_retrieval.golden import GoldenFileError, load_golden_file
-from pytest_retrieval.results import ranked_ids
+from pytest_retrieval.shapes import ranked_ids
 
 GOLDEN = """\
 queries:

@@ -25,9 +25,9 @@ from pytest_retrieval.metrics import (
     parse_metric,
     parse_metrics,
 )
-from pytest_retrieval.results import ResultShapeError, dedupe, ranked_ids
 from pytest_retrieval.scoring import score_query
 from pytest_retrieval.settings import Settings
+from pytest_retrieval.shapes import ResultShapeError, dedupe, ranked_ids
 
 
 def score(ranking, judgments, *names, **conventions):

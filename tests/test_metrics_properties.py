@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_retrieval.metrics import Conventions, dcg, evaluate, parse_metric, parse_metrics
-from pytest_retrieval.results import dedupe
+from pytest_retrieval.shapes import dedupe
 
 FAST = settings(max_examples=200, deadline=None)
 

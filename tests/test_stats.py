@@ -27,6 +27,7 @@ from pytest_retrieval.aggregate import ALL, Results, Row
 from pytest_retrieval.comparisons import StatsSettings, parse_stats_settings, record_intervals
 from pytest_retrieval.evaluation import Evaluation, Slice, analyse
 from pytest_retrieval.metrics import parse_metrics
+from pytest_retrieval.report.tables import cell
 from pytest_retrieval.scoring import QueryRecord
 from pytest_retrieval.settings import Settings, SettingsError
 from pytest_retrieval.slices import (
@@ -50,7 +51,6 @@ from pytest_retrieval.stats import (
     rng_for,
     sign_flip_p,
 )
-from pytest_retrieval.tables import cell
 
 Z = 1.959964  # as written in the issue: the 97.5% normal quantile
 

@@ -12,8 +12,8 @@ from typing import Any
 
 from tabulate import tabulate
 
-from .aggregate import ALL
-from .evaluation import Evaluation, Slice
+from ..aggregate import ALL
+from ..evaluation import Evaluation, Slice
 
 
 def fmt(value: float | None) -> str:

@@ -2,9 +2,9 @@
 
 Loaded through the ``pytest11`` entry point. Without ``--retrieval-eval`` every
 hook returns at once and nothing is collected. With it, golden files become
-items (:mod:`pytest_retrieval.collect`), each item's record travels on its
+items (:mod:`pytest_retrieval.plugin.collect`), each item's record travels on its
 report (so xdist workers need nothing else), and the controller's
-:class:`~pytest_retrieval.session.RetrievalSession` aggregates, prints and writes.
+:class:`~pytest_retrieval.plugin.session.RetrievalSession` aggregates, prints and writes.
 """
 
 from __future__ import annotations
@@ -15,6 +15,13 @@ from typing import Any
 
 import pytest
 
+from ..comparisons import parse_stats_settings
+from ..gate import parse_gate_settings
+from ..golden import GoldenSet
+from ..report.writers import ReportPathError, check_report_path
+from ..scoring import errored, skipped
+from ..settings import SettingsError, parse_settings
+from ..slices import parse_group_by
 from .collect import (
     COLLECTED_KEY,
     GOLDEN_SET_KEY,
@@ -26,14 +33,7 @@ from .collect import (
     golden_query_of,
     item_configuration,
 )
-from .comparisons import parse_stats_settings
-from .gate import parse_gate_settings
-from .golden import GoldenSet
-from .report import ReportPathError, check_report_path
-from .scoring import errored, skipped
 from .session import RetrievalSession
-from .settings import SettingsError, parse_settings
-from .slices import parse_group_by
 
 INI_KEYS: dict[str, tuple[str, str | None, Any]] = {
     # name: (help, type, default)

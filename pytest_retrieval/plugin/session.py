@@ -16,9 +16,9 @@ from typing import Any, cast
 
 import pytest
 
-from . import __version__
-from .aggregate import Results
-from .baseline import (
+from .. import __version__
+from ..aggregate import Results
+from ..baseline import (
     Baseline,
     BaselineError,
     BaselineMissing,
@@ -27,16 +27,16 @@ from .baseline import (
     read_baseline,
     write_baseline,
 )
+from ..comparisons import StatsSettings
+from ..evaluation import Evaluation, analyse
+from ..gate import UPDATE_HINT, GateResult, GateSettings, explain, headline, run_gate
+from ..golden import golden_digest
+from ..report.tables import render
+from ..report.writers import build_report, html_report, markdown_report, write_reports
+from ..scoring import QueryRecord
+from ..settings import Settings
+from ..slices import GroupBy
 from .collect import COLLECTED_KEY, SELECTED_KEY, golden_ids
-from .comparisons import StatsSettings
-from .evaluation import Evaluation, analyse
-from .gate import UPDATE_HINT, GateResult, GateSettings, explain, headline, run_gate
-from .golden import golden_digest
-from .report import build_report, html_report, markdown_report, write_reports
-from .scoring import QueryRecord
-from .settings import Settings
-from .slices import GroupBy
-from .tables import render
 
 GATE_NODEID = "retrieval-gate"
 

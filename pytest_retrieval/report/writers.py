@@ -7,10 +7,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .aggregate import Results
-from .atomic import write_atomic
-from .evaluation import Evaluation
-from .settings import Settings
+from ..aggregate import Results
+from ..evaluation import Evaluation
+from ..io.atomic import write_atomic
+from ..settings import Settings
 from .tables import render
 
 FORMAT = "pytest-retrieval-report"

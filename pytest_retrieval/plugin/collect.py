@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from .golden import GoldenFileError, GoldenQuery, GoldenSet, RetrievalQuery, load_golden_file
-from .results import ResultShapeError
-from .scoring import QueryRecord, errored, explain, score_query
-from .settings import Settings
+from ..golden import GoldenFileError, GoldenQuery, GoldenSet, RetrievalQuery, load_golden_file
+from ..scoring import QueryRecord, errored, explain, score_query
+from ..settings import Settings
+from ..shapes import ResultShapeError
 
 SETTINGS_KEY = pytest.StashKey[Settings]()
 GOLDEN_SET_KEY = pytest.StashKey[GoldenSet]()

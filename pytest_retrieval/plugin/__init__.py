@@ -1,0 +1,1 @@
+"""The pytest layer: the only code of the package that imports pytest."""
