@@ -22,14 +22,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from pytest_retrieval.aggregate import Results
-from pytest_retrieval.golden import load_golden_file
+from pytest_retrieval.aggregate import summaries
+from pytest_retrieval.io.golden_yaml import load_golden_file
+from pytest_retrieval.model import Results
 from pytest_retrieval.scoring import score_query
 from pytest_retrieval.settings import parse_settings
 
 CATEGORIES = ("exact-name", "paraphrase", "filtered", "no-result", "adversarial")
 
-CONFTEST = '''
+CONFTEST = """
 import json, pytest
 from pathlib import Path
 RANKINGS = json.loads((Path(__file__).parent / "rankings.json").read_text())
@@ -41,7 +42,7 @@ def retriever(request):
         ranking = RANKINGS[query.id]
         return ranking[shift:] + ranking[:shift]
     return search
-'''
+"""
 
 
 def write_project(root: Path, n: int, configurations: list[str]) -> None:
@@ -57,8 +58,10 @@ def write_project(root: Path, n: int, configurations: list[str]) -> None:
         docs = rng.sample(range(5000), 8)
         rel = {} if category == "no-result" else {f"d{d}": rng.randint(0, 3) for d in docs[:4]}
         rel_text = "{" + ", ".join(f"{d}: {g}" for d, g in rel.items()) + "}"
-        lines.append(f"  - {{id: {qid}, query: generated query {i}, category: {category}, "
-                     f"relevant: {rel_text}}}")
+        lines.append(
+            f"  - {{id: {qid}, query: generated query {i}, category: {category}, "
+            f"relevant: {rel_text}}}"
+        )
         rankings[qid] = [f"d{d}" for d in docs] + [f"d{rng.randrange(5000)}" for _ in range(12)]
     (root / "golden" / "generated.yaml").write_text("\n".join(lines) + "\n")
     (root / "rankings.json").write_text(json.dumps(rankings))
@@ -80,7 +83,7 @@ def reference(root: Path, configurations: list[str]) -> float:
             shifted = ranking[position:] + ranking[:position]
             record, _ = score_query(query, configuration, shifted, settings, position=position)
             results.add(record)
-    results.summaries(settings.metric_names)
+    summaries(results, settings.metric_names)
     return time.perf_counter() - start
 
 
@@ -101,17 +104,32 @@ def main(argv: list[str]) -> None:
         root = Path(tmp)
         write_project(root, n, configurations)
         core = reference(root, configurations)
-        base = [sys.executable, "-m", "pytest", "--retrieval-eval", "-q", "-p", "no:randomly",
-                "-p", "no:cacheprovider"]
+        base = [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--retrieval-eval",
+            "-q",
+            "-p",
+            "no:randomly",
+            "-p",
+            "no:cacheprovider",
+        ]
         collect, collect_line = timed([*base, "--collect-only"], root)
         run, run_line = timed([*base, "--retrieval-report", "r.json"], root)
     print(f"{n} queries x {c} configurations = {items} items")
-    print(f"  core only (parse, score, aggregate; no pytest) {core:8.2f} s  "
-          f"{core / items * 1000:6.3f} ms/item")
-    print(f"  pytest --collect-only                          {collect:8.2f} s  "
-          f"{collect / items * 1000:6.3f} ms/item   [{collect_line}]")
-    print(f"  pytest --retrieval-eval (whole run, report)    {run:8.2f} s  "
-          f"{run / items * 1000:6.3f} ms/item   [{run_line}]")
+    print(
+        f"  core only (parse, score, aggregate; no pytest) {core:8.2f} s  "
+        f"{core / items * 1000:6.3f} ms/item"
+    )
+    print(
+        f"  pytest --collect-only                          {collect:8.2f} s  "
+        f"{collect / items * 1000:6.3f} ms/item   [{collect_line}]"
+    )
+    print(
+        f"  pytest --retrieval-eval (whole run, report)    {run:8.2f} s  "
+        f"{run / items * 1000:6.3f} ms/item   [{run_line}]"
+    )
 
 
 if __name__ == "__main__":

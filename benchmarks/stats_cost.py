@@ -23,12 +23,12 @@ import random
 import sys
 import time
 
-from pytest_retrieval.aggregate import Results
-from pytest_retrieval.comparisons import StatsSettings
+from pytest_retrieval.aggregate import summaries
 from pytest_retrieval.evaluation import analyse
 from pytest_retrieval.golden import GoldenQuery
+from pytest_retrieval.model import Results
 from pytest_retrieval.scoring import score_query
-from pytest_retrieval.settings import parse_settings
+from pytest_retrieval.settings import StatsSettings, parse_settings
 
 CATEGORIES = ("exact-name", "paraphrase", "filtered", "no-result", "adversarial")
 CONFIGURATIONS = ("bm25", "dense", "fused")
@@ -43,8 +43,9 @@ def make_queries(n: int, rng: random.Random) -> list[GoldenQuery]:
         else:
             docs = rng.sample(range(2000), 6)
             relevant = {f"d{d}": rng.randint(0, 3) for d in docs}
-        queries.append(GoldenQuery(id=f"q{i:06d}", text=f"query {i}", category=category,
-                                   relevant=relevant))
+        queries.append(
+            GoldenQuery(id=f"q{i:06d}", text=f"query {i}", category=category, relevant=relevant)
+        )
     return queries
 
 
@@ -70,16 +71,23 @@ def run(n: int, with_pytest: bool = False) -> None:
         for query, ranking in zip(queries, rankings[configuration], strict=True):
             record, _ = score_query(query, configuration, ranking, settings, position=position)
             results.add(record)
-    results.summaries(settings.metric_names)
+    summaries(results, settings.metric_names)
     evaluation_seconds = time.perf_counter() - start
 
     start = time.perf_counter()
     evaluation = analyse(results, settings, StatsSettings())
     stats_seconds = time.perf_counter() - start
-    methods = sorted({iv.method for rows in evaluation.intervals.values()
-                      for cells in rows.values() for iv in cells.values()})
-    tests = sorted({r["method"] for r in evaluation.comparisons.rows}) if evaluation.comparisons \
-        else []
+    methods = sorted(
+        {
+            iv.method
+            for rows in evaluation.intervals.values()
+            for cells in rows.values()
+            for iv in cells.values()
+        }
+    )
+    tests = (
+        sorted({r["method"] for r in evaluation.comparisons.rows}) if evaluation.comparisons else []
+    )
     print(
         f"{n:>7} queries x {len(CONFIGURATIONS)} configurations: "
         f"core evaluation {evaluation_seconds:7.2f} s | statistics {stats_seconds:7.2f} s "
@@ -106,9 +114,20 @@ def pytest_run(n: int) -> float:
         write_project(Path(tmp), n, list(CONFIGURATIONS))
         start = time.perf_counter()
         subprocess.run(
-            [sys.executable, "-m", "pytest", "--retrieval-eval", "-q", "-p", "no:randomly",
-             "-p", "no:cacheprovider"],
-            cwd=tmp, capture_output=True, check=False,
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "--retrieval-eval",
+                "-q",
+                "-p",
+                "no:randomly",
+                "-p",
+                "no:cacheprovider",
+            ],
+            cwd=tmp,
+            capture_output=True,
+            check=False,
         )
         return time.perf_counter() - start
 

@@ -5,7 +5,8 @@ Golden queries in YAML become pytest items; each runs through the user's
 README for the golden file format, the options and the reports.
 """
 
-from .golden import GoldenQuery, RetrievalQuery, load_golden_file
+from .golden import GoldenQuery, RetrievalQuery
+from .io.golden_yaml import load_golden_file
 from .metrics import Conventions, Metric, evaluate, parse_metric
 
 __all__ = [

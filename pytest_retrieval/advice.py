@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from .aggregate import ALL, ConfigurationSummary, by_category
+from .aggregate import ConfigurationSummary
 from .metrics import parse_metric
-from .scoring import QueryRecord
+from .model import ALL, QueryRecord, by_category
 from .stats import Interval
 
 OVERLAP_RECALL = 0.95
@@ -82,7 +82,7 @@ def saturation_warnings(
     out = []
     for configuration, recs in records.items():
         found = []
-        for category, group in sorted(by_category(r for r in recs if r.evaluated).items()):
+        for category, group in sorted(by_category([r for r in recs if r.evaluated]).items()):
             saturated = [m for m in metrics if all(r.metrics.get(m) == 1.0 for r in group)]
             if saturated:
                 found.append(f"{category} ({', '.join(saturated)})")

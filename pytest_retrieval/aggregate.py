@@ -1,25 +1,17 @@
 """Aggregate per-query records into per-configuration, per-category means.
 
-Pure. Means use :func:`math.fsum` over values sorted by query id, so a serial
-run and an xdist run (reports in another order) give bit-identical numbers.
+Pure. Means come from :func:`pytest_retrieval.stats.mean` (``math.fsum`` over values
+in query-id order), so a serial run and an xdist run (reports in another order)
+give bit-identical numbers.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
-from .scoring import QueryRecord
-
-ALL = "all"
-
-
-def mean(values: Iterable[float | None]) -> float | None:
-    """fsum mean of the non-None values; None when there are none."""
-    kept = [v for v in values if v is not None]
-    return math.fsum(kept) / len(kept) if kept else None
+from .model import ALL, ConfigurationRecords, QueryRecord, Results
+from .stats import mean
 
 
 @dataclass
@@ -29,7 +21,7 @@ class Row:
     n: int
     values: dict[str, float | None]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"n": self.n, **self.values}
 
 
@@ -46,54 +38,22 @@ class ConfigurationSummary:
 
 
 def summarize_rows(records: Sequence[QueryRecord], metrics: Sequence[str]) -> Row:
-    evaluated = sorted((r for r in records if r.evaluated), key=lambda r: r.id)
+    """n and the means of the evaluated records (given in id order)."""
+    evaluated = [r for r in records if r.evaluated]
     return Row(
         n=len(evaluated),
         values={m: mean(r.metrics.get(m) for r in evaluated) for m in metrics},
     )
 
 
-def by_category(records: Iterable[QueryRecord]) -> dict[str, list[QueryRecord]]:
-    """Records grouped by category, each group in the order given."""
-    groups: dict[str, list[QueryRecord]] = {}
-    for record in records:
-        groups.setdefault(record.category, []).append(record)
-    return groups
-
-
-def summarize(records: Sequence[QueryRecord], metrics: Sequence[str]) -> ConfigurationSummary:
-    """Summarize one configuration's records."""
+def summarize(view: ConfigurationRecords, metrics: Sequence[str]) -> ConfigurationSummary:
+    """Summarize one configuration's records (categories of skipped items included, n = 0)."""
     return ConfigurationSummary(
-        all=summarize_rows(records, metrics),
-        categories={c: summarize_rows(rs, metrics) for c, rs in by_category(records).items()},
+        all=summarize_rows(view.evaluated, metrics),
+        categories={c: summarize_rows(rs, metrics) for c, rs in view.categories.items()},
     )
 
 
-class Results:
-    """Every record of a run, grouped by configuration.
-
-    Configurations are ordered as the retriever fixture's params, whatever order
-    the reports arrived in (xdist).
-    """
-
-    def __init__(self) -> None:
-        self.by_configuration: dict[str, dict[str, QueryRecord]] = {}
-        self._position: dict[str, int] = {}
-
-    def add(self, record: QueryRecord) -> None:
-        self.by_configuration.setdefault(record.configuration, {})[record.id] = record
-        self._position.setdefault(record.configuration, record.position)
-
-    def __bool__(self) -> bool:
-        return bool(self.by_configuration)
-
-    def configurations(self) -> list[str]:
-        return sorted(self.by_configuration, key=lambda c: (self._position[c], c))
-
-    def records(self, configuration: str) -> list[QueryRecord]:
-        """One configuration's records, sorted by query id."""
-        found = self.by_configuration.get(configuration, {})
-        return [found[qid] for qid in sorted(found)]
-
-    def summaries(self, metrics: Sequence[str]) -> dict[str, ConfigurationSummary]:
-        return {c: summarize(self.records(c), metrics) for c in self.configurations()}
+def summaries(results: Results, metrics: Sequence[str]) -> dict[str, ConfigurationSummary]:
+    """Every configuration's summary, in the fixture's parameter order."""
+    return {c: summarize(results.view(c), metrics) for c in results.configurations()}

@@ -1,22 +1,24 @@
-"""Intervals for summary rows and paired comparisons of configurations (CONTRACT §6).
+"""Intervals for summary rows and paired comparisons of configurations.
 
 Pure. Builds on :mod:`pytest_retrieval.stats`: every summary cell gets a 95%
 interval; every configuration is compared with a reference on the same queries
 (mean difference, paired bootstrap interval, sign-flip p-value, wins/ties/losses),
-per category and for ``all``, with Holm-Bonferroni across the whole table.
+per category and for ``all``, with Holm-Bonferroni across the whole table
+(README: Statistics).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Protocol
 
-from .aggregate import ALL, Results, by_category
-from .scoring import QueryRecord
-from .settings import SettingsError, parse_int
+from .model import ALL, QueryRecord, Results
+from .settings import StatsSettings
 from .stats import (
     Interval,
+    PairedTest,
+    TestMethod,
     bootstrap_means,
     holm,
     mean_interval,
@@ -24,72 +26,6 @@ from .stats import (
     rng_for,
     use_resampling,
 )
-
-GATE_MODES = ("absolute", "significant")
-
-
-@dataclass(frozen=True)
-class StatsSettings:
-    seed: int = 1
-    resamples: int = 10_000
-    reference: str | None = None
-    alpha: float = 0.05
-    min_queries: int = 30
-    weights: Mapping[str, float] = field(default_factory=dict)
-    gate_mode: str = "absolute"
-
-
-def parse_stats_settings(ini: Mapping[str, Any]) -> StatsSettings:
-    """Build :class:`StatsSettings` from raw ini values (empty values take defaults)."""
-
-    def text(key: str) -> str:
-        value = ini.get(key)
-        if isinstance(value, list):
-            value = " ".join(str(v) for v in value)
-        return "" if value is None else str(value).strip()
-
-    def integer(key: str, default: int, minimum: int) -> int:
-        raw = text(key)
-        return parse_int(key, raw, minimum) if raw else default
-
-    alpha_raw = text("retrieval_alpha")
-    try:
-        alpha = float(alpha_raw) if alpha_raw else 0.05
-    except ValueError:
-        raise SettingsError(
-            f"retrieval_alpha must be a number in (0, 1), got '{alpha_raw}'"
-        ) from None
-    if not 0 < alpha < 1:
-        raise SettingsError(f"retrieval_alpha must be a number in (0, 1), got {alpha}")
-    mode = text("retrieval_gate_mode").lower() or "absolute"
-    if mode not in GATE_MODES:
-        raise SettingsError(
-            f"retrieval_gate_mode must be one of {', '.join(GATE_MODES)}, got '{mode}'"
-        )
-    weights: dict[str, float] = {}
-    for word in text("retrieval_weights").replace(",", " ").split():
-        name, sep, value = word.rpartition("=")
-        try:
-            weight = float(value)
-        except ValueError:
-            weight = -1.0
-        if not sep or not name or weight < 0:
-            raise SettingsError(
-                f"retrieval_weights: '{word}' is not category=weight (e.g. exact-name=0.4)"
-            )
-        weights[name] = weight
-    if weights and sum(weights.values()) <= 0:
-        raise SettingsError("retrieval_weights: the weights add up to 0")
-    return StatsSettings(
-        seed=integer("retrieval_seed", 1, 0),
-        resamples=integer("retrieval_bootstrap", 10_000, 0),
-        reference=text("retrieval_reference") or None,
-        alpha=alpha,
-        min_queries=integer("retrieval_min_queries", 30, 1),
-        weights=weights,
-        gate_mode=mode,
-    )
-
 
 # --------------------------------------------------------------------------- intervals
 
@@ -124,11 +60,6 @@ def record_intervals(
 SharedBoot = dict[str, dict[tuple[str, str], list[float]]]
 
 
-def _with_all(records: Sequence[QueryRecord]) -> dict[str, list[QueryRecord]]:
-    """``all`` and each category's records."""
-    return {ALL: list(records), **by_category(records)}
-
-
 def shared_bootstrap(results: Results, metrics: Sequence[str], stats: StatsSettings) -> SharedBoot:
     """Per category, bootstrap means of every (configuration, metric) from shared indices.
 
@@ -137,14 +68,11 @@ def shared_bootstrap(results: Results, metrics: Sequence[str], stats: StatsSetti
     interval of that category and, paired, every difference between
     configurations. Other categories fall back to their own draws.
     """
-    per_configuration = {
-        c: _with_all([r for r in results.records(c) if r.evaluated])
-        for c in results.configurations()
-    }
-    categories = sorted({cat for groups in per_configuration.values() for cat in groups})
+    groups_of = {c: results.view(c).evaluated_groups for c in results.configurations()}
+    categories = sorted({cat for groups in groups_of.values() for cat in groups})
     out: SharedBoot = {}
     for category in categories:
-        groups = [per_configuration[c].get(category, []) for c in per_configuration]
+        groups = [groups_of[c].get(category, []) for c in groups_of]
         ids = [r.id for r in groups[0]]
         if not use_resampling(len(ids), stats.resamples):
             continue
@@ -152,10 +80,8 @@ def shared_bootstrap(results: Results, metrics: Sequence[str], stats: StatsSetti
             continue
         if any(r.metrics.get(m) is None for g in groups for r in g for m in metrics):
             continue
-        keys = [(c, m) for c in per_configuration for m in metrics]
-        series = [
-            [float(r.metrics[m] or 0.0) for r in per_configuration[c][category]] for c, m in keys
-        ]
+        keys = [(c, m) for c in groups_of for m in metrics]
+        series = [[float(r.metrics[m] or 0.0) for r in groups_of[c][category]] for c, m in keys]
         boots = bootstrap_means(series, stats.resamples, rng_for(stats.seed, "shared", category))
         out[category] = dict(zip(keys, boots, strict=True))
     return out
@@ -168,14 +94,14 @@ def summary_intervals(
     out: dict[str, dict[str, dict[str, Interval]]] = {}
     for configuration in results.configurations():
         rows: dict[str, dict[str, Interval]] = {}
-        for category, records in sorted(_with_all(results.records(configuration)).items()):
+        for category, records in sorted(results.view(configuration).evaluated_groups.items()):
             boots = shared.get(category)
             if boots is None:
                 rows[category] = record_intervals(records, metrics, stats, configuration, category)
                 continue
             rows[category] = {}
             for metric in metrics:
-                values = [float(r.metrics[metric] or 0.0) for r in records if r.evaluated]
+                values = [float(r.metrics[metric] or 0.0) for r in records]
                 rows[category][metric] = mean_interval(
                     values, stats.resamples, rng_for(0), boot=boots[(configuration, metric)]
                 )
@@ -183,16 +109,73 @@ def summary_intervals(
     return out
 
 
-# --------------------------------------------------------------------------- comparisons
+# --------------------------------------------------------------------------- paired rows
+
+
+class Corrected(Protocol):
+    """A row with a p-value that Holm's correction fills in."""
+
+    p: float
+    p_holm: float
+    significant: bool
+
+
+def apply_holm(rows: Sequence[Corrected], alpha: float) -> None:
+    """Set ``p_holm`` and ``significant`` on every row, corrected across all of them."""
+    for row, adjusted in zip(rows, holm([r.p for r in rows]), strict=True):
+        row.p_holm = adjusted
+        row.significant = adjusted < alpha
+
+
+def paired(
+    current: Sequence[float],
+    reference: Sequence[float],
+    stats: StatsSettings,
+    *parts: str,
+    boot: Sequence[float] | None = None,
+) -> PairedTest:
+    """One paired test, seeded by ``parts``; ``boot``: bootstrap means of the
+    differences already drawn from shared indices."""
+    rng = rng_for(stats.seed, "paired", *parts)
+    return paired_test(current, reference, stats.resamples, rng, boot=boot)
+
+
+@dataclass
+class ComparisonRow:
+    """One configuration against the reference on one category and metric."""
+
+    configuration: str
+    category: str
+    metric: str
+    n: int
+    delta: float
+    ci: list[float] | None
+    p: float
+    wins: int
+    ties: int
+    losses: int
+    method: TestMethod
+    p_holm: float = 1.0
+    significant: bool = False
+
+    @classmethod
+    def of(cls, configuration: str, category: str, metric: str, test: PairedTest) -> ComparisonRow:
+        return cls(
+            configuration, category, metric, test.n, test.delta, test.ci.as_list(), test.p,
+            test.wins, test.ties, test.losses, test.method,
+        )  # fmt: skip
+
+    def as_dict(self) -> dict[str, object]:
+        return dict(self.__dict__)
 
 
 @dataclass
 class Comparisons:
     reference: str
-    rows: list[dict[str, Any]]
+    rows: list[ComparisonRow]
 
-    def as_dict(self) -> dict[str, Any]:
-        return {"reference": self.reference, "rows": self.rows}
+    def as_dict(self) -> dict[str, object]:
+        return {"reference": self.reference, "rows": [r.as_dict() for r in self.rows]}
 
 
 def common_pairs(
@@ -220,37 +203,43 @@ def paired_values(
     return cur, ref
 
 
-def test_row(
-    current: Sequence[float],
-    reference: Sequence[float],
+def _shared_differences(
+    boots: Mapping[tuple[str, str], list[float]] | None,
+    configuration: str,
+    reference: str,
+    metric: str,
+) -> list[float] | None:
+    if boots is None:
+        return None
+    mine, theirs = boots[(configuration, metric)], boots[(reference, metric)]
+    return [a - b for a, b in zip(mine, theirs, strict=True)]
+
+
+def _compare_one(
+    results: Results,
+    configuration: str,
+    reference: str,
+    metrics: Sequence[str],
     stats: StatsSettings,
-    *parts: str,
-    boot: Sequence[float] | None = None,
-) -> dict[str, Any]:
-    """One paired comparison as a report row (without ``p_holm``/``significant``).
-
-    ``boot``: bootstrap means of the differences already drawn from shared indices.
-    """
-    test = paired_test(
-        current, reference, stats.resamples, rng_for(stats.seed, "paired", *parts), boot=boot
-    )
-    return {
-        "n": test.n,
-        "delta": test.delta,
-        "ci": test.ci.as_list(),
-        "p": test.p,
-        "wins": test.wins,
-        "ties": test.ties,
-        "losses": test.losses,
-        "method": test.method,
-    }
-
-
-def apply_holm(rows: list[dict[str, Any]], alpha: float) -> None:
-    """Add ``p_holm`` and ``significant`` to every row, corrected across all of them."""
-    for row, adjusted in zip(rows, holm([r["p"] for r in rows]), strict=True):
-        row["p_holm"] = adjusted
-        row["significant"] = adjusted < alpha
+    shared: SharedBoot,
+) -> list[ComparisonRow]:
+    mine = results.view(configuration).categories
+    theirs = results.view(reference).categories
+    groups = {ALL: (results.view(configuration).by_id, results.view(reference).by_id)}
+    for category in mine:
+        ref_group = {r.id: r for r in theirs.get(category, [])}
+        groups[category] = ({r.id: r for r in mine[category]}, ref_group)
+    rows: list[ComparisonRow] = []
+    for category, (cur_group, ref_group) in groups.items():
+        pairs = common_pairs(cur_group, ref_group)
+        for metric in metrics:
+            cur, ref = paired_values(pairs, metric)
+            if not cur:
+                continue
+            boot = _shared_differences(shared.get(category), configuration, reference, metric)
+            test = paired(cur, ref, stats, configuration, reference, category, metric, boot=boot)
+            rows.append(ComparisonRow.of(configuration, category, metric, test))
+    return rows
 
 
 def compare_configurations(
@@ -261,37 +250,11 @@ def compare_configurations(
     if len(configurations) < 2:
         return None
     reference = stats.reference if stats.reference in configurations else configurations[0]
-    ref_records = {r.id: r for r in results.records(reference)}
-    rows: list[dict[str, Any]] = []
-    for configuration in configurations:
-        if configuration == reference:
-            continue
-        records = {r.id: r for r in results.records(configuration)}
-        categories = sorted({r.category for r in records.values()})
-        for category in [ALL, *categories]:
-            if category == ALL:
-                cur_group, ref_group = records, ref_records
-            else:
-                cur_group = {q: r for q, r in records.items() if r.category == category}
-                ref_group = {q: r for q, r in ref_records.items() if r.category == category}
-            boots = shared.get(category)
-            pairs = common_pairs(cur_group, ref_group)
-            for metric in metrics:
-                cur, ref = paired_values(pairs, metric)
-                if not cur:
-                    continue
-                boot = None
-                if boots is not None:
-                    boot = [
-                        a - b
-                        for a, b in zip(
-                            boots[(configuration, metric)], boots[(reference, metric)], strict=True
-                        )
-                    ]
-                row = {"configuration": configuration, "category": category, "metric": metric}
-                row.update(
-                    test_row(cur, ref, stats, configuration, reference, category, metric, boot=boot)
-                )
-                rows.append(row)
+    rows = [
+        row
+        for configuration in configurations
+        if configuration != reference
+        for row in _compare_one(results, configuration, reference, metrics, stats, shared)
+    ]
     apply_holm(rows, stats.alpha)
     return Comparisons(reference, rows)

@@ -1,6 +1,6 @@
 """Everything derived from a run's records, computed once: the cores put together.
 
-Pure. :func:`analyse` turns :class:`~pytest_retrieval.aggregate.Results` into an
+Pure. :func:`analyse` turns :class:`~pytest_retrieval.model.Results` into an
 :class:`Evaluation` that the terminal tables, the reports and the gate all read.
 """
 
@@ -8,35 +8,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from .advice import noise_warnings, overlap_warnings, saturation_warnings, settings_warnings
-from .aggregate import ALL, ConfigurationSummary, Results, Row, summarize_rows
+from .aggregate import ConfigurationSummary, summaries, summarize_rows
 from .comparisons import (
     Comparisons,
-    StatsSettings,
     compare_configurations,
     record_intervals,
     shared_bootstrap,
     summary_intervals,
 )
-from .settings import Settings
-from .slices import WEIGHTED, GroupBy, group_records, weighted_interval, weighted_row
+from .model import ALL, WEIGHTED, Results
+from .settings import GroupBy, Settings, StatsSettings
+from .slices import Slice, group_records, weighted_interval, weighted_row
 from .stats import Interval
-
-
-@dataclass
-class Slice:
-    """A row with its intervals (metric -> interval)."""
-
-    row: Row
-    intervals: dict[str, Interval]
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            **self.row.as_dict(),
-            "ci": {m: iv.as_list() for m, iv in self.intervals.items()},
-        }
 
 
 @dataclass
@@ -59,9 +44,9 @@ class Evaluation:
             out.append((WEIGHTED, self.weighted[configuration]))
         return out
 
-    def summary_dict(self, configuration: str) -> dict[str, Any]:
+    def summary_dict(self, configuration: str) -> dict[str, object]:
         rows = dict(self.rows(configuration))
-        out: dict[str, Any] = {
+        out: dict[str, object] = {
             ALL: rows[ALL].as_dict(),
             "categories": {
                 name: s.as_dict() for name, s in sorted(rows.items()) if name not in (ALL, WEIGHTED)
@@ -72,60 +57,78 @@ class Evaluation:
         return out
 
 
+def _weighted(evaluation: Evaluation, results: Results, stats: StatsSettings) -> None:
+    """The ``all (weighted)`` row of each configuration, when weights are set."""
+    for configuration in results.configurations():
+        records = results.view(configuration).records
+        found = weighted_row(records, stats.weights, evaluation.metrics)
+        if found is None:
+            continue
+        row, left_out = found
+        intervals = {
+            m: weighted_interval(
+                records, stats.weights, m, stats.resamples, stats.seed, configuration
+            )
+            for m in evaluation.metrics
+        }
+        evaluation.weighted[configuration] = Slice(row, intervals)
+        evaluation.weighted_left_out = sorted(set(evaluation.weighted_left_out) | set(left_out))
+
+
+def _groups(
+    evaluation: Evaluation, results: Results, stats: StatsSettings, group_bys: Sequence[GroupBy]
+) -> None:
+    """The tables of ``--retrieval-group-by``: a row per tag, per configuration."""
+    metrics = evaluation.metrics
+    for group in group_bys:
+        table = evaluation.groups.setdefault(group.title, {})
+        for configuration in results.configurations():
+            grouped = group_records(results.view(configuration).records, group)
+            table[configuration] = {
+                name: Slice(
+                    summarize_rows(recs, metrics),
+                    record_intervals(recs, metrics, stats, configuration, "group", name),
+                )
+                for name, recs in grouped.items()
+            }
+
+
+def _warnings(evaluation: Evaluation, results: Results, stats: StatsSettings) -> list[str]:
+    configurations = results.configurations()
+    categories = sorted({c for s in evaluation.summaries.values() for c in s.categories})
+    records = {c: results.view(c).records for c in configurations}
+    warnings = (
+        settings_warnings(configurations, categories, stats.reference, stats.weights)
+        + noise_warnings(evaluation.summaries, evaluation.intervals, stats.min_queries)
+        + saturation_warnings(records, evaluation.metrics)
+        + overlap_warnings(evaluation.summaries)
+    )
+    if evaluation.weighted_left_out:
+        warnings.append(
+            "retrieval_weights gives no weight to "
+            + ", ".join(evaluation.weighted_left_out)
+            + ": left out of 'all (weighted)'"
+        )
+    return warnings
+
+
 def analyse(
     results: Results,
     settings: Settings,
     stats: StatsSettings,
     group_bys: Sequence[GroupBy] = (),
 ) -> Evaluation:
+    """Summaries, intervals, comparisons, slices and warnings of a run, each computed once."""
     metrics = settings.metric_names
-    summaries = results.summaries(metrics)
     shared = shared_bootstrap(results, metrics, stats)
-    intervals = summary_intervals(results, metrics, stats, shared)
     evaluation = Evaluation(
         metrics=metrics,
-        summaries=summaries,
-        intervals=intervals,
+        summaries=summaries(results, metrics),
+        intervals=summary_intervals(results, metrics, stats, shared),
         comparisons=compare_configurations(results, metrics, stats, shared),
     )
-    for configuration in results.configurations():
-        records = results.records(configuration)
-        if stats.weights:
-            found = weighted_row(records, stats.weights, metrics)
-            if found is not None:
-                row, left_out = found
-                evaluation.weighted[configuration] = Slice(
-                    row,
-                    {
-                        m: weighted_interval(
-                            records, stats.weights, m, stats.resamples, stats.seed, configuration
-                        )
-                        for m in metrics
-                    },
-                )
-                evaluation.weighted_left_out = sorted(
-                    set(evaluation.weighted_left_out) | set(left_out)
-                )
-        for group in group_bys:
-            table = evaluation.groups.setdefault(group.title, {})
-            table[configuration] = {
-                name: Slice(
-                    summarize_rows(recs, metrics),
-                    record_intervals(recs, metrics, stats, configuration, "group", name),
-                )
-                for name, recs in group_records(records, group).items()
-            }
-    categories = sorted({c for summary in summaries.values() for c in summary.categories})
-    evaluation.warnings = (
-        settings_warnings(results.configurations(), categories, stats.reference, stats.weights)
-        + noise_warnings(summaries, intervals, stats.min_queries)
-        + saturation_warnings({c: results.records(c) for c in results.configurations()}, metrics)
-        + overlap_warnings(summaries)
-    )
-    if evaluation.weighted_left_out:
-        evaluation.warnings.append(
-            "retrieval_weights gives no weight to "
-            + ", ".join(evaluation.weighted_left_out)
-            + ": left out of 'all (weighted)'"
-        )
+    if stats.weights:
+        _weighted(evaluation, results, stats)
+    _groups(evaluation, results, stats, group_bys)
+    evaluation.warnings = _warnings(evaluation, results, stats)
     return evaluation

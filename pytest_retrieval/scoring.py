@@ -1,59 +1,41 @@
-"""Score one query's results: metrics, duplicates, ``expect`` and ``forbid``.
+"""Score one query's results: metrics, duplicates, ``expect`` and ``forbid``, the outcome.
 
 Pure. :func:`score_query` turns what a retriever returned into a
-:class:`QueryRecord`, a plain record that travels from xdist workers to the
-controller as a dict (:meth:`QueryRecord.to_plain`).
+:class:`~pytest_retrieval.model.QueryRecord`; :func:`errored` and :func:`skipped`
+make the records of items that produced no ranking. The record's outcome is
+decided here and nowhere else.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from .golden import GoldenQuery
 from .metrics import Metric, evaluate, parse_metrics
+from .model import Outcome, QueryRecord
 from .settings import Settings
 from .shapes import dedupe, ranked_ids
 
-OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
+
+@dataclass(frozen=True)
+class Expectation:
+    """How an item's ``xfail:`` is read: off (no xfail, or ``--runxfail``), on, or strict."""
+
+    xfail: bool = False
+    strict: bool = False
 
 
-@dataclass
-class QueryRecord:
-    """What one (query, configuration) item produced."""
-
-    id: str
-    configuration: str
-    category: str
-    tags: list[str]
-    position: int = 0  # the configuration's index among the fixture's params
-    path: str = ""  # the golden file, as shown in messages
-    outcome: str = "passed"
-    metrics: dict[str, float | None] = field(default_factory=dict)
-    retrieved: list[str] = field(default_factory=list)
-    grades: dict[str, int] = field(default_factory=dict)  # judged ids among ``retrieved``
-    duplicates: int = 0
-    error: str | None = None
-    violations: list[str] = field(default_factory=list)  # expect/forbid misses; a skip's reason
-    fingerprint: str = ""
-
-    def to_plain(self) -> dict[str, Any]:
-        """A plain dict (what xdist can carry); shallow copies of the containers."""
-        data = dict(self.__dict__)
-        for key, value in data.items():
-            if isinstance(value, (list, dict)):
-                data[key] = value.copy()
-        return data
-
-    @classmethod
-    def from_plain(cls, data: dict[str, Any]) -> QueryRecord:
-        return cls(**data)
-
-    @property
-    def evaluated(self) -> bool:
-        """Counted in ``n``: every outcome but skipped."""
-        return self.outcome != "skipped"
+def outcome_of(violations: Sequence[str], error: str | None, expect: Expectation) -> Outcome:
+    """The outcome of an item that ran: an error beats everything; ``xfail`` expects
+    violations (none under ``xfail_strict`` fails, as pytest's XPASS(strict) does)."""
+    if error is not None:
+        return "error"
+    if expect.xfail:
+        if violations:
+            return "xfailed"
+        return "failed" if expect.strict else "xpassed"
+    return "failed" if violations else "passed"
 
 
 def base_record(query: GoldenQuery, configuration: str, position: int = 0) -> QueryRecord:
@@ -75,18 +57,18 @@ def errored(
     record = base_record(query, configuration, position)
     record.outcome = "error"
     record.error = message
-    record.metrics = {name: 0.0 for name in settings.metric_names}
+    record.metrics = dict.fromkeys(settings.metric_names, 0.0)
     return record
 
 
 def skipped(
     query: GoldenQuery, configuration: str, settings: Settings, reason: str, position: int = 0
 ) -> QueryRecord:
+    """An item that did not run: no value on any metric, and the reason."""
     record = base_record(query, configuration, position)
     record.outcome = "skipped"
-    record.error = None
-    record.metrics = {name: None for name in settings.metric_names}
-    record.violations = [reason] if reason else []
+    record.metrics = dict.fromkeys(settings.metric_names)
+    record.skip_reason = reason or None
     return record
 
 
@@ -98,9 +80,10 @@ def _expect_metrics(query: GoldenQuery, settings: Settings) -> tuple[Metric, ...
 def score_query(
     query: GoldenQuery,
     configuration: str,
-    returned: Any,
+    returned: object,
     settings: Settings,
     position: int = 0,
+    expect: Expectation = Expectation(),
 ) -> tuple[QueryRecord, list[str]]:
     """Score what the retriever returned: the record and the whole de-duplicated ranking.
 
@@ -117,8 +100,7 @@ def score_query(
     values = evaluate(ranking, query.relevant, settings.metrics + extra, settings.conventions)
     record.metrics = {m.name: values[m.name] for m in settings.metrics}
     record.violations = check_expectations(query, ranking, values)
-    if record.violations:
-        record.outcome = "failed"
+    record.outcome = outcome_of(record.violations, None, expect)
     return record, ranking
 
 
@@ -140,7 +122,7 @@ def check_expectations(
     return problems
 
 
-def explain(
+def failure_text(
     query: GoldenQuery, record: QueryRecord, ranking: Sequence[str], shown: int = 10
 ) -> str:
     """The failure message of a query: what was expected, the ranking with grades beside it."""

@@ -1,14 +1,22 @@
-"""Run settings, parsed from ini values and options, validated with helpful messages.
+"""The settings schema: every ini key and command-line option, declared once.
 
-Pure: the hook layer reads the raw values from pytest and hands them here.
+Pure. Each :class:`Setting` names its ini key and/or option, its default (written
+here and nowhere else, as a user would write it), its help text and its parser.
+Everything else is derived from the table :data:`SCHEMA`: pytest's ``addoption`` /
+``addini`` (in the plugin layer), parsing and validation with their messages, the
+objects the cores receive (:class:`RunSettings`), and the README's table
+(:func:`markdown_table`).
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import PurePath
+from typing import Generic, Literal, TypeVar, get_args
 
 from .metrics import (
     EMPTY_CONVENTIONS,
@@ -17,24 +25,424 @@ from .metrics import (
     Metric,
     MetricNameError,
     max_cut,
+    parse_metric,
     parse_metrics,
 )
+from .model import REPORT_SUFFIXES
 
-DEFAULT_METRICS = ("ndcg@10", "mrr", "recall@20")
+T = TypeVar("T", covariant=True)
+Raw = str | bool | Sequence[str] | None
+IniType = Literal["string", "args"]
+Action = Literal["store", "store_true", "append"]
+Scope = Literal["category", "all"]
+GateMode = Literal["absolute", "significant"]
+SCOPES: tuple[Scope, ...] = get_args(Scope)
+GATE_MODES: tuple[GateMode, ...] = get_args(GateMode)
 
 
 class SettingsError(ValueError):
     """A setting with a value that cannot be used; the message names the key and the fix."""
 
 
+def words(raw: Raw) -> list[str]:
+    """The words of a raw value (text or a list), split on spaces and commas."""
+    if raw is None or isinstance(raw, bool):
+        return []
+    if isinstance(raw, str):
+        return raw.replace(",", " ").split()
+    return [w for item in raw for w in str(item).replace(",", " ").split()]
+
+
+def _text(raw: Raw) -> str:
+    if raw is None or isinstance(raw, bool):
+        return ""
+    if isinstance(raw, str):
+        return raw.strip()
+    return " ".join(str(item) for item in raw).strip()
+
+
+def is_unset(raw: Raw) -> bool:
+    """No value given: absent, False (a flag not given), empty text or an empty list."""
+    if isinstance(raw, bool):
+        return not raw
+    return raw is None or _text(raw) == ""
+
+
+# --------------------------------------------------------------------------- the table
+
+
+@dataclass(frozen=True)
+class Setting(Generic[T]):
+    """One setting: an ini key, an option, or both (the option then wins)."""
+
+    name: str  # the ini key; for an option-only setting, the option's dest
+    help: str
+    default: str  # as a user writes it; "" = nothing
+    parse: Callable[[str, Raw], T]  # (name shown in messages, raw value) -> value
+    ini: IniType | None = "string"  # None: an option only
+    option: str | None = None  # e.g. "--retrieval-tolerance"
+    metavar: str | None = None
+    action: Action = "store"
+    default_shown: str | None = None  # what help and README say when ``default`` is ""
+
+    @property
+    def shown(self) -> str:
+        """How messages name it: the ini key, or the option when there is no ini key."""
+        return self.name if self.ini is not None or self.option is None else self.option
+
+    @property
+    def default_text(self) -> str:
+        return self.default_shown if self.default_shown is not None else self.default
+
+    @property
+    def full_help(self) -> str:
+        text = self.default_text
+        if not text or self.action == "store_true":
+            return self.help
+        return f"{self.help} (default: {text})"
+
+    @functools.cached_property
+    def default_value(self) -> T:
+        return self.parse(self.shown, self.default)
+
+    def read(self, raw: Mapping[str, Raw]) -> T:
+        """This setting's value from raw values keyed by :attr:`name` (unset: the default)."""
+        value = raw.get(self.name)
+        if is_unset(value):
+            return self.default_value
+        return self.parse(self.shown, value)
+
+
+# --------------------------------------------------------------------------- parsers
+
+
+def integer(minimum: int) -> Callable[[str, Raw], int]:
+    def parse(key: str, raw: Raw) -> int:
+        text = _text(raw)
+        try:
+            value = int(text)
+        except ValueError:
+            raise SettingsError(f"{key} must be an integer >= {minimum}, got '{text}'") from None
+        if value < minimum:
+            raise SettingsError(f"{key} must be an integer >= {minimum}, got {value}")
+        return value
+
+    return parse
+
+
+def choice(choices: Sequence[str]) -> Callable[[str, Raw], str]:
+    def parse(key: str, raw: Raw) -> str:
+        value = _text(raw).lower()
+        if value not in choices:
+            raise SettingsError(f"{key} must be one of {', '.join(choices)}, got '{_text(raw)}'")
+        return value
+
+    return parse
+
+
+def _scope(key: str, raw: Raw) -> Scope:
+    value = choice(SCOPES)(key, raw)
+    return "all" if value == "all" else "category"
+
+
+def _gate_mode(key: str, raw: Raw) -> GateMode:
+    value = choice(GATE_MODES)(key, raw)
+    return "significant" if value == "significant" else "absolute"
+
+
+def _flag(key: str, raw: Raw) -> bool:
+    return bool(raw)
+
+
+def _optional_text(key: str, raw: Raw) -> str | None:
+    return _text(raw) or None
+
+
+def _text_value(key: str, raw: Raw) -> str:
+    return _text(raw)
+
+
+def _word_tuple(key: str, raw: Raw) -> tuple[str, ...]:
+    return tuple(words(raw))
+
+
+def _entries(raw: Raw) -> list[str]:
+    """The entries of a repeatable option (each given as is) or of a list."""
+    if raw is None or isinstance(raw, bool):
+        return []
+    if isinstance(raw, str):
+        return [raw] if raw.strip() else []
+    return [str(item) for item in raw]
+
+
+def _metrics(key: str, raw: Raw) -> tuple[Metric, ...]:
+    try:
+        metrics = parse_metrics(words(raw))
+    except MetricNameError as exc:
+        raise SettingsError(f"{key}: {exc}") from None
+    if not metrics:
+        raise SettingsError(f"{key} is empty; name at least one metric (ndcg@10)")
+    return metrics
+
+
+def _metric_names(key: str, raw: Raw) -> tuple[str, ...]:
+    try:
+        return tuple(m.name for m in parse_metrics(words(raw)))
+    except MetricNameError as exc:
+        raise SettingsError(f"{key}: {exc}") from None
+
+
+def _fixture(key: str, raw: Raw) -> str:
+    name = _text(raw)
+    if not name.isidentifier():
+        raise SettingsError(f"{key} must be a fixture name, got '{name}'")
+    return name
+
+
+def _alpha(key: str, raw: Raw) -> float:
+    text = _text(raw)
+    try:
+        alpha = float(text)
+    except ValueError:
+        raise SettingsError(f"{key} must be a number in (0, 1), got '{text}'") from None
+    if not 0 < alpha < 1:
+        raise SettingsError(f"{key} must be a number in (0, 1), got {alpha}")
+    return alpha
+
+
+def _weights(key: str, raw: Raw) -> dict[str, float]:
+    weights: dict[str, float] = {}
+    for word in words(raw):
+        name, sep, value = word.rpartition("=")
+        try:
+            weight = float(value)
+        except ValueError:
+            weight = -1.0
+        if not sep or not name or not weight >= 0 or not math.isfinite(weight):
+            raise SettingsError(f"{key}: '{word}' is not category=weight (e.g. exact-name=0.4)")
+        weights[name] = weight
+    if weights and sum(weights.values()) <= 0:
+        raise SettingsError(f"{key}: the weights add up to 0")
+    return weights
+
+
+def _report_paths(key: str, raw: Raw) -> tuple[str, ...]:
+    paths = _entries(raw)
+    for path in paths:
+        if PurePath(path).suffix.lower() not in REPORT_SUFFIXES:
+            raise SettingsError(
+                f"{key} {path}: the suffix must be one of {', '.join(REPORT_SUFFIXES)}"
+            )
+    return tuple(paths)
+
+
+@dataclass(frozen=True)
+class GroupBy:
+    """``tag:core,rolling`` (a row per listed tag) or ``tags`` (a row per tag present)."""
+
+    tags: tuple[str, ...] = ()  # empty: every tag
+
+    @property
+    def title(self) -> str:
+        return "tag " + ("/".join(self.tags) if self.tags else "(every tag)")
+
+
+def parse_group_by(spec: str, key: str = "--retrieval-group-by") -> GroupBy:
+    text = spec.strip()
+    if text == "tags":
+        return GroupBy()
+    if text.startswith("tag:"):
+        tags = tuple(t for t in text[4:].replace("/", ",").split(",") if t)
+        if tags:
+            return GroupBy(tags)
+    raise SettingsError(f"{key} {spec}: write tag:NAME[,NAME...] (e.g. tag:core,rolling) or tags")
+
+
+def _group_bys(key: str, raw: Raw) -> tuple[GroupBy, ...]:
+    return tuple(parse_group_by(spec, key) for spec in _entries(raw))
+
+
+# --------------------------------------------------------------------------- tolerances
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """How far a metric may drop: absolute, or relative to the baseline value (``2%``)."""
+
+    value: float
+    relative: bool = False
+
+    def allowed(self, baseline: float) -> float:
+        return self.value * abs(baseline) if self.relative else self.value
+
+    def __str__(self) -> str:
+        return f"{self.value * 100:g}%" if self.relative else f"{self.value:g}"
+
+
+_NUMBER = re.compile(r"^(\d+(?:\.\d*)?|\.\d+)(%?)$")
+
+
+def _one_tolerance(text: str, where: str) -> Tolerance:
+    match = _NUMBER.match(text.strip())
+    if not match:
+        raise SettingsError(
+            f"{where}: '{text}' is not a tolerance; write an absolute drop (0.02) or a "
+            "relative one (2%)"
+        )
+    value = float(match.group(1))
+    if match.group(2):
+        return Tolerance(value / 100.0, relative=True)
+    return Tolerance(value)
+
+
+@dataclass(frozen=True)
+class Tolerances:
+    """A default tolerance and per-metric overrides (``0.02 mrr=0.05``)."""
+
+    default: Tolerance
+    per_metric: Mapping[str, Tolerance] = field(default_factory=dict)
+
+    def for_metric(self, metric: str) -> Tolerance:
+        return self.per_metric.get(metric, self.default)
+
+    def __str__(self) -> str:
+        parts = [str(self.default)] + [f"{m}={t}" for m, t in sorted(self.per_metric.items())]
+        return " ".join(parts)
+
+
+def parse_tolerance(raw: Raw, where: str = "retrieval_tolerance") -> Tolerances:
+    """Parse ``0.02``, ``2%``, ``0.02 mrr=0.05 ndcg@10=1%``."""
+    default = _one_tolerance(TOLERANCE.default, where)
+    per_metric: dict[str, Tolerance] = {}
+    for word in words(raw):
+        if "=" in word:
+            name, _, value = word.partition("=")
+            try:
+                metric = parse_metric(name).name
+            except MetricNameError as exc:
+                raise SettingsError(f"{where}: {exc}") from None
+            per_metric[metric] = _one_tolerance(value, where)
+        else:
+            default = _one_tolerance(word, where)
+    return Tolerances(default, per_metric)
+
+
+# --------------------------------------------------------------------------- every setting
+
+# -- what is computed
+GOLDEN = Setting(
+    "retrieval_golden", "golden files or folders, relative to the rootdir", "golden",
+    _word_tuple, ini="args",
+)  # fmt: skip
+FIXTURE = Setting("retrieval_fixture", "name of the retriever fixture", "retriever", _fixture)
+METRICS = Setting(
+    "retrieval_metrics", "metrics to compute and show", "ndcg@10 mrr recall@20", _metrics,
+    ini="args",
+)  # fmt: skip
+GAIN = Setting(
+    "retrieval_gain", "nDCG gain: exponential (2^g-1) or linear (g, as trec_eval)",
+    Conventions.gain, choice(GAINS),
+)  # fmt: skip
+THRESHOLD = Setting(
+    "retrieval_relevance_threshold",
+    "grade at which a result counts as relevant for the binary metrics",
+    str(Conventions.relevance_threshold), integer(1),
+)  # fmt: skip
+MAX_GRADE = Setting("retrieval_max_grade", "highest grade allowed in golden files", "3", integer(1))
+EMPTY = Setting(
+    "retrieval_empty",
+    "scoring of queries with no relevant judgment: abstain, one, zero or skip",
+    Conventions.empty, choice(EMPTY_CONVENTIONS),
+)  # fmt: skip
+# -- the baseline and the gate
+BASELINE = Setting(
+    "retrieval_baseline",
+    "baseline file (the ini value relative to the rootdir, the option's to the current folder)",
+    "golden/baseline.json", _text_value, option="--retrieval-baseline", metavar="PATH",
+)  # fmt: skip
+UPDATE_BASELINE = Setting(
+    "retrieval_update_baseline", "write this run's numbers to the baseline instead of gating",
+    "", _flag, ini=None, option="--retrieval-update-baseline", action="store_true",
+)  # fmt: skip
+TOLERANCE = Setting(
+    "retrieval_tolerance",
+    "allowed drop before the gate fails: 0.02 (absolute), 2% (relative), per metric: "
+    "0.02 mrr=0.05",
+    "0.02", lambda key, raw: parse_tolerance(raw, key), ini="args",
+    option="--retrieval-tolerance", metavar="X",
+)  # fmt: skip
+GATE_CONFIGURATIONS = Setting(
+    "retrieval_gate_configurations", "configurations the gate compares", "", _word_tuple,
+    ini="args", default_shown="every configuration in the baseline",
+)  # fmt: skip
+GATE_METRICS = Setting(
+    "retrieval_gate_metrics", "metrics the gate compares", "", _metric_names, ini="args",
+    default_shown="every metric",
+)  # fmt: skip
+GATE_SCOPE = Setting(
+    "retrieval_gate_scope", "category (all and every category) or all (the overall row only)",
+    "category", _scope,
+)  # fmt: skip
+GATE_MODE = Setting(
+    "retrieval_gate_mode",
+    "absolute, or significant (a drop must also be significant after Holm correction)",
+    "absolute", _gate_mode,
+)  # fmt: skip
+DIFF = Setting(
+    "retrieval_diff", "queries shown per breached gate row", "5", integer(0), ini=None,
+    option="--retrieval-diff", metavar="N",
+)  # fmt: skip
+# -- statistics
+SEED = Setting("retrieval_seed", "seed of bootstrap and randomization tests", "1", integer(0))
+BOOTSTRAP = Setting("retrieval_bootstrap", "bootstrap resamples", "10000", integer(0))
+REFERENCE = Setting(
+    "retrieval_reference", "configuration the others are compared with", "", _optional_text,
+    default_shown="the first parameter",
+)  # fmt: skip
+ALPHA = Setting("retrieval_alpha", "significance level after Holm correction", "0.05", _alpha)
+MIN_QUERIES = Setting(
+    "retrieval_min_queries", "categories with fewer queries get a noise warning", "30",
+    integer(1),
+)  # fmt: skip
+WEIGHTS = Setting(
+    "retrieval_weights",
+    "traffic weights per category for an 'all (weighted)' row: exact-name=0.4 ...", "",
+    _weights, ini="args", default_shown="none",
+)  # fmt: skip
+# -- the run and its output
+EVAL = Setting(
+    "retrieval_eval", "collect golden queries as items and evaluate the retriever fixture", "",
+    _flag, ini=None, option="--retrieval-eval", action="store_true",
+)  # fmt: skip
+REPORTS = Setting(
+    "retrieval_report", "write a report: .json, .md or .html by suffix (may repeat)", "",
+    _report_paths, ini=None, option="--retrieval-report", metavar="PATH", action="append",
+)  # fmt: skip
+GROUP_BY = Setting(
+    "retrieval_group_by",
+    "add tables grouped by tags: tag:core,rolling (a row per listed tag) or tags (may repeat)",
+    "", _group_bys, ini=None, option="--retrieval-group-by", metavar="SPEC", action="append",
+)  # fmt: skip
+
+SCHEMA: tuple[Setting[object], ...] = (
+    EVAL, REPORTS, BASELINE, UPDATE_BASELINE, TOLERANCE, DIFF, GROUP_BY,
+    GOLDEN, FIXTURE, METRICS, GAIN, THRESHOLD, MAX_GRADE, EMPTY,
+    GATE_CONFIGURATIONS, GATE_METRICS, GATE_SCOPE, GATE_MODE,
+    SEED, BOOTSTRAP, REFERENCE, ALPHA, MIN_QUERIES, WEIGHTS,
+)  # fmt: skip
+
+
+# --------------------------------------------------------------------------- what cores receive
+
+
 @dataclass(frozen=True)
 class Settings:
     """What the run computes and how numbers are made comparable."""
 
-    metrics: tuple[Metric, ...] = field(default_factory=lambda: parse_metrics(DEFAULT_METRICS))
+    metrics: tuple[Metric, ...] = METRICS.default_value
     conventions: Conventions = field(default_factory=Conventions)
-    max_grade: int = 3
-    fixture: str = "retriever"
+    max_grade: int = MAX_GRADE.default_value
+    fixture: str = FIXTURE.default_value
 
     @functools.cached_property
     def metric_names(self) -> list[str]:
@@ -45,8 +453,8 @@ class Settings:
         """How many ranked ids a report keeps: the largest cut, None when no metric has one."""
         return max_cut(self.metrics)
 
-    def as_dict(self) -> dict[str, Any]:
-        """The settings block of reports and baselines (CONTRACT §4)."""
+    def as_dict(self) -> dict[str, object]:
+        """The settings block of reports and baselines (README: Reports)."""
         return {
             "metrics": self.metric_names,
             "gain": self.conventions.gain,
@@ -56,64 +464,141 @@ class Settings:
         }
 
 
-def parse_int(key: str, raw: Any, minimum: int) -> int:
-    """An integer setting >= minimum; the error names the key."""
-    text = str(raw).strip()
-    try:
-        value = int(text)
-    except ValueError:
-        raise SettingsError(f"{key} must be an integer >= {minimum}, got '{text}'") from None
-    if value < minimum:
-        raise SettingsError(f"{key} must be an integer >= {minimum}, got {value}")
-    return value
+@dataclass(frozen=True)
+class StatsSettings:
+    """Intervals, paired comparisons and the advice that reads them."""
+
+    seed: int = SEED.default_value
+    resamples: int = BOOTSTRAP.default_value
+    reference: str | None = REFERENCE.default_value
+    alpha: float = ALPHA.default_value
+    min_queries: int = MIN_QUERIES.default_value
+    weights: Mapping[str, float] = field(default_factory=dict)
 
 
-def _choice(key: str, raw: Any, choices: Sequence[str]) -> str:
-    value = str(raw).strip().lower()
-    if value not in choices:
-        raise SettingsError(f"{key} must be one of {', '.join(choices)}, got '{raw}'")
-    return value
+@dataclass(frozen=True)
+class GateSettings:
+    """How the gate compares this run with the baseline."""
+
+    tolerance: Tolerances = TOLERANCE.default_value
+    configurations: tuple[str, ...] = ()  # empty: every configuration in the baseline
+    metrics: tuple[str, ...] = ()  # empty: every metric
+    scope: Scope = GATE_SCOPE.default_value
+    mode: GateMode = GATE_MODE.default_value
+    diff: int = DIFF.default_value
 
 
-def words(raw: Any) -> list[str]:
-    """The words of an ini value (text or a list), split on spaces and commas."""
-    if raw is None:
-        return []
-    if isinstance(raw, str):
-        return raw.replace(",", " ").split()
-    return [w for item in raw for w in str(item).replace(",", " ").split()]
+@dataclass(frozen=True)
+class RunOptions:
+    """What the plugin layer does with a run: where golden files are, what it writes."""
+
+    enabled: bool = False
+    golden: tuple[str, ...] = GOLDEN.default_value
+    baseline: str = BASELINE.default_value
+    update_baseline: bool = False
+    reports: tuple[str, ...] = ()
+    group_bys: tuple[GroupBy, ...] = ()
 
 
-def parse_settings(ini: Mapping[str, Any]) -> Settings:
-    """Build :class:`Settings` from raw ini values (missing or empty keys take defaults)."""
+@dataclass(frozen=True)
+class RunSettings:
+    """Every setting of a run, parsed and checked."""
 
-    def get(key: str, default: Any) -> Any:
-        value = ini.get(key)
-        if value is None or value == "" or value == []:
-            return default
-        return value
+    settings: Settings
+    stats: StatsSettings
+    gate: GateSettings
+    run: RunOptions
 
-    names = words(get("retrieval_metrics", list(DEFAULT_METRICS)))
-    try:
-        metrics = parse_metrics(names)
-    except MetricNameError as exc:
-        raise SettingsError(f"retrieval_metrics: {exc}") from None
-    if not metrics:
-        raise SettingsError("retrieval_metrics is empty; name at least one metric (ndcg@10)")
+
+def _core(raw: Mapping[str, Raw]) -> Settings:
     conventions = Conventions(
-        gain=_choice("retrieval_gain", get("retrieval_gain", "exponential"), GAINS),
-        relevance_threshold=parse_int(
-            "retrieval_relevance_threshold", get("retrieval_relevance_threshold", 1), 1
-        ),
-        empty=_choice("retrieval_empty", get("retrieval_empty", "abstain"), EMPTY_CONVENTIONS),
+        gain=GAIN.read(raw), relevance_threshold=THRESHOLD.read(raw), empty=EMPTY.read(raw)
     )
-    max_grade = parse_int("retrieval_max_grade", get("retrieval_max_grade", 3), 1)
+    max_grade = MAX_GRADE.read(raw)
     if conventions.relevance_threshold > max_grade:
         raise SettingsError(
-            f"retrieval_relevance_threshold ({conventions.relevance_threshold}) is above "
-            f"retrieval_max_grade ({max_grade}): nothing could ever be relevant"
+            f"{THRESHOLD.name} ({conventions.relevance_threshold}) is above "
+            f"{MAX_GRADE.name} ({max_grade}): nothing could ever be relevant"
         )
-    fixture = str(get("retrieval_fixture", "retriever")).strip()
-    if not fixture.isidentifier():
-        raise SettingsError(f"retrieval_fixture must be a fixture name, got '{fixture}'")
-    return Settings(metrics=metrics, conventions=conventions, max_grade=max_grade, fixture=fixture)
+    return Settings(METRICS.read(raw), conventions, max_grade, FIXTURE.read(raw))
+
+
+def _gate(raw: Mapping[str, Raw], computed: Sequence[str]) -> GateSettings:
+    gate = GateSettings(
+        tolerance=TOLERANCE.read(raw),
+        configurations=GATE_CONFIGURATIONS.read(raw),
+        metrics=GATE_METRICS.read(raw),
+        scope=GATE_SCOPE.read(raw),
+        mode=GATE_MODE.read(raw),
+        diff=DIFF.read(raw),
+    )
+    for setting, names in (
+        (GATE_METRICS, gate.metrics),
+        (TOLERANCE, tuple(gate.tolerance.per_metric)),
+    ):
+        unknown = [m for m in names if m not in computed]
+        if unknown:
+            raise SettingsError(
+                f"{setting.shown} names {', '.join(unknown)}, which this run does not compute "
+                f"({METRICS.name}: {' '.join(computed)})"
+            )
+    return gate
+
+
+def _stats(raw: Mapping[str, Raw]) -> StatsSettings:
+    return StatsSettings(
+        seed=SEED.read(raw),
+        resamples=BOOTSTRAP.read(raw),
+        reference=REFERENCE.read(raw),
+        alpha=ALPHA.read(raw),
+        min_queries=MIN_QUERIES.read(raw),
+        weights=WEIGHTS.read(raw),
+    )
+
+
+def _run(raw: Mapping[str, Raw]) -> RunOptions:
+    return RunOptions(
+        enabled=EVAL.read(raw),
+        golden=GOLDEN.read(raw),
+        baseline=BASELINE.read(raw),
+        update_baseline=UPDATE_BASELINE.read(raw),
+        reports=REPORTS.read(raw),
+        group_bys=GROUP_BY.read(raw),
+    )
+
+
+def parse_run_settings(raw: Mapping[str, Raw]) -> RunSettings:
+    """Every setting from raw values keyed by setting name (missing or empty: the default).
+
+    Raises :class:`SettingsError` naming the key, what is wrong and the fix.
+    """
+    settings = _core(raw)
+    return RunSettings(settings, _stats(raw), _gate(raw, settings.metric_names), _run(raw))
+
+
+def parse_settings(raw: Mapping[str, Raw]) -> Settings:
+    """Only what the run computes (:class:`Settings`) from raw ini values."""
+    return _core(raw)
+
+
+def given_without_eval(raw: Mapping[str, Raw]) -> list[str]:
+    """The options given that do nothing without ``--retrieval-eval``."""
+    if EVAL.read(raw):
+        return []
+    return [
+        s.option for s in SCHEMA if s.option and s is not EVAL and not is_unset(raw.get(s.name))
+    ]
+
+
+# --------------------------------------------------------------------------- the README table
+
+
+def markdown_table() -> str:
+    """The README's "Options and ini keys at a glance" table, generated from the schema."""
+    lines = ["| option | ini key | default | meaning |", "|---|---|---|---|"]
+    for s in SCHEMA:
+        option = f"`{s.option}{' ' + s.metavar if s.metavar else ''}`" if s.option else ""
+        ini = f"`{s.name}`" if s.ini is not None else ""
+        default = f"`{s.default}`" if s.default else s.default_text
+        lines.append(f"| {option} | {ini} | {default} | {s.help.replace('|', '/')} |")
+    return "\n".join(lines) + "\n"

@@ -9,37 +9,24 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .aggregate import Row, by_category, mean
-from .scoring import QueryRecord
-from .settings import SettingsError
-from .stats import Z975, Interval, quantile, rng_for, use_resampling
-
-WEIGHTED = "all (weighted)"
-NO_TAG = "(none of them)"
+from .aggregate import Row
+from .model import NO_TAG, QueryRecord, by_category
+from .settings import GroupBy
+from .stats import Z975, Interval, mean, quantile, rng_for, use_resampling
 
 
-@dataclass(frozen=True)
-class GroupBy:
-    """``tag:core,rolling`` (a row per listed tag) or ``tags`` (a row per tag present)."""
+@dataclass
+class Slice:
+    """A row with its intervals (metric -> interval)."""
 
-    tags: tuple[str, ...] = ()  # empty: every tag
+    row: Row
+    intervals: dict[str, Interval]
 
-    @property
-    def title(self) -> str:
-        return "tag " + ("/".join(self.tags) if self.tags else "(every tag)")
-
-
-def parse_group_by(spec: str) -> GroupBy:
-    text = spec.strip()
-    if text == "tags":
-        return GroupBy()
-    if text.startswith("tag:"):
-        tags = tuple(t for t in text[4:].replace("/", ",").split(",") if t)
-        if tags:
-            return GroupBy(tags)
-    raise SettingsError(
-        f"--retrieval-group-by {spec}: write tag:NAME[,NAME...] (e.g. tag:core,rolling) or tags"
-    )
+    def as_dict(self) -> dict[str, object]:
+        return {
+            **self.row.as_dict(),
+            "ci": {m: iv.as_list() for m, iv in self.intervals.items()},
+        }
 
 
 def group_records(records: Sequence[QueryRecord], group: GroupBy) -> dict[str, list[QueryRecord]]:
@@ -62,7 +49,7 @@ def weighted_row(
     records: Sequence[QueryRecord], weights: Mapping[str, float], metrics: Sequence[str]
 ) -> tuple[Row, list[str]] | None:
     """Σ w_c · mean_c / Σ w_c over weighted categories present; and categories left out."""
-    groups = by_category(r for r in records if r.evaluated)
+    groups = by_category([r for r in records if r.evaluated])
     used = {c: w for c, w in weights.items() if c in groups and w > 0}
     if not used:
         return None

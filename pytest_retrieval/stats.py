@@ -15,8 +15,12 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Literal
+
+IntervalMethod = Literal["bootstrap", "normal", "none", "empty"]
+TestMethod = Literal["exact", "sampled", "normal"]
 
 Z975 = 1.959963984540054  # the 97.5% quantile of the standard normal
 RESAMPLE_MAX_N = 500
@@ -39,8 +43,20 @@ def quantile(sorted_values: Sequence[float], q: float) -> float:
     return sorted_values[low] * (1 - frac) + sorted_values[high] * frac
 
 
+def mean(values: Iterable[float | None]) -> float | None:
+    """The mean of the values that are not None (None when there are none).
+
+    The package's one mean: :func:`math.fsum` makes it exact to the last bit whatever
+    the order of the values, so a serial run and an xdist run agree.
+    """
+    kept = [v for v in values if v is not None]
+    return math.fsum(kept) / len(kept) if kept else None
+
+
 def _mean(values: Sequence[float]) -> float:
-    return math.fsum(values) / len(values)
+    found = mean(values)
+    assert found is not None, "a mean of no values"
+    return found
 
 
 def _sd(values: Sequence[float]) -> float:
@@ -55,7 +71,7 @@ def _sd(values: Sequence[float]) -> float:
 class Interval:
     lo: float
     hi: float
-    method: str  # "bootstrap", "normal", "none" (one value) or "empty" (no value)
+    method: IntervalMethod  # "none": one value; "empty": no value
 
     @property
     def half_width(self) -> float:
@@ -126,7 +142,7 @@ class PairedTest:
     delta: float
     ci: Interval
     p: float
-    method: str  # "exact", "sampled" or "normal"
+    method: TestMethod
     wins: int
     ties: int
     losses: int
@@ -134,7 +150,7 @@ class PairedTest:
 
 def sign_flip_p(
     differences: Sequence[float], resamples: int, rng: random.Random
-) -> tuple[float, str]:
+) -> tuple[float, TestMethod]:
     """Two-sided p-value of a paired randomization (sign-flip) test of mean difference 0.
 
     Exact enumeration of all sign patterns when at most EXACT_SIGN_FLIP_MAX

@@ -23,22 +23,22 @@ from references import holm_reference  # beside this file
 from scipy import stats as sps
 
 from pytest_retrieval.advice import noise_warnings, overlap_warnings, saturation_warnings
-from pytest_retrieval.aggregate import ALL, Results, Row
-from pytest_retrieval.comparisons import StatsSettings, parse_stats_settings, record_intervals
-from pytest_retrieval.evaluation import Evaluation, Slice, analyse
+from pytest_retrieval.aggregate import Row, summaries
+from pytest_retrieval.comparisons import record_intervals
+from pytest_retrieval.evaluation import Evaluation, analyse
 from pytest_retrieval.metrics import parse_metrics
+from pytest_retrieval.model import ALL, NO_TAG, WEIGHTED, Outcome, QueryRecord, Results
 from pytest_retrieval.report.tables import cell
-from pytest_retrieval.scoring import QueryRecord
-from pytest_retrieval.settings import Settings, SettingsError
-from pytest_retrieval.slices import (
-    NO_TAG,
-    WEIGHTED,
+from pytest_retrieval.settings import (
+    GateSettings,
     GroupBy,
-    group_records,
+    Settings,
+    SettingsError,
+    StatsSettings,
     parse_group_by,
-    weighted_interval,
-    weighted_row,
+    parse_run_settings,
 )
+from pytest_retrieval.slices import Slice, group_records, weighted_interval, weighted_row
 from pytest_retrieval.stats import (
     EXACT_SIGN_FLIP_MAX,
     RESAMPLE_MAX_N,
@@ -95,7 +95,7 @@ def record(
     configuration: str = "default",
     tags: Sequence[str] = (),
     position: int = 0,
-    outcome: str = "passed",
+    outcome: Outcome = "passed",
 ) -> QueryRecord:
     return QueryRecord(
         id=qid,
@@ -433,6 +433,14 @@ def test_paired_test_normal_branch_above_resample_max_n() -> None:
 # --------------------------------------------------------------------------- settings
 
 
+def parse_stats_settings(ini: dict[str, str | list[str]]) -> StatsSettings:
+    return parse_run_settings(ini).stats
+
+
+def parse_gate_mode(ini: dict[str, str | list[str]]) -> str:
+    return parse_run_settings(ini).gate.mode
+
+
 def test_parse_stats_settings_defaults() -> None:
     assert parse_stats_settings({}) == StatsSettings(
         seed=1,
@@ -441,8 +449,9 @@ def test_parse_stats_settings_defaults() -> None:
         alpha=0.05,
         min_queries=30,
         weights={},
-        gate_mode="absolute",
     )
+    assert parse_gate_mode({}) == "absolute"
+    assert GateSettings().mode == "absolute"
     empty = {
         "retrieval_seed": "",
         "retrieval_bootstrap": "",
@@ -453,6 +462,7 @@ def test_parse_stats_settings_defaults() -> None:
         "retrieval_weights": [],
     }
     assert parse_stats_settings(empty) == StatsSettings()
+    assert parse_gate_mode(empty) == "absolute"
 
 
 def test_parse_stats_settings_values() -> None:
@@ -471,7 +481,7 @@ def test_parse_stats_settings_values() -> None:
     assert parsed.resamples == 2000
     assert parsed.reference == "dense"
     assert parsed.alpha == 0.01
-    assert parsed.gate_mode == "significant"
+    assert parse_gate_mode({"retrieval_gate_mode": "Significant"}) == "significant"
     assert parsed.min_queries == 12
     assert dict(parsed.weights) == {"exact-name": 0.4, "paraphrase": 0.3, "typo": 0.3}
     assert parse_stats_settings({"retrieval_weights": "a=3 b=1"}).weights == {"a": 3.0, "b": 1.0}
@@ -548,7 +558,7 @@ def test_summary_intervals_cover_every_row_and_contain_the_mean() -> None:
     assert list(intervals) == ["bm25", "dense", "fused"]
     for configuration, rows in intervals.items():
         assert set(rows) == {"a", "b", ALL}
-        summary = results.summaries(["mrr", "recall@20"])[configuration]
+        summary = summaries(results, ["mrr", "recall@20"])[configuration]
         for name, row in summary.rows():
             for metric in ("mrr", "recall@20"):
                 iv = rows[name][metric]
@@ -564,7 +574,7 @@ def test_compare_configurations_rows() -> None:
     comparisons = evaluate(results, ["mrr", "recall@20"], stats).comparisons
     assert comparisons is not None
     assert comparisons.reference == "bm25"
-    keys = [(r["configuration"], r["category"], r["metric"]) for r in comparisons.rows]
+    keys = [(r["configuration"], r["category"], r["metric"]) for r in comparisons.as_dict()["rows"]]
     expected_keys = [
         (c, cat, m)
         for c in ("dense", "fused")
@@ -576,7 +586,7 @@ def test_compare_configurations_rows() -> None:
     by_id = {
         c: {r.id: r for r in results.records(c) if r.evaluated} for c in ("bm25", "dense", "fused")
     }
-    for row in comparisons.rows:
+    for row in comparisons.as_dict()["rows"]:
         cur, ref = by_id[row["configuration"]], by_id["bm25"]
         common = sorted(q for q in set(cur) & set(ref) if row["category"] in (ALL, cur[q].category))
         diffs = [cur[q].metrics[row["metric"]] - ref[q].metrics[row["metric"]] for q in common]  # type: ignore[operator]
@@ -590,12 +600,12 @@ def test_compare_configurations_rows() -> None:
         assert row["p_holm"] >= row["p"]
         assert row["significant"] == (row["p_holm"] < stats.alpha)
     # fused is bm25 on the queries it ran: every difference is 0
-    fused = [r for r in comparisons.rows if r["configuration"] == "fused"]
+    fused = [r for r in comparisons.as_dict()["rows"] if r["configuration"] == "fused"]
     assert all(r["delta"] == 0 and r["ci"] == [0.0, 0.0] and r["p"] == 1.0 for r in fused)
     assert [r["n"] for r in fused if r["category"] == ALL] == [9, 9]
     # Holm across the whole table
-    assert [r["p_holm"] for r in comparisons.rows] == pytest.approx(
-        holm_reference([r["p"] for r in comparisons.rows])
+    assert [r["p_holm"] for r in comparisons.as_dict()["rows"]] == pytest.approx(
+        holm_reference([r["p"] for r in comparisons.as_dict()["rows"]])
     )
 
 
@@ -611,7 +621,9 @@ def test_paired_intervals_share_indices_across_configurations() -> None:
             results.add(record(f"q{i:02d}", category, {"mrr": v + shift}, name, [], position))
     evaluation = evaluate(results, ["mrr"], StatsSettings(resamples=2000))
     assert evaluation.comparisons is not None
-    rows = {(r["configuration"], r["category"]): r for r in evaluation.comparisons.rows}
+    rows = {
+        (r["configuration"], r["category"]): r for r in evaluation.comparisons.as_dict()["rows"]
+    }
     assert set(rows) == {(c, k) for c in ("copy", "up") for k in (ALL, "a", "b")}
     for category in (ALL, "a", "b"):
         assert rows[("copy", category)]["ci"] == pytest.approx([0.0, 0.0], abs=1e-12)
@@ -629,11 +641,13 @@ def test_compare_configurations_reference_setting_and_single_configuration() -> 
     comparisons = evaluate(results, ["mrr"], stats).comparisons
     assert comparisons is not None
     assert comparisons.reference == "dense"
-    assert {r["configuration"] for r in comparisons.rows} == {"bm25", "fused"}
+    assert {r["configuration"] for r in comparisons.as_dict()["rows"]} == {"bm25", "fused"}
     default = evaluate(results, ["mrr"], StatsSettings(resamples=500)).comparisons
     assert default is not None
-    flipped = {(r["configuration"], r["category"]): r["delta"] for r in comparisons.rows}
-    for row in default.rows:
+    flipped = {
+        (r["configuration"], r["category"]): r["delta"] for r in comparisons.as_dict()["rows"]
+    }
+    for row in default.as_dict()["rows"]:
         if row["configuration"] == "dense":
             assert flipped[("bm25", row["category"])] == pytest.approx(-row["delta"])
     single = Results()
@@ -749,10 +763,10 @@ def test_noise_warnings_name_the_widest_interval_of_a_small_category() -> None:
         for i in range(40):
             results.add(record(f"l{i}", "large", {"mrr": (i % 5) / 4}, name, [], position))
         results.add(record("one", "single", {"mrr": 1.0}, name, [], position))
-    summaries = results.summaries(["mrr"])
+    summaries_ = summaries(results, ["mrr"])
     evaluation = evaluate(results, ["mrr"], StatsSettings(resamples=1000))
     intervals = evaluation.intervals
-    warnings = noise_warnings(summaries, intervals, 30)
+    warnings = noise_warnings(summaries_, intervals, 30)
     assert [w for w in evaluation.warnings if "n=" in w] == warnings
     widest = max(intervals[c]["small"]["mrr"].half_width for c in ("bm25", "dense"))
     assert warnings[0] == (
@@ -764,7 +778,7 @@ def test_noise_warnings_name_the_widest_interval_of_a_small_category() -> None:
         "(fewer than retrieval_min_queries = 30 queries)"
     )
     assert len(warnings) == 2  # "large" has 40 >= 30 queries
-    assert len(noise_warnings(summaries, intervals, 41)) == 3
+    assert len(noise_warnings(summaries_, intervals, 41)) == 3
 
 
 def test_saturation_and_overlap_warnings() -> None:
@@ -793,16 +807,16 @@ def test_saturation_and_overlap_warnings() -> None:
     ]
     assert len(saturation_warnings({"bm25": skipped}, ["mrr"])) == 1  # skipped: not counted
 
-    def summaries(recall: float, ndcg: float) -> Results:
+    def results_with(recall: float, ndcg: float) -> Results:
         results = Results()
         results.add(record("q", "a", {"ndcg@10": ndcg, "recall@20": recall}, "bm25"))
         return results
 
-    high = overlap_warnings(summaries(0.96, 0.5).summaries(["ndcg@10", "recall@20"]))
+    high = overlap_warnings(summaries(results_with(0.96, 0.5), ["ndcg@10", "recall@20"]))
     assert len(high) == 1
     assert high[0].startswith("bm25: recall@20 = 0.960 (all) is suspiciously high")
     assert "overlap" in high[0]
-    assert overlap_warnings(summaries(0.95, 1.0).summaries(["ndcg@10", "recall@20"])) == []
+    assert overlap_warnings(summaries(results_with(0.95, 1.0), ["ndcg@10", "recall@20"])) == []
 
 
 # --------------------------------------------------------------------------- table cells

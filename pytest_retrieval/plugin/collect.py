@@ -11,41 +11,23 @@ from __future__ import annotations
 
 import inspect
 import types
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterable
 
 import pytest
 
-from ..golden import GoldenFileError, GoldenQuery, GoldenSet, RetrievalQuery, load_golden_file
-from ..scoring import QueryRecord, errored, explain, score_query
-from ..settings import Settings
-from ..shapes import ResultShapeError
+from ..golden import GoldenFileError, GoldenQuery
+from ..io.golden_yaml import load_golden_file
+from .item import ExpectationFailed, run_query
+from .keys import COLLECTED_KEY, CONFIGURATION_KEY, GOLDEN_SET_KEY, SETTINGS_KEY
 
-SETTINGS_KEY = pytest.StashKey[Settings]()
-GOLDEN_SET_KEY = pytest.StashKey[GoldenSet]()
-RECORD_KEY = pytest.StashKey[QueryRecord]()
-SELECTED_KEY = pytest.StashKey[list[str]]()  # configurations with selected golden items
-COLLECTED_KEY = pytest.StashKey[set[str]]()  # configurations collected, before selection
 QUERY_ATTR = "__golden_query__"
-
-
-class ExpectationFailed(pytest.fail.Exception):  # type: ignore[misc, name-defined]
-    """A query's ``expect`` or ``forbid`` was violated (what ``xfail:`` expects)."""
-
-    __module__ = "builtins"  # the short summary then reads "ExpectationFailed: ..."
-
-
-class RetrieverError(pytest.fail.Exception):  # type: ignore[misc, name-defined]
-    """The retriever raised or returned something that is not a ranked sequence."""
-
-    __module__ = "builtins"
 
 
 def golden_query_of(item: pytest.Item) -> GoldenQuery | None:
     """The golden query behind an item, or None for any other test."""
     if not isinstance(item, pytest.Function):
         return None
-    query = getattr(item.function, QUERY_ATTR, None)
+    query = getattr(item.obj, QUERY_ATTR, None)
     return query if isinstance(query, GoldenQuery) else None
 
 
@@ -59,23 +41,21 @@ def configuration_of(item: pytest.Item, fixture: str) -> tuple[str, int]:
     """The configuration name (the retriever fixture's parameter id) and its index.
 
     Only the retriever fixture's id counts: ids of other parametrized fixtures
-    do not enter it. Not parametrized: ``default``.
+    do not enter it. Not parametrized: ``default``. pytest keeps one id per
+    parametrize() call in ``callspec._idlist`` (checked on pytest 8 and 9); when
+    that private list is absent or unaligned the fallbacks below apply.
     """
     callspec = getattr(item, "callspec", None)
     if callspec is None or fixture not in callspec.params:
         return "default", 0
     index = int(callspec.indices.get(fixture, 0))
     names = list(callspec.params)
-    # pytest keeps one id per parametrize() call, in the order of ``params``.
     ids = list(getattr(callspec, "_idlist", ()))
     if len(ids) == len(names):
         return str(ids[names.index(fixture)]), index
     if len(names) == 1:
         return callspec.id, index
     return f"{fixture}{index}", index
-
-
-CONFIGURATION_KEY = pytest.StashKey[tuple[str, int]]()
 
 
 def item_configuration(item: pytest.Item, fixture: str) -> tuple[str, int]:
@@ -86,52 +66,9 @@ def item_configuration(item: pytest.Item, fixture: str) -> tuple[str, int]:
     return found
 
 
-def _run_query(query: GoldenQuery, request: pytest.FixtureRequest, retriever: Any) -> None:
-    """The body of every golden item: run, score, record, then pass or fail."""
-    item = request.node
-    settings = request.config.stash[SETTINGS_KEY]
-    configuration, position = item_configuration(item, settings.fixture)
-    ranking: list[str] = []
-    if not callable(retriever):
-        record = errored(
-            query,
-            configuration,
-            settings,
-            f"the '{settings.fixture}' fixture must return a callable that takes the golden "
-            f"query; it returned {type(retriever).__name__}",
-            position,
-        )
-    else:
-        try:
-            returned = retriever(RetrievalQuery.of(query))
-            if isinstance(returned, Iterator):  # a generator runs the retriever's code too
-                returned = list(returned)
-        except Exception as exc:
-            record = errored(
-                query,
-                configuration,
-                settings,
-                f"the retriever raised {type(exc).__name__}: {exc}",
-                position,
-            )
-        else:
-            try:
-                record, ranking = score_query(query, configuration, returned, settings, position)
-            except ResultShapeError as exc:
-                record = errored(query, configuration, settings, str(exc), position)
-    item.stash[RECORD_KEY] = record
-    item.user_properties.extend(
-        (name, "n/a" if value is None else value) for name, value in record.metrics.items()
-    )
-    if record.error is not None:
-        raise RetrieverError(f"query '{query.id}' [{configuration}]: {record.error}", pytrace=False)
-    if record.violations:
-        raise ExpectationFailed(explain(query, record, ranking), pytrace=False)
-
-
 def _make_function(query: GoldenQuery, module_name: str, fixture: str) -> Callable[..., None]:
-    def golden_query(**kwargs: Any) -> None:
-        _run_query(query, kwargs["request"], kwargs[fixture])
+    def golden_query(**kwargs: object) -> None:
+        run_query(query, kwargs["request"], kwargs[fixture])  # type: ignore[arg-type]
 
     # Point pytest's report location at the query in its golden file.
     golden_query.__code__ = golden_query.__code__.replace(
@@ -147,13 +84,10 @@ def _make_function(query: GoldenQuery, module_name: str, fixture: str) -> Callab
         ]
     )
     setattr(golden_query, QUERY_ATTR, query)
-    marks = []
     if query.skip is not None:
-        marks.append(pytest.mark.skip(reason=query.skip))
+        golden_query = pytest.mark.skip(reason=query.skip)(golden_query)
     if query.xfail is not None:
-        marks.append(pytest.mark.xfail(reason=query.xfail, raises=ExpectationFailed))
-    for mark in marks:
-        golden_query = mark(golden_query)
+        golden_query = pytest.mark.xfail(reason=query.xfail, raises=ExpectationFailed)(golden_query)
     return golden_query
 
 
@@ -161,7 +95,7 @@ class GoldenFile(pytest.Module):
     """A golden YAML file: collects one item per query per configuration."""
 
     def _getobj(self) -> types.ModuleType:
-        settings = self.config.stash[SETTINGS_KEY]
+        settings = self.config.stash[SETTINGS_KEY].settings
         shown = self.nodeid.split("::")[0] or self.path.name
         try:
             queries = load_golden_file(self.path, max_grade=settings.max_grade, shown=shown)
@@ -175,11 +109,7 @@ class GoldenFile(pytest.Module):
         module = types.ModuleType(f"golden:{shown}")
         module.__file__ = str(self.path)
         for query in queries:
-            setattr(
-                module,
-                query.id,
-                _make_function(query, module.__name__, settings.fixture),
-            )
+            setattr(module, query.id, _make_function(query, module.__name__, settings.fixture))
         return module
 
     def istestfunction(self, obj: object, name: str) -> bool:
@@ -190,13 +120,11 @@ class GoldenFile(pytest.Module):
 
     def collect(self) -> Iterable[pytest.Item | pytest.Collector]:
         collected = list(super().collect())
-        fixture = self.config.stash[SETTINGS_KEY].fixture
+        fixture = self.config.stash[SETTINGS_KEY].settings.fixture
         seen: dict[tuple[str, str], pytest.Function] = {}
         for node in collected:
-            if not isinstance(node, pytest.Function):
-                continue
-            query = golden_query_of(node)
-            if query is None:
+            query = golden_query_of(node) if isinstance(node, pytest.Function) else None
+            if query is None or not isinstance(node, pytest.Function):
                 continue
             node.extra_keyword_matches.update({query.category, *query.tags})
             key = (query.id, item_configuration(node, fixture)[0])

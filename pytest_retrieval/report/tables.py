@@ -12,8 +12,9 @@ from typing import Any
 
 from tabulate import tabulate
 
-from ..aggregate import ALL
-from ..evaluation import Evaluation, Slice
+from ..evaluation import Evaluation
+from ..model import ALL
+from ..slices import Slice
 
 
 def fmt(value: float | None) -> str:
@@ -72,12 +73,12 @@ def comparison_table(evaluation: Evaluation, style: str = "terminal") -> str:
     metrics = evaluation.metrics
     cells: dict[tuple[str, str], dict[str, str]] = {}
     for row in comparisons.rows:
-        lo, hi = row["ci"]
-        mark = " *" if row["significant"] else ""
-        text = f"{row['delta']:+.3f} [{lo:+.3f}, {hi:+.3f}]{mark}"
+        lo, hi = row.ci if row.ci is not None else (0.0, 0.0)
+        mark = " *" if row.significant else ""
+        text = f"{row.delta:+.3f} [{lo:+.3f}, {hi:+.3f}]{mark}"
         if style != "terminal":
-            text += f" p={row['p_holm']:.3g} {row['wins']}/{row['ties']}/{row['losses']}"
-        cells.setdefault((row["configuration"], row["category"]), {})[row["metric"]] = text
+            text += f" p={row.p_holm:.3g} {row.wins}/{row.ties}/{row.losses}"
+        cells.setdefault((row.configuration, row.category), {})[row.metric] = text
     ordered = sorted(cells, key=lambda key: (key[0], key[1] != ALL, key[1]))
     rows = [[c, cat, *(cells[(c, cat)].get(m, "n/a") for m in metrics)] for c, cat in ordered]
     return tabulate(

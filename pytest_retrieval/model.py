@@ -1,0 +1,253 @@
+"""The run's data model: one query's record, a run's records, and the closed vocabularies.
+
+Pure. A :class:`QueryRecord` is what one (query, configuration) produced. It exists
+once, as this class, with one serializer (:meth:`QueryRecord.to_dict` /
+:meth:`QueryRecord.from_dict`) that the xdist transport, the JSON report and the
+baseline all use, each with its own choice of fields.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Literal, get_args
+
+Outcome = Literal["passed", "failed", "error", "skipped", "xfailed", "xpassed"]
+OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
+
+ALL = "all"  # the overall row of every table
+WEIGHTED = "all (weighted)"  # the traffic-weighted overall row
+RESERVED_CATEGORIES = (ALL, WEIGHTED)
+NO_TAG = "(none of them)"  # the group of queries with none of the listed tags
+REPORT_SUFFIXES = (".json", ".md", ".html")  # the report formats, by file suffix
+
+
+class RecordError(ValueError):
+    """A serialized record with a missing field or a value of the wrong type."""
+
+
+@dataclass
+class QueryRecord:
+    """What one (query, configuration) item produced."""
+
+    id: str
+    configuration: str
+    category: str
+    tags: list[str] = field(default_factory=list)
+    position: int = 0  # the configuration's index among the fixture's params
+    path: str = ""  # the golden file, as shown in messages
+    outcome: Outcome = "passed"
+    metrics: dict[str, float | None] = field(default_factory=dict)
+    retrieved: list[str] = field(default_factory=list)
+    grades: dict[str, int] = field(default_factory=dict)  # judged ids among ``retrieved``
+    duplicates: int = 0
+    error: str | None = None
+    violations: list[str] = field(default_factory=list)  # expect/forbid misses
+    skip_reason: str | None = None
+    fingerprint: str = ""
+
+    @property
+    def evaluated(self) -> bool:
+        """Counted in ``n``: every outcome but skipped."""
+        return self.outcome != "skipped"
+
+    def to_dict(self, names: Sequence[str] | None = None) -> dict[str, object]:
+        """The record as plain data (what xdist, JSON and the baseline carry).
+
+        ``names`` picks the fields (default: all); containers are copied, and the
+        grades are sorted so a file written from them is stable.
+        """
+        out: dict[str, object] = {}
+        for name in names if names is not None else FIELD_NAMES:
+            value = getattr(self, name)
+            if isinstance(value, dict):
+                value = dict(sorted(value.items())) if name == "grades" else dict(value)
+            elif isinstance(value, list):
+                value = list(value)
+            out[name] = value
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, object], **given: object) -> QueryRecord:
+        """Read :meth:`to_dict`'s output back; ``given`` supplies fields kept outside it
+        (a baseline's query id and configuration). :class:`RecordError` names a bad field."""
+        if not isinstance(data, Mapping):
+            raise RecordError(f"a record must be a mapping, got {type(data).__name__}")
+        values = {**data, **given}
+        unknown = sorted(str(k) for k in values if k not in _CHECKS)
+        if unknown:
+            raise RecordError(f"unknown field(s) {', '.join(unknown)}")
+        for name, value in values.items():
+            _CHECKS[name](name, value)
+        return cls(**values)  # type: ignore[arg-type]
+
+
+FIELD_NAMES = tuple(f.name for f in fields(QueryRecord))
+REPORT_FIELDS = ("category", "tags", "outcome", "metrics", "retrieved", "duplicates", "error")
+BASELINE_FIELDS = (
+    "category",
+    "fingerprint",
+    "grades",
+    "metrics",
+    "outcome",
+    "path",
+    "retrieved",
+    "tags",
+)
+
+
+# --------------------------------------------------------------------------- field checks
+
+
+def _fail(name: str, expected: str, value: object) -> RecordError:
+    return RecordError(f"'{name}' must be {expected}, got {type(value).__name__} {value!r:.60}")
+
+
+def _text(name: str, value: object) -> None:
+    if not isinstance(value, str):
+        raise _fail(name, "text", value)
+
+
+def _optional_text(name: str, value: object) -> None:
+    if value is not None and not isinstance(value, str):
+        raise _fail(name, "text or null", value)
+
+
+def _count(name: str, value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise _fail(name, "an integer >= 0", value)
+
+
+def _texts(name: str, value: object) -> None:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _fail(name, "a list of text", value)
+
+
+def _outcome(name: str, value: object) -> None:
+    if value not in OUTCOMES:
+        raise _fail(name, "one of " + ", ".join(OUTCOMES), value)
+
+
+def _metric_values(name: str, value: object) -> None:
+    if not isinstance(value, dict):
+        raise _fail(name, "a mapping of metric names to numbers", value)
+    for metric, number in value.items():
+        if number is None:
+            continue
+        if (
+            isinstance(number, bool)
+            or not isinstance(number, (int, float))
+            or not math.isfinite(number)
+        ):
+            raise _fail(f"{name}.{metric}", "a finite number or null", number)
+
+
+def _grade_map(name: str, value: object) -> None:
+    if not isinstance(value, dict) or not all(
+        isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool)
+        for k, v in value.items()
+    ):
+        raise _fail(name, "a mapping of ids to integer grades", value)
+
+
+_CHECKS = {
+    "id": _text,
+    "configuration": _text,
+    "category": _text,
+    "tags": _texts,
+    "position": _count,
+    "path": _text,
+    "outcome": _outcome,
+    "metrics": _metric_values,
+    "retrieved": _texts,
+    "grades": _grade_map,
+    "duplicates": _count,
+    "error": _optional_text,
+    "violations": _texts,
+    "skip_reason": _optional_text,
+    "fingerprint": _text,
+}
+assert set(_CHECKS) == set(FIELD_NAMES), "every record field has a check"
+
+
+# --------------------------------------------------------------------------- a run's records
+
+
+def by_category(records: Sequence[QueryRecord]) -> dict[str, list[QueryRecord]]:
+    """Records grouped by category (sorted by name), each group in the order given."""
+    groups: dict[str, list[QueryRecord]] = {}
+    for record in records:
+        groups.setdefault(record.category, []).append(record)
+    return dict(sorted(groups.items()))
+
+
+@dataclass(frozen=True)
+class ConfigurationRecords:
+    """One configuration's records, sorted by query id once, with the views every step reads."""
+
+    records: tuple[QueryRecord, ...]
+
+    @functools.cached_property
+    def evaluated(self) -> list[QueryRecord]:
+        """The records counted in ``n`` (not skipped), in id order."""
+        return [r for r in self.records if r.evaluated]
+
+    @functools.cached_property
+    def categories(self) -> dict[str, list[QueryRecord]]:
+        """Every record (skipped ones too) by category, categories sorted by name."""
+        return by_category(self.records)
+
+    @functools.cached_property
+    def evaluated_groups(self) -> dict[str, list[QueryRecord]]:
+        """``all`` then each category: its evaluated records in id order."""
+        groups = {c: [r for r in rs if r.evaluated] for c, rs in self.categories.items()}
+        return {ALL: self.evaluated, **groups}
+
+    @functools.cached_property
+    def by_id(self) -> dict[str, QueryRecord]:
+        return {r.id: r for r in self.records}
+
+
+class Results:
+    """Every record of a run, grouped by configuration.
+
+    Configurations are ordered as the retriever fixture's params, whatever order
+    the reports arrived in (xdist). Each configuration's records are sorted and
+    grouped once, when first read after the last :meth:`add`.
+    """
+
+    def __init__(self) -> None:
+        self.by_configuration: dict[str, dict[str, QueryRecord]] = {}
+        self._position: dict[str, int] = {}
+        self._views: dict[str, ConfigurationRecords] = {}
+
+    def add(self, record: QueryRecord) -> None:
+        self.by_configuration.setdefault(record.configuration, {})[record.id] = record
+        self._position.setdefault(record.configuration, record.position)
+        self._views.pop(record.configuration, None)
+
+    def __bool__(self) -> bool:
+        return bool(self.by_configuration)
+
+    def configurations(self) -> list[str]:
+        return sorted(self.by_configuration, key=lambda c: (self._position[c], c))
+
+    def view(self, configuration: str) -> ConfigurationRecords:
+        """One configuration's records and their groupings, computed once."""
+        found = self._views.get(configuration)
+        if found is None:
+            records = self.by_configuration.get(configuration, {})
+            found = ConfigurationRecords(tuple(records[q] for q in sorted(records)))
+            if configuration in self.by_configuration:
+                self._views[configuration] = found
+        return found
+
+    def records(self, configuration: str) -> list[QueryRecord]:
+        """One configuration's records, sorted by query id."""
+        return list(self.view(configuration).records)
+
+    def all_records(self) -> list[QueryRecord]:
+        """Every record, configuration by configuration, each in id order."""
+        return [r for c in self.configurations() for r in self.view(c).records]

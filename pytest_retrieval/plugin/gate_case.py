@@ -1,0 +1,70 @@
+"""The gate's verdict as a synthetic ``retrieval-gate`` testcase.
+
+Reported through ``pytest_runtest_logreport`` from the controller's
+``pytest_runtestloop`` wrapper, so the JUnit XML gets a testcase and a failure
+makes the exit code 1 by itself (pinned by the end-to-end gate tests).
+"""
+
+from __future__ import annotations
+
+import types
+from typing import TYPE_CHECKING, Literal, cast
+
+import pytest
+
+from ..gate import GateResult
+
+if TYPE_CHECKING:
+    from _pytest._io import TerminalWriter
+
+GATE_NODEID = "retrieval-gate"
+
+
+class GateFailure:
+    """The gate's failure as a pytest long representation.
+
+    ``reprcrash.message`` is the short headline (JUnit's ``message`` attribute and
+    the short test summary line); the whole explanation is the body.
+    """
+
+    def __init__(self, headline: str, text: str):
+        self.reprcrash = types.SimpleNamespace(message=headline, path=GATE_NODEID, lineno=0)
+        self.text = text
+
+    def toterminal(self, tw: TerminalWriter) -> None:
+        for line in self.text.splitlines():
+            tw.line(line)
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def _report(gate: GateResult, when: str, headline: str, text: str) -> pytest.TestReport:
+    skipped = gate.verdict == "skipped"
+    outcome, longrepr = "passed", cast(object, None)
+    if skipped and when == "setup":
+        outcome, longrepr = "skipped", (GATE_NODEID, 0, f"Skipped: {headline}")
+    elif gate.failed and when == "call":
+        outcome, longrepr = "failed", GateFailure(headline, text)
+    return pytest.TestReport(
+        nodeid=GATE_NODEID,
+        location=(GATE_NODEID, None, GATE_NODEID),
+        keywords={GATE_NODEID: 1},
+        outcome=cast("Literal['passed', 'failed', 'skipped']", outcome),
+        longrepr=cast("None", longrepr),
+        when=cast("Literal['setup', 'call', 'teardown']", when),
+        sections=[],
+        duration=0.0,
+        user_properties=[("verdict", gate.verdict), ("baseline", gate.baseline)],
+    )
+
+
+def log_verdict(config: pytest.Config, gate: GateResult, headline: str, text: str) -> None:
+    """Report the verdict as a testcase; a skipped gate is a skipped testcase."""
+    hook = config.hook
+    location = (GATE_NODEID, None, GATE_NODEID)
+    hook.pytest_runtest_logstart(nodeid=GATE_NODEID, location=location)
+    phases = ("setup", "teardown") if gate.verdict == "skipped" else ("setup", "call", "teardown")
+    for when in phases:
+        hook.pytest_runtest_logreport(report=_report(gate, when, headline, text))
+    hook.pytest_runtest_logfinish(nodeid=GATE_NODEID, location=location)

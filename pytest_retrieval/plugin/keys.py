@@ -1,0 +1,23 @@
+"""Every stash key of the plugin, in one place: what pytest objects carry for us."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ..golden import GoldenSet
+from ..model import QueryRecord
+from ..settings import RunSettings
+
+# on the config
+SETTINGS_KEY = pytest.StashKey[RunSettings]()
+GOLDEN_SET_KEY = pytest.StashKey[GoldenSet]()  # every golden query collected by this process
+GOLDEN_ROOTS_KEY = pytest.StashKey[list[Path]]()  # retrieval_golden, resolved
+EXPLICIT_KEY = pytest.StashKey[set[Path]]()  # files named on the command line
+SELECTED_KEY = pytest.StashKey[list[str]]()  # configurations with selected golden items
+COLLECTED_KEY = pytest.StashKey[set[str]]()  # configurations collected, before selection
+
+# on an item
+RECORD_KEY = pytest.StashKey[QueryRecord]()  # what the item's call produced
+CONFIGURATION_KEY = pytest.StashKey[tuple[str, int]]()  # (configuration, parameter index)

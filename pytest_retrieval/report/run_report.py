@@ -1,0 +1,58 @@
+"""What every report is made from: one :class:`RunReport` per run.
+
+Pure. The JSON, Markdown and HTML writers all take a :class:`RunReport`, so they
+cannot disagree on what the run was.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..evaluation import Evaluation
+from ..gate import GateResult
+from ..golden import golden_digest
+from ..model import Results
+from ..settings import Settings
+
+
+@dataclass(frozen=True)
+class GoldenInfo:
+    """What was evaluated: the golden files, distinct queries and a digest of their judgments."""
+
+    files: list[str]
+    queries: int
+    sha256: str
+
+    @classmethod
+    def of(cls, results: Results) -> GoldenInfo:
+        fingerprints: dict[str, str] = {}
+        files: set[str] = set()
+        for record in results.all_records():
+            fingerprints.setdefault(record.id, record.fingerprint)
+            if record.path:
+                files.add(record.path)
+        return cls(sorted(files), len(fingerprints), golden_digest(fingerprints))
+
+    def as_dict(self) -> dict[str, object]:
+        return {"files": self.files, "queries": self.queries, "sha256": self.sha256}
+
+
+@dataclass(frozen=True)
+class RunReport:
+    """A finished run: its settings, records, derived numbers and the gate's verdict."""
+
+    settings: Settings
+    results: Results
+    evaluation: Evaluation
+    golden: GoldenInfo
+    gate: GateResult | None = None
+    gate_text: str | None = None  # the gate's explanation, as the terminal shows it
+
+    def settings_line(self) -> str:
+        """One sentence that says what the numbers mean (Markdown and HTML headers)."""
+        conventions = self.settings.conventions
+        return (
+            f"{self.golden.queries} golden queries from {len(self.golden.files)} file(s); "
+            f"gain {conventions.gain}, relevance threshold {conventions.relevance_threshold}, "
+            f"no-result queries scored by '{conventions.empty}'. Cells: mean [95% interval]."
+        )
