@@ -5,6 +5,7 @@ Golden queries in YAML become pytest items; each runs through the user's
 README for the golden file format, the options and the reports.
 """
 
+from ._version import __version__
 from .golden import GoldenQuery, RetrievalQuery
 from .io.golden_yaml import load_golden_file
 from .metrics import Conventions, Metric, evaluate, parse_metric
@@ -14,8 +15,8 @@ __all__ = [
     "GoldenQuery",
     "Metric",
     "RetrievalQuery",
+    "__version__",
     "evaluate",
     "load_golden_file",
     "parse_metric",
 ]
-__version__ = "0.1.0"

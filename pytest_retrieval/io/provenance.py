@@ -6,7 +6,7 @@ import datetime
 import subprocess
 from pathlib import Path
 
-from .. import __version__
+from .._version import __version__
 
 
 def git_commit(root: Path) -> str | None:

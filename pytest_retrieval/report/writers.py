@@ -6,9 +6,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..io.atomic import write_atomic
-from ..io.report_json import json_report
 from ..model import REPORT_SUFFIXES
 from .html import html_report
+from .json_report import json_report
 from .markdown import markdown_report
 from .run_report import RunReport
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from ..model import REPORT_FIELDS
-from ..report.run_report import RunReport
+from .run_report import RunReport
 
 FORMAT = "pytest-retrieval-report"
 VERSION = 1
