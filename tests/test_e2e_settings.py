@@ -1,0 +1,111 @@
+"""Settings as a user meets them: usage errors that name the key and the fix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import e2e_run, e2e_write_project
+
+ONLY_WITH_EVAL = [
+    ("--retrieval-report", "out.json"),
+    ("--retrieval-baseline", "other.json"),
+    ("--retrieval-update-baseline",),
+    ("--retrieval-tolerance", "0.1"),
+    ("--retrieval-diff", "3"),
+    ("--retrieval-group-by", "tags"),
+]
+
+
+@pytest.mark.parametrize("args", ONLY_WITH_EVAL, ids=[a[0] for a in ONLY_WITH_EVAL])
+def test_a_retrieval_option_without_retrieval_eval_is_a_usage_error(
+    pytester: pytest.Pytester, e2e_project: Path, args: tuple[str, ...]
+) -> None:
+    pytester.makepyfile(test_plain="def test_one():\n    pass\n")
+    result = e2e_run(pytester, *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    error = result.stderr.str()
+    assert f"{args[0]} does nothing without --retrieval-eval" in error
+    assert f"(pytest --retrieval-eval {args[0]} ...)" in error
+    assert "passed" not in result.stdout.str()
+    assert not (pytester.path / "out.json").exists()
+
+
+def test_several_options_without_retrieval_eval_are_named_together(
+    pytester: pytest.Pytester, e2e_project: Path
+) -> None:
+    result = e2e_run(pytester, "--retrieval-report=out.json", "--retrieval-update-baseline")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert (
+        "--retrieval-report, --retrieval-update-baseline do nothing without --retrieval-eval"
+        in result.stderr.str()
+    )
+
+
+def test_ini_settings_without_retrieval_eval_are_fine(pytester: pytest.Pytester) -> None:
+    """Ini keys are project configuration: a plain test run must not trip on them."""
+    e2e_write_project(
+        pytester,
+        ini="[pytest]\nretrieval_golden = golden\nretrieval_tolerance = 0.05\n"
+        "retrieval_baseline = golden/b.json\nretrieval_alpha = not-a-number\n",
+    )
+    pytester.makepyfile(test_plain="def test_one():\n    pass\n")
+    result = e2e_run(pytester)
+    assert result.ret == pytest.ExitCode.OK, result.stderr.str()
+    result.assert_outcomes(passed=1)
+
+
+@pytest.mark.parametrize(
+    ("ini_line", "option", "says"),
+    [
+        (
+            "",
+            "--retrieval-tolerance=0.02 ndcg@5=0.5",
+            "retrieval_tolerance names ndcg@5, which this run does not compute "
+            "(retrieval_metrics: ndcg@10 mrr)",
+        ),
+        (
+            "retrieval_tolerance = 0.02 recall@20=0.3 mrr=0.1",
+            None,
+            "retrieval_tolerance names recall@20, which this run does not compute "
+            "(retrieval_metrics: ndcg@10 mrr)",
+        ),
+        (
+            "retrieval_gate_metrics = mrr map",
+            None,
+            "retrieval_gate_metrics names map, which this run does not compute "
+            "(retrieval_metrics: ndcg@10 mrr)",
+        ),
+    ],
+    ids=["tolerance-option", "tolerance-ini", "gate-metrics"],
+)
+def test_a_setting_naming_a_metric_the_run_does_not_compute_is_a_usage_error(
+    pytester: pytest.Pytester, ini_line: str, option: str | None, says: str
+) -> None:
+    ini = f"[pytest]\nretrieval_golden = golden\nretrieval_metrics = ndcg@10 mrr\n{ini_line}\n"
+    e2e_write_project(pytester, ini=ini)
+    result = e2e_run(pytester, "--retrieval-eval", *([option] if option else []))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert says in result.stderr.str()
+    assert "retrieval gate" not in result.stdout.str()
+
+
+def test_the_plugin_turns_off_with_p_no_retrieval(
+    pytester: pytest.Pytester, e2e_project: Path
+) -> None:
+    pytester.makepyfile(test_plain="def test_one():\n    pass\n")
+    off = e2e_run(pytester, "-p", "no:retrieval")
+    assert off.ret == pytest.ExitCode.OK
+    off.assert_outcomes(passed=1)
+    unknown = e2e_run(pytester, "-p", "no:retrieval", "--retrieval-eval")
+    assert unknown.ret == pytest.ExitCode.USAGE_ERROR
+    assert "unrecognized arguments: --retrieval-eval" in unknown.stderr.str()
+
+
+def test_help_lists_every_option_with_its_default(pytester: pytest.Pytester) -> None:
+    result = e2e_run(pytester, "--help")
+    text = " ".join(result.stdout.str().split())
+    assert "--retrieval-tolerance=X allowed drop before the gate fails" in text
+    assert "(default: 0.02)" in text
+    assert "retrieval_bootstrap (string): bootstrap resamples (default: 10000)" in text
