@@ -498,7 +498,7 @@ def check_query(
     )
 
 
-def _defaults(checker: _Checker, value: Any) -> dict[str, Any]:
+def _defaults(checker: _Checker, value: Any) -> dict[str, object]:
     if value is None:
         return {}
     if not isinstance(value, dict):
@@ -516,7 +516,7 @@ def _defaults(checker: _Checker, value: Any) -> dict[str, Any]:
 # --------------------------------------------------------------------------- one file
 
 
-def _file_parts(checker: _Checker, data: Any) -> tuple[dict[str, Any], Any]:
+def _file_parts(checker: _Checker, data: Any) -> tuple[dict[str, object], Any]:
     """The defaults and the raw query list of a loaded file (a mapping or a bare list)."""
     if not isinstance(data, dict):
         return {}, data
@@ -540,7 +540,7 @@ def _file_parts(checker: _Checker, data: Any) -> tuple[dict[str, Any], Any]:
 
 
 def _queries(
-    checker: _Checker, raw_queries: list[Any], defaults: dict[str, Any]
+    checker: _Checker, raw_queries: list[Any], defaults: dict[str, object]
 ) -> list[GoldenQuery]:
     lines = raw_queries.item_lines if isinstance(raw_queries, _Seq) else [0] * len(raw_queries)
     queries: list[GoldenQuery] = []
