@@ -173,10 +173,13 @@ def retriever(request):
     return search
 """
 
+# Few bootstrap resamples: the statistics have tests of their own (test_stats.py,
+# test_e2e_stats.py), and 10,000 per cell make every run of this project ~5x slower.
 E2E_INI = """\
 [pytest]
 retrieval_golden = golden
 retrieval_metrics = ndcg@10 mrr recall@20
+retrieval_bootstrap = 200
 """
 
 

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from golden_cases import GOLDEN_ERRORS
 
 from conftest import (
     E2E_CONFIGS,
@@ -50,228 +51,16 @@ def _line_with(text: str, *fragments: str | re.Pattern[str]) -> str:
 
 # --------------------------------------------------------------------------- golden files
 
-# (golden text, reported line, query id or None, fragments of the problem on that line)
-GOLDEN_ERRORS = {
-    "unknown-key-with-suggestion": (
-        """\
-        queries:
-          - id: rain-later
-            query: will it rain later today
-            relevent: {weather-forecast: 3}
-        """,
-        4,
-        "rain-later",
-        ["relevent", "relevant"],
-    ),
-    "unknown-key-in-defaults": (
-        """\
-        defaults:
-          categroy: paraphrase
-        queries:
-          - id: rain-later
-            query: will it rain later today
-            relevant: {weather-forecast: 3}
-        """,
-        2,
-        None,
-        ["categroy", "category"],
-    ),
-    "tags-not-a-list": (
-        """\
-        queries:
-          - id: rain-later
-            query: will it rain later today
-            tags: {core: yes}
-            relevant: {weather-forecast: 3}
-        """,
-        4,
-        "rain-later",
-        ["tags", "list"],
-    ),
-    "relevant-a-string": (
-        """\
-        queries:
-          - id: rain-later
-            query: will it rain later today
-            relevant: weather-forecast
-        """,
-        4,
-        "rain-later",
-        ["relevant"],
-    ),
-    "grade-high": (
-        """\
-        queries:
-          - id: rain-later
-            query: will it rain later today
-            relevant:
-              weather-forecast: high
-        """,
-        5,
-        "rain-later",
-        ["weather-forecast", "high"],
-    ),
-    "grade-true": (
-        """\
-        queries:
-          - id: rain-later
-            query: will it rain later today
-            relevant:
-              weather-archive: 1
-              weather-forecast: true
-        """,
-        6,
-        "rain-later",
-        ["weather-forecast", "true"],
-    ),
-    "grade-out-of-range": (
-        """\
-        queries:
-          - id: rain-later
-            query: will it rain later today
-            relevant:
-              weather-forecast: 4
-        """,
-        5,
-        "rain-later",
-        ["weather-forecast", re.compile(r"\b4\b"), "0..3"],
-    ),
-    "grade-negative": (
-        """\
-        queries:
-          - id: rain-later
-            query: will it rain later today
-            relevant:
-              weather-forecast: -1
-        """,
-        5,
-        "rain-later",
-        ["weather-forecast", "-1"],
-    ),
-    "empty-query-text": (
-        """\
-        queries:
-          - id: rain-later
-            query: ""
-            relevant: {weather-forecast: 3}
-        """,
-        3,
-        "rain-later",
-        ["query", "empty"],
-    ),
-    "blank-query-text": (
-        """\
-        queries:
-          - id: rain-later
-            query: "   "
-            relevant: {weather-forecast: 3}
-        """,
-        3,
-        "rain-later",
-        ["query", "empty"],
-    ),
-    "missing-relevant": (
-        """\
-        queries:
-          - id: fine-first
-            query: a first query
-            relevant: {weather-forecast: 3}
-          - id: rain-later
-            query: will it rain later today
-            category: paraphrase
-        """,
-        5,
-        "rain-later",
-        ["relevant", "missing"],
-    ),
-    "duplicate-id-in-one-file": (
-        """\
-        queries:
-          - id: rain-later
-            query: will it rain later today
-            relevant: {weather-forecast: 3}
-          - id: rain-later
-            query: rain this evening
-            relevant: {weather-forecast: 2}
-        """,
-        5,
-        "rain-later",
-        ["duplicate", re.compile(r"\b2\b")],  # names the first use, on line 2
-    ),
-    "duplicate-key-in-relevant": (
-        """\
-        queries:
-          - id: rain-later
-            query: will it rain later today
-            relevant:
-              weather-forecast: 3
-              weather-forecast: 1
-        """,
-        6,
-        "rain-later",
-        ["weather-forecast", re.compile(r"\b5\b")],  # names the first occurrence, line 5
-    ),
-    "unknown-metric-in-expect": (
-        """\
-        queries:
-          - id: rain-later
-            query: will it rain later today
-            relevant: {weather-forecast: 3}
-            expect: {ndgc@10: 0.9}
-        """,
-        5,
-        "rain-later",
-        ["ndgc@10", "ndcg@10"],
-    ),
-    "yaml-syntax-unclosed-flow-mapping": (
-        """\
-        queries:
-          - id: fine-first
-            query: a first query
-            relevant: {weather-forecast: 3}
-          - id: rain-later
-            query: will it rain later today
-            relevant: {weather-forecast: 3
-          - id: after
-            query: after the error
-            relevant: {}
-        """,
-        7,
-        None,
-        ["YAML"],
-    ),
-    "yaml-syntax-bad-indentation-late-in-the-file": (
-        """\
-        queries:
-          - id: first
-            query: a first query
-            relevant: {weather-forecast: 3}
-          - id: second
-            query: a second query
-            relevant: {weather-forecast: 3}
-          - id: rain-later
-            query: will it rain later today
-           relevant: {weather-forecast: 3}
-        """,
-        10,  # the mis-indented line, not where the list of queries began (line 2)
-        None,
-        ["YAML"],
-    ),
-    "yaml-syntax-unterminated-quote": (
-        """\
-        queries:
-          - id: rain-later
-            query: "will it rain later today
-            relevant: {weather-forecast: 3}
-        """,
-        3,
-        None,
-        ["YAML"],
-    ),
-}
+# The cases themselves run through the loader in test_golden_validation.py; here a few
+# of them go through pytest's collection, to show how a collection error reads.
+E2E_GOLDEN_ERRORS = [
+    "unknown-key-with-suggestion",
+    "grade-high",
+    "yaml-syntax-unterminated-quote",
+]
 
 
-@pytest.mark.parametrize("case", list(GOLDEN_ERRORS))
+@pytest.mark.parametrize("case", E2E_GOLDEN_ERRORS)
 def test_a_golden_file_error_names_file_line_query_and_problem(
     pytester: pytest.Pytester, case: str
 ) -> None:

@@ -1,0 +1,226 @@
+"""Broken golden files and what the loader must say about each (shared by the unit
+tests of the loader and the end-to-end tests of collection errors)."""
+
+from __future__ import annotations
+
+import re
+
+# (golden text, reported line, query id or None, fragments of the problem on that line)
+GOLDEN_ERRORS = {
+    "unknown-key-with-suggestion": (
+        """\
+        queries:
+          - id: rain-later
+            query: will it rain later today
+            relevent: {weather-forecast: 3}
+        """,
+        4,
+        "rain-later",
+        ["relevent", "relevant"],
+    ),
+    "unknown-key-in-defaults": (
+        """\
+        defaults:
+          categroy: paraphrase
+        queries:
+          - id: rain-later
+            query: will it rain later today
+            relevant: {weather-forecast: 3}
+        """,
+        2,
+        None,
+        ["categroy", "category"],
+    ),
+    "tags-not-a-list": (
+        """\
+        queries:
+          - id: rain-later
+            query: will it rain later today
+            tags: {core: yes}
+            relevant: {weather-forecast: 3}
+        """,
+        4,
+        "rain-later",
+        ["tags", "list"],
+    ),
+    "relevant-a-string": (
+        """\
+        queries:
+          - id: rain-later
+            query: will it rain later today
+            relevant: weather-forecast
+        """,
+        4,
+        "rain-later",
+        ["relevant"],
+    ),
+    "grade-high": (
+        """\
+        queries:
+          - id: rain-later
+            query: will it rain later today
+            relevant:
+              weather-forecast: high
+        """,
+        5,
+        "rain-later",
+        ["weather-forecast", "high"],
+    ),
+    "grade-true": (
+        """\
+        queries:
+          - id: rain-later
+            query: will it rain later today
+            relevant:
+              weather-archive: 1
+              weather-forecast: true
+        """,
+        6,
+        "rain-later",
+        ["weather-forecast", "true"],
+    ),
+    "grade-out-of-range": (
+        """\
+        queries:
+          - id: rain-later
+            query: will it rain later today
+            relevant:
+              weather-forecast: 4
+        """,
+        5,
+        "rain-later",
+        ["weather-forecast", re.compile(r"\b4\b"), "0..3"],
+    ),
+    "grade-negative": (
+        """\
+        queries:
+          - id: rain-later
+            query: will it rain later today
+            relevant:
+              weather-forecast: -1
+        """,
+        5,
+        "rain-later",
+        ["weather-forecast", "-1"],
+    ),
+    "empty-query-text": (
+        """\
+        queries:
+          - id: rain-later
+            query: ""
+            relevant: {weather-forecast: 3}
+        """,
+        3,
+        "rain-later",
+        ["query", "empty"],
+    ),
+    "blank-query-text": (
+        """\
+        queries:
+          - id: rain-later
+            query: "   "
+            relevant: {weather-forecast: 3}
+        """,
+        3,
+        "rain-later",
+        ["query", "empty"],
+    ),
+    "missing-relevant": (
+        """\
+        queries:
+          - id: fine-first
+            query: a first query
+            relevant: {weather-forecast: 3}
+          - id: rain-later
+            query: will it rain later today
+            category: paraphrase
+        """,
+        5,
+        "rain-later",
+        ["relevant", "missing"],
+    ),
+    "duplicate-id-in-one-file": (
+        """\
+        queries:
+          - id: rain-later
+            query: will it rain later today
+            relevant: {weather-forecast: 3}
+          - id: rain-later
+            query: rain this evening
+            relevant: {weather-forecast: 2}
+        """,
+        5,
+        "rain-later",
+        ["duplicate", re.compile(r"\b2\b")],  # names the first use, on line 2
+    ),
+    "duplicate-key-in-relevant": (
+        """\
+        queries:
+          - id: rain-later
+            query: will it rain later today
+            relevant:
+              weather-forecast: 3
+              weather-forecast: 1
+        """,
+        6,
+        "rain-later",
+        ["weather-forecast", re.compile(r"\b5\b")],  # names the first occurrence, line 5
+    ),
+    "unknown-metric-in-expect": (
+        """\
+        queries:
+          - id: rain-later
+            query: will it rain later today
+            relevant: {weather-forecast: 3}
+            expect: {ndgc@10: 0.9}
+        """,
+        5,
+        "rain-later",
+        ["ndgc@10", "ndcg@10"],
+    ),
+    "yaml-syntax-unclosed-flow-mapping": (
+        """\
+        queries:
+          - id: fine-first
+            query: a first query
+            relevant: {weather-forecast: 3}
+          - id: rain-later
+            query: will it rain later today
+            relevant: {weather-forecast: 3
+          - id: after
+            query: after the error
+            relevant: {}
+        """,
+        7,
+        None,
+        ["YAML"],
+    ),
+    "yaml-syntax-bad-indentation-late-in-the-file": (
+        """\
+        queries:
+          - id: first
+            query: a first query
+            relevant: {weather-forecast: 3}
+          - id: second
+            query: a second query
+            relevant: {weather-forecast: 3}
+          - id: rain-later
+            query: will it rain later today
+           relevant: {weather-forecast: 3}
+        """,
+        10,  # the mis-indented line, not where the list of queries began (line 2)
+        None,
+        ["YAML"],
+    ),
+    "yaml-syntax-unterminated-quote": (
+        """\
+        queries:
+          - id: rain-later
+            query: "will it rain later today
+            relevant: {weather-forecast: 3}
+        """,
+        3,
+        None,
+        ["YAML"],
+    ),
+}

@@ -1,0 +1,182 @@
+"""Unit tests of the baseline: how an update merges, and the file's format, in memory."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pytest_retrieval.baseline import Baseline, BaselineError, RunFacts, merge_update
+from pytest_retrieval.io.baseline_file import dumps, parse_baseline
+from pytest_retrieval.model import BASELINE_FIELDS, QueryRecord, Results
+from pytest_retrieval.settings import Settings
+
+SETTINGS = Settings()
+PROVENANCE = {"created": "2026-12-01T00:00:00+00:00", "plugin": "pytest-retrieval 0", "git": None}
+
+
+def record(
+    qid: str,
+    configuration: str = "fused",
+    value: float = 1.0,
+    *,
+    path: str = "golden/a.yaml",
+    outcome: str = "passed",
+    category: str = "lexical",
+) -> QueryRecord:
+    metrics = {m: value for m in SETTINGS.metric_names}
+    return QueryRecord(
+        id=qid,
+        configuration=configuration,
+        category=category,
+        path=path,
+        outcome=outcome,  # type: ignore[arg-type]
+        metrics=metrics,  # type: ignore[arg-type]
+        retrieved=[f"{qid}-main"],
+        grades={f"{qid}-main": 3},
+        fingerprint=f"fp-{qid}",
+        duplicates=2,
+        violations=["expected mrr >= 1"] if outcome == "failed" else [],
+    )
+
+
+def results_of(*records: QueryRecord) -> Results:
+    results = Results()
+    for r in records:
+        results.add(r)
+    return results
+
+
+def previous(*records: QueryRecord) -> Baseline:
+    configurations: dict[str, dict[str, QueryRecord]] = {}
+    for r in records:
+        configurations.setdefault(r.configuration, {})[r.id] = r
+    return Baseline(SETTINGS.as_dict(), configurations, {"created": "old"})
+
+
+def facts(golden: dict[str, str], existing: set[str]) -> RunFacts:
+    return RunFacts(golden_ids=golden, existing_files=frozenset(existing))
+
+
+def test_a_first_update_writes_every_evaluated_query() -> None:
+    run = results_of(record("a"), record("b", outcome="failed"), record("c", outcome="skipped"))
+    done = merge_update(None, run, SETTINGS, facts({"a": "golden/a.yaml"}, set()), PROVENANCE)
+    assert done.updated == {"fused": 2}
+    assert done.kept == {} and done.dropped == [] and done.reset == [] and done.errored == []
+    assert list(done.baseline.configurations["fused"]) == ["a", "b"]  # skipped: not written
+    assert done.baseline.provenance == PROVENANCE
+    assert done.baseline.settings == SETTINGS.as_dict()
+
+
+def test_an_update_over_a_subset_replaces_those_and_keeps_the_rest() -> None:
+    old = previous(record("a", value=0.5), record("b", value=0.5), record("a", "bm25"))
+    golden = {"a": "golden/a.yaml", "b": "golden/a.yaml"}
+    done = merge_update(old, results_of(record("a")), SETTINGS, facts(golden, set()), PROVENANCE)
+    assert done.updated == {"fused": 1}
+    assert done.kept == {"fused": 1, "bm25": 1}
+    assert done.baseline.configurations["fused"]["a"].metrics["mrr"] == 1.0
+    assert done.baseline.configurations["fused"]["b"].metrics["mrr"] == 0.5
+
+
+def test_an_errored_query_keeps_its_previous_entry_and_is_named() -> None:
+    old = previous(record("a", value=0.75))
+    golden = {"a": "golden/a.yaml"}
+    run = results_of(record("a", value=0.0, outcome="error"))
+    done = merge_update(old, run, SETTINGS, facts(golden, {"golden/a.yaml"}), PROVENANCE)
+    assert done.errored == ["fused/a"]
+    assert done.updated == {}
+    assert done.baseline.configurations["fused"]["a"].metrics["mrr"] == 0.75
+
+
+def test_queries_no_longer_in_their_file_or_whose_file_is_gone_are_dropped() -> None:
+    old = previous(
+        record("kept"),
+        record("removed"),  # its file was collected without it
+        record("elsewhere", path="golden/b.yaml"),  # its file exists, was not collected
+        record("orphan", path="golden/gone.yaml"),  # its file no longer exists
+    )
+    golden = {"kept": "golden/a.yaml"}
+    existing = {"golden/a.yaml", "golden/b.yaml"}
+    done = merge_update(old, results_of(), SETTINGS, facts(golden, existing), PROVENANCE)
+    assert done.dropped == ["fused/orphan", "fused/removed"]
+    assert sorted(done.baseline.configurations["fused"]) == ["elsewhere", "kept"]
+
+
+def test_other_settings_discard_the_previous_baseline_and_say_so() -> None:
+    old = previous(record("a"), record("b"))
+    old.settings = {**old.settings, "gain": "linear"}
+    done = merge_update(old, results_of(record("a")), SETTINGS, facts({}, set()), PROVENANCE)
+    assert done.reset == ["gain: baseline 'linear', this run 'exponential'"]
+    assert list(done.baseline.configurations["fused"]) == ["a"]
+    assert done.kept == {}
+
+
+# --------------------------------------------------------------------------- the file
+
+
+def test_dumps_round_trips_through_parse_with_the_baseline_fields_only() -> None:
+    baseline = previous(record("b", category="para"), record("a"), record("a", "bm25"))
+    text = dumps(baseline)
+    parsed = parse_baseline(text, "golden/baseline.json")
+    assert parsed.settings == baseline.settings
+    assert parsed.provenance == {"created": "old"}
+    for name, queries in baseline.configurations.items():
+        assert sorted(parsed.configurations[name]) == sorted(queries)
+        for qid, original in queries.items():
+            again = parsed.configurations[name][qid]
+            assert again.to_dict(BASELINE_FIELDS) == original.to_dict(BASELINE_FIELDS)
+            assert (again.id, again.configuration) == (qid, name)
+            assert again.duplicates == 0  # run-only fields are not stored
+    data = json.loads(text)
+    assert data["configurations"]["fused"]["summary"]["all"] == {
+        "n": 2,
+        **dict.fromkeys(SETTINGS.metric_names, 1.0),
+    }
+    assert list(data["configurations"]["fused"]["summary"]["categories"]) == ["lexical", "para"]
+    assert [line.strip()[:5] for line in text.splitlines() if '"fingerprint"' in line] == [
+        '"a": ',
+        '"a": ',
+        '"b": ',
+    ]
+
+
+@pytest.mark.parametrize(
+    ("mutate", "says"),
+    [
+        (lambda d: d.update(version=2), "has baseline version 2; this plugin reads version 1"),
+        (lambda d: d.pop("settings"), "lacks 'settings' or 'configurations'"),
+        (lambda d: d["configurations"].update(fused=[]), "configuration 'fused' has no 'queries'"),
+        (
+            lambda d: d["configurations"]["fused"]["queries"]["a"].pop("fingerprint"),
+            "configuration 'fused': query 'a' has no 'fingerprint'",
+        ),
+        (
+            lambda d: d["configurations"]["fused"]["queries"]["a"]["metrics"].update(mrr="x"),
+            "query 'a': 'metrics.mrr' must be a finite number or null, got str 'x'",
+        ),
+        (
+            lambda d: d["configurations"]["fused"]["queries"]["a"].update(outcome="great"),
+            "query 'a': 'outcome' must be one of passed, failed, error, skipped, xfailed, xpassed",
+        ),
+        (
+            lambda d: d["configurations"]["fused"]["queries"]["a"].update(secret=1),
+            "query 'a': unknown field(s) secret",
+        ),
+    ],
+    ids=[
+        "version",
+        "no-settings",
+        "no-queries",
+        "no-fingerprint",
+        "metric-text",
+        "outcome",
+        "extra",
+    ],
+)
+def test_a_corrupt_baseline_says_what_is_wrong(mutate: object, says: str) -> None:
+    data = json.loads(dumps(previous(record("a"))))
+    mutate(data)  # type: ignore[operator]
+    with pytest.raises(BaselineError) as info:
+        parse_baseline(json.dumps(data), "golden/baseline.json")
+    assert says in str(info.value)
+    assert str(info.value).startswith("golden/baseline.json")

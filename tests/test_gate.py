@@ -1,0 +1,392 @@
+"""Unit tests of the regression gate and its text, on records built in memory.
+
+The end-to-end tests (test_e2e_gate.py) run the same rules through pytest; these
+pin the pure logic row by row, fast: tolerances, scopes, which configurations are
+compared, changed/added/removed queries, the significant mode and the worst queries.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import pytest
+
+from pytest_retrieval.baseline import Baseline, RunFacts
+from pytest_retrieval.gate import GateResult, run_gate
+from pytest_retrieval.model import QueryRecord, Results
+from pytest_retrieval.report.gate_text import explain, headline
+from pytest_retrieval.settings import GateSettings, Settings, StatsSettings, parse_tolerance
+
+METRICS = ("ndcg@10", "mrr")
+SETTINGS = Settings(metrics=Settings().metrics[:2])  # ndcg@10, mrr
+STATS = StatsSettings(resamples=200)
+CATEGORIES = {"lexical": ["lex-1", "lex-2", "lex-3", "lex-4"], "para": ["para-1", "para-2"]}
+QUERY_IDS = sorted(q for ids in CATEGORIES.values() for q in ids)
+CATEGORY_OF = {q: c for c, ids in CATEGORIES.items() for q in ids}
+
+
+def record(
+    qid: str,
+    value: float = 1.0,
+    configuration: str = "fused",
+    *,
+    mrr: float | None = None,
+    outcome: str = "passed",
+    fingerprint: str | None = None,
+    retrieved: Sequence[str] | None = None,
+    error: str | None = None,
+    skip_reason: str | None = None,
+) -> QueryRecord:
+    top = list(retrieved) if retrieved is not None else [f"{qid}-main", f"{qid}-alt"]
+    metrics: dict[str, float | None] = {"ndcg@10": value, "mrr": value if mrr is None else mrr}
+    if outcome == "skipped":
+        metrics = dict.fromkeys(METRICS)
+    return QueryRecord(
+        id=qid,
+        configuration=configuration,
+        category=CATEGORY_OF.get(qid, "lexical"),
+        path="golden/core.yaml",
+        outcome=outcome,  # type: ignore[arg-type]
+        metrics=metrics,
+        retrieved=top,
+        grades={d: 3 if d.endswith("main") else 2 for d in top if d.startswith(qid)},
+        fingerprint=fingerprint or f"fp-{qid}",
+        error=error,
+        skip_reason=skip_reason,
+    )
+
+
+def results_of(*groups: Sequence[QueryRecord]) -> Results:
+    results = Results()
+    for group in groups:
+        for r in group:
+            results.add(r)
+    return results
+
+
+def perfect(configuration: str = "fused", ids: Sequence[str] = QUERY_IDS) -> list[QueryRecord]:
+    return [record(q, 1.0, configuration) for q in ids]
+
+
+def baseline_of(*groups: Sequence[QueryRecord]) -> Baseline:
+    configurations: dict[str, dict[str, QueryRecord]] = {}
+    for group in groups:
+        for r in group:
+            configurations.setdefault(r.configuration, {})[r.id] = r
+    return Baseline(settings=SETTINGS.as_dict(), configurations=configurations)
+
+
+def facts(**extra: object) -> RunFacts:
+    return RunFacts(
+        golden_ids=dict.fromkeys(QUERY_IDS, "golden/core.yaml"),
+        existing_files=frozenset({"golden/core.yaml"}),
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+def gate(
+    baseline: Baseline,
+    results: Results,
+    settings: GateSettings | None = None,
+    run_facts: RunFacts | None = None,
+    stats: StatsSettings = STATS,
+) -> GateResult:
+    return run_gate(
+        baseline,
+        "golden/baseline.json",
+        results,
+        SETTINGS,
+        settings or GateSettings(),
+        stats,
+        run_facts or facts(),
+    )
+
+
+def rows(result: GateResult) -> dict[tuple[str, str, str], dict[str, object]]:
+    return {(r.configuration, r.category, r.metric): r.as_dict() for r in result.rows}
+
+
+# --------------------------------------------------------------------------- rows
+
+
+def test_no_change_passes_with_every_row_at_zero() -> None:
+    result = gate(baseline_of(perfect()), results_of(perfect()))
+    assert result.verdict == "passed"
+    assert set(rows(result)) == {
+        ("fused", c, m) for c in ("all", "lexical", "para") for m in METRICS
+    }
+    assert all(r.delta == 0.0 and r.worst_queries == [] and not r.breached for r in result.rows)
+    assert (result.added, result.removed, result.changed) == ([], [], [])
+    assert explain(result, GateSettings().tolerance).splitlines() == [
+        "retrieval gate: PASSED (baseline golden/baseline.json, tolerance 0.02)"
+    ]
+
+
+def test_a_category_drop_fails_and_the_rows_hold_exact_means() -> None:
+    now = [record(q, 0.0 if q in ("lex-2", "lex-3") else 1.0) for q in QUERY_IDS]
+    result = gate(baseline_of(perfect()), results_of(now))
+    assert result.verdict == "failed"
+    found = rows(result)
+    assert found["fused", "lexical", "ndcg@10"]["current"] == 0.5
+    assert found["fused", "all", "mrr"]["delta"] == pytest.approx(-2 / 6)
+    assert found["fused", "para", "mrr"]["breached"] is False
+    assert {k for k, r in found.items() if r["breached"]} == {
+        ("fused", c, m) for c in ("all", "lexical") for m in METRICS
+    }
+    row = found["fused", "lexical", "ndcg@10"]
+    assert row["n"] == 4 and row["allowed"] == 0.02 and row["method"] == "exact"
+    assert [q["id"] for q in row["worst_queries"]] == ["lex-2", "lex-3"]  # ties: by id
+
+
+def test_tolerance_absolute_relative_and_per_metric() -> None:
+    base = [record(q, 0.8) for q in QUERY_IDS]
+    now = [record(q, 0.7) for q in QUERY_IDS]  # -0.1 everywhere
+    assert gate(baseline_of(base), results_of(now)).verdict == "failed"
+    loose = GateSettings(tolerance=parse_tolerance("0.1"))
+    assert gate(baseline_of(base), results_of(now), loose).verdict == "passed"
+    relative = GateSettings(tolerance=parse_tolerance("12.5%"))  # 12.5% of 0.8 = 0.1
+    result = gate(baseline_of(base), results_of(now), relative)
+    assert result.verdict == "passed"
+    assert all(r.allowed == pytest.approx(0.1) for r in result.rows)
+    tight = GateSettings(tolerance=parse_tolerance("12%"))
+    assert gate(baseline_of(base), results_of(now), tight).verdict == "failed"
+    per_metric = GateSettings(tolerance=parse_tolerance("0.02 mrr=0.2"))
+    result = gate(baseline_of(base), results_of(now), per_metric)
+    assert {r.metric for r in result.breached} == {"ndcg@10"}
+
+
+def test_scope_all_compares_only_the_overall_row() -> None:
+    now = [record(q, 0.94 if q == "para-1" else 1.0) for q in QUERY_IDS]  # para -0.03, all -0.01
+    assert gate(baseline_of(perfect()), results_of(now)).verdict == "failed"
+    result = gate(baseline_of(perfect()), results_of(now), GateSettings(scope="all"))
+    assert result.verdict == "passed"
+    assert {r.category for r in result.rows} == {"all"}
+
+
+def test_gate_metrics_and_configurations_limit_the_rows() -> None:
+    base = baseline_of(perfect("bm25"), perfect("fused"))
+    now = results_of([record(q, 1.0, "bm25", mrr=0.0) for q in QUERY_IDS], perfect("fused"))
+    assert gate(base, now).verdict == "failed"
+    ndcg_only = gate(base, now, GateSettings(metrics=("ndcg@10",)))
+    assert ndcg_only.verdict == "passed" and {r.metric for r in ndcg_only.rows} == {"ndcg@10"}
+    fused_only = gate(base, now, GateSettings(configurations=("fused",)))
+    assert fused_only.verdict == "passed"
+    assert {r.configuration for r in fused_only.rows} == {"fused"}
+
+
+def test_an_improvement_passes_and_is_named_with_the_hint() -> None:
+    base = [record(q, 0.5) for q in QUERY_IDS]
+    result = gate(baseline_of(base), results_of(perfect()))
+    assert result.verdict == "passed"
+    assert result.breached == [] and len(result.improved) == 6
+    text = explain(result, GateSettings().tolerance)
+    assert (
+        "improved beyond the tolerance (run `pytest --retrieval-eval --retrieval-update-baseline`"
+        " to record it):"
+    ) in text
+    assert "  fused / lexical / ndcg@10: 0.500 -> 1.000 (+0.500)" in text
+
+
+# --------------------------------------------------------------------------- what is compared
+
+
+def test_changed_added_and_removed_queries() -> None:
+    base = baseline_of(perfect(ids=[*QUERY_IDS, "gone-1"]))
+    now = [record("lex-1", 0.0, fingerprint="new")]
+    now = [*now, *(record(q) for q in QUERY_IDS if q != "lex-1"), record("lex-9")]
+    result = gate(base, results_of(now))
+    assert result.verdict == "passed"  # lex-1 dropped, but its judgments changed
+    assert result.changed == ["lex-1"]
+    assert result.added == ["lex-9"]
+    assert result.removed == ["gone-1"]  # its file was collected without it
+    assert rows(result)["fused", "lexical", "mrr"]["n"] == 3
+    text = explain(result)
+    assert "added since the baseline (not compared): lex-9" in text
+    assert "no longer in the golden set: gone-1" in text
+    assert "text or judgments changed since the baseline" in text
+
+
+def test_a_query_of_a_file_not_collected_is_not_removed() -> None:
+    other = record("far-1")
+    other.path = "golden/other.yaml"
+    base = baseline_of([*perfect(), other])
+    run_facts = RunFacts(
+        golden_ids=dict.fromkeys(QUERY_IDS, "golden/core.yaml"),
+        existing_files=frozenset({"golden/core.yaml", "golden/other.yaml"}),
+    )
+    assert gate(base, results_of(perfect()), run_facts=run_facts).removed == []
+    gone = RunFacts(run_facts.golden_ids, existing_files=frozenset({"golden/core.yaml"}))
+    assert gate(base, results_of(perfect()), run_facts=gone).removed == ["far-1"]
+
+
+@pytest.mark.parametrize(
+    ("records", "run_facts", "verdict", "message"),
+    [
+        (
+            [record(q, outcome="skipped", skip_reason="needs the model") for q in QUERY_IDS],
+            facts(),
+            "skipped",
+            "gated configuration 'fused' was skipped in this run (needs the model): not compared",
+        ),
+        (
+            [],
+            facts(selected=frozenset({"bm25"}), collected=frozenset({"bm25", "fused"})),
+            "skipped",
+            "gated configuration 'fused' was deselected in this run (-k, -m or the paths "
+            "given): not compared",
+        ),
+        (
+            [],
+            facts(selected=frozenset({"bm25"}), collected=frozenset({"bm25"})),
+            "failed",
+            "retrieval_gate_configurations names 'fused', which this run does not have "
+            "(configurations: bm25)",
+        ),
+        (
+            [],
+            facts(selected=frozenset({"fused"}), collected=frozenset({"fused"})),
+            "failed",
+            "the gate had no data for configuration 'fused'",
+        ),
+    ],
+    ids=["all-skipped", "deselected", "not-in-the-run", "selected-but-nothing-came"],
+)
+def test_which_gated_configurations_are_compared(
+    records: list[QueryRecord], run_facts: RunFacts, verdict: str, message: str
+) -> None:
+    result = gate(baseline_of(perfect()), results_of(records), run_facts=run_facts)
+    assert result.verdict == verdict
+    assert result.rows == []
+    assert any(m.startswith(message) for m in result.messages), result.messages
+    assert headline(result).startswith(f"retrieval gate: {verdict.upper()}: {message}")
+
+
+def test_a_gated_configuration_missing_from_the_baseline_fails() -> None:
+    result = gate(
+        baseline_of(perfect()),
+        results_of(perfect("dense")),
+        GateSettings(configurations=("dense",)),
+    )
+    assert result.verdict == "failed"
+    assert result.messages == [
+        "gated configuration 'dense' is not in the baseline; run `pytest --retrieval-eval "
+        "--retrieval-update-baseline` to add it, or fix retrieval_gate_configurations"
+    ]
+
+
+def test_other_settings_refuse_with_what_differs() -> None:
+    base = baseline_of(perfect())
+    base.settings = {**base.settings, "gain": "linear"}
+    result = gate(base, results_of(perfect()))
+    assert result.verdict == "refused" and result.failed and result.rows == []
+    assert result.messages[0].startswith(
+        "the baseline was made with other settings: gain: baseline 'linear', this run "
+        "'exponential'. Numbers made under other settings are not comparable"
+    )
+    metrics_reordered = baseline_of(perfect())
+    metrics_reordered.settings = {**metrics_reordered.settings, "metrics": ["mrr", "ndcg@10"]}
+    assert gate(metrics_reordered, results_of(perfect())).verdict == "passed"
+
+
+# --------------------------------------------------------------------------- significance
+
+
+def test_significant_mode_passes_a_drop_that_is_noise() -> None:
+    base = [record(q, 1.0) for q in QUERY_IDS]
+    now = [record(q, 0.0 if q == "lex-1" else 1.0) for q in QUERY_IDS]  # one query moved
+    absolute = gate(baseline_of(base), results_of(now))
+    assert absolute.verdict == "failed"
+    significant = gate(baseline_of(base), results_of(now), GateSettings(mode="significant"))
+    assert significant.verdict == "passed"
+    assert all(not r.significant for r in significant.rows)
+    lexical = rows(significant)["fused", "lexical", "ndcg@10"]
+    assert lexical["p"] == 1.0 and lexical["delta"] == -0.25  # one of four, exact test
+
+
+def test_holm_runs_across_every_gate_row() -> None:
+    many = [f"lex-{i}" for i in range(1, 41)]
+    base = baseline_of([record(q, 1.0) for q in many])
+    now = results_of([record(q, 0.0 if i % 2 else 1.0) for i, q in enumerate(many)])
+    result = gate(base, now, GateSettings(mode="significant"))
+    ps = [r.p for r in result.rows]
+    assert all(r.p_holm >= r.p for r in result.rows)
+    assert min(r.p_holm for r in result.rows) == pytest.approx(min(1.0, len(ps) * min(ps)))
+    assert result.verdict == "failed"  # 20 of 40 dropped to 0: significant
+
+
+# --------------------------------------------------------------------------- worst queries
+
+
+def test_worst_queries_name_what_left_and_entered_the_top_k() -> None:
+    base = [record(q) for q in QUERY_IDS]
+    now = [
+        record("lex-1", 0.0, retrieved=["noise-1", "noise-2"]),
+        record("lex-2", 0.4, retrieved=["lex-2-alt", "noise-3"], error=None),
+        record("lex-3", 0.0, retrieved=[], error="the retriever raised KeyError: 'x'"),
+        *(record(q) for q in QUERY_IDS if q not in ("lex-1", "lex-2", "lex-3")),
+    ]
+    result = gate(baseline_of(base), results_of(now), GateSettings(diff=2))
+    row = rows(result)["fused", "lexical", "ndcg@10"]
+    assert row["worst_queries"] == [
+        {
+            "id": "lex-1",
+            "baseline": 1.0,
+            "current": 0.0,
+            "lost": ["lex-1-main", "lex-1-alt"],
+            "gained": ["noise-1", "noise-2"],
+            "grades": {"lex-1-main": 3, "lex-1-alt": 2},
+        },
+        {
+            "id": "lex-3",
+            "baseline": 1.0,
+            "current": 0.0,
+            "lost": ["lex-3-main", "lex-3-alt"],
+            "gained": [],
+            "grades": {"lex-3-main": 3, "lex-3-alt": 2},
+            "error": "the retriever raised KeyError: 'x'",
+        },
+    ]
+    text = explain(result)
+    assert (
+        "  lex-1: 1.000 -> 0.000; lost lex-1-main (3), lex-1-alt (2); gained noise-1 (-), "
+        "noise-2 (-)"
+    ) in text.splitlines()
+    assert "; error: the retriever raised KeyError: 'x'" in text
+    assert headline(result).startswith(
+        "retrieval gate: FAILED: fused / lexical / ndcg@10 1.000 -> 0.350 (-0.650, allowed "
+        "0.020), worst: lex-1, lex-3; "
+    )
+
+
+def test_explain_shows_the_table_of_breaches() -> None:
+    now = [record(q, 0.5) for q in QUERY_IDS]
+    result = gate(baseline_of(perfect()), results_of(now))
+    lines = explain(result, GateSettings().tolerance).splitlines()
+    assert lines[0] == "retrieval gate: FAILED (baseline golden/baseline.json, tolerance 0.02)"
+    header = lines[2].split()
+    assert header[:7] == [
+        "configuration",
+        "category",
+        "metric",
+        "n",
+        "baseline",
+        "current",
+        "delta",
+    ]
+    assert header[-1] == "allowed"
+    assert lines[4].split()[:7] == ["fused", "all", "ndcg@10", "6", "1.000", "0.500", "-0.500"]
+
+
+def fsum_mean(values: Mapping[str, float]) -> float:
+    return math.fsum(values.values()) / len(values)
+
+
+def test_means_are_exact_whatever_the_order_records_arrived_in() -> None:
+    values = {q: (i * 0.1) % 1 for i, q in enumerate(QUERY_IDS)}
+    base = baseline_of(perfect())
+    forward = results_of([record(q, v) for q, v in values.items()])
+    backward = results_of([record(q, v) for q, v in reversed(values.items())])
+    a, b = rows(gate(base, forward)), rows(gate(base, backward))
+    assert a == b
+    assert a["fused", "all", "ndcg@10"]["current"] == fsum_mean(values)

@@ -1,0 +1,140 @@
+"""Unit tests of golden-file validation: every problem named with file, line, query id.
+
+The table of broken files is shared with the end-to-end tests (golden_cases.py),
+which run a few of them through pytest's collection; here every case goes through
+the loader itself.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+from golden_cases import GOLDEN_ERRORS
+
+from pytest_retrieval.golden import DEFAULT_CATEGORY, GoldenFileError, GoldenQuery
+from pytest_retrieval.io.golden_yaml import FIELDS, load_golden_file
+
+SHOWN = "golden/broken.yaml"
+
+
+def load(tmp_path: Path, text: str, max_grade: int = 3) -> list[GoldenQuery]:
+    path = tmp_path / "broken.yaml"
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return load_golden_file(path, max_grade=max_grade, shown=SHOWN)
+
+
+def problems(tmp_path: Path, text: str, max_grade: int = 3) -> list[str]:
+    with pytest.raises(GoldenFileError) as info:
+        load(tmp_path, text, max_grade)
+    return [str(p) for p in info.value.problems]
+
+
+def holds(line: str, fragment: str | re.Pattern[str]) -> bool:
+    return fragment in line if isinstance(fragment, str) else bool(fragment.search(line))
+
+
+@pytest.mark.parametrize("case", list(GOLDEN_ERRORS))
+def test_a_golden_file_error_names_file_line_query_and_problem(tmp_path: Path, case: str) -> None:
+    text, line, qid, fragments = GOLDEN_ERRORS[case]
+    found = problems(tmp_path, text)
+    where = f"{SHOWN}:{line}:"
+    wanted = [where, *([f"'{qid}'"] if qid else []), *fragments]
+    assert any(all(holds(p, f) for f in wanted) for p in found), (wanted, found)
+
+
+def test_every_problem_of_a_file_is_reported_at_once(tmp_path: Path) -> None:
+    found = problems(
+        tmp_path,
+        """\
+        queries:
+          - id: one
+            query: ""
+            relevant: {a: 9}
+            tagz: [x]
+          - id: two
+            query: fine
+        """,
+    )
+    assert found == [
+        f"{SHOWN}:5: query 'one': unknown key 'tagz' (did you mean 'tags'?)",
+        f"{SHOWN}:3: query 'one': 'query' must be non-empty text, got text ''",
+        f"{SHOWN}:4: query 'one': grade of 'a' is 9, outside 0..3 (retrieval_max_grade); use a "
+        "grade in range or raise retrieval_max_grade",
+        f"{SHOWN}:6: query 'two': 'relevant' is missing (required); write 'relevant: {{}}' for "
+        "a no-result query",
+    ]
+
+
+def test_defaults_fill_what_a_query_leaves_out(tmp_path: Path) -> None:
+    queries = load(
+        tmp_path,
+        """\
+        defaults:
+          category: paraphrase
+          tags: core
+          skip: true
+        queries:
+          - id: a
+            query: first
+            relevant: [x, y]
+          - id: b
+            query: second
+            category: exact
+            tags: []
+            skip: false
+            relevant: {x: 2}
+            expect: {RR: 0.5}
+            forbid: [z]
+            filters: {network: base}
+        """,
+    )
+    a, b = queries
+    assert (a.category, a.tags, a.skip, a.relevant) == (
+        "paraphrase",
+        ("core",),
+        "skip set in the golden file",
+        {"x": 1, "y": 1},
+    )
+    assert (b.category, b.tags, b.skip, b.expect, b.forbid) == (
+        "exact",
+        (),
+        None,
+        {"mrr": 0.5},
+        ("z",),
+    )
+    assert b.filters == {"network": "base"}
+    assert type(b.filters) is dict  # the line-tracking mapping does not leak to users
+    assert (a.line, b.line, a.path) == (6, 9, SHOWN)
+
+
+def test_an_absent_optional_key_takes_its_table_default(tmp_path: Path) -> None:
+    (query,) = load(tmp_path, "queries:\n  - {id: a, query: q, relevant: {}}\n")
+    assert query.category == DEFAULT_CATEGORY == FIELDS["category"].absent
+    assert (query.tags, query.filters, query.expect, query.forbid) == ((), {}, {}, ())
+    assert (query.skip, query.xfail) == (None, None)
+
+
+def test_a_bad_id_still_names_the_query_in_later_problems(tmp_path: Path) -> None:
+    found = problems(tmp_path, "queries:\n  - {id: 'has space', query: '', relevant: {}}\n")
+    assert found[0].endswith(
+        "query 'has space': id must not contain spaces, '[', ']' or '::' (it becomes a pytest "
+        "node id)"
+    )
+    assert "query 'has space': 'query' must be non-empty text" in found[1]
+
+
+def test_a_query_with_problems_in_optional_keys_is_still_checked_for_duplicate_ids(
+    tmp_path: Path,
+) -> None:
+    found = problems(
+        tmp_path,
+        """\
+        queries:
+          - {id: a, query: q, relevant: {}, tags: 3}
+          - {id: a, query: q, relevant: {}}
+        """,
+    )
+    assert any("duplicate id (first used on line 2)" in p for p in found), found
