@@ -27,6 +27,22 @@ with contextlib.suppress(ImportError):
     # terminal summary (~0.8 s each, with assertion rewriting) unless it is already imported.
     import hypothesis  # noqa: F401
 
+# Every pytest run a test starts (in-process or in a subprocess) skips two costs that
+# have nothing to do with the plugin: assertion rewriting of the test project's
+# conftest.py (recompiled for every run), and plugins no test project uses.
+INNER_RUN_OPTIONS = (
+    "--assert=plain -p no:hypothesispytest -p no:anyio -p no:xdist.looponfail -p no:doctest "
+    "-p no:pastebin -p no:legacypath"
+)
+
+
+@pytest.fixture(autouse=True)
+def _lean_inner_runs(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    if "pytester" in request.fixturenames:
+        request.getfixturevalue("pytester")  # it clears PYTEST_ADDOPTS when it starts
+        monkeypatch.setenv("PYTEST_ADDOPTS", INNER_RUN_OPTIONS)
+
+
 # --------------------------------------------------------------------------- the project
 
 E2E_CATALOG_YAML = """\

@@ -21,7 +21,9 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 def test_ruff_is_clean() -> None:
     if shutil.which("ruff") is None and run("ruff", "--version").returncode != 0:
         pytest.skip("ruff is not installed (pip install -e '.[test]')")
-    lint = run("ruff", "check", "pytest_retrieval", "tests", "benchmarks", "demo", "conftest.py")
+    lint = run(
+        "ruff", "check", "pytest_retrieval", "tests", "benchmarks", "demo", "scripts", "conftest.py"
+    )
     assert lint.returncode == 0, lint.stdout + lint.stderr
     style = run("ruff", "format", "--check", "pytest_retrieval")
     assert style.returncode == 0, style.stdout + style.stderr

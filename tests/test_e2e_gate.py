@@ -299,6 +299,28 @@ def baseline_path(pytester: pytest.Pytester) -> Path:
     return pytester.path / BASELINE
 
 
+_BASELINES: dict[tuple[str, ...], str] = {}
+
+
+def baselined(pytester: pytest.Pytester) -> None:
+    """A baseline of the project as it stands, as ``update`` writes it.
+
+    Tests whose subject is the gate, not the update, share one update run per
+    project state (golden files, ini, plan): the file is the same but for its
+    creation time, which no gate reads.
+    """
+    files = sorted((pytester.path / "golden").glob("*.yaml"))
+    parts = [p.read_text(encoding="utf-8") for p in (pytester.path / "pytest.ini", *files)]
+    plan = pytester.path / "plan.json"
+    key = (*parts, *(str(p.relative_to(pytester.path)) for p in files))
+    key += (plan.read_text(encoding="utf-8") if plan.exists() else "",)
+    if key not in _BASELINES:
+        update(pytester)
+        _BASELINES[key] = baseline_path(pytester).read_text(encoding="utf-8")
+        return
+    baseline_path(pytester).write_text(_BASELINES[key], encoding="utf-8")
+
+
 # --------------------------------------------------------------------------- expectations
 
 
@@ -530,7 +552,7 @@ def test_update_records_the_git_commit(project: pytest.Pytester):
 
 
 def test_no_change_passes(project: pytest.Pytester):
-    update(project)
+    baselined(project)
     done = run(project)
     assert_passed(done)
     assert "retrieval gate: PASSED (baseline golden/baseline.json, tolerance 0.02)" in done.lines
@@ -568,7 +590,7 @@ def expected_worst(qid: str, k: int) -> dict[str, Any]:
 
 
 def test_degraded_category_fails_although_every_item_passed(project: pytest.Pytester):
-    update(project)
+    baselined(project)
     set_plan(project, DEGRADED)
     done = run(project)
     assert_failed(done)
@@ -655,7 +677,7 @@ def test_junit_gate_message_names_the_breached_category_and_worst_queries(
     pytest >= 9 keeps only the first ~500 characters of a failure's text in
     ``message``; the explanation must therefore say what broke up front.
     """
-    update(project)
+    baselined(project)
     set_plan(project, DEGRADED)
     done = run(project)
     assert_failed(done)
@@ -667,7 +689,7 @@ def test_junit_gate_message_names_the_breached_category_and_worst_queries(
 
 
 def test_retrieval_diff_limits_the_worst_queries(project: pytest.Pytester):
-    update(project)
+    baselined(project)
     set_plan(project, DEGRADED)
     done = run(project, "--retrieval-diff", "1")
     assert_failed(done)
@@ -684,7 +706,7 @@ def test_retrieval_diff_limits_the_worst_queries(project: pytest.Pytester):
 
 
 def test_drop_within_tolerance_passes_and_just_beyond_fails(project: pytest.Pytester):
-    update(project)
+    baselined(project)
     within = {"*": {"lex-1": "nudge", "lex-2": "nudge"}}
     set_plan(project, within)
     done = run(project)
@@ -705,7 +727,7 @@ def test_drop_within_tolerance_passes_and_just_beyond_fails(project: pytest.Pyte
 def test_relative_and_absolute_tolerance(project: pytest.Pytester):
     base_plan = {"*": {"lex-1": "miss"}}  # lexical 0.75, all 11/12
     set_plan(project, base_plan)
-    update(project)
+    baselined(project)
     plan = {"*": {"lex-1": "miss", "lex-2": "miss"}}  # lexical 0.5 (-0.25), all 10/12
     set_plan(project, plan)
 
@@ -737,7 +759,7 @@ def test_relative_and_absolute_tolerance(project: pytest.Pytester):
 def test_per_metric_tolerance_override(project: pytest.Pytester):
     base_plan = {"*": {"lex-1": "lowfirst"}}
     set_plan(project, base_plan)
-    update(project)
+    baselined(project)
     plan = {"*": {"lex-1": "late"}}  # mrr 1 -> 0.5; ndcg@10 -0.061 (lexical -0.015)
     set_plan(project, plan)
 
@@ -763,7 +785,7 @@ def test_per_metric_tolerance_override(project: pytest.Pytester):
 
 
 def test_scope_all_ignores_a_drop_the_overall_mean_absorbs(project: pytest.Pytester):
-    update(project)
+    baselined(project)
     plan = {"*": {"para-1": "swap"}}  # paraphrase ndcg -0.039, all -0.013
     set_plan(project, plan)
 
@@ -785,7 +807,7 @@ def test_scope_all_ignores_a_drop_the_overall_mean_absorbs(project: pytest.Pytes
 
 
 def test_gate_configurations_limits_the_gate(project: pytest.Pytester):
-    update(project)
+    baselined(project)
     plan = {"bm25": {"@lexical": "miss"}}
     set_plan(project, plan)
 
@@ -807,7 +829,7 @@ def test_gate_configurations_limits_the_gate(project: pytest.Pytester):
 
 def test_a_gated_configuration_deselected_by_k_is_not_compared(project: pytest.Pytester):
     """`-k bm25` leaves nothing of the gated `fused`: skipped, not a failure (nothing crashed)."""
-    update(project)
+    baselined(project)
     write_ini(project, "retrieval_gate_configurations = fused")
     for extra in ((), ("-n", "2")):
         done = run(project, "-k", "bm25", *extra, subprocess_run=bool(extra))
@@ -826,7 +848,7 @@ def test_a_gated_configuration_deselected_by_k_is_not_compared(project: pytest.P
 
 
 def test_gate_metrics_limits_the_gate(project: pytest.Pytester):
-    update(project)
+    baselined(project)
     plan = {"*": {"@adversarial": "swap"}}  # an nDCG-only drop
     set_plan(project, plan)
 
@@ -847,7 +869,7 @@ def test_gate_metrics_limits_the_gate(project: pytest.Pytester):
 
 def test_improvement_passes_with_the_hint_to_update(project: pytest.Pytester):
     set_plan(project, DEGRADED)
-    update(project)
+    baselined(project)
     set_plan(project, {})
     done = run(project)
     assert_passed(done)
@@ -868,7 +890,7 @@ def test_improvement_passes_with_the_hint_to_update(project: pytest.Pytester):
 
 
 def test_changed_query_is_named_and_left_out(project: pytest.Pytester):
-    update(project)
+    baselined(project)
     plan = {"*": {"lex-1": "miss"}}
     set_plan(project, plan)
     assert_failed(run(project))  # the drop on lex-1 alone fails the gate ...
@@ -897,7 +919,7 @@ def test_changed_query_is_named_and_left_out(project: pytest.Pytester):
 
 
 def test_added_query_is_listed(project: pytest.Pytester):
-    update(project)
+    baselined(project)
     files = {**FILES, "golden/core.yaml": [*FILES["golden/core.yaml"], "lex-5"]}
     write_golden(project, files)
     set_plan(project, {"*": {"lex-5": "miss"}})  # not compared: cannot fail the gate
@@ -910,7 +932,7 @@ def test_added_query_is_listed(project: pytest.Pytester):
 
 
 def test_removed_query_is_listed_then_dropped_on_update(project: pytest.Pytester):
-    update(project)
+    baselined(project)
     done = run(project, "-k", "not adv-4")  # deselected is not removed
     assert_passed(done)
     assert done.gate["removed"] == []
@@ -951,7 +973,7 @@ def test_removed_query_is_listed_then_dropped_on_update(project: pytest.Pytester
     ids=["gain", "k"],
 )
 def test_other_settings_refuse(project: pytest.Pytester, ini_line: str, differs: str):
-    update(project)
+    baselined(project)
     write_ini(project, ini_line)
     done = run(project)
     assert done.ret == 1, done.text
@@ -1082,7 +1104,7 @@ def test_update_over_a_k_subset_replaces_only_those_queries(project: pytest.Pyte
 
 def test_xdist_gives_the_same_verdict_and_rows(project: pytest.Pytester):
     pytest.importorskip("xdist")
-    update(project)
+    baselined(project)
     serial_baseline = json.loads(baseline_path(project).read_text(encoding="utf-8"))
     set_plan(project, DEGRADED)
     serial = run(project)
