@@ -40,25 +40,22 @@ def _update_lines(update: UpdateOutcome, shown: str) -> list[tuple[str, bool]]:
     """(line, warn) pairs describing a baseline update."""
     written = ", ".join(f"{c}: {n}" for c, n in sorted(update.updated.items()))
     lines = [("", False), (f"retrieval baseline written: {shown} ({written} queries)", False)]
-    if update.kept:
-        kept = ", ".join(f"{c}: {n}" for c, n in sorted(update.kept.items()))
-        lines.append(
-            (f"  kept from the previous baseline (not run now, or errored): {kept}", False)
-        )
-    if update.reset:
-        reset = "; ".join(update.reset)
-        lines.append(
-            (f"  the previous baseline had other settings and was replaced: {reset}", True)
-        )
-    if update.dropped:
-        lines.append(
-            (f"  dropped, no longer in any golden file: {', '.join(update.dropped)}", True)
-        )
-    if update.errored:
-        errored = ", ".join(update.errored)
-        lines.append(
-            (f"  not written, their retriever errored (previous entries kept): {errored}", True)
-        )
+    kept = ", ".join(f"{c}: {n}" for c, n in sorted(update.kept.items()))
+    notes = (
+        ("kept from the previous baseline (not run now, or errored)", kept, False),
+        (
+            "the previous baseline had other settings and was replaced",
+            "; ".join(update.reset),
+            True,
+        ),
+        ("dropped, no longer in any golden file", ", ".join(update.dropped), True),
+        (
+            "not written, their retriever errored (previous entries kept)",
+            ", ".join(update.errored),
+            True,
+        ),
+    )
+    lines += [(f"  {title}: {items}", warn) for title, items, warn in notes if items]
     return lines
 
 
