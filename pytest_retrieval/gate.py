@@ -22,6 +22,10 @@ from .stats import TestMethod, mean
 
 Verdict = Literal["passed", "failed", "no-baseline", "refused", "skipped"]
 Pair = tuple[QueryRecord, QueryRecord]  # (baseline, this run) of one query
+NOTHING_COLLECTED = (
+    "no golden query was collected in this run (the paths given hold no golden file): "
+    "nothing compared"
+)
 
 
 @dataclass
@@ -293,6 +297,8 @@ def run_gate(
     refusal = _refusal(baseline, settings)
     if refusal is not None:
         return GateResult(verdict="refused", baseline=shown, messages=[refusal])
+    if not results and facts.collected is not None and not facts.collected:
+        return GateResult("skipped", shown, messages=[NOTHING_COLLECTED])
     result = GateResult(verdict="passed", baseline=shown)
     metrics = list(gate.metrics) or settings.metric_names
     found: list[tuple[GateRow, list[Pair]]] = []

@@ -34,7 +34,15 @@ def _result_id(result: Any, rank: int) -> str:
         doc = result["id"]
     elif "id" in getattr(result, "_fields", ()):  # a namedtuple with an id field
         doc = result.id
+    elif isinstance(result, numbers.Integral) and not isinstance(result, bool):
+        return str(int(result))  # a bare integer id, numpy's int64 included
     elif isinstance(result, tuple) and len(result) == 2:
+        if result[1] is not None and not isinstance(result[1], numbers.Real):
+            raise ResultShapeError(
+                f"result at rank {rank} is a pair whose second item is not a score: "
+                f"{_describe(result)}; return ids or (id, score) pairs "
+                "(list(enumerate(ids)) gives (position, id) pairs)"
+            )
         doc = result[0]
     elif isinstance(result, list) and len(result) == 2 and isinstance(result[1], numbers.Real):
         doc = result[0]  # an [id, score] pair, as JSON gives it

@@ -68,6 +68,7 @@ def item_configuration(item: pytest.Item, fixture: str) -> tuple[str, int]:
 
 def _make_function(query: GoldenQuery, module_name: str, fixture: str) -> Callable[..., None]:
     def golden_query(**kwargs: object) -> None:
+        __tracebackhide__ = True
         run_query(query, kwargs["request"], kwargs[fixture])  # type: ignore[arg-type]
 
     # Point pytest's report location at the query in its golden file.
@@ -132,6 +133,10 @@ class GoldenFile(pytest.Module):
             if key in seen:
                 raise self.CollectError(_ambiguous(seen[key], node, fixture, *key))
             seen[key] = node
+        if hasattr(self.config, "workerinput"):  # an xdist worker cannot stop the run cleanly
+            missing = missing_fixture(collected, fixture)  # type: ignore[arg-type]
+            if missing is not None:
+                raise self.CollectError(missing)
         return collected
 
 
@@ -148,3 +153,52 @@ def _ambiguous(
         f"(e.g. params=['{conf}-small', '{conf}-large']), or keep the other fixture away from "
         "the retriever."
     )
+
+
+FIXTURE_EXAMPLE = """\
+    # conftest.py
+    import pytest
+
+    @pytest.fixture(scope="session", params=["bm25", "dense"])
+    def {name}(request):
+        engine = build_engine(request.param)          # your code
+        return lambda query: engine.search(query.text, k=20)"""
+
+
+def _conftest_fixtures(config: pytest.Config) -> list[str]:
+    """Fixtures the project's conftest.py files define (what the user may have meant)."""
+    names = set()
+    for plugin in config.pluginmanager.get_plugins():
+        if not str(getattr(plugin, "__file__", "") or "").endswith("conftest.py"):
+            continue
+        for attribute, value in vars(plugin).items():
+            marker = getattr(value, "_fixture_function_marker", None) or getattr(
+                value, "_pytestfixturefunction", None
+            )
+            if marker is not None:
+                names.add(getattr(marker, "name", None) or attribute)
+    return sorted(names)
+
+
+def missing_fixture(items: Iterable[pytest.Item], fixture: str) -> str | None:
+    """The message when the golden items have no retriever fixture to use; else None."""
+    golden = next((i for i in items if golden_query_of(i) is not None), None)
+    info = getattr(golden, "_fixtureinfo", None)
+    if golden is None or info is None or info.name2fixturedefs.get(fixture):
+        return None
+    others = _conftest_fixtures(golden.config)
+    known = f"; fixtures that exist here: {', '.join(others)}" if others else ""
+    return (
+        f"--retrieval-eval: no fixture named '{fixture}' (retrieval_fixture = {fixture}) is "
+        f"defined for {golden.nodeid.split('::')[0]}{known}. Define the retriever fixture in "
+        "conftest.py, for example:\n\n"
+        + FIXTURE_EXAMPLE.format(name=fixture)
+        + "\n\nor set retrieval_fixture in your ini file to the name of your fixture."
+    )
+
+
+def check_fixture(items: Iterable[pytest.Item], fixture: str) -> None:
+    """One clear usage error, before anything runs, when no retriever fixture is defined."""
+    message = missing_fixture(items, fixture)
+    if message is not None:
+        raise pytest.UsageError(message)

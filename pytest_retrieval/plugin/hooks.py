@@ -24,7 +24,7 @@ from ..settings import (
     given_without_eval,
     parse_run_settings,
 )
-from .collect import GoldenFile, golden_ids, golden_query_of, item_configuration
+from .collect import GoldenFile, check_fixture, golden_ids, golden_query_of, item_configuration
 from .item import record_without_scoring
 from .keys import (
     COLLECTED_KEY,
@@ -35,6 +35,7 @@ from .keys import (
     SELECTED_KEY,
     SETTINGS_KEY,
 )
+from .misread import check_misread_paths
 from .session import RetrievalSession
 
 SESSION_PLUGIN = "retrieval-session"
@@ -129,6 +130,8 @@ def _redirect_collection(config: pytest.Config, run: RunSettings) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if not hasattr(config, "workerinput"):
+        check_misread_paths(config)
     if not _enabled(config):
         _refuse_options_without_eval(config)
         return
@@ -161,6 +164,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if not _enabled(config):
         return
     fixture = config.stash[SETTINGS_KEY].settings.fixture
+    check_fixture(session.items, fixture)
     selected = sorted(
         {item_configuration(item, fixture)[0] for item in session.items if golden_query_of(item)}
     )

@@ -37,47 +37,66 @@ def expectation(query: GoldenQuery, config: pytest.Config) -> Expectation:
     return Expectation(xfail=True, strict=bool(config.getini("xfail_strict")))
 
 
-def _call(
-    query: GoldenQuery,
-    retriever: object,
-    settings: Settings,
-    where: tuple[str, int],
-    expect: Expectation,
-) -> tuple[QueryRecord, list[str]]:
-    """Run the retriever on one query: the record, and the ranking for failure text."""
-    configuration, position = where
+def _retrieve(query: GoldenQuery, retriever: object) -> object:
+    """Call the retriever; a generator is consumed here, since it runs the retriever's code.
+
+    Its exceptions propagate: the item shows the user's traceback (the plugin's frames
+    hidden) and ``--pdb`` lands in the user's frame.
+    """
+    __tracebackhide__ = True
+    assert callable(retriever)
+    returned = retriever(RetrievalQuery.of(query))
+    return list(returned) if isinstance(returned, Iterator) else returned
+
+
+def _keep(item: pytest.Item, record: QueryRecord) -> None:
+    item.stash[RECORD_KEY] = record
+    item.user_properties.extend(
+        (name, "n/a" if value is None else value) for name, value in record.metrics.items()
+    )
+
+
+def _raised(item: pytest.Item, query: GoldenQuery, exc: BaseException, settings: Settings) -> None:
+    """Keep the record of a retriever that raised: an error, 0.0 on every metric."""
+    configuration, position = item.stash[CONFIGURATION_KEY]
+    message = f"the retriever raised {type(exc).__name__}: {exc}"
+    note = (
+        f"(pytest-retrieval) query '{query.id}' [{configuration}]: {message}; the query "
+        "scores 0.0 on every metric"
+    )
+    if hasattr(exc, "add_note"):  # Python 3.11+: shown under the traceback
+        exc.add_note(note)
+    else:
+        item.add_report_section("call", "retrieval", note)
+    _keep(item, errored(query, configuration, settings, message, position))
+
+
+def run_query(query: GoldenQuery, request: pytest.FixtureRequest, retriever: object) -> None:
+    """The body of every golden item: run, score, record, then pass or fail."""
+    __tracebackhide__ = True
+    item = request.node
+    settings = request.config.stash[SETTINGS_KEY].settings
+    configuration, position = item.stash[CONFIGURATION_KEY]
     if not callable(retriever):
         message = (
             f"the '{settings.fixture}' fixture must return a callable that takes the golden "
             f"query; it returned {type(retriever).__name__}"
         )
-        return errored(query, configuration, settings, message, position), []
+        _keep(item, errored(query, configuration, settings, message, position))
+        raise RetrieverError(f"query '{query.id}' [{configuration}]: {message}", pytrace=False)
     try:
-        returned = retriever(RetrievalQuery.of(query))
-        if isinstance(returned, Iterator):  # a generator runs the retriever's code too
-            returned = list(returned)
+        returned = _retrieve(query, retriever)
     except Exception as exc:
-        message = f"the retriever raised {type(exc).__name__}: {exc}"
-        return errored(query, configuration, settings, message, position), []
+        _raised(item, query, exc, settings)
+        raise
     try:
-        return score_query(query, configuration, returned, settings, position, expect)
+        expect = expectation(query, request.config)
+        record, ranking = score_query(query, configuration, returned, settings, position, expect)
     except ResultShapeError as exc:
-        return errored(query, configuration, settings, str(exc), position), []
-
-
-def run_query(query: GoldenQuery, request: pytest.FixtureRequest, retriever: object) -> None:
-    """The body of every golden item: run, score, record, then pass or fail."""
-    item = request.node
-    settings = request.config.stash[SETTINGS_KEY].settings
-    where = item.stash[CONFIGURATION_KEY]
-    expect = expectation(query, request.config)
-    record, ranking = _call(query, retriever, settings, where, expect)
-    item.stash[RECORD_KEY] = record
-    item.user_properties.extend(
-        (name, "n/a" if value is None else value) for name, value in record.metrics.items()
-    )
+        record, ranking = errored(query, configuration, settings, str(exc), position), []
+    _keep(item, record)
     if record.error is not None:
-        raise RetrieverError(f"query '{query.id}' [{where[0]}]: {record.error}", pytrace=False)
+        raise RetrieverError(f"query '{query.id}' [{configuration}]: {record.error}", pytrace=False)
     if record.violations:
         raise ExpectationFailed(failure_text(query, record, ranking), pytrace=False)
 

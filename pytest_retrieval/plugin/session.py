@@ -198,6 +198,8 @@ class RetrievalSession:
         paths = self.run.run.reports
         if not paths or self.config.option.collectonly:
             return
+        if session.exitstatus == pytest.ExitCode.USAGE_ERROR:
+            return  # the run stopped before anything ran: nothing to report
         base = self.config.invocation_params.dir
         self.written, failed = write_reports([base / p for p in paths], self.run_report())
         if failed:

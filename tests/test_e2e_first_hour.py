@@ -1,0 +1,238 @@
+"""What a new team hits in its first hour: each case reproduces a bug a user met.
+
+The project is the shared e2e project (tests/conftest.py): two golden files, four
+categories, configurations bm25 and dense, 7 queries each.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import pytest
+
+from conftest import E2E_INI, e2e_load_json, e2e_run, e2e_write, e2e_write_project
+
+UPDATE = ("--retrieval-eval", "--retrieval-update-baseline")
+
+
+def plain_test(pytester: pytest.Pytester) -> None:
+    e2e_write(pytester, "tests/test_x.py", "def test_x():\n    assert True\n")
+
+
+# ----------------------------------------------------------- 1. paths with no golden file
+
+
+def test_the_gate_skips_when_the_paths_given_hold_no_golden_file(
+    pytester: pytest.Pytester,
+) -> None:
+    """--retrieval-eval in addopts, a committed baseline, and an IDE runs one test."""
+    e2e_write_project(pytester, ini=E2E_INI + "addopts = --retrieval-eval\n")
+    assert e2e_run(pytester, "--retrieval-update-baseline").ret == 0
+    plain_test(pytester)
+    result = e2e_run(pytester, "tests/test_x.py", "--junitxml=j.xml")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    result.assert_outcomes(passed=1, skipped=1)  # the test, and the gate's testcase
+    text = result.stdout.str()
+    assert "retrieval_gate_configurations" not in text
+    assert "retrieval gate: SKIPPED" in text
+    assert "no golden query was collected in this run (the paths given hold no golden file)" in (
+        text
+    )
+    junit = (pytester.path / "j.xml").read_text(encoding="utf-8")
+    assert 'name="retrieval-gate"' in junit and "<skipped" in junit
+
+
+def test_a_misspelled_gated_configuration_still_fails_when_golden_files_ran(
+    pytester: pytest.Pytester,
+) -> None:
+    e2e_write_project(pytester, ini=E2E_INI + "retrieval_gate_configurations = bm52\n")
+    assert e2e_run(pytester, *UPDATE).ret == 0
+    result = e2e_run(pytester, "--retrieval-eval")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert "retrieval_gate_configurations names 'bm52', which this run does not have" in (
+        result.stdout.str()
+    )
+
+
+# ----------------------------------------------------------- 2. path options, space form
+
+
+@pytest.mark.parametrize("option", ["--retrieval-report", "--retrieval-baseline"])
+def test_a_path_option_outside_the_rootdir_works_on_every_run_with_equals(
+    pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory, option: str
+) -> None:
+    e2e_write_project(pytester)
+    outside = tmp_path_factory.mktemp("outside") / ("out.json" if "report" in option else "b.json")
+    extra = ("--retrieval-update-baseline",) if "baseline" in option else ()
+    for _ in range(2):
+        result = e2e_run(pytester, "--retrieval-eval", f"{option}={outside}", *extra)
+        assert result.ret == pytest.ExitCode.OK, result.stdout.str() + result.stderr.str()
+        assert outside.exists()
+
+
+@pytest.mark.parametrize("option", ["--retrieval-report", "--retrieval-baseline"])
+def test_a_path_option_outside_the_rootdir_in_the_space_form_says_what_happened(
+    pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory, option: str
+) -> None:
+    """pytest reads an existing path given after a plugin's option as a test path when it
+    chooses the rootdir and the ini file, before any plugin loads: the second run would
+    lose the project's ini file. The plugin names that, and the form that works."""
+    e2e_write_project(pytester)
+    outside = tmp_path_factory.mktemp("outside") / ("out.json" if "report" in option else "b.json")
+    extra = ("--retrieval-update-baseline",) if "baseline" in option else ()
+    first = e2e_run(pytester, "--retrieval-eval", option, str(outside), *extra)
+    assert first.ret == pytest.ExitCode.OK, first.stdout.str() + first.stderr.str()
+    assert outside.exists()
+    second = e2e_run(pytester, "--retrieval-eval", option, str(outside), *extra)
+    assert second.ret == pytest.ExitCode.USAGE_ERROR
+    error = " ".join(second.stderr.str().split())
+    assert f"{option} {outside}: pytest took the existing file {outside} for a test path" in error
+    assert f"write the option with '=': {option}={outside}" in error
+    assert "no golden files" not in error
+
+
+def test_a_path_option_inside_the_project_works_in_the_space_form(
+    pytester: pytest.Pytester,
+) -> None:
+    e2e_write_project(pytester)
+    for _ in range(2):
+        result = e2e_run(pytester, "--retrieval-eval", "--retrieval-report", "reports/out.json")
+        assert result.ret == pytest.ExitCode.OK, result.stderr.str()
+
+
+# ----------------------------------------------------------- 6. integer ids
+
+INTEGER_CONFTEST = """\
+import numpy as np
+import pytest
+
+
+@pytest.fixture(params=["plain", "numpy"])
+def retriever(request):
+    def search(query):
+        if request.param == "plain":
+            return [42, 7]
+        return [np.int64(42), np.int32(7)]
+
+    return search
+"""
+
+INTEGER_GOLDEN = """\
+queries:
+  - id: numbers
+    query: which ids are numbers
+    relevant: {42: 3, 7: 1}
+    expect: {mrr: 1.0}
+"""
+
+
+def test_bare_integer_and_numpy_integer_ids_are_read_as_text(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("numpy")
+    e2e_write_project(pytester, conftest=INTEGER_CONFTEST)
+    for name in ("catalog.yaml", "holdout.yml"):
+        (pytester.path / "golden" / name).unlink()
+    e2e_write(pytester, "golden/numbers.yaml", INTEGER_GOLDEN)
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-report", "r.json")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    report = e2e_load_json(pytester.path / "r.json")
+    for configuration in ("plain", "numpy"):
+        entry = report["configurations"][configuration]["queries"]["numbers"]
+        assert entry["retrieved"] == ["42", "7"]
+        assert entry["metrics"]["ndcg@10"] == 1.0
+
+
+# ----------------------------------------------------------- 7. no fixture
+
+
+def test_a_missing_retriever_fixture_is_one_clear_error_before_anything_runs(
+    pytester: pytest.Pytester,
+) -> None:
+    e2e_write_project(pytester, conftest="import pytest\n")
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-report", "r.json")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    error = result.stderr.str()
+    assert error.count("ERROR:") == 1
+    assert "no fixture named 'retriever'" in error
+    assert "retrieval_fixture" in error
+    assert "@pytest.fixture" in error and "def retriever(" in error
+    text = result.stdout.str()
+    assert "0.000" not in text
+    assert "fixture 'retriever' not found" not in text
+    assert not (pytester.path / "r.json").exists()
+
+
+def test_a_misnamed_retriever_fixture_names_the_ini_key(pytester: pytest.Pytester) -> None:
+    e2e_write_project(pytester, ini=E2E_INI + "retrieval_fixture = search_engine\n")
+    result = e2e_run(pytester, "--retrieval-eval")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    error = " ".join(result.stderr.str().split())
+    assert "no fixture named 'search_engine'" in error
+    assert "(retrieval_fixture = search_engine)" in error
+    assert re.search(r"fixtures? (that )?exist.*retriever", error), error
+
+
+# ----------------------------------------------------------- 3. the user's traceback
+
+RAISING_CONFTEST = """\
+import pytest
+
+TABLE = {"rain-tomorrow": ["weather-forecast"]}
+
+
+def lookup(query):
+    return TABLE[query.text.split()[-1]]  # the user's bug: a KeyError
+
+
+@pytest.fixture(params=["bm25"])
+def retriever(request):
+    def search(query):
+        return lookup(query)
+
+    return search
+"""
+
+
+def _raising_project(pytester: pytest.Pytester) -> None:
+    e2e_write_project(pytester, conftest=RAISING_CONFTEST)
+    (pytester.path / "golden" / "holdout.yml").unlink()
+
+
+@pytest.mark.parametrize("style", ["long", "short", "auto"])
+def test_a_retriever_exception_shows_the_users_traceback(
+    pytester: pytest.Pytester, style: str
+) -> None:
+    _raising_project(pytester)
+    result = e2e_run(pytester, "--retrieval-eval", f"--tb={style}", "--retrieval-report=r.json")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    text = result.stdout.str()
+    assert "return TABLE[query.text.split()[-1]]" in text  # the line that raised
+    assert "KeyError: 'tomorrow'" in text
+    assert "pytest_retrieval" not in text  # none of the plugin's frames
+    assert "conftest.py" in text
+    report = e2e_load_json(pytester.path / "r.json")
+    entry = report["configurations"]["bm25"]["queries"]["rain-tomorrow"]
+    assert entry["outcome"] == "error"
+    assert entry["error"] == "the retriever raised KeyError: 'tomorrow'"
+    assert set(entry["metrics"].values()) == {0.0}
+
+
+def test_tb_line_and_no_still_name_the_error(pytester: pytest.Pytester) -> None:
+    _raising_project(pytester)
+    line = e2e_run(pytester, "--retrieval-eval", "--tb=line")
+    assert "KeyError: 'tomorrow'" in line.stdout.str()
+    quiet = e2e_run(pytester, "--retrieval-eval", "--tb=no", "-rf")
+    assert "FAILED golden/catalog.yaml::rain-tomorrow[bm25] - KeyError: 'tomorrow'" in (
+        quiet.stdout.str()
+    )
+
+
+def test_pdb_lands_in_the_users_frame(pytester: pytest.Pytester) -> None:
+    _raising_project(pytester)
+    result = pytester.run(
+        sys.executable, "-m", "pytest", "--retrieval-eval", "-p", "no:cacheprovider",
+        "--pdb", "-x", stdin=b"p query.text\nq\n", timeout=60,
+    )  # fmt: skip
+    text = result.stdout.str()
+    assert "-> return TABLE[query.text.split()[-1]]" in text  # pdb's current line
+    assert "'is it going to rain tomorrow'" in text  # a local of the user's frame
