@@ -28,9 +28,23 @@ NOTHING_COLLECTED = (
 )
 
 
+@dataclass(frozen=True)
+class RankMove:
+    """A judged result that stayed in the top k at another rank (``billing-faq 1→4``)."""
+
+    id: str
+    before: int  # rank in the baseline, from 1
+    after: int  # rank in this run
+    grade: int
+
+    def as_dict(self) -> dict[str, object]:
+        return {"id": self.id, "from": self.before, "to": self.after, "grade": self.grade}
+
+
 @dataclass
 class WorstQuery:
-    """A query that dropped on a breached row, with what left and entered its top k."""
+    """A query that dropped on a breached row: its judged results that moved, then what
+    left and what entered its top k."""
 
     id: str
     baseline: float
@@ -38,10 +52,12 @@ class WorstQuery:
     lost: list[str]
     gained: list[str]
     grades: dict[str, int]
+    moved: list[RankMove] = field(default_factory=list)
     error: str | None = None
 
     def as_dict(self) -> dict[str, object]:
         out = dict(self.__dict__)
+        out["moved"] = [m.as_dict() for m in self.moved]
         if self.error is None:
             del out["error"]
         return out
@@ -246,16 +262,28 @@ def _worst(pairs: Sequence[Pair], metric: str, limit: int, depth: int | None) ->
             drops.append((after - before, old.id, old, new, before, after))
     drops.sort(key=lambda d: (d[0], d[1]))
     k = _cut_of(metric, depth)
-    out = []
-    for _, qid, old, new, before, after in drops[:limit]:
-        old_top, new_top = old.retrieved[:k], new.retrieved[:k]
-        old_set, new_set = set(old_top), set(new_top)
-        lost = [d for d in old_top if d not in new_set]
-        gained = [d for d in new_top if d not in old_set]
-        grades = {d: old.grades[d] for d in lost if d in old.grades}
-        grades.update({d: new.grades[d] for d in gained if d in new.grades})
-        out.append(WorstQuery(qid, before, after, lost, gained, grades, new.error or None))
-    return out
+    return [
+        _worst_query(old, new, before, after, k) for _, _, old, new, before, after in drops[:limit]
+    ]
+
+
+def _worst_query(
+    old: QueryRecord, new: QueryRecord, before: float, after: float, k: int | None
+) -> WorstQuery:
+    old_top, new_top = old.retrieved[:k], new.retrieved[:k]
+    old_rank = {d: r for r, d in enumerate(old_top, start=1)}
+    new_rank = {d: r for r, d in enumerate(new_top, start=1)}
+    lost = [d for d in old_top if d not in new_rank]
+    gained = [d for d in new_top if d not in old_rank]
+    judged = {**old.grades, **new.grades}
+    moved = [
+        RankMove(d, old_rank[d], new_rank[d], judged[d])
+        for d in old_top
+        if d in judged and d in new_rank and old_rank[d] != new_rank[d]
+    ]
+    moved.sort(key=lambda m: (-m.grade, m.before))
+    grades = {d: judged[d] for d in (*lost, *gained) if d in judged}
+    return WorstQuery(old.id, before, after, lost, gained, grades, moved, new.error or None)
 
 
 def _finalise(

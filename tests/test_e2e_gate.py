@@ -586,6 +586,7 @@ def expected_worst(qid: str, k: int) -> dict[str, Any]:
         "lost": lost,
         "gained": gained,
         "grades": {d: judgments(qid)[d] for d in lost},
+        "moved": [],
     }
 
 
@@ -645,12 +646,12 @@ def test_degraded_category_fails_although_every_item_passed(project: pytest.Pyte
     )
     block = lines.index(
         "queries that dropped most on fused / lexical / ndcg@10 (id: baseline -> current; "
-        "lost / gained in the top k, grade):"
+        "judged results that moved, rank before→after (grade); lost / gained in the top k (grade)):"
     )
     assert lines[block + 1 : block + 3] == [lex2, lex2.replace("lex-2", "lex-3")]
     mrr_block = lines.index(
         "queries that dropped most on fused / lexical / mrr (id: baseline -> current; "
-        "lost / gained in the top k, grade):"
+        "judged results that moved, rank before→after (grade); lost / gained in the top k (grade)):"
     )
     assert lines[mrr_block + 1].endswith(
         "gained noise-17 (-), noise-18 (-), noise-19 (-), noise-20 (-)"

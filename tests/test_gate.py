@@ -336,6 +336,7 @@ def test_worst_queries_name_what_left_and_entered_the_top_k() -> None:
             "lost": ["lex-1-main", "lex-1-alt"],
             "gained": ["noise-1", "noise-2"],
             "grades": {"lex-1-main": 3, "lex-1-alt": 2},
+            "moved": [],
         },
         {
             "id": "lex-3",
@@ -344,6 +345,7 @@ def test_worst_queries_name_what_left_and_entered_the_top_k() -> None:
             "lost": ["lex-3-main", "lex-3-alt"],
             "gained": [],
             "grades": {"lex-3-main": 3, "lex-3-alt": 2},
+            "moved": [],
             "error": "the retriever raised KeyError: 'x'",
         },
     ]
@@ -390,3 +392,19 @@ def test_means_are_exact_whatever_the_order_records_arrived_in() -> None:
     a, b = rows(gate(base, forward)), rows(gate(base, backward))
     assert a == b
     assert a["fused", "all", "ndcg@10"]["current"] == fsum_mean(values)
+
+
+def test_worst_queries_show_judged_results_that_moved_before_lost_and_gained() -> None:
+    """A relevant result that slipped from rank 1 to 4 is the cause, not the newcomer."""
+    base = [record("lex-1", retrieved=["lex-1-main", "a", "b", "c"])]
+    base[0].grades = {"lex-1-main": 3}
+    now = record("lex-1", 0.43, retrieved=["new-1", "a", "b", "lex-1-main"])
+    now.grades = {"lex-1-main": 3}
+    result = gate(baseline_of(base), results_of([now]), GateSettings(metrics=("ndcg@10",)))
+    (row,) = [r for r in result.rows if r.category == "all"]
+    (worst,) = row.worst_queries
+    assert worst.as_dict()["moved"] == [{"id": "lex-1-main", "from": 1, "to": 4, "grade": 3}]
+    assert (worst.lost, worst.gained) == (["c"], ["new-1"])
+    assert "lex-1: 1.000 -> 0.430; moved lex-1-main 1→4 (3); lost c (-); gained new-1 (-)" in (
+        explain(result)
+    )

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from tabulate import tabulate
 
 from ..baseline import UPDATE_HINT
-from ..gate import GateResult, GateRow
+from ..gate import GateResult, GateRow, WorstQuery
 from ..settings import Tolerances
 
 BREACH_HEADERS = (
@@ -94,16 +94,23 @@ def _worst_lines(breached: Sequence[GateRow]) -> list[str]:
             continue
         lines += [
             "",
-            f"queries that dropped most on {_where(r)} (id: baseline -> current; lost / gained "
-            "in the top k, grade):",
+            f"queries that dropped most on {_where(r)} (id: baseline -> current; judged results "
+            "that moved, rank before→after (grade); lost / gained in the top k (grade)):",
         ]
-        for q in r.worst_queries:
-            lines.append(
-                f"  {q.id}: {_num(q.baseline)} -> {_num(q.current)}; "
-                f"lost {_ids(q.lost, q.grades)}; gained {_ids(q.gained, q.grades)}"
-                + (f"; error: {q.error}" if q.error else "")
-            )
+        lines += [f"  {_worst_line(q)}" for q in r.worst_queries]
     return lines
+
+
+def _worst_line(q: WorstQuery) -> str:
+    parts = [f"{q.id}: {_num(q.baseline)} -> {_num(q.current)}"]
+    if q.moved:
+        parts.append(
+            "moved " + ", ".join(f"{m.id} {m.before}→{m.after} ({m.grade})" for m in q.moved)
+        )
+    parts += [f"lost {_ids(q.lost, q.grades)}", f"gained {_ids(q.gained, q.grades)}"]
+    if q.error:
+        parts.append(f"error: {q.error}")
+    return "; ".join(parts)
 
 
 def _notes(result: GateResult) -> list[str]:
