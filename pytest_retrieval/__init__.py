@@ -6,6 +6,13 @@ README for the golden file format, the options and the reports.
 """
 
 from ._version import __version__
+from .advice import (
+    RetrievalNoiseWarning,
+    RetrievalOverlapWarning,
+    RetrievalSaturationWarning,
+    RetrievalSettingsWarning,
+    RetrievalWarning,
+)
 from .golden import GoldenQuery, RetrievalQuery
 from .io.golden_yaml import load_golden_file
 from .metrics import Conventions, Metric, evaluate, parse_metric
@@ -14,7 +21,12 @@ __all__ = [
     "Conventions",
     "GoldenQuery",
     "Metric",
+    "RetrievalNoiseWarning",
+    "RetrievalOverlapWarning",
     "RetrievalQuery",
+    "RetrievalSaturationWarning",
+    "RetrievalSettingsWarning",
+    "RetrievalWarning",
     "__version__",
     "evaluate",
     "load_golden_file",

@@ -1,13 +1,18 @@
-"""Warnings that help read the numbers: noisy slices, saturated metrics, suspicious recall.
+"""Advice that helps read the numbers: noisy slices, saturated metrics, suspicious recall.
 
-Pure: takes summaries and intervals, returns sentences.
+Pure: takes summaries, intervals and comparisons, returns :class:`Advice`. The plugin
+issues each one as a warning of its class, so ``-W ignore::pytest_retrieval.RetrievalWarning``
+or ``filterwarnings`` silence it, ``-W error::...`` turns it into a failure, and it shows
+in pytest's warnings summary.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from .aggregate import ConfigurationSummary
+from .comparisons import Comparisons
 from .metrics import parse_metric
 from .model import ALL, QueryRecord, by_category
 from .stats import Interval
@@ -15,38 +20,93 @@ from .stats import Interval
 OVERLAP_RECALL = 0.95
 
 
-def noise_warnings(
+class RetrievalWarning(UserWarning):
+    """Advice from pytest-retrieval about how far its numbers can be trusted."""
+
+
+class RetrievalNoiseWarning(RetrievalWarning):
+    """A slice with few queries: differences under its interval are noise."""
+
+
+class RetrievalSaturationWarning(RetrievalWarning):
+    """A slice where every query scores 1.0: it can never show an improvement."""
+
+
+class RetrievalOverlapWarning(RetrievalWarning):
+    """A recall so high that the golden set may leak into the index."""
+
+
+class RetrievalSettingsWarning(RetrievalWarning):
+    """A setting that names nothing in the run, or configurations named by position."""
+
+
+@dataclass(frozen=True)
+class Advice:
+    """One piece of advice: its warning class, its text, and the category it is about."""
+
+    kind: type[RetrievalWarning]
+    text: str
+    category: str | None = None
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def _paired_half_widths(comparisons: Comparisons | None) -> dict[str, float]:
+    """Per category, the widest paired interval of a difference with the reference."""
+    widest: dict[str, float] = {}
+    for row in comparisons.rows if comparisons is not None else ():
+        if row.ci is not None:
+            half = (row.ci[1] - row.ci[0]) / 2
+            widest[row.category] = max(widest.get(row.category, 0.0), half)
+    return widest
+
+
+def _small_categories(
     summaries: Mapping[str, ConfigurationSummary],
     intervals: Mapping[str, Mapping[str, Mapping[str, Interval]]],
     min_queries: int,
-) -> list[str]:
-    """Categories with fewer than ``min_queries`` queries, and how wide their intervals are."""
+) -> dict[str, tuple[int, float]]:
+    """category -> (n, widest half-width of one mean) for categories under min_queries."""
     widest: dict[str, tuple[int, float]] = {}
     for configuration, summary in summaries.items():
         for category, row in summary.categories.items():
             if row.n >= min_queries or row.n == 0:  # n = 0: every item skipped, no numbers
                 continue
-            half = max(
-                (
-                    iv.half_width
-                    for iv in intervals.get(configuration, {}).get(category, {}).values()
-                ),
-                default=0.0,
-            )
+            cells = intervals.get(configuration, {}).get(category, {}).values()
+            half = max((iv.half_width for iv in cells), default=0.0)
             n, before = widest.get(category, (row.n, 0.0))
             widest[category] = (max(n, row.n), max(before, half))
+    return widest
+
+
+def noise_warnings(
+    summaries: Mapping[str, ConfigurationSummary],
+    intervals: Mapping[str, Mapping[str, Mapping[str, Interval]]],
+    min_queries: int,
+    comparisons: Comparisons | None = None,
+) -> list[Advice]:
+    """Categories with fewer than ``min_queries`` queries, and the difference that is noise.
+
+    With a comparison, the width that matters is that of the paired difference between
+    configurations on the same queries; with one configuration, that of one mean.
+    """
+    paired = _paired_half_widths(comparisons)
     out = []
-    for category, (n, half) in sorted(widest.items()):
+    for category, (n, half) in sorted(_small_categories(summaries, intervals, min_queries).items()):
+        half = paired.get(category, half)
         if n < 2:
             text = f"{category}: n={n}: a single query gives no interval and no evidence"
         elif half > 0:
-            text = f"{category}: n={n}: differences under ±{half:.2f} are noise here"
+            what = "differences between configurations" if category in paired else "differences"
+            text = f"{category}: n={n}: {what} under ±{half:.2f} are noise here"
         else:  # every query scores alike: the interval has no width
             text = (
                 f"{category}: n={n}: its interval has no width, yet one query moves its mean "
                 f"by up to {1 / n:.2f}"
             )
-        out.append(f"{text} (fewer than retrieval_min_queries = {min_queries} queries)")
+        full = f"{text} (fewer than retrieval_min_queries = {min_queries} queries; add queries)"
+        out.append(Advice(RetrievalNoiseWarning, full, category))
     return out
 
 
@@ -55,46 +115,53 @@ def settings_warnings(
     categories: Sequence[str],
     reference: str | None,
     weights: Mapping[str, float],
-) -> list[str]:
+) -> list[Advice]:
     """Settings that name a configuration or category this run does not have."""
     out = []
     if reference is not None and configurations and reference not in configurations:
         out.append(
-            f"retrieval_reference names '{reference}', which is not among the configurations "
-            f"run ({', '.join(configurations)}): compared with '{configurations[0]}' instead"
+            Advice(
+                RetrievalSettingsWarning,
+                f"retrieval_reference names '{reference}', which is not among the configurations "
+                f"run ({', '.join(configurations)}): compared with '{configurations[0]}' instead",
+            )
         )
     unknown = sorted(c for c in weights if c not in categories)
     if unknown:
         out.append(
-            f"retrieval_weights names {', '.join(unknown)}, which no evaluated query has "
-            f"(categories: {', '.join(categories)}); check the spelling"
+            Advice(
+                RetrievalSettingsWarning,
+                f"retrieval_weights names {', '.join(unknown)}, which no evaluated query has "
+                f"(categories: {', '.join(categories)}); check the spelling",
+            )
         )
     return out
 
 
 def saturation_warnings(
     records: Mapping[str, Sequence[QueryRecord]], metrics: Sequence[str]
-) -> list[str]:
+) -> list[Advice]:
     """A category where every query scores 1.0 on a metric can never show an improvement.
 
-    One sentence per configuration, naming each saturated category and its metrics.
+    One piece of advice per configuration, naming each saturated category and its metrics.
     """
     out = []
     for configuration, recs in records.items():
         found = []
-        for category, group in sorted(by_category([r for r in recs if r.evaluated]).items()):
+        for category, group in by_category([r for r in recs if r.evaluated]).items():
             saturated = [m for m in metrics if all(r.metrics.get(m) == 1.0 for r in group)]
             if saturated:
                 found.append(f"{category} ({', '.join(saturated)})")
         if found:
-            out.append(
+            text = (
                 f"{configuration}: every query scores 1.0 on {'; '.join(found)}: saturated, "
                 "these can catch a drop but never show an improvement; add harder queries"
             )
+            out.append(Advice(RetrievalSaturationWarning, text, found[0].split(" (")[0]))
     return out
 
 
-def overlap_warnings(summaries: Mapping[str, ConfigurationSummary]) -> list[str]:
+def overlap_warnings(summaries: Mapping[str, ConfigurationSummary]) -> list[Advice]:
     """A mean recall above 0.95 often means the golden set leaks into the index."""
     out = []
     for configuration, summary in summaries.items():
@@ -103,8 +170,29 @@ def overlap_warnings(summaries: Mapping[str, ConfigurationSummary]) -> list[str]
                 continue
             if value > OVERLAP_RECALL:
                 out.append(
-                    f"{configuration}: {metric} = {value:.3f} ({ALL}) is suspiciously high: check "
-                    "that golden queries do not overlap the index (text copied from documents, "
-                    "queries generated from them)"
+                    Advice(
+                        RetrievalOverlapWarning,
+                        f"{configuration}: {metric} = {value:.3f} ({ALL}) is suspiciously high: "
+                        "check that golden queries do not overlap the index (text copied from "
+                        "documents, queries generated from them)",
+                    )
                 )
     return out
+
+
+def positional_names(configurations: Sequence[str], fixture: str) -> list[Advice]:
+    """Configurations named ``retriever0``, ``retriever1``: pytest's ids for params that are
+    not text. Reordering the params then silently swaps their baselines."""
+    positional = [
+        c for c in configurations if c.startswith(fixture) and c[len(fixture) :].isdigit()
+    ]
+    if not positional:
+        return []
+    return [
+        Advice(
+            RetrievalSettingsWarning,
+            f"configurations {', '.join(positional)} are named by their position among the "
+            f"'{fixture}' fixture's params: reordering the params would swap their baselines. "
+            f"Give each a name: @pytest.fixture(params=[...], ids=['bm25', 'dense'])",
+        )
+    ]

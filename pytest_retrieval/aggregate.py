@@ -16,13 +16,24 @@ from .stats import mean
 
 @dataclass
 class Row:
-    """One summary row: n evaluated queries and each metric's mean (None = n/a)."""
+    """One summary row: n evaluated queries and each metric's mean (None = n/a).
+
+    ``counts``: how many queries each mean is over, when that is not n (a metric left
+    out of queries with nothing to find, under ``retrieval_empty = skip``).
+    """
 
     n: int
     values: dict[str, float | None]
+    counts: dict[str, int] = field(default_factory=dict)
+
+    def count(self, metric: str) -> int:
+        return self.counts.get(metric, self.n)
 
     def as_dict(self) -> dict[str, object]:
-        return {"n": self.n, **self.values}
+        out: dict[str, object] = {"n": self.n, **self.values}
+        if self.counts:
+            out["n_values"] = dict(self.counts)
+        return out
 
 
 @dataclass
@@ -40,10 +51,14 @@ class ConfigurationSummary:
 def summarize_rows(records: Sequence[QueryRecord], metrics: Sequence[str]) -> Row:
     """n and the means of the evaluated records (given in id order)."""
     evaluated = [r for r in records if r.evaluated]
-    return Row(
-        n=len(evaluated),
-        values={m: mean(r.metrics.get(m) for r in evaluated) for m in metrics},
-    )
+    values: dict[str, float | None] = {}
+    counts: dict[str, int] = {}
+    for metric in metrics:
+        present = [v for r in evaluated if (v := r.metrics.get(metric)) is not None]
+        values[metric] = mean(present)
+        if len(present) != len(evaluated):
+            counts[metric] = len(present)
+    return Row(n=len(evaluated), values=values, counts=counts)
 
 
 def summarize(view: ConfigurationRecords, metrics: Sequence[str]) -> ConfigurationSummary:

@@ -9,7 +9,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .advice import noise_warnings, overlap_warnings, saturation_warnings, settings_warnings
+from .advice import (
+    Advice,
+    RetrievalSettingsWarning,
+    noise_warnings,
+    overlap_warnings,
+    positional_names,
+    saturation_warnings,
+    settings_warnings,
+)
 from .aggregate import ConfigurationSummary, summaries, summarize_rows
 from .comparisons import (
     Comparisons,
@@ -33,7 +41,7 @@ class Evaluation:
     weighted: dict[str, Slice] = field(default_factory=dict)
     weighted_left_out: list[str] = field(default_factory=list)
     groups: dict[str, dict[str, dict[str, Slice]]] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[Advice] = field(default_factory=list)
 
     def rows(self, configuration: str) -> list[tuple[str, Slice]]:
         """A configuration's rows: categories, ``all``, then ``all (weighted)`` if any."""
@@ -93,22 +101,28 @@ def _groups(
             }
 
 
-def _warnings(evaluation: Evaluation, results: Results, stats: StatsSettings) -> list[str]:
+def _warnings(
+    evaluation: Evaluation, results: Results, settings: Settings, stats: StatsSettings
+) -> list[Advice]:
     configurations = results.configurations()
     categories = sorted({c for s in evaluation.summaries.values() for c in s.categories})
     records = {c: results.view(c).records for c in configurations}
     warnings = (
-        settings_warnings(configurations, categories, stats.reference, stats.weights)
-        + noise_warnings(evaluation.summaries, evaluation.intervals, stats.min_queries)
+        positional_names(configurations, settings.fixture)
+        + settings_warnings(configurations, categories, stats.reference, stats.weights)
+        + noise_warnings(
+            evaluation.summaries, evaluation.intervals, stats.min_queries, evaluation.comparisons
+        )
         + saturation_warnings(records, evaluation.metrics)
         + overlap_warnings(evaluation.summaries)
     )
     if evaluation.weighted_left_out:
-        warnings.append(
+        text = (
             "retrieval_weights gives no weight to "
             + ", ".join(evaluation.weighted_left_out)
             + ": left out of 'all (weighted)'"
         )
+        warnings.append(Advice(RetrievalSettingsWarning, text))
     return warnings
 
 
@@ -130,5 +144,5 @@ def analyse(
     if stats.weights:
         _weighted(evaluation, results, stats)
     _groups(evaluation, results, stats, group_bys)
-    evaluation.warnings = _warnings(evaluation, results, stats)
+    evaluation.warnings = _warnings(evaluation, results, settings, stats)
     return evaluation

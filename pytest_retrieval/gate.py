@@ -17,8 +17,8 @@ from .baseline import UPDATE_HINT, Baseline, RunFacts, settings_differences
 from .comparisons import apply_holm, paired
 from .metrics import parse_metric
 from .model import ALL, QueryRecord, Results, by_category
-from .settings import GateSettings, Settings, StatsSettings
-from .stats import TestMethod, mean
+from .settings import GateMode, GateSettings, Settings, StatsSettings
+from .stats import TestMethod, mean, smallest_significant_n
 
 Verdict = Literal["passed", "failed", "no-baseline", "refused", "skipped"]
 Pair = tuple[QueryRecord, QueryRecord]  # (baseline, this run) of one query
@@ -54,6 +54,8 @@ class WorstQuery:
     grades: dict[str, int]
     moved: list[RankMove] = field(default_factory=list)
     error: str | None = None
+    k: int | None = None  # the top k compared (the metric's cut, else the kept depth)
+    category: str = ""
 
     def as_dict(self) -> dict[str, object]:
         out = dict(self.__dict__)
@@ -75,13 +77,14 @@ class GateRow:
     current: float
     delta: float
     allowed: float
-    breached: bool
+    breached: bool  # what fails the gate: beyond the tolerance (and significant, in that mode)
     ci: list[float] | None
     p: float
     method: TestMethod
     worst_queries: list[WorstQuery] = field(default_factory=list)
     p_holm: float = 1.0
     significant: bool = False
+    beyond: bool = False  # delta < -allowed, whatever the test says
 
     @property
     def improved(self) -> bool:
@@ -102,10 +105,23 @@ class GateResult:
     removed: list[str] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
+    mode: GateMode = "absolute"
+    min_significant_n: int | None = None  # significant mode: fewer queries never fail a row
 
     @property
     def breached(self) -> list[GateRow]:
         return [r for r in self.rows if r.breached]
+
+    @property
+    def not_significant(self) -> list[GateRow]:
+        """Rows that dropped beyond the tolerance but passed: not significant."""
+        return [r for r in self.rows if r.beyond and not r.breached]
+
+    @property
+    def too_small(self) -> list[GateRow]:
+        """Rows with too few queries to ever be significant (significant mode)."""
+        limit = self.min_significant_n
+        return [r for r in self.rows if limit is not None and r.n < limit]
 
     @property
     def improved(self) -> list[GateRow]:
@@ -124,6 +140,7 @@ class GateResult:
             "removed": self.removed,
             "changed": self.changed,
             "messages": self.messages,
+            "mode": self.mode,
         }
 
 
@@ -222,9 +239,10 @@ def _row(
     b, a = mean(before) or 0.0, mean(after) or 0.0
     allowed = gate.tolerance.for_metric(metric).allowed(b)
     test = paired(after, before, stats, "gate", name, category, metric)
+    beyond = a - b < -allowed - 1e-12
     row = GateRow(
-        name, category, metric, len(both), b, a, a - b, allowed, a - b < -allowed - 1e-12,
-        test.ci.as_list(), test.p, test.method,
+        name, category, metric, len(both), b, a, a - b, allowed, beyond, test.ci.as_list(),
+        test.p, test.method, beyond=beyond,
     )  # fmt: skip
     return row, both
 
@@ -283,7 +301,8 @@ def _worst_query(
     ]
     moved.sort(key=lambda m: (-m.grade, m.before))
     grades = {d: judged[d] for d in (*lost, *gained) if d in judged}
-    return WorstQuery(old.id, before, after, lost, gained, grades, moved, new.error or None)
+    error = new.error or None
+    return WorstQuery(old.id, before, after, lost, gained, grades, moved, error, k, new.category)
 
 
 def _finalise(
@@ -295,6 +314,11 @@ def _finalise(
 ) -> None:
     result.rows = [row for row, _ in found]
     apply_holm(result.rows, stats.alpha)
+    result.mode = gate.mode
+    if gate.mode == "significant" and result.rows:
+        result.min_significant_n = smallest_significant_n(
+            len(result.rows), stats.alpha, stats.resamples
+        )
     for row, pairs in found:
         if gate.mode == "significant":
             row.breached = row.breached and row.significant

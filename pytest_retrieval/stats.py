@@ -188,6 +188,29 @@ def sign_flip_p(
     return math.erfc(z / math.sqrt(2)), "normal"
 
 
+def smallest_p(n: int, resamples: int) -> float:
+    """The smallest p-value :func:`sign_flip_p` can give n paired differences.
+
+    Every difference non-zero and of one sign: 2 / 2^n when enumerated exactly, one
+    hit in (draws + 1) when sampled; the normal limit has no floor.
+    """
+    if n <= EXACT_SIGN_FLIP_MAX:
+        return 2.0 / float(2**n)
+    if use_resampling(n, resamples):
+        return 1.0 / (resamples + 1)
+    return 0.0
+
+
+def smallest_significant_n(tests: int, alpha: float, resamples: int) -> int:
+    """The fewest queries a row needs to be significant after Holm over ``tests`` rows."""
+    n = 1
+    while tests * smallest_p(n, resamples) >= alpha:
+        n += 1
+        if n > RESAMPLE_MAX_N:
+            return RESAMPLE_MAX_N + 1
+    return n
+
+
 def _subset_sums(values: Sequence[float]) -> list[float]:
     """The sum of every subset of (at most 8) values, indexed by the subset's bit mask."""
     sums = [0.0]

@@ -228,8 +228,10 @@ def test_empty_skip_gives_null_metrics_and_means_over_the_rest(
     markdown = (pytester.path / "r.md").read_text(encoding="utf-8")
     rows = {r[0]: r for r in e2e_tables(markdown)[0]["rows"]}
     assert rows["no-result"][2:] == ["n/a", "n/a", "n/a"]
+    # the terminal's first table is ndcg@10's: no value for either configuration, n = 0
     terminal = {r[0]: r for r in e2e_tables(result.stdout.str())[0]["rows"]}
-    assert terminal["no-result"][2:] == ["n/a", "n/a", "n/a"]
+    assert terminal["no-result"][1:] == ["0", "n/a", "n/a"]
+    assert terminal["all"][1] == "6"  # the mean is over 6 queries, not the 7 evaluated
 
 
 # --------------------------------------------------------------------------- tables
@@ -262,17 +264,41 @@ def _check_tables(text: str) -> None:
     ]
 
 
+def _check_metric_tables(text: str) -> None:
+    """Default view: a table per metric, categories by configurations side by side."""
+    tables = e2e_tables(text)
+    assert [t["title"].split(":")[0] for t in tables[: len(E2E_METRICS)]] == E2E_METRICS
+    for table, metric in zip(tables, E2E_METRICS, strict=False):
+        assert table["header"] == ["category", "n", *E2E_CONFIGS]
+        for label, n, *cells in table["rows"]:
+            for configuration, got in zip(E2E_CONFIGS, cells, strict=True):
+                summary = e2e_expected_summary(configuration)
+                row = summary["all"] if label == "all" else summary["categories"][label]
+                assert (n, got.rstrip("*")) == (str(row["n"]), e2e_fmt(row[metric]))
+
+
 @pytest.mark.parametrize("verbosity", [[], ["-q"], ["-v"]], ids=["default", "quiet", "verbose"])
-def test_the_terminal_shows_a_table_per_configuration_and_side_by_side(
+def test_the_terminal_shows_tables_short_by_default_more_with_v(
     pytester: pytest.Pytester, e2e_project: Path, verbosity: list[str]
 ) -> None:
     result = e2e_run(pytester, "--retrieval-eval", *verbosity)
     result.assert_outcomes(passed=14)
     output = result.stdout.str()
     assert "retrieval evaluation" in output
-    _check_tables(output.split("retrieval evaluation", 1)[1])
-    # spot check: bm25's all row, rounded to 3 decimals
-    assert re.search(r"^all\s+7\s+0\.466\b.*0\.554\b.*0\.714\b", output, re.M), output
+    section = output.split("retrieval evaluation", 1)[1]
+    if verbosity == ["-q"]:  # the all rows side by side, nothing else
+        (side,) = e2e_tables(section)
+        assert side["rows"] == [
+            [configuration, *_expected_rows(configuration)[1][1:]] for configuration in E2E_CONFIGS
+        ]
+        return
+    _check_metric_tables(section)
+    if verbosity == ["-v"]:  # then each configuration's table and the all rows
+        _check_tables(section.split("configuration: ", 1)[1])
+    else:
+        assert "configuration: bm25" not in section
+    # spot check: the ndcg@10 table's all row, rounded to 3 decimals
+    assert re.search(r"^all\s+7\s+0\.466\b.*0\.809\b", output, re.M), output
 
 
 def test_the_markdown_report_has_a_table_per_configuration_and_side_by_side(
@@ -519,7 +545,7 @@ def test_dash_n_2_prints_the_same_tables_and_writes_the_same_reports(
     serial_tables = e2e_tables(serial.stdout.str().split("retrieval evaluation", 1)[1])
     xdist_tables = e2e_tables(parallel.stdout.str().split("retrieval evaluation", 1)[1])
     assert xdist_tables == serial_tables
-    _check_tables(parallel.stdout.str().split("retrieval evaluation", 1)[1])
+    _check_metric_tables(parallel.stdout.str().split("retrieval evaluation", 1)[1])
 
     serial_props = e2e_junit_properties(pytester.path / "serial.xml")
     xdist_props = e2e_junit_properties(pytester.path / "xdist.xml")

@@ -134,6 +134,12 @@ def write_main(pytester: pytest.Pytester, ini: str = "") -> Path:
     )
 
 
+@pytest.fixture(autouse=True)
+def _wide_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each table row on one line: these tests read rows (the width has its own tests)."""
+    monkeypatch.setenv("COLUMNS", "200")
+
+
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     return pytester.runpytest(*QUIET, "--retrieval-eval", *args)
 
@@ -297,7 +303,7 @@ def check_comparisons(report: Mapping[str, Any], reference: str, alpha: float) -
 
 def test_paired_comparison_with_the_first_parameter(pytester: pytest.Pytester) -> None:
     write_main(pytester)
-    result, report, markdown = run_report(pytester)
+    result, report, markdown = run_report(pytester, "-v")  # -v: every comparison
     check_comparisons(report, "sparse", 0.05)
     rows = {(r["category"], r["metric"]): r for r in report["comparisons"]["rows"]}
     strong = rows[("a", "mrr")]
@@ -329,7 +335,7 @@ def test_paired_comparison_with_the_first_parameter(pytester: pytest.Pytester) -
 
 def test_retrieval_reference_and_alpha_from_the_ini(pytester: pytest.Pytester) -> None:
     write_main(pytester, ini="retrieval_reference = dense\nretrieval_alpha = 0.001\n")
-    result, report, _ = run_report(pytester)
+    result, report, _ = run_report(pytester, "-v")  # -v: every comparison
     check_comparisons(report, "dense", 0.001)
     rows = {(r["category"], r["metric"]): r for r in report["comparisons"]["rows"]}
     assert {r["configuration"] for r in rows.values()} == {"sparse"}
@@ -358,14 +364,20 @@ def test_warnings_small_saturated_and_suspicious_recall(pytester: pytest.Pyteste
     write_main(pytester, ini="retrieval_min_queries = 20\n")
     result, report, markdown = run_report(pytester)
     warnings = report["warnings"]
-    terminal = result.stdout.str()
+    terminal = " ".join(result.stdout.str().split())
+    # the width that matters for comparing configurations: the paired interval's
     widest = max(
+        (row["ci"][1] - row["ci"][0]) / 2
+        for row in report["comparisons"]["rows"]
+        if row["category"] == "b"
+    )
+    one_mean = max(
         (hi - lo) / 2
         for c in MAIN_CONFIGURATIONS
         for lo, hi in report["configurations"][c]["summary"]["categories"]["b"]["ci"].values()
     )
-    noise = f"b: n=8: differences under ±{widest:.2f} are noise here"
-    assert widest > 0.05
+    noise = f"b: n=8: differences between configurations under ±{widest:.2f} are noise here"
+    assert widest > 0.05 and widest != pytest.approx(one_mean)
     assert any(w.startswith(noise) for w in warnings), warnings
     assert noise in terminal
     assert any(w.startswith("easy: n=5: ") for w in warnings)
@@ -389,7 +401,9 @@ def test_default_min_queries_warns_below_thirty(pytester: pytest.Pytester) -> No
     _, report, _ = run_report(pytester)
     noisy = sorted(w.split(":")[0] for w in report["warnings"] if ": n=" in w)
     assert noisy == ["a", "b", "easy"]
-    assert any("a: n=24: differences under ±" in w for w in report["warnings"])
+    assert any(
+        "a: n=24: differences between configurations under ±" in w for w in report["warnings"]
+    )
     assert all("retrieval_min_queries = 30" in w for w in report["warnings"] if ": n=" in w)
 
 
@@ -447,7 +461,11 @@ def test_weights_add_an_all_weighted_row(pytester: pytest.Pytester) -> None:
         lo, hi = weighted["ci"]["mrr"]
         assert f"{weighted['mrr']:.3f} ±{(hi - lo) / 2:.3f}" in terminal
         assert f"{weighted['mrr']:.3f} [{lo:.3f}, {hi:.3f}]" in markdown
-    assert len(lines_with(terminal, "all (weighted)", "32")) == 2
+    # a row in each metric's table (configurations side by side) ...
+    assert len(lines_with(terminal, "all (weighted)", "32")) == len(METRICS)
+    # ... and, with -v, in each configuration's table too
+    verbose = run_report(pytester, "-v", name="verbose")[0].stdout.str()
+    assert len(lines_with(verbose, "all (weighted)", "32")) == len(METRICS) + 2
     assert any("easy" in w and "all (weighted)" in w for w in report["warnings"])
 
 
@@ -539,7 +557,11 @@ def test_gate_a_large_consistent_drop_fails_in_both_modes(pytester: pytest.Pytes
         assert "95% interval" in text
         assert "p (Holm)" in text
         row = rows["all"]
-        line = lines_with(text, "fused", "all", "mrr", f"{row['delta']:+.3f}")
+        line = [
+            ln
+            for ln in lines_with(text, "fused", "all", "mrr", f"{row['delta']:+.3f}")
+            if ln.startswith("fused")  # the table's row, not the short summary
+        ]
         assert line, text
-        assert f"[{row['ci'][0]:+.3f}, {row['ci'][1]:+.3f}]" in line[0]
-        assert f"{row['p_holm']:.3g}" in line[0]
+        assert f"[{row['ci'][0]:+.3f}, {row['ci'][1]:+.3f}]" in line[-1]  # the table's row
+        assert f"{row['p_holm']:.3g}" in line[-1]

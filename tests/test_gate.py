@@ -119,7 +119,7 @@ def test_no_change_passes_with_every_row_at_zero() -> None:
     assert all(r.delta == 0.0 and r.worst_queries == [] and not r.breached for r in result.rows)
     assert (result.added, result.removed, result.changed) == ([], [], [])
     assert explain(result, GateSettings().tolerance).splitlines() == [
-        "retrieval gate: PASSED (baseline golden/baseline.json, tolerance 0.02)"
+        "retrieval gate: PASSED (baseline golden/baseline.json, tolerance 0.02, mode absolute)"
     ]
 
 
@@ -304,6 +304,27 @@ def test_significant_mode_passes_a_drop_that_is_noise() -> None:
     assert lexical["p"] == 1.0 and lexical["delta"] == -0.25  # one of four, exact test
 
 
+def test_significant_mode_names_what_passed_only_for_want_of_significance() -> None:
+    base = [record(q, 1.0) for q in QUERY_IDS]
+    now = [record(q, 0.0 if q == "lex-1" else 1.0) for q in QUERY_IDS]
+    result = gate(baseline_of(base), results_of(now), GateSettings(mode="significant"))
+    beyond = {(r.category, r.metric) for r in result.not_significant}
+    assert beyond == {(c, m) for c in ("all", "lexical") for m in METRICS}
+    text = explain(result, GateSettings().tolerance)
+    assert text.splitlines()[0] == (
+        "retrieval gate: PASSED (baseline golden/baseline.json, tolerance 0.02, mode "
+        "significant; 4 row(s) dropped beyond the tolerance but not significantly)"
+    )
+    assert "dropped beyond the tolerance but not significantly (4):" in text
+    # 6 rows under Holm at 0.05: a sign-flip p of n queries is at least 2/2^n, so n >= 8
+    assert result.min_significant_n == 8
+    assert len(result.too_small) == 6
+    assert "6 gated row(s) have fewer than 8 queries: with 6 rows corrected by Holm" in text
+    assert text.count("can ever be significant") == 1
+    absolute = explain(gate(baseline_of(base), results_of(now)), GateSettings().tolerance)
+    assert "significant" not in absolute.split("\n", 1)[1]
+
+
 def test_holm_runs_across_every_gate_row() -> None:
     many = [f"lex-{i}" for i in range(1, 41)]
     base = baseline_of([record(q, 1.0) for q in many])
@@ -337,6 +358,8 @@ def test_worst_queries_name_what_left_and_entered_the_top_k() -> None:
             "gained": ["noise-1", "noise-2"],
             "grades": {"lex-1-main": 3, "lex-1-alt": 2},
             "moved": [],
+            "k": 10,
+            "category": "lexical",
         },
         {
             "id": "lex-3",
@@ -347,12 +370,16 @@ def test_worst_queries_name_what_left_and_entered_the_top_k() -> None:
             "grades": {"lex-3-main": 3, "lex-3-alt": 2},
             "moved": [],
             "error": "the retriever raised KeyError: 'x'",
+            "k": 10,
+            "category": "lexical",
         },
     ]
     text = explain(result)
+    assert "  fused lex-1 (lexical): ndcg@10 1.000 -> 0.000, mrr 1.000 -> 0.000" in (
+        text.splitlines()
+    )
     assert (
-        "  lex-1: 1.000 -> 0.000; lost lex-1-main (3), lex-1-alt (2); gained noise-1 (-), "
-        "noise-2 (-)"
+        "    top 10: lost lex-1-main (3), lex-1-alt (2); gained noise-1 (-), noise-2 (-)"
     ) in text.splitlines()
     assert "; error: the retriever raised KeyError: 'x'" in text
     assert headline(result).startswith(
@@ -365,7 +392,9 @@ def test_explain_shows_the_table_of_breaches() -> None:
     now = [record(q, 0.5) for q in QUERY_IDS]
     result = gate(baseline_of(perfect()), results_of(now))
     lines = explain(result, GateSettings().tolerance).splitlines()
-    assert lines[0] == "retrieval gate: FAILED (baseline golden/baseline.json, tolerance 0.02)"
+    assert lines[0] == (
+        "retrieval gate: FAILED (baseline golden/baseline.json, tolerance 0.02, mode absolute)"
+    )
     header = lines[2].split()
     assert header[:7] == [
         "configuration",
@@ -376,7 +405,7 @@ def test_explain_shows_the_table_of_breaches() -> None:
         "current",
         "delta",
     ]
-    assert header[-1] == "allowed"
+    assert header[7] == "allowed"
     assert lines[4].split()[:7] == ["fused", "all", "ndcg@10", "6", "1.000", "0.500", "-0.500"]
 
 
@@ -405,6 +434,6 @@ def test_worst_queries_show_judged_results_that_moved_before_lost_and_gained() -
     (worst,) = row.worst_queries
     assert worst.as_dict()["moved"] == [{"id": "lex-1-main", "from": 1, "to": 4, "grade": 3}]
     assert (worst.lost, worst.gained) == (["c"], ["new-1"])
-    assert "lex-1: 1.000 -> 0.430; moved lex-1-main 1→4 (3); lost c (-); gained new-1 (-)" in (
-        explain(result)
-    )
+    lines = explain(result).splitlines()
+    assert "  fused lex-1 (lexical): ndcg@10 1.000 -> 0.430" in lines
+    assert "    top 10: moved lex-1-main 1→4 (3); lost c (-); gained new-1 (-)" in lines

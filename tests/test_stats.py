@@ -766,19 +766,30 @@ def test_noise_warnings_name_the_widest_interval_of_a_small_category() -> None:
     summaries_ = summaries(results, ["mrr"])
     evaluation = evaluate(results, ["mrr"], StatsSettings(resamples=1000))
     intervals = evaluation.intervals
-    warnings = noise_warnings(summaries_, intervals, 30)
-    assert [w for w in evaluation.warnings if "n=" in w] == warnings
+    # one mean's interval (as with a single configuration)
+    warnings = [str(w) for w in noise_warnings(summaries_, intervals, 30)]
     widest = max(intervals[c]["small"]["mrr"].half_width for c in ("bm25", "dense"))
     assert warnings[0] == (
         "single: n=1: a single query gives no interval and no evidence "
-        "(fewer than retrieval_min_queries = 30 queries)"
+        "(fewer than retrieval_min_queries = 30 queries; add queries)"
     )
     assert warnings[1] == (
         f"small: n=8: differences under ±{widest:.2f} are noise here "
-        "(fewer than retrieval_min_queries = 30 queries)"
+        "(fewer than retrieval_min_queries = 30 queries; add queries)"
     )
     assert len(warnings) == 2  # "large" has 40 >= 30 queries
     assert len(noise_warnings(summaries_, intervals, 41)) == 3
+    # with a comparison, the paired interval of the difference is what matters
+    comparisons = evaluation.comparisons
+    assert comparisons is not None
+    found = noise_warnings(summaries_, intervals, 30, comparisons)
+    assert [str(w) for w in evaluation.warnings if "n=" in str(w)] == [str(w) for w in found]
+    # bm25 and dense score alike query by query: their paired difference has no width
+    assert str(found[1]) == (
+        "small: n=8: its interval has no width, yet one query moves its mean by up to 0.12 "
+        "(fewer than retrieval_min_queries = 30 queries; add queries)"
+    )
+    assert {w.category for w in found} == {"single", "small"}
 
 
 def test_saturation_and_overlap_warnings() -> None:
@@ -793,7 +804,7 @@ def test_saturation_and_overlap_warnings() -> None:
     }
     warnings = saturation_warnings(recs, ["mrr", "recall@20"])
     assert len(warnings) == 1
-    (warning,) = warnings
+    warning = str(warnings[0])
     assert warning.startswith("bm25")
     assert "saturated" in warning
     # easy is saturated on both metrics; mixed has a 0.0 and a 0.5, so it is not named
@@ -814,8 +825,8 @@ def test_saturation_and_overlap_warnings() -> None:
 
     high = overlap_warnings(summaries(results_with(0.96, 0.5), ["ndcg@10", "recall@20"]))
     assert len(high) == 1
-    assert high[0].startswith("bm25: recall@20 = 0.960 (all) is suspiciously high")
-    assert "overlap" in high[0]
+    assert str(high[0]).startswith("bm25: recall@20 = 0.960 (all) is suspiciously high")
+    assert "overlap" in str(high[0])
     assert overlap_warnings(summaries(results_with(0.95, 1.0), ["ndcg@10", "recall@20"])) == []
 
 

@@ -32,8 +32,10 @@ class GateFailure:
         self.text = text
 
     def toterminal(self, tw: TerminalWriter) -> None:
-        for line in self.text.splitlines():
-            tw.line(line)
+        # The explanation is printed once, in the "retrieval evaluation" section; JUnit
+        # and --junitxml readers get all of it through str().
+        tw.line(self.reprcrash.message)
+        tw.line("(the gate's explanation is in the 'retrieval evaluation' section below)")
 
     def __str__(self) -> str:
         return self.text
@@ -59,10 +61,11 @@ def _report(gate: GateResult, when: str, headline: str, text: str) -> pytest.Tes
     )
 
 
-def log_verdict(config: pytest.Config, gate: GateResult, headline: str, text: str) -> None:
+def log_verdict(session: pytest.Session, gate: GateResult, headline: str, text: str) -> None:
     """Report the verdict as a testcase; a skipped gate is a skipped testcase."""
-    hook = config.hook
+    hook = session.config.hook
     location = (GATE_NODEID, None, GATE_NODEID)
+    session.testscollected += 1  # count the gate in pytest's progress: [100%], never [107%]
     hook.pytest_runtest_logstart(nodeid=GATE_NODEID, location=location)
     phases = ("setup", "teardown") if gate.verdict == "skipped" else ("setup", "call", "teardown")
     for when in phases:

@@ -8,12 +8,16 @@ guards and it is the only writer of files. What it prints is
 
 from __future__ import annotations
 
+import textwrap
+import warnings
 from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from _pytest.warnings import catch_warnings_for_item
 
+from ..advice import RetrievalWarning
 from ..baseline import (
     UPDATE_HINT,
     Baseline,
@@ -31,10 +35,10 @@ from ..model import QueryRecord, RecordError, Results
 from ..report.gate_text import explain, headline
 from ..report.run_report import GoldenInfo, RunReport
 from ..report.writers import write_reports
-from ..settings import RunSettings
+from ..settings import RunSettings, Tolerances
 from .collect import golden_ids
 from .gate_case import log_verdict
-from .keys import COLLECTED_KEY, SELECTED_KEY
+from .keys import COLLECTED_KEY, GOLDEN_SET_KEY, SELECTED_KEY
 from .terminal import write_summary
 
 if TYPE_CHECKING:
@@ -57,6 +61,7 @@ class RetrievalSession:
         self._gate_text: str | None = None
         self.update: UpdateOutcome | None = None
         self.notes: list[str] = []
+        self.escalated: list[str] = []  # advice that -W or filterwarnings made an error
         self.failed_write = False  # a baseline or report could not be written
         self.written: list[Path] = []
 
@@ -98,11 +103,15 @@ class RetrievalSession:
         except ValueError:
             return str(self.baseline_path)
 
+    @property
+    def tolerance(self) -> Tolerances:
+        return self.run.gate.tolerance
+
     def gate_text(self) -> str:
-        """The gate's explanation (terminal, JUnit, reports), built once."""
+        """The gate's explanation for JUnit and the reports (unwrapped), built once."""
         if self._gate_text is None:
             assert self.gate is not None
-            self._gate_text = explain(self.gate, self.run.gate.tolerance)
+            self._gate_text = explain(self.gate, self.tolerance)
         return self._gate_text
 
     @property
@@ -119,10 +128,11 @@ class RetrievalSession:
         outcome = yield
         if self.config.option.collectonly:
             return outcome
+        self._advise()
         if self.run.run.update_baseline:
             self._update_baseline()
         else:
-            self._run_gate()
+            self._run_gate(session)
         return outcome
 
     def _previous_baseline(self) -> Baseline | None:
@@ -176,10 +186,45 @@ class RetrievalSession:
             baseline, shown, self.results, run.settings, run.gate, run.stats, self.facts(baseline)
         )
 
-    def _run_gate(self) -> None:
+    def _run_gate(self, session: pytest.Session) -> None:
         self.gate = self._gate_result()
         if self.gate.verdict != "no-baseline":
-            log_verdict(self.config, self.gate, headline(self.gate), self.gate_text())
+            log_verdict(session, self.gate, headline(self.gate), self.gate_text())
+
+    def _advise(self) -> None:
+        """Issue the evaluation's advice as warnings, through pytest's filters.
+
+        They reach the warnings summary; ``-W error::pytest_retrieval.RetrievalWarning``
+        (or ``filterwarnings``) turns them into a failure of the run.
+        """
+        if not self.results:
+            return
+        where = self._advice_locations()
+        width = self.config.get_terminal_writer().fullwidth - 4  # pytest indents by 2 or 4
+        with catch_warnings_for_item(self.config, self.config.hook, "runtest", None):
+            for advice in self.evaluation.warnings:
+                path, line = where.get(advice.category or "", where.get("", ("retrieval", 1)))
+                prefix = " " * len(f"{path}:{line}: {advice.kind.__name__}: ")
+                wrapped = textwrap.wrap(advice.text, max(width, 40), initial_indent=prefix)
+                text = "\n".join(wrapped).removeprefix(prefix)
+                try:
+                    warnings.warn_explicit(advice.kind(text), advice.kind, path, line)
+                except RetrievalWarning:
+                    self.escalated.append(advice.text)
+
+    def _advice_locations(self) -> dict[str, tuple[str, int]]:
+        """category -> (golden file, line of its first query); "" -> the first file."""
+        golden = self.config.stash.get(GOLDEN_SET_KEY, None)
+        lines = {q.id: q.line for q in golden.queries.values()} if golden else {}
+        found: dict[str, tuple[str, int]] = {}
+        for record in self.results.all_records():
+            if record.path:
+                here = (record.path, lines.get(record.id, 1))
+                for key in (record.category, ""):
+                    known = found.get(key)
+                    if known is None or (known[0] == here[0] and here[1] < known[1]):
+                        found[key] = here
+        return found
 
     # -- output -----------------------------------------------------------------------
     def pytest_terminal_summary(self, terminalreporter: TerminalReporter) -> None:
@@ -193,7 +238,8 @@ class RetrievalSession:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if self.failed_write and session.exitstatus == pytest.ExitCode.OK:
+        failed = self.failed_write or self.escalated
+        if failed and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         paths = self.run.run.reports
         if not paths or self.config.option.collectonly:

@@ -1,4 +1,8 @@
-"""What the controller prints after the run: the tables, notes, the update and the verdict."""
+"""What the controller prints after the run: the tables, notes, the update and the verdict.
+
+Fitted to pytest's terminal width; short by default, more with ``-v``, less with ``-q``
+(:mod:`pytest_retrieval.report.summary`).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,9 @@ from ..baseline import UpdateOutcome
 from ..evaluation import Evaluation
 from ..gate import GateResult
 from ..model import Results
-from ..report.tables import render
+from ..report.gate_text import explain, verdict_lines
+from ..report.summary import Verbosity, summary_lines
+from ..settings import Tolerances
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -25,6 +31,7 @@ class Summary(Protocol):
     gate: GateResult | None
     update: UpdateOutcome | None
     notes: list[str]
+    escalated: list[str]
     written: list[Path]
 
     @property
@@ -33,7 +40,13 @@ class Summary(Protocol):
     @property
     def baseline_shown(self) -> str: ...
 
-    def gate_text(self) -> str: ...
+    @property
+    def tolerance(self) -> Tolerances: ...
+
+
+def verbosity_of(tr: TerminalReporter) -> Verbosity:
+    level = tr.config.getoption("verbose", 0)
+    return "quiet" if level < 0 else "verbose" if level > 0 else "normal"
 
 
 def _update_lines(update: UpdateOutcome, shown: str) -> list[tuple[str, bool]]:
@@ -59,28 +72,52 @@ def _update_lines(update: UpdateOutcome, shown: str) -> list[tuple[str, bool]]:
     return lines
 
 
+def _advice_lines(session: Summary) -> list[tuple[str, str | None]]:
+    count = len(session.evaluation.warnings) if session.results else 0
+    lines: list[tuple[str, str | None]] = [
+        (f"advice turned into an error by -W or filterwarnings: {text}", "red")
+        for text in session.escalated
+    ]
+    if count and not session.escalated:
+        lines.append((f"{count} retrieval warning(s) in the warnings summary above", None))
+    errors = sum(1 for r in session.results.all_records() if r.outcome == "error")
+    if errors:
+        lines.append(
+            (f"{errors} item(s) errored: their queries score 0.0 on every metric", "yellow")
+        )
+    return lines + [(note, "yellow") for note in session.notes]
+
+
+def _gate_lines(tr: TerminalReporter, session: Summary, width: int) -> None:
+    gate = session.gate
+    if gate is None:
+        return
+    tr.write_line("")
+    colour = VERDICT_COLOURS.get(gate.verdict, "red")
+    if verbosity_of(tr) == "quiet":
+        for i, line in enumerate(verdict_lines(gate, session.tolerance, width)):
+            tr.write_line(line, **({colour: True, "bold": True} if i == 0 else {}))
+        if gate.breached:
+            tr.write_line(f"  {len(gate.breached)} row(s) breached: run without -q to see them")
+        return
+    for i, line in enumerate(explain(gate, session.tolerance, width).splitlines()):
+        tr.write_line(line, **({colour: True, "bold": True} if i == 0 else {}))
+
+
 def write_summary(tr: TerminalReporter, session: Summary) -> None:
     """The ``retrieval evaluation`` section of the terminal summary."""
     if not session.results and session.gate is None and not session.notes:
         return
+    width = tr.config.get_terminal_writer().fullwidth
     tr.write_sep("=", "retrieval evaluation")
     if session.results:
-        for line in render(session.evaluation).splitlines():
+        for line in summary_lines(session.evaluation, width, verbosity_of(tr)):
             tr.write_line(line)
-    errors = sum(1 for r in session.results.all_records() if r.outcome == "error")
-    if errors:
-        tr.write_line(
-            f"{errors} item(s) errored: their queries score 0.0 on every metric", yellow=True
-        )
-    for note in session.notes:
-        tr.write_line(note, yellow=True)
+    for line, colour in _advice_lines(session):
+        tr.write_line(line, **({colour: True} if colour else {}))
     if session.update is not None:
         for line, warn in _update_lines(session.update, session.baseline_shown):
             tr.write_line(line, **({"yellow": True} if warn else {}))
-    if session.gate is not None:
-        tr.write_line("")
-        colour = VERDICT_COLOURS.get(session.gate.verdict, "red")
-        for i, line in enumerate(session.gate_text().splitlines()):
-            tr.write_line(line, **({colour: True, "bold": True} if i == 0 else {}))
+    _gate_lines(tr, session, width)
     for path in session.written:
         tr.write_line(f"retrieval report written: {path}")

@@ -1,31 +1,29 @@
 """The gate's verdict as text: a one-line headline and the full explanation.
 
 Pure: takes a :class:`~pytest_retrieval.gate.GateResult`, returns text that the
-terminal, the JUnit testcase and the Markdown/HTML reports show.
+terminal (fitted to its width), the JUnit testcase and the Markdown/HTML reports
+(unwrapped, every column) show. The worst queries are grouped by query: each names
+every metric it dropped on, then its judged results that moved, what left and what
+entered its top k.
 """
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 from tabulate import tabulate
 
 from ..baseline import UPDATE_HINT
 from ..gate import GateResult, GateRow, WorstQuery
 from ..settings import Tolerances
+from .summary import fit
 
-BREACH_HEADERS = (
-    "configuration",
-    "category",
-    "metric",
-    "n",
-    "baseline",
-    "current",
-    "delta",
-    "95% interval",
-    "p (Holm)",
-    "allowed",
-)
+HEADERS = (
+    "configuration", "category", "metric", "n", "baseline", "current", "delta", "allowed",
+    "95% interval", "p (Holm)",
+)  # fmt: skip
 
 
 def _num(value: float) -> str:
@@ -68,41 +66,72 @@ def _interval(row: GateRow) -> str:
     return "n/a" if row.ci is None else f"[{row.ci[0]:+.3f}, {row.ci[1]:+.3f}]"
 
 
-def _breach_table(breached: Sequence[GateRow]) -> str:
-    table = [
-        [
-            r.configuration,
-            r.category,
-            r.metric,
-            r.n,
-            _num(r.baseline),
-            _num(r.current),
-            f"{r.delta:+.3f}",
-            _interval(r),
-            f"{r.p_holm:.3g}",
-            _num(r.allowed),
-        ]
-        for r in breached
+def _cells(r: GateRow) -> list[str]:
+    return [
+        r.configuration, r.category, r.metric, str(r.n), _num(r.baseline), _num(r.current),
+        f"{r.delta:+.3f}", _num(r.allowed), _interval(r), f"{r.p_holm:.3g}",
+    ]  # fmt: skip
+
+
+def row_table(rows: Sequence[GateRow], width: int | None) -> list[str]:
+    """The rows as a table, split in two (the row's names repeated) on a narrow terminal."""
+    cells = [_cells(r) for r in rows]
+    if width is None:
+        return tabulate(cells, headers=HEADERS, disable_numparse=True).splitlines()
+    return fit(HEADERS, cells, width, keep=3, left=3)
+
+
+def _wrap(text: str, width: int | None, indent: str, more: str) -> list[str]:
+    if width is None:
+        return [indent + text]
+    return textwrap.wrap(text, width, initial_indent=indent, subsequent_indent=more) or [indent]
+
+
+@dataclass
+class _Dropped:
+    """One query's drops on the breached rows of one configuration."""
+
+    configuration: str
+    query: WorstQuery
+    category: str
+    drops: list[str] = field(default_factory=list)
+
+
+def _dropped(breached: Sequence[GateRow]) -> list[_Dropped]:
+    found: dict[tuple[str, str], _Dropped] = {}
+    for row in sorted(breached, key=lambda r: (r.delta, r.configuration, r.category)):
+        for q in row.worst_queries:
+            key = (row.configuration, q.id)
+            entry = found.setdefault(key, _Dropped(row.configuration, q, q.category))
+            drop = f"{row.metric} {_num(q.baseline)} -> {_num(q.current)}"
+            if drop not in entry.drops:
+                entry.drops.append(drop)
+            if (q.k or 0) < (entry.query.k or 0):
+                entry.query = q  # the narrowest top k shows what moved most plainly
+    return list(found.values())
+
+
+def _worst_lines(breached: Sequence[GateRow], width: int | None) -> list[str]:
+    dropped = _dropped(breached)
+    if not dropped:
+        return []
+    lines = [
+        "",
+        "queries that dropped most (metric baseline -> current; then, in the top k, the "
+        "judged results that moved, rank before→after (grade), and what was lost and gained "
+        "(grade)):",
     ]
-    return tabulate(table, headers=list(BREACH_HEADERS), disable_numparse=True)
-
-
-def _worst_lines(breached: Sequence[GateRow]) -> list[str]:
-    lines: list[str] = []
-    for r in breached:
-        if not r.worst_queries:
-            continue
-        lines += [
-            "",
-            f"queries that dropped most on {_where(r)} (id: baseline -> current; judged results "
-            "that moved, rank before→after (grade); lost / gained in the top k (grade)):",
-        ]
-        lines += [f"  {_worst_line(q)}" for q in r.worst_queries]
+    lines = [lines[0], *_wrap(lines[1], width, "", "")]
+    for d in dropped:
+        head = f"{d.configuration} {d.query.id} ({d.category}): {', '.join(d.drops)}"
+        lines += _wrap(head, width, "  ", "      ")
+        lines += _wrap(worst_detail(d.query), width, "    ", "      ")
     return lines
 
 
-def _worst_line(q: WorstQuery) -> str:
-    parts = [f"{q.id}: {_num(q.baseline)} -> {_num(q.current)}"]
+def worst_detail(q: WorstQuery) -> str:
+    """What changed in one query's top k: moved, lost, gained (and the error, if any)."""
+    parts = []
     if q.moved:
         parts.append(
             "moved " + ", ".join(f"{m.id} {m.before}→{m.after} ({m.grade})" for m in q.moved)
@@ -110,10 +139,32 @@ def _worst_line(q: WorstQuery) -> str:
     parts += [f"lost {_ids(q.lost, q.grades)}", f"gained {_ids(q.gained, q.grades)}"]
     if q.error:
         parts.append(f"error: {q.error}")
-    return "; ".join(parts)
+    top = f"top {q.k}: " if q.k is not None else ""
+    return top + "; ".join(parts)
 
 
-def _notes(result: GateResult) -> list[str]:
+def _significance_lines(result: GateResult, width: int | None) -> list[str]:
+    lines: list[str] = []
+    if result.mode != "significant":
+        return lines
+    quiet = result.not_significant
+    if quiet:
+        lines += ["", f"dropped beyond the tolerance but not significantly ({len(quiet)}):"]
+        lines += row_table(quiet, width)
+    small = result.too_small
+    if small:
+        text = (
+            f"{len(small)} gated row(s) have fewer than {result.min_significant_n} queries: with "
+            f"{len(result.rows)} rows corrected by Holm, no drop on them can ever be significant, "
+            "so the significant mode cannot fail them (gate fewer rows with "
+            "retrieval_gate_scope = all or retrieval_gate_metrics, add queries, or use "
+            "retrieval_gate_mode = absolute)"
+        )
+        lines += ["", *_wrap(text, width, "", "")]
+    return lines
+
+
+def _notes(result: GateResult, width: int | None) -> list[str]:
     lines: list[str] = []
     improved = result.improved
     if improved:
@@ -132,18 +183,44 @@ def _notes(result: GateResult) -> list[str]:
     for title, ids in notes:
         if ids:
             shown = ", ".join(ids[:20]) + (f" and {len(ids) - 20} more" if len(ids) > 20 else "")
-            lines.append(f"{title}: {shown}")
+            lines += _wrap(f"{title}: {shown}", width, "", "  ")
     return lines
 
 
-def explain(result: GateResult, tolerance: Tolerances | None = None) -> str:
-    """The gate's verdict as text: breaches, worst queries, comparability notes."""
+def verdict_line(result: GateResult, tolerance: Tolerances | None = None) -> str:
+    """``retrieval gate: PASSED (baseline ..., tolerance 0.02, mode absolute)``."""
     head = f"retrieval gate: {result.verdict.upper()}"
-    if tolerance is not None and result.verdict in ("passed", "failed"):
-        head += f" (baseline {result.baseline}, tolerance {tolerance})"
-    lines = [head, *(f"  {m}" for m in result.messages)]
+    if tolerance is None or result.verdict not in ("passed", "failed"):
+        return head
+    head += f" (baseline {result.baseline}, tolerance {tolerance}, mode {result.mode}"
+    quiet = len(result.not_significant)
+    if quiet:
+        head += f"; {quiet} row(s) dropped beyond the tolerance but not significantly"
+    return head + ")"
+
+
+def verdict_lines(result: GateResult, tolerance: Tolerances | None, width: int | None) -> list[str]:
+    """The verdict line, its details on the next lines when the terminal is narrow."""
+    head = verdict_line(result, tolerance)
+    if width is None or len(head) <= width or " (" not in head:
+        return [head]
+    word, rest = head.split(" (", 1)
+    return [word, *_wrap(rest.removesuffix(")"), width, "  ", "  ")]
+
+
+def explain(
+    result: GateResult, tolerance: Tolerances | None = None, width: int | None = None
+) -> str:
+    """The gate's verdict as text: breaches, worst queries, comparability notes.
+
+    ``width``: the terminal's, to wrap and narrow to; None for reports and JUnit.
+    """
+    lines = verdict_lines(result, tolerance, width)
+    for message in result.messages:
+        lines += _wrap(message, width, "  ", "    ")
     breached = result.breached
     if breached:
-        lines += ["", _breach_table(breached), *_worst_lines(breached)]
-    lines += _notes(result)
+        lines += ["", *row_table(breached, width), *_worst_lines(breached, width)]
+    lines += _significance_lines(result, width)
+    lines += _notes(result, width)
     return "\n".join(lines)

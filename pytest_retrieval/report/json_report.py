@@ -43,7 +43,7 @@ def build_report(report: RunReport) -> dict[str, object]:
             }
             for title, table in evaluation.groups.items()
         }
-    data["warnings"] = evaluation.warnings
+    data["warnings"] = [str(w) for w in evaluation.warnings]
     if report.gate is not None:
         data["gate"] = report.gate.as_dict()
     return data

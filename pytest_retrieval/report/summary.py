@@ -1,0 +1,186 @@
+"""The terminal summary: short by default, more with ``-v``, less with ``-q``; fits the width.
+
+Pure: takes an :class:`~pytest_retrieval.evaluation.Evaluation` and a width, returns lines.
+
+- default: one table per metric, categories by configurations side by side, a ``*`` on
+  cells that differ significantly from the reference; then the significant differences;
+- ``-v``: also each configuration's table, the ``all`` rows side by side and every
+  comparison with its interval, Holm p and wins/ties/losses;
+- ``-q``: the ``all`` rows only.
+
+A table wider than the terminal is split into several, each repeating the row labels.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+from typing import Literal
+
+from tabulate import tabulate
+
+from ..evaluation import Evaluation
+from ..model import ALL, WEIGHTED
+from ..slices import Slice
+from .tables import (
+    Table,
+    cell,
+    comparison_table,
+    comparison_title,
+    configuration_table,
+    group_table,
+    side_by_side_table,
+)
+
+Verbosity = Literal["quiet", "normal", "verbose"]
+LABEL_MAX = 28  # longer category or group names are shortened in the terminal
+
+
+def short(label: str, limit: int = LABEL_MAX) -> str:
+    return label if len(label) <= limit else label[: limit - 1] + "…"
+
+
+def fit(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[object]],
+    width: int,
+    keep: int = 1,
+    left: int = 1,
+    values: str = "right",
+) -> list[str]:
+    """A table as lines no wider than ``width``: the value columns split into as many
+    tables as it takes, each with the first ``keep`` columns (the first ``left`` of them
+    left-aligned labels)."""
+    cells = [[str(c) for c in row] for row in rows]
+    sizes = [max([len(h), *(len(r[i]) for r in cells)]) + 2 for i, h in enumerate(headers)]
+    budget = max(width - sum(sizes[:keep]), 1)
+    groups: list[list[int]] = [[]]
+    used = 0
+    for i in range(keep, len(headers)):
+        if groups[-1] and used + sizes[i] > budget:
+            groups.append([])
+            used = 0
+        groups[-1].append(i)
+        used += sizes[i]
+    lines: list[str] = []
+    for group in groups:
+        columns = [*range(keep), *group]
+        table = tabulate(
+            [[r[i] for i in columns] for r in cells],
+            headers=[headers[i] for i in columns],
+            disable_numparse=True,
+            colalign=[("left" if i < left else "right" if i < keep else values) for i in columns],
+        )
+        lines += [*([""] if lines else []), *table.splitlines()]
+    return lines
+
+
+def _significant(evaluation: Evaluation) -> set[tuple[str, str, str]]:
+    rows = evaluation.comparisons.rows if evaluation.comparisons is not None else []
+    return {(r.configuration, r.category, r.metric) for r in rows if r.significant}
+
+
+def _metric_cell(s: Slice | None, metric: str, n: int, marked: bool) -> str:
+    if s is None or s.row.values.get(metric) is None:
+        return "n/a"
+    text = cell(s, metric, markdown=False, n=s.row.count(metric)) + ("*" if marked else "")
+    count = s.row.count(metric)
+    return text if count == n else f"{text} (n={count})"
+
+
+def metric_table(evaluation: Evaluation, metric: str, width: int) -> list[str]:
+    """One metric: a row per category (then ``all``), a column per configuration."""
+    configurations = list(evaluation.summaries)
+    rows_of = {c: dict(evaluation.rows(c)) for c in configurations}
+    labels = [name for name, _ in evaluation.rows(configurations[0])]
+    labels += [n for c in configurations for n in rows_of[c] if n not in labels]
+    labels = sorted(labels, key=lambda n: (n in (ALL, WEIGHTED), n == WEIGHTED, n))
+    significant = _significant(evaluation)
+    rows = []
+    for label in labels:
+        found = [rows_of[c].get(label) for c in configurations]
+        n = max((s.row.count(metric) for s in found if s is not None), default=0)
+        cells = [
+            _metric_cell(s, metric, n, (c, label, metric) in significant)
+            for c, s in zip(configurations, found, strict=True)
+        ]
+        rows.append([short(label), n, *cells])
+    return fit(["category", "n", *configurations], rows, width, keep=2, left=1, values="left")
+
+
+def significant_lines(evaluation: Evaluation, width: int) -> list[str]:
+    """The differences from the reference that are significant after Holm correction."""
+    comparisons = evaluation.comparisons
+    if comparisons is None:
+        return []
+    found: dict[tuple[str, str], list[str]] = {}
+    for row in comparisons.rows:
+        if row.significant:
+            key = (row.configuration, row.metric)
+            found.setdefault(key, []).append(f"{short(row.category)} {row.delta:+.3f}")
+    ref = comparisons.reference
+    if not found:
+        return [f"no difference from {ref} is significant after Holm correction"]
+    lines = [f"significant differences from {ref} (* above; Holm-corrected):"]
+    for (configuration, metric), parts in found.items():
+        text = f"{configuration} {metric}: " + ", ".join(parts)
+        lines += textwrap.wrap(text, width, initial_indent="  ", subsequent_indent="      ")
+    return lines
+
+
+def _titled(title: str, lines: list[str], width: int) -> list[str]:
+    return ["", *textwrap.wrap(title, width, subsequent_indent="  "), *lines]
+
+
+def normal_lines(evaluation: Evaluation, width: int) -> list[str]:
+    reference = evaluation.comparisons.reference if evaluation.comparisons is not None else None
+    legend = "mean ±half its 95% interval"
+    legend += f"; * differs from {reference} (Holm)" if reference else ""
+    lines: list[str] = []
+    for metric in evaluation.metrics:
+        lines += _titled(f"{metric}: {legend}", metric_table(evaluation, metric, width), width)
+    if len(evaluation.summaries) > 1:
+        lines += ["", *significant_lines(evaluation, width)]
+    return lines[1:]
+
+
+def fitted(table: Table, width: int) -> list[str]:
+    """A :class:`~pytest_retrieval.report.tables.Table` fitted to the width."""
+    with_n = table.headers[table.labels : table.labels + 1] == ["n"]
+    values = "right" if with_n else "left"  # comparison cells end in " *" or nothing
+    return fit(table.headers, table.rows, width, table.labels + with_n, table.labels, values)
+
+
+def verbose_lines(evaluation: Evaluation, width: int) -> list[str]:
+    """-v: each configuration's table, the ``all`` rows side by side, every comparison."""
+    lines: list[str] = []
+    for configuration in evaluation.summaries:
+        table = configuration_table(evaluation, configuration, "terminal")
+        lines += _titled(f"configuration: {configuration}", fitted(table, width), width)
+    if len(evaluation.summaries) > 1:
+        title = f"configurations side by side ({ALL})"
+        lines += _titled(title, fitted(side_by_side_table(evaluation, "terminal"), width), width)
+    if evaluation.comparisons is not None:
+        title = comparison_title(evaluation.comparisons.reference, "terminal")
+        lines += _titled(title, fitted(comparison_table(evaluation, "terminal"), width), width)
+    return lines
+
+
+def group_lines(evaluation: Evaluation, width: int) -> list[str]:
+    lines: list[str] = []
+    for group_title, group in evaluation.groups.items():
+        for configuration in group:
+            table = group_table(evaluation, group_title, configuration, "terminal")
+            title = f"configuration: {configuration}, by {group_title}"
+            lines += _titled(title, fitted(table, width), width)
+    return lines
+
+
+def summary_lines(evaluation: Evaluation, width: int, verbosity: Verbosity) -> list[str]:
+    """Every line of the tables part of the terminal summary."""
+    if verbosity == "quiet":
+        return fitted(side_by_side_table(evaluation, "terminal"), width)
+    lines = normal_lines(evaluation, width) + group_lines(evaluation, width)
+    if verbosity == "verbose":
+        lines += verbose_lines(evaluation, width)
+    return lines
