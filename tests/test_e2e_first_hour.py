@@ -236,3 +236,174 @@ def test_pdb_lands_in_the_users_frame(pytester: pytest.Pytester) -> None:
     text = result.stdout.str()
     assert "-> return TABLE[query.text.split()[-1]]" in text  # pdb's current line
     assert "'is it going to rain tomorrow'" in text  # a local of the user's frame
+
+
+# ----------------------------------------------------------- 8. smaller ones
+
+
+def test_progress_never_goes_past_100_percent(pytester: pytest.Pytester) -> None:
+    e2e_write_project(pytester)
+    assert e2e_run(pytester, *UPDATE).ret == 0
+    result = e2e_run(pytester, "--retrieval-eval")
+    percents = [int(p) for p in re.findall(r"\[\s*(\d+)%\]", result.stdout.str())]
+    assert percents and max(percents) == 100, percents
+    assert percents[-1] == 100
+    result.assert_outcomes(passed=15)  # 14 items and the gate
+
+
+def test_xfail_without_expect_or_forbid_is_a_collection_error(pytester: pytest.Pytester) -> None:
+    e2e_write_project(pytester)
+    e2e_write(
+        pytester,
+        "golden/flaky.yaml",
+        """\
+        queries:
+          - id: always-xpasses
+            query: a query with nothing that could fail
+            relevant: {weather-forecast: 3}
+            xfail: ranks badly for now
+        """,
+    )
+    result = e2e_run(pytester, "--retrieval-eval")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    text = " ".join(result.stdout.str().split())
+    assert (
+        "golden/flaky.yaml:5: query 'always-xpasses': 'xfail' expects this query's 'expect' "
+        "or 'forbid' to fail, but it has neither, so it can never fail"
+    ) in text
+
+
+POSITIONAL_CONFTEST = """\
+import pytest
+
+
+class Engine:
+    def __init__(self, name):
+        self.name = name
+
+
+@pytest.fixture(params=[Engine("bm25"), Engine("dense")])
+def retriever(request):
+    return lambda query: ["weather-forecast"]
+"""
+
+
+def test_unnamed_params_get_a_warning_that_shows_how_to_name_them(
+    pytester: pytest.Pytester,
+) -> None:
+    e2e_write_project(pytester, conftest=POSITIONAL_CONFTEST)
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-report=r.json")
+    assert result.ret == pytest.ExitCode.OK
+    assert list(e2e_load_json(pytester.path / "r.json")["configurations"]) == [
+        "retriever0",
+        "retriever1",
+    ]
+    text = " ".join(result.stdout.str().split())
+    assert "RetrievalSettingsWarning: configurations retriever0, retriever1 are named by" in text
+    assert "ids=['bm25', 'dense']" in text
+
+
+# ----------------------------------------------------------- 11. warnings the pytest way
+
+
+def test_advice_is_a_pytest_warning_that_w_error_turns_into_a_failure(
+    pytester: pytest.Pytester,
+) -> None:
+    e2e_write_project(pytester)
+    plain = e2e_run(pytester, "--retrieval-eval")
+    assert plain.ret == pytest.ExitCode.OK
+    text = plain.stdout.str()
+    assert "warnings summary" in text and "RetrievalNoiseWarning: paraphrase: n=2" in text
+    count = text.count("RetrievalNoiseWarning:")
+    assert f"{count + text.count('RetrievalSaturationWarning:')} retrieval warning(s)" in text
+
+    escalated = e2e_run(
+        pytester, "--retrieval-eval", "-W", "error::pytest_retrieval.RetrievalWarning"
+    )
+    assert escalated.ret == pytest.ExitCode.TESTS_FAILED
+    out = " ".join(escalated.stdout.str().split())
+    assert "advice turned into an error by -W or filterwarnings: paraphrase: n=2" in out
+
+    quiet = e2e_run(
+        pytester, "--retrieval-eval", "-W", "ignore::pytest_retrieval.RetrievalNoiseWarning"
+    )
+    assert quiet.ret == pytest.ExitCode.OK
+    assert "RetrievalNoiseWarning" not in quiet.stdout.str()
+    assert "RetrievalSaturationWarning" in quiet.stdout.str()
+
+
+def test_filterwarnings_in_the_ini_silences_the_advice(pytester: pytest.Pytester) -> None:
+    e2e_write_project(
+        pytester, ini=E2E_INI + "filterwarnings = ignore::pytest_retrieval.RetrievalWarning\n"
+    )
+    result = e2e_run(pytester, "--retrieval-eval")
+    assert result.ret == pytest.ExitCode.OK
+    text = result.stdout.str()
+    assert "RetrievalNoiseWarning" not in text and "retrieval warning(s)" not in text
+
+
+# ----------------------------------------------------------- 9-10. fits the terminal
+
+WIDE_CONFTEST = """\
+import pytest
+
+NAMES = ["bm25-baseline", "dense-minilm-l6", "hybrid-rrf-k60", "rerank-cross-encoder", "sparse"]
+
+
+@pytest.fixture(params=NAMES)
+def retriever(request):
+    shift = NAMES.index(request.param)
+
+    def search(query):
+        ids = ["weather-forecast", "fx-rates", "stock-quotes", "weather-forecast-stuffed"]
+        return ids[shift % 4 :] + ids[: shift % 4]
+
+    return search
+"""
+
+
+def _wide_project(pytester: pytest.Pytester) -> None:
+    e2e_write_project(pytester, conftest=WIDE_CONFTEST)
+    e2e_write(
+        pytester,
+        "golden/long.yaml",
+        """\
+        defaults:
+          category: a-category-name-that-is-much-longer-than-any-table-column
+        queries:
+          - id: a-query-whose-id-is-long-enough-to-wrap-the-explanation-line
+            query: weather forecast
+            relevant: {weather-forecast: 3, weather-forecast-stuffed: 1, fx-rates: 0}
+        """,
+    )
+
+
+def _section(result: pytest.RunResult) -> list[str]:
+    lines = result.stdout.lines
+    start = max(i for i, line in enumerate(lines) if "retrieval evaluation" in line)
+    return lines[start:-1]
+
+
+@pytest.mark.parametrize("columns", [80, 200])
+@pytest.mark.parametrize("verbosity", ["", "-v", "-q"])
+def test_every_line_fits_the_terminal(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, columns: int, verbosity: str
+) -> None:
+    _wide_project(pytester)
+    monkeypatch.setenv("COLUMNS", str(columns))
+    e2e_run(pytester, *UPDATE)  # some items fail their expect: the baseline is written anyway
+    assert (pytester.path / "golden" / "baseline.json").exists()
+    # every configuration ranks differently now: the gate fails and explains itself
+    e2e_write(pytester, "conftest.py", WIDE_CONFTEST.replace("shift % 4 :", "(shift + 1) % 4 :"))
+    result = e2e_run(pytester, "--retrieval-eval", *([verbosity] if verbosity else []))
+    section = _section(result)
+    assert "retrieval gate: FAILED" in "\n".join(section), "\n".join(section)
+    too_long = [line for line in section if len(line) > columns]
+    assert too_long == [], "\n".join(too_long)
+    warnings = result.stdout.str().split("warnings summary", 1)[1].split("retrieval evaluation")[0]
+    ours = [line for line in warnings.splitlines() if "Retrieval" in line or line.startswith("  ")]
+    assert [line for line in ours if len(line) > columns and "- id:" not in line] == []
+    if verbosity == "-q":  # the all rows of 5 configurations, the warnings line, the verdict
+        assert len(section) <= 18, "\n".join(section)
+    if columns == 200 and verbosity == "":
+        assert max(len(line) for line in section) > 80  # the width is used, not a fixed 80

@@ -487,6 +487,14 @@ def check_query(
     qid, usable = _query_id(checker, raw, line)
     clean = _key_problems(checker, raw, qid)
     values = {key: _field_value(checker, key, raw, defaults, (line, qid)) for key in FIELDS}
+    if values["xfail"] is not None and not values["expect"] and not values["forbid"]:
+        checker.add(
+            _line_of(raw, "xfail") or line,
+            "'xfail' expects this query's 'expect' or 'forbid' to fail, but it has neither, so "
+            "it can never fail (it would always XPASS): add expect (e.g. {ndcg@10: 0.9}) or "
+            "forbid, or remove xfail",
+            qid,
+        )
     if not (clean and usable) or qid is None or any(v is INVALID for v in values.values()):
         return None
     return GoldenQuery(

@@ -71,9 +71,15 @@ def _raised(item: pytest.Item, query: GoldenQuery, exc: BaseException, settings:
     _keep(item, errored(query, configuration, settings, message, position))
 
 
+def _hide_for_users_errors(excinfo: pytest.ExceptionInfo[BaseException]) -> bool:
+    """Hide the plugin's frames under the user's exception; keep one for our own failures
+    (shown as their message alone), or pytest says every entry was hidden."""
+    return not isinstance(excinfo.value, (ExpectationFailed, RetrieverError))
+
+
 def run_query(query: GoldenQuery, request: pytest.FixtureRequest, retriever: object) -> None:
     """The body of every golden item: run, score, record, then pass or fail."""
-    __tracebackhide__ = True
+    __tracebackhide__ = _hide_for_users_errors
     item = request.node
     settings = request.config.stash[SETTINGS_KEY].settings
     configuration, position = item.stash[CONFIGURATION_KEY]

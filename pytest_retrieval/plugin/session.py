@@ -62,6 +62,7 @@ class RetrievalSession:
         self.update: UpdateOutcome | None = None
         self.notes: list[str] = []
         self.escalated: list[str] = []  # advice that -W or filterwarnings made an error
+        self.advice_shown = 0  # advice that reached the warnings summary (not filtered out)
         self.failed_write = False  # a baseline or report could not be written
         self.written: list[Path] = []
 
@@ -73,6 +74,10 @@ class RetrievalSession:
                 self.results.add(QueryRecord.from_dict(data))
             except RecordError as exc:
                 self.notes.append(f"{report.nodeid}: a record that could not be read: {exc}")
+
+    def pytest_warning_recorded(self, warning_message: warnings.WarningMessage) -> None:
+        if issubclass(warning_message.category, RetrievalWarning):
+            self.advice_shown += 1
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: object, error: object) -> None:

@@ -32,6 +32,7 @@ class Summary(Protocol):
     update: UpdateOutcome | None
     notes: list[str]
     escalated: list[str]
+    advice_shown: int
     written: list[Path]
 
     @property
@@ -73,7 +74,7 @@ def _update_lines(update: UpdateOutcome, shown: str) -> list[tuple[str, bool]]:
 
 
 def _advice_lines(session: Summary) -> list[tuple[str, str | None]]:
-    count = len(session.evaluation.warnings) if session.results else 0
+    count = session.advice_shown
     lines: list[tuple[str, str | None]] = [
         (f"advice turned into an error by -W or filterwarnings: {text}", "red")
         for text in session.escalated

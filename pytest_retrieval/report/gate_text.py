@@ -10,7 +10,7 @@ entered its top k.
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tabulate import tabulate
@@ -19,6 +19,7 @@ from ..baseline import UPDATE_HINT
 from ..gate import GateResult, GateRow, WorstQuery
 from ..settings import Tolerances
 from .summary import fit
+from .tables import short
 
 HEADERS = (
     "configuration", "category", "metric", "n", "baseline", "current", "delta", "allowed",
@@ -66,19 +67,19 @@ def _interval(row: GateRow) -> str:
     return "n/a" if row.ci is None else f"[{row.ci[0]:+.3f}, {row.ci[1]:+.3f}]"
 
 
-def _cells(r: GateRow) -> list[str]:
+def _cells(r: GateRow, label: Callable[[str], str] = str) -> list[str]:
     return [
-        r.configuration, r.category, r.metric, str(r.n), _num(r.baseline), _num(r.current),
+        r.configuration, label(r.category), r.metric, str(r.n), _num(r.baseline), _num(r.current),
         f"{r.delta:+.3f}", _num(r.allowed), _interval(r), f"{r.p_holm:.3g}",
     ]  # fmt: skip
 
 
 def row_table(rows: Sequence[GateRow], width: int | None) -> list[str]:
     """The rows as a table, split in two (the row's names repeated) on a narrow terminal."""
-    cells = [_cells(r) for r in rows]
     if width is None:
+        cells = [_cells(r) for r in rows]
         return tabulate(cells, headers=HEADERS, disable_numparse=True).splitlines()
-    return fit(HEADERS, cells, width, keep=3, left=3)
+    return fit(HEADERS, [_cells(r, short) for r in rows], width, keep=3, left=3)
 
 
 def _wrap(text: str, width: int | None, indent: str, more: str) -> list[str]:
@@ -168,9 +169,11 @@ def _notes(result: GateResult, width: int | None) -> list[str]:
     lines: list[str] = []
     improved = result.improved
     if improved:
-        lines += ["", "improved beyond the tolerance (run `" + UPDATE_HINT + "` to record it):"]
+        title = f"improved beyond the tolerance (run `{UPDATE_HINT}` to record it):"
+        lines += ["", *_wrap(title, width, "", "  ")]
         for r in improved:
-            lines.append(f"  {_where(r)}: {_num(r.baseline)} -> {_num(r.current)} ({r.delta:+.3f})")
+            text = f"{_where(r)}: {_num(r.baseline)} -> {_num(r.current)} ({r.delta:+.3f})"
+            lines += _wrap(text, width, "  ", "      ")
     notes = [
         ("added since the baseline (not compared)", result.added),
         ("no longer in the golden set", result.removed),

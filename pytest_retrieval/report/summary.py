@@ -29,15 +29,11 @@ from .tables import (
     comparison_title,
     configuration_table,
     group_table,
+    short,
     side_by_side_table,
 )
 
 Verbosity = Literal["quiet", "normal", "verbose"]
-LABEL_MAX = 28  # longer category or group names are shortened in the terminal
-
-
-def short(label: str, limit: int = LABEL_MAX) -> str:
-    return label if len(label) <= limit else label[: limit - 1] + "…"
 
 
 def fit(
@@ -50,28 +46,28 @@ def fit(
 ) -> list[str]:
     """A table as lines no wider than ``width``: the value columns split into as many
     tables as it takes, each with the first ``keep`` columns (the first ``left`` of them
-    left-aligned labels)."""
+    left-aligned labels, the others right-aligned, the values ``values``-aligned)."""
     cells = [[str(c) for c in row] for row in rows]
-    sizes = [max([len(h), *(len(r[i]) for r in cells)]) + 2 for i, h in enumerate(headers)]
-    budget = max(width - sum(sizes[:keep]), 1)
-    groups: list[list[int]] = [[]]
-    used = 0
-    for i in range(keep, len(headers)):
-        if groups[-1] and used + sizes[i] > budget:
-            groups.append([])
-            used = 0
-        groups[-1].append(i)
-        used += sizes[i]
-    lines: list[str] = []
-    for group in groups:
-        columns = [*range(keep), *group]
+
+    def render(columns: list[int]) -> list[str]:
+        aligns = ["left" if i < left else "right" if i < keep else values for i in columns]
         table = tabulate(
             [[r[i] for i in columns] for r in cells],
             headers=[headers[i] for i in columns],
             disable_numparse=True,
-            colalign=[("left" if i < left else "right" if i < keep else values) for i in columns],
+            colalign=aligns,
         )
-        lines += [*([""] if lines else []), *table.splitlines()]
+        return table.splitlines()
+
+    groups: list[list[int]] = [[]]
+    for i in range(keep, len(headers)):
+        trial = [*range(keep), *groups[-1], i]
+        if groups[-1] and max(len(line) for line in render(trial)) > width:
+            groups.append([])
+        groups[-1].append(i)
+    lines: list[str] = []
+    for group in groups:
+        lines += [*([""] if lines else []), *render([*range(keep), *group])]
     return lines
 
 

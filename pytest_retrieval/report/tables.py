@@ -18,6 +18,7 @@ from ..model import ALL
 from ..slices import Slice
 
 Style = Literal["terminal", "markdown", "html"]
+LABEL_MAX = 28  # longer category or group names are shortened in the terminal
 TABLEFMT: dict[Style, str] = {"terminal": "simple", "markdown": "github", "html": "html"}
 
 
@@ -37,6 +38,11 @@ class Table:
             disable_numparse=True,
             colalign=["left" if i < self.labels else "right" for i in range(len(self.headers))],
         )
+
+
+def short(label: str, limit: int = LABEL_MAX) -> str:
+    """A label cut to ``limit`` characters (with "…"), for the terminal's tables."""
+    return label if len(label) <= limit else label[: limit - 1] + "…"
 
 
 def fmt(value: float | None) -> str:
@@ -64,7 +70,10 @@ def _slice_rows(
     slices: list[tuple[str, Slice]], metrics: list[str], style: Style
 ) -> list[list[str]]:
     brackets = style != "terminal"
-    return [[name, str(s.row.n), *(cell(s, m, brackets) for m in metrics)] for name, s in slices]
+    label = short if style == "terminal" else str
+    return [
+        [label(name), str(s.row.n), *(cell(s, m, brackets) for m in metrics)] for name, s in slices
+    ]
 
 
 def configuration_table(evaluation: Evaluation, configuration: str, style: Style) -> Table:
@@ -94,7 +103,10 @@ def comparison_table(evaluation: Evaluation, style: Style) -> Table:
             text += f" p={row.p_holm:.3g} {row.wins}/{row.ties}/{row.losses}"
         cells.setdefault((row.configuration, row.category), {})[row.metric] = text
     ordered = sorted(cells, key=lambda key: (key[0], key[1] != ALL, key[1]))
-    rows = [[c, cat, *(cells[(c, cat)].get(m, "n/a") for m in metrics)] for c, cat in ordered]
+    label = short if style == "terminal" else str
+    rows = [
+        [c, label(cat), *(cells[(c, cat)].get(m, "n/a") for m in metrics)] for c, cat in ordered
+    ]
     return Table(["configuration", "category", *metrics], rows, labels=2)
 
 
