@@ -47,6 +47,7 @@ class QueryRecord:
     violations: list[str] = field(default_factory=list)  # expect/forbid misses
     skip_reason: str | None = None
     fingerprint: str = ""
+    detail: str | None = None  # --retrieval-show: the ranking as a person reads it
 
     @property
     def evaluated(self) -> bool:
@@ -85,7 +86,17 @@ class QueryRecord:
 
 
 FIELD_NAMES = tuple(f.name for f in fields(QueryRecord))
-REPORT_FIELDS = ("category", "tags", "outcome", "metrics", "retrieved", "duplicates", "error")
+REPORT_FIELDS = (
+    "category",
+    "tags",
+    "outcome",
+    "metrics",
+    "retrieved",
+    "duplicates",
+    "error",
+    "violations",
+    "skip_reason",
+)
 BASELINE_FIELDS = (
     "category",
     "fingerprint",
@@ -168,6 +179,7 @@ _CHECKS = {
     "violations": _texts,
     "skip_reason": _optional_text,
     "fingerprint": _text,
+    "detail": _optional_text,
 }
 assert set(_CHECKS) == set(FIELD_NAMES), "every record field has a check"
 

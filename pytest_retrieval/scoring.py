@@ -122,6 +122,29 @@ def check_expectations(
     return problems
 
 
+def detail_text(query: GoldenQuery, record: QueryRecord, ranking: Sequence[str]) -> str:
+    """One query as ``--retrieval-show`` prints it: outcome, metrics, the ranking, grades."""
+    metrics = ", ".join(
+        f"{name} {'n/a' if value is None else f'{value:.3f}'}"
+        for name, value in record.metrics.items()
+    )
+    head = f"{record.outcome}: {metrics}"
+    if record.error:
+        title = f"query '{query.id}' [{record.configuration}]: {query.text!r}"
+        return f"{title}\n  {head}\n  {record.error}"
+    body = failure_text(query, record, ranking).split("\n", 1)
+    return "\n".join([body[0], f"  {head}", *body[1:]])
+
+
+def why(record: QueryRecord) -> str:
+    """Why an item did not pass, in one line: its error, its misses, or its skip reason."""
+    if record.error:
+        return record.error
+    if record.violations:
+        return "; ".join(record.violations)
+    return record.skip_reason or ""
+
+
 def failure_text(
     query: GoldenQuery, record: QueryRecord, ranking: Sequence[str], shown: int = 10
 ) -> str:

@@ -423,9 +423,16 @@ GROUP_BY = Setting(
     "add tables grouped by tags: tag:core,rolling (a row per listed tag) or tags (may repeat)",
     "", _group_bys, ini=None, option="--retrieval-group-by", metavar="SPEC", action="append",
 )  # fmt: skip
+SHOW = Setting(
+    "retrieval_show",
+    "print one query's ranked results with their grades and metrics, per configuration "
+    "(an id or a glob such as 'para-*'; may repeat)",
+    "", lambda key, raw: tuple(_entries(raw)), ini=None, option="--retrieval-show",
+    metavar="ID", action="append",
+)  # fmt: skip
 
 SCHEMA: tuple[Setting[object], ...] = (
-    EVAL, REPORTS, BASELINE, UPDATE_BASELINE, TOLERANCE, DIFF, GROUP_BY,
+    EVAL, REPORTS, BASELINE, UPDATE_BASELINE, TOLERANCE, DIFF, GROUP_BY, SHOW,
     GOLDEN, FIXTURE, METRICS, GAIN, THRESHOLD, MAX_GRADE, EMPTY,
     GATE_CONFIGURATIONS, GATE_METRICS, GATE_SCOPE, GATE_MODE,
     SEED, BOOTSTRAP, REFERENCE, ALPHA, MIN_QUERIES, WEIGHTS,
@@ -498,6 +505,7 @@ class RunOptions:
     update_baseline: bool = False
     reports: tuple[str, ...] = ()
     group_bys: tuple[GroupBy, ...] = ()
+    show: tuple[str, ...] = ()  # query ids or globs whose rankings are printed
 
 
 @dataclass(frozen=True)
@@ -564,6 +572,7 @@ def _run(raw: Mapping[str, Raw]) -> RunOptions:
         update_baseline=UPDATE_BASELINE.read(raw),
         reports=REPORTS.read(raw),
         group_bys=GROUP_BY.read(raw),
+        show=SHOW.read(raw),
     )
 
 

@@ -407,3 +407,46 @@ def test_every_line_fits_the_terminal(
         assert len(section) <= 18, "\n".join(section)
     if columns == 200 and verbosity == "":
         assert max(len(line) for line in section) > 80  # the width is used, not a fixed 80
+
+
+# ----------------------------------------------------------- 12. see one query
+
+
+def test_retrieval_show_prints_a_passing_query_for_each_configuration(
+    pytester: pytest.Pytester,
+) -> None:
+    e2e_write_project(pytester)
+    result = e2e_run(
+        pytester, "--retrieval-eval", "--retrieval-show", "umbrella-*", "--retrieval-show=x"
+    )
+    assert result.ret == pytest.ExitCode.OK
+    text = result.stdout.str()
+    for configuration in ("bm25", "dense"):
+        assert (
+            f"query 'umbrella-needed' [{configuration}]: 'do I need an umbrella this afternoon'"
+        ) in text
+    assert re.search(r"passed: ndcg@10 \d\.\d{3}, mrr \d\.\d{3}, recall@20 \d\.\d{3}", text)
+    assert re.search(r"1\. tide-tables\s+0", text)  # bm25's first result, judged 0
+    assert re.search(r"1\. weather-forecast\s+2", text)  # dense's, judged 2
+    assert "query 'rain-tomorrow'" not in text  # only the queries asked for
+
+
+def test_why_an_item_failed_is_in_every_report(pytester: pytest.Pytester) -> None:
+    e2e_write_project(pytester)
+    text = (pytester.path / "golden" / "catalog.yaml").read_text()
+    (pytester.path / "golden" / "catalog.yaml").write_text(text.replace("{mrr: 0.5}", "{mrr: 1.0}"))
+    result = e2e_run(
+        pytester,
+        "--retrieval-eval",
+        "--retrieval-report=r.json",
+        "--retrieval-report=r.md",
+        "--retrieval-report=r.html",
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    entry = e2e_load_json(pytester.path / "r.json")["configurations"]["bm25"]["queries"]
+    assert entry["rain-tomorrow"]["outcome"] == "failed"
+    assert entry["rain-tomorrow"]["violations"] == ["expected mrr >= 1, got 0.5"]
+    assert "expected mrr >= 1, got 0.5" in result.stdout.str()
+    markdown = (pytester.path / "r.md").read_text(encoding="utf-8")
+    assert "| bm25 | rain-tomorrow | failed | expected mrr >= 1, got 0.5 |" in markdown
+    assert "expected mrr &gt;= 1, got 0.5" in (pytester.path / "r.html").read_text()

@@ -39,7 +39,18 @@ SETTINGS = {
     "max_grade": 3,
     "empty": "abstain",
 }
-QUERY_KEYS = {"category", "tags", "outcome", "metrics", "retrieved", "duplicates", "error"}
+# the contract's keys, and why an item did not pass (its expect/forbid misses, a skip reason)
+QUERY_KEYS = {
+    "category",
+    "tags",
+    "outcome",
+    "metrics",
+    "retrieved",
+    "duplicates",
+    "error",
+    "violations",
+    "skip_reason",
+}
 
 
 def _row(row: dict[str, Any], metrics: list[str] = E2E_METRICS) -> dict[str, Any]:
@@ -67,6 +78,8 @@ def _expected_query(configuration: str, qid: str, depth: int | None = 20) -> dic
         "retrieved": ranking if depth is None else ranking[:depth],
         "duplicates": len(ranked) - len(ranking),
         "error": None,
+        "violations": [],
+        "skip_reason": None,
     }
 
 

@@ -6,13 +6,14 @@ setup or by another plugin), made when pytest reports them.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import fnmatch
+from collections.abc import Iterator, Sequence
 
 import pytest
 
 from ..golden import GoldenQuery, RetrievalQuery
 from ..model import QueryRecord
-from ..scoring import Expectation, errored, failure_text, score_query, skipped
+from ..scoring import Expectation, detail_text, errored, failure_text, score_query, skipped
 from ..settings import Settings
 from ..shapes import ResultShapeError
 from .keys import CONFIGURATION_KEY, RECORD_KEY, SETTINGS_KEY
@@ -49,7 +50,13 @@ def _retrieve(query: GoldenQuery, retriever: object) -> object:
     return list(returned) if isinstance(returned, Iterator) else returned
 
 
-def _keep(item: pytest.Item, record: QueryRecord) -> None:
+def _keep(
+    item: pytest.Item, record: QueryRecord, query: GoldenQuery, ranking: Sequence[str] = ()
+) -> None:
+    """Keep the item's record (and, for ``--retrieval-show``, how it reads)."""
+    patterns = item.config.stash[SETTINGS_KEY].run.show
+    if any(fnmatch.fnmatchcase(query.id, p) for p in patterns):
+        record.detail = detail_text(query, record, ranking)
     item.stash[RECORD_KEY] = record
     item.user_properties.extend(
         (name, "n/a" if value is None else value) for name, value in record.metrics.items()
@@ -68,7 +75,7 @@ def _raised(item: pytest.Item, query: GoldenQuery, exc: BaseException, settings:
         exc.add_note(note)
     else:
         item.add_report_section("call", "retrieval", note)
-    _keep(item, errored(query, configuration, settings, message, position))
+    _keep(item, errored(query, configuration, settings, message, position), query)
 
 
 def _hide_for_users_errors(excinfo: pytest.ExceptionInfo[BaseException]) -> bool:
@@ -88,7 +95,7 @@ def run_query(query: GoldenQuery, request: pytest.FixtureRequest, retriever: obj
             f"the '{settings.fixture}' fixture must return a callable that takes the golden "
             f"query; it returned {type(retriever).__name__}"
         )
-        _keep(item, errored(query, configuration, settings, message, position))
+        _keep(item, errored(query, configuration, settings, message, position), query)
         raise RetrieverError(f"query '{query.id}' [{configuration}]: {message}", pytrace=False)
     try:
         returned = _retrieve(query, retriever)
@@ -100,7 +107,7 @@ def run_query(query: GoldenQuery, request: pytest.FixtureRequest, retriever: obj
         record, ranking = score_query(query, configuration, returned, settings, position, expect)
     except ResultShapeError as exc:
         record, ranking = errored(query, configuration, settings, str(exc), position), []
-    _keep(item, record)
+    _keep(item, record, query, ranking)
     if record.error is not None:
         raise RetrieverError(f"query '{query.id}' [{configuration}]: {record.error}", pytrace=False)
     if record.violations:

@@ -89,6 +89,18 @@ def _advice_lines(session: Summary) -> list[tuple[str, str | None]]:
     return lines + [(note, "yellow") for note in session.notes]
 
 
+def _shown_lines(tr: TerminalReporter, session: Summary) -> None:
+    """``--retrieval-show``: each matching query, configuration by configuration."""
+    shown = sorted(
+        (r for r in session.results.all_records() if r.detail),
+        key=lambda r: (r.id, session.results.configurations().index(r.configuration)),
+    )
+    for record in shown:
+        tr.write_line("")
+        for line in (record.detail or "").splitlines():
+            tr.write_line(line)
+
+
 def _gate_lines(tr: TerminalReporter, session: Summary, width: int) -> None:
     gate = session.gate
     if gate is None:
@@ -114,6 +126,7 @@ def write_summary(tr: TerminalReporter, session: Summary) -> None:
     if session.results:
         for line in summary_lines(session.evaluation, width, verbosity_of(tr)):
             tr.write_line(line)
+    _shown_lines(tr, session)
     for line, colour in _advice_lines(session):
         tr.write_line(line, **({colour: True} if colour else {}))
     if session.update is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 
+from ..scoring import why
 from .run_report import RunReport
 from .tables import render
 
@@ -19,7 +20,7 @@ _CSS = (
 
 def _query_table(report: RunReport, configuration: str) -> str:
     metrics = report.evaluation.metrics
-    head = ["query", "category", "outcome", *metrics, "top results", "error"]
+    head = ["query", "category", "outcome", *metrics, "top results", "why"]
     rows = []
     for r in report.results.view(configuration).records:
         cells = [
@@ -28,7 +29,7 @@ def _query_table(report: RunReport, configuration: str) -> str:
             f'<span class="{r.outcome}">{r.outcome}</span>',
             *("n/a" if r.metrics.get(m) is None else f"{r.metrics[m]:.3f}" for m in metrics),
             html.escape(", ".join(r.retrieved[:5])),
-            html.escape(r.error or ""),
+            html.escape(why(r)),
         ]
         rows.append("".join(f"<td>{c}</td>" for c in cells))
     header = "".join(f"<th>{html.escape(h)}</th>" for h in head)
