@@ -118,24 +118,37 @@ class GoldenSet:
 
     def __init__(self) -> None:
         self.queries: dict[str, GoldenQuery] = {}
+        self.categories: dict[str, GoldenQuery] = {}  # lower-cased -> first query using it
+
+    def _problem(self, query: GoldenQuery, categories: dict[str, GoldenQuery]) -> Problem | None:
+        other = self.queries.get(query.id)
+        if other is not None and (other.path, other.line) != (query.path, query.line):
+            return Problem(
+                query.path,
+                query.line,
+                f"duplicate id: already used in {other.path}:{other.line}; ids must be "
+                "unique across the golden set",
+                query.id,
+            )
+        first = categories.setdefault(query.category.lower(), query)
+        if first.category != query.category:
+            return Problem(
+                query.path,
+                query.line,
+                f"category '{query.category}' differs only in case from '{first.category}' "
+                f"({first.path}:{first.line}): the tables would show two rows; use one spelling",
+                query.id,
+            )
+        return None
 
     def add_file(self, queries: list[GoldenQuery]) -> None:
-        """Register a file's queries; raise :class:`GoldenFileError` for ids used elsewhere."""
-        problems = []
-        for query in queries:
-            other = self.queries.get(query.id)
-            if other is not None and (other.path, other.line) != (query.path, query.line):
-                problems.append(
-                    Problem(
-                        query.path,
-                        query.line,
-                        f"duplicate id: already used in {other.path}:{other.line}; ids must be "
-                        "unique across the golden set",
-                        query.id,
-                    )
-                )
+        """Register a file's queries; raise :class:`GoldenFileError` for ids used elsewhere
+        and categories spelled two ways."""
+        categories = dict(self.categories)
+        problems = [p for q in queries if (p := self._problem(q, categories)) is not None]
         if problems:
             raise GoldenFileError(problems)
+        self.categories = categories
         for query in queries:
             self.queries[query.id] = query
 

@@ -37,6 +37,7 @@ Action = Literal["store", "store_true", "append"]
 Scope = Literal["category", "all"]
 GateMode = Literal["absolute", "significant"]
 SCOPES: tuple[Scope, ...] = get_args(Scope)
+MIN_RESAMPLES = 100
 GATE_MODES: tuple[GateMode, ...] = get_args(GateMode)
 
 
@@ -116,18 +117,30 @@ class Setting(Generic[T]):
 # --------------------------------------------------------------------------- parsers
 
 
-def integer(minimum: int) -> Callable[[str, Raw], int]:
+def integer(minimum: int, maximum: int | None = None) -> Callable[[str, Raw], int]:
+    wanted = f">= {minimum}" if maximum is None else f"in {minimum}..{maximum}"
+
     def parse(key: str, raw: Raw) -> int:
         text = _text(raw)
         try:
             value = int(text)
         except ValueError:
-            raise SettingsError(f"{key} must be an integer >= {minimum}, got '{text}'") from None
-        if value < minimum:
-            raise SettingsError(f"{key} must be an integer >= {minimum}, got {value}")
+            raise SettingsError(f"{key} must be an integer {wanted}, got '{text}'") from None
+        if value < minimum or (maximum is not None and value > maximum):
+            raise SettingsError(f"{key} must be an integer {wanted}, got {value}")
         return value
 
     return parse
+
+
+def _resamples(key: str, raw: Raw) -> int:
+    value = integer(0)(key, raw)
+    if 0 < value < MIN_RESAMPLES:
+        raise SettingsError(
+            f"{key} must be 0 (normal intervals, no resampling) or at least {MIN_RESAMPLES}, "
+            f"got {value}: fewer resamples make percentile intervals meaningless"
+        )
+    return value
 
 
 def choice(choices: Sequence[str]) -> Callable[[str, Raw], str]:
@@ -282,6 +295,9 @@ class Tolerance:
 _NUMBER = re.compile(r"^(\d+(?:\.\d*)?|\.\d+)(%?)$")
 
 
+_DECIMAL_COMMA = re.compile(r"^\d+,\d+%?$")
+
+
 def _one_tolerance(text: str, where: str) -> Tolerance:
     match = _NUMBER.match(text.strip())
     if not match:
@@ -290,9 +306,28 @@ def _one_tolerance(text: str, where: str) -> Tolerance:
             "relative one (2%)"
         )
     value = float(match.group(1))
-    if match.group(2):
-        return Tolerance(value / 100.0, relative=True)
-    return Tolerance(value)
+    tolerance = Tolerance(value / 100.0, relative=True) if match.group(2) else Tolerance(value)
+    if tolerance.value >= 1:
+        what = "100% or more" if tolerance.relative else "1 or more"
+        raise SettingsError(
+            f"{where}: '{text}' can never fail: metrics lie in 0..1, so a tolerance of {what} "
+            "allows every drop; write a drop the gate should catch (0.02, 2%)"
+        )
+    return tolerance
+
+
+def _tolerance_words(raw: Raw, where: str) -> list[str]:
+    """The words of a tolerance; a decimal comma (0,02) is refused, not split in two."""
+    found: list[str] = []
+    for token in _entries(raw) if not isinstance(raw, str) else [raw]:
+        for word in token.split():
+            if _DECIMAL_COMMA.match(word.partition("=")[2] or word):
+                raise SettingsError(
+                    f"{where}: '{word}' has a decimal comma; write a point: "
+                    f"{word.replace(',', '.')}"
+                )
+            found += [w for w in word.split(",") if w]
+    return found
 
 
 @dataclass(frozen=True)
@@ -312,18 +347,26 @@ class Tolerances:
 
 def parse_tolerance(raw: Raw, where: str = "retrieval_tolerance") -> Tolerances:
     """Parse ``0.02``, ``2%``, ``0.02 mrr=0.05 ndcg@10=1%``."""
-    default = _one_tolerance(TOLERANCE.default, where)
+    defaults: list[str] = []
     per_metric: dict[str, Tolerance] = {}
-    for word in words(raw):
-        if "=" in word:
-            name, _, value = word.partition("=")
-            try:
-                metric = parse_metric(name).name
-            except MetricNameError as exc:
-                raise SettingsError(f"{where}: {exc}") from None
-            per_metric[metric] = _one_tolerance(value, where)
-        else:
-            default = _one_tolerance(word, where)
+    for word in _tolerance_words(raw, where):
+        if "=" not in word:
+            defaults.append(word)
+            continue
+        name, _, value = word.partition("=")
+        try:
+            metric = parse_metric(name).name
+        except MetricNameError as exc:
+            raise SettingsError(f"{where}: {exc}") from None
+        if metric in per_metric:
+            raise SettingsError(f"{where} gives {metric} twice ('{word}'); keep one")
+        per_metric[metric] = _one_tolerance(value, where)
+    if len(defaults) > 1:
+        raise SettingsError(
+            f"{where} gives {len(defaults)} default tolerances ({', '.join(defaults)}); keep "
+            "one, and name a metric for the others (mrr=0.05)"
+        )
+    default = _one_tolerance(defaults[0] if defaults else TOLERANCE.default, where)
     return Tolerances(default, per_metric)
 
 
@@ -348,7 +391,10 @@ THRESHOLD = Setting(
     "grade at which a result counts as relevant for the binary metrics",
     str(Conventions.relevance_threshold), integer(1),
 )  # fmt: skip
-MAX_GRADE = Setting("retrieval_max_grade", "highest grade allowed in golden files", "3", integer(1))
+MAX_GRADE = Setting(
+    "retrieval_max_grade", "highest grade allowed in golden files (at most 100)", "3",
+    integer(1, 100),
+)  # fmt: skip
 EMPTY = Setting(
     "retrieval_empty",
     "scoring of queries with no relevant judgment: abstain, one, zero or skip",
@@ -394,7 +440,9 @@ DIFF = Setting(
 )  # fmt: skip
 # -- statistics
 SEED = Setting("retrieval_seed", "seed of bootstrap and randomization tests", "1", integer(0))
-BOOTSTRAP = Setting("retrieval_bootstrap", "bootstrap resamples", "10000", integer(0))
+BOOTSTRAP = Setting(
+    "retrieval_bootstrap", "bootstrap resamples (0: normal intervals)", "10000", _resamples
+)
 REFERENCE = Setting(
     "retrieval_reference", "configuration the others are compared with", "", _optional_text,
     default_shown="the first parameter",

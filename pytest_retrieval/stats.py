@@ -123,7 +123,8 @@ def mean_interval(
         return Interval(quantile(means, 0.025), quantile(means, 0.975), "bootstrap")
     m = _mean(values)
     half = Z975 * _sd(values) / math.sqrt(n)
-    return Interval(m - half, m + half, "normal")
+    # a mean lies between the smallest and the largest value: the normal limit must too
+    return Interval(max(m - half, min(values)), min(m + half, max(values)), "normal")
 
 
 def use_resampling(n: int, resamples: int) -> bool:

@@ -108,4 +108,7 @@ def test_help_lists_every_option_with_its_default(pytester: pytest.Pytester) -> 
     text = " ".join(result.stdout.str().split())
     assert "--retrieval-tolerance=X allowed drop before the gate fails" in text
     assert "(default: 0.02)" in text
-    assert "retrieval_bootstrap (string): bootstrap resamples (default: 10000)" in text
+    assert (
+        "retrieval_bootstrap (string): bootstrap resamples (0: normal intervals) "
+        "(default: 10000)" in text
+    )

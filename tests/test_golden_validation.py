@@ -120,8 +120,8 @@ def test_an_absent_optional_key_takes_its_table_default(tmp_path: Path) -> None:
 def test_a_bad_id_still_names_the_query_in_later_problems(tmp_path: Path) -> None:
     found = problems(tmp_path, "queries:\n  - {id: 'has space', query: '', relevant: {}}\n")
     assert found[0].endswith(
-        "query 'has space': id must not contain spaces, '[', ']' or '::' (it becomes a pytest "
-        "node id)"
+        "query 'has space': id must not contain spaces, tabs, newlines, '[', ']' or '::' (it "
+        "becomes a pytest node id)"
     )
     assert "query 'has space': 'query' must be non-empty text" in found[1]
 

@@ -34,6 +34,9 @@ except ImportError:  # pragma: no cover - depends on how PyYAML was built
     from yaml import SafeLoader as _BaseLoader  # type: ignore[assignment]
 
 _FORBIDDEN_ID_CHARS = ("[", "]", "::")
+MAX_DEPTH = 64  # mappings and lists nested deeper are refused (a golden file needs ~6)
+EXPANSION = 8  # values after alias expansion, per character of the file (then refused)
+MIN_BUDGET = 100_000
 
 # --------------------------------------------------------------------------- YAML with lines
 
@@ -49,6 +52,20 @@ class _Lines(dict[Any, Any]):
 class _Seq(list[Any]):
     line: int = 0
     item_lines: list[int]
+
+
+class _Int(int):
+    """An integer that remembers how it was written (``00123`` is YAML 1.1's 83)."""
+
+    source: str = ""
+
+
+class _Bomb(yaml.YAMLError):
+    """Aliases that expand past the budget, or nesting past MAX_DEPTH."""
+
+    def __init__(self, message: str, line: int):
+        self.line = line
+        super().__init__(message)
 
 
 class _UnhashableKey(yaml.YAMLError):
@@ -94,8 +111,64 @@ def _construct_sequence(loader: _LineLoader, node: yaml.SequenceNode) -> _Seq:
     return result
 
 
+def _construct_int(loader: _LineLoader, node: yaml.ScalarNode) -> _Int:
+    value = _Int(_checked(yaml.SafeLoader.construct_yaml_int, "an integer")(loader, node))
+    value.source = str(node.value)
+    return value
+
+
+def _checked(construct: Any, what: str) -> Any:
+    """A constructor whose failures (``!!int q1``) become errors at the value's line."""
+
+    def build(loader: _LineLoader, node: yaml.Node) -> Any:
+        try:
+            return construct(loader, node)
+        except (ValueError, TypeError, OverflowError, ArithmeticError) as exc:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"{node.value!r} is not {what} ({node.tag}: {exc})", node.start_mark
+            ) from None
+
+    return build
+
+
 _LineLoader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
 _LineLoader.add_constructor("tag:yaml.org,2002:seq", _construct_sequence)
+_LineLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+for _tag, _what in (("float", "a number"), ("timestamp", "a date"), ("binary", "base64")):
+    _LineLoader.add_constructor(
+        f"tag:yaml.org,2002:{_tag}",
+        _checked(getattr(yaml.SafeLoader, f"construct_yaml_{_tag}"), _what),
+    )
+
+
+def check_size(data: Any, text: str) -> None:
+    """Refuse alias bombs and deep nesting before anything walks the loaded value.
+
+    YAML aliases share one object, so a 2 KB file can stand for billions of values;
+    every later walk (validation, copies) would expand them. The walk here stops at
+    a budget proportional to the file's size, and at MAX_DEPTH levels.
+    """
+    budget = max(MIN_BUDGET, EXPANSION * len(text))
+    stack: list[tuple[Any, int, int]] = [(data, 1, getattr(data, "line", 1))]
+    while stack:
+        value, depth, line = stack.pop()
+        budget -= 1
+        if budget < 0:
+            raise _Bomb(
+                "the file expands to far more values than it holds, through YAML aliases "
+                "(&anchor ... *anchor): write the values out, or use fewer aliases",
+                line,
+            )
+        if depth > MAX_DEPTH:
+            raise _Bomb(f"values are nested more than {MAX_DEPTH} levels deep", line)
+        if isinstance(value, dict):
+            children: Any = value.values()
+        elif isinstance(value, list):
+            children = value
+        else:
+            continue
+        here = getattr(value, "line", line)
+        stack.extend((child, depth + 1, getattr(child, "line", here)) for child in children)
 
 
 def _repeated(key: Any, first: int) -> str:
@@ -137,11 +210,21 @@ def _syntax_problem(exc: yaml.MarkedYAMLError, text: str, shown: str) -> Problem
 
 def _parse(text: str, shown: str) -> Any:
     try:
-        return yaml.load(text, Loader=_LineLoader)
-    except _UnhashableKey as exc:
-        raise GoldenFileError(
-            [Problem(shown, exc.line, "a key is a list or a mapping; keys must be text")]
-        ) from None
+        data = yaml.load(text, Loader=_LineLoader)
+        check_size(data, text)
+        return data
+    except (_UnhashableKey, _Bomb) as exc:
+        message = str(exc) if isinstance(exc, _Bomb) else "a key is a list or a mapping"
+        if isinstance(exc, _UnhashableKey):
+            message += "; keys must be text"
+        raise GoldenFileError([Problem(shown, exc.line, message)]) from None
+    except RecursionError:
+        message = f"values are nested too deeply (more than {MAX_DEPTH} levels)"
+        raise GoldenFileError([Problem(shown, 0, message)]) from None
+    except yaml.constructor.ConstructorError as exc:
+        line = exc.problem_mark.line + 1 if exc.problem_mark is not None else 0
+        message = f"YAML value error: {exc.problem}; write a value that fits, or drop the tag"
+        raise GoldenFileError([Problem(shown, line, message)]) from None
     except yaml.MarkedYAMLError as exc:
         raise GoldenFileError([_syntax_problem(exc, text, shown)]) from None
     except yaml.YAMLError as exc:
@@ -181,6 +264,18 @@ def _as_id(value: Any) -> str | None:
         return value
     if isinstance(value, int):
         return str(value)
+    return None
+
+
+def _misread(value: Any) -> str | None:
+    """Why an id as YAML read it is not what was written, or None when it is."""
+    if isinstance(value, _Int) and value.source != str(int(value)):
+        return (
+            f"id {value.source} is read by YAML as the number {int(value)}; quote it "
+            f"('{value.source}') to keep it as text"
+        )
+    if isinstance(value, str) and any(ord(c) < 32 or c == "\x7f" for c in value):
+        return f"id {value!r} holds a tab, a newline or another control character; remove it"
     return None
 
 
@@ -233,7 +328,7 @@ class _Checker:
         if not isinstance(value, str) or not value.strip():
             self.add(line, f"'category' must be non-empty text, got {_type_name(value)}", qid)
             return INVALID
-        if value in RESERVED_CATEGORIES:
+        if value.strip().lower() in RESERVED_CATEGORIES:
             self.add(
                 line,
                 f"category '{value}' is reserved for the overall row of the tables; "
@@ -260,11 +355,15 @@ class _Checker:
             self.add(line, f"'{key}' must be a list of text, got {_type_name(value)}", qid)
             return ()
         out: list[str] = []
-        for item in value:
+        for index, item in enumerate(value):
             text = _as_id(item)
+            item_line = value.item_lines[index] if isinstance(value, _Seq) else line
             if text is None:
-                self.add(line, f"'{key}' must hold only text, got {_type_name(item)}", qid)
+                self.add(item_line, f"'{key}' must hold only text, got {_type_name(item)}", qid)
                 continue
+            misread = _misread(item)
+            if misread is not None:
+                self.add(item_line, f"'{key}': {misread}", qid)
             out.append(text)
         return tuple(out)
 
@@ -315,6 +414,8 @@ class _Checker:
             item_line = value.item_lines[index] if isinstance(value, _Seq) else line
             if doc is None:
                 self.add(item_line, f"'relevant' list must hold ids, got {_type_name(item)}", qid)
+            elif _misread(item) is not None:
+                self.add(item_line, f"'relevant': {_misread(item)}", qid)
             elif doc in grades:
                 self.add(item_line, f"'relevant' lists '{doc}' twice; keep one", qid)
             else:
@@ -327,6 +428,8 @@ class _Checker:
         doc = _as_id(key)
         if doc is None:
             self.add(line, f"'relevant' has an id that is not text: {key!r}", qid)
+        elif _misread(key) is not None:
+            self.add(line, f"'relevant': {_misread(key)}", qid)
         elif isinstance(grade, bool) or not isinstance(grade, int):
             self.add(
                 line,
@@ -346,7 +449,7 @@ class _Checker:
                 qid,
             )
         else:
-            grades[doc] = grade
+            grades[doc] = int(grade)
 
     def expect(self, value: Any, line: int, qid: str | None) -> object:
         if not isinstance(value, dict):
@@ -449,10 +552,15 @@ def _query_id(checker: _Checker, raw: Mapping[Any, Any], line: int) -> tuple[str
             else f"'id' must be non-empty text, got {_type_name(raw.get('id'))}",
         )
         return None, False
-    if any(c in qid for c in _FORBIDDEN_ID_CHARS) or qid != qid.strip() or " " in qid:
+    misread = _misread(raw.get("id"))
+    if misread is not None and not isinstance(raw.get("id"), str):
+        checker.add(_line_of(raw, "id"), misread, qid)
+        return qid, False
+    if any(c in qid for c in _FORBIDDEN_ID_CHARS) or any(c.isspace() for c in qid):
         checker.add(
             _line_of(raw, "id"),
-            "id must not contain spaces, '[', ']' or '::' (it becomes a pytest node id)",
+            "id must not contain spaces, tabs, newlines, '[', ']' or '::' (it becomes a "
+            "pytest node id)",
             qid,
         )
         return qid, False
@@ -581,10 +689,7 @@ def load_golden_file(
     :class:`~pytest_retrieval.golden.GoldenSet`.
     """
     shown = shown or str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise GoldenFileError([Problem(shown, 0, f"cannot read the file: {exc}")]) from None
+    text = read_text(path, shown)
     data = _parse(text, shown)
     if data is None:
         raise GoldenFileError(
@@ -596,7 +701,34 @@ def load_golden_file(
         line = getattr(raw_queries, "line", 1)
         message = f"'queries' must be a list of queries, got {_type_name(raw_queries)}"
         raise GoldenFileError([*checker.problems, Problem(shown, line, message)])
+    if not raw_queries and not checker.problems:
+        line = getattr(raw_queries, "line", 1)
+        message = "the file has no queries; add some, or delete the file"
+        raise GoldenFileError([Problem(shown, line, message)])
     queries = _queries(checker, raw_queries, defaults)
     if checker.problems:
         raise GoldenFileError(checker.problems)
     return queries
+
+
+def read_text(path: Path, shown: str) -> str:
+    """A golden file's text (UTF-8, a byte-order mark allowed); what else it is, named."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise GoldenFileError([Problem(shown, 0, f"cannot read the file: {exc}")]) from None
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        message = "the file is UTF-16 (it starts with a byte-order mark); save it as UTF-8"
+        raise GoldenFileError([Problem(shown, 1, message)])
+    if b"\x00" in data:
+        line = data[: data.index(b"\x00")].count(b"\n") + 1
+        message = "a NUL byte: the file is binary or corrupt; save it as UTF-8 text"
+        raise GoldenFileError([Problem(shown, line, message)])
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        message = (
+            f"byte 0x{data[exc.start]:02x} is not UTF-8 (is the file Latin-1?); save it as UTF-8"
+        )
+        raise GoldenFileError([Problem(shown, line, message)]) from None

@@ -39,6 +39,7 @@ from .misread import check_misread_paths
 from .session import RetrievalSession
 
 SESSION_PLUGIN = "retrieval-session"
+GOLDEN_SUFFIXES = (".yaml", ".yml")  # whatever their case
 _OPTION_DEFAULTS: dict[str, object] = {"store": None, "append": [], "store_true": False}
 
 
@@ -144,8 +145,18 @@ def pytest_configure(config: pytest.Config) -> None:
             baseline_path = config.invocation_params.dir / run.run.baseline
         else:
             baseline_path = config.rootpath / run.run.baseline
+        _refuse_report_over_baseline(config, run, baseline_path)
         session = RetrievalSession(config, run, baseline_path)
         config.pluginmanager.register(session, SESSION_PLUGIN)
+
+
+def _refuse_report_over_baseline(config: pytest.Config, run: RunSettings, baseline: Path) -> None:
+    for report in run.run.reports:
+        if (config.invocation_params.dir / report).resolve() == baseline.resolve():
+            raise pytest.UsageError(
+                f"--retrieval-report {report} is the baseline file ({run.run.baseline}): the "
+                "report would overwrite it; write the report to another file"
+            )
 
 
 def _is_golden(config: pytest.Config, path: Path) -> bool:
@@ -179,7 +190,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     config = parent.config
-    if file_path.suffix not in (".yaml", ".yml") or not _enabled(config):
+    if file_path.suffix.lower() not in GOLDEN_SUFFIXES or not _enabled(config):
         return None
     if not _is_golden(config, file_path):
         return None
