@@ -104,6 +104,7 @@ class GateResult:
     added: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # baselined queries skipped in this run
     messages: list[str] = field(default_factory=list)
     mode: GateMode = "absolute"
     min_significant_n: int | None = None  # significant mode: fewer queries never fail a row
@@ -139,6 +140,7 @@ class GateResult:
             "added": self.added,
             "removed": self.removed,
             "changed": self.changed,
+            "skipped": self.skipped,
             "messages": self.messages,
             "mode": self.mode,
         }
@@ -201,6 +203,17 @@ class _Pairing:
     added: set[str]
     changed: set[str]
     removed: set[str]
+    skipped: set[str] = field(default_factory=set)  # in the baseline, skipped in this run
+
+    def update(self, other: _Pairing) -> None:
+        self.added |= other.added
+        self.changed |= other.changed
+        self.removed |= other.removed
+        self.skipped |= other.skipped
+
+    def note(self, result: GateResult) -> None:
+        result.added, result.changed = sorted(self.added), sorted(self.changed)
+        result.removed, result.skipped = sorted(self.removed), sorted(self.skipped)
 
 
 def _pair(
@@ -209,6 +222,7 @@ def _pair(
     """This run's evaluated queries beside the baseline's, when text and judgments match."""
     current = {r.id: r for r in records if r.evaluated}
     pairing = _Pairing([], set(), set(), {q for q, old in stored.items() if facts.is_gone(old)})
+    pairing.skipped = {r.id for r in records if not r.evaluated and r.id in stored}
     for qid in sorted(current):
         old = stored.get(qid)
         if old is None:
@@ -355,9 +369,7 @@ def run_gate(
     metrics = list(gate.metrics) or settings.metric_names
     found: list[tuple[GateRow, list[Pair]]] = []
     skipped = False
-    added: set[str] = set()
-    changed: set[str] = set()
-    removed: set[str] = set()
+    total = _Pairing([], set(), set(), set())
     for name in list(gate.configurations) or sorted(baseline.configurations):
         records = results.view(name).records
         status, message = _configuration_status(name, baseline, records, facts)
@@ -368,9 +380,7 @@ def run_gate(
             result.verdict = "failed" if status == "fail" else result.verdict
             continue
         pairing = _pair(baseline.configurations[name], records, facts)
-        added |= pairing.added
-        changed |= pairing.changed
-        removed |= pairing.removed
+        total.update(pairing)
         if not pairing.pairs:
             result.verdict = "failed"
             result.messages.append(
@@ -380,7 +390,7 @@ def run_gate(
             )
             continue
         found += _rows(name, pairing.pairs, gate, metrics, stats)
-    result.added, result.changed, result.removed = sorted(added), sorted(changed), sorted(removed)
+    total.note(result)
     _finalise(result, found, gate, stats, settings.depth)
     if skipped and not result.rows and result.verdict == "passed":
         result.verdict = "skipped"

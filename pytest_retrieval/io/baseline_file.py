@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..aggregate import summarize
 from ..baseline import Baseline, BaselineError, BaselineMissing
+from ..metrics import EMPTY_CONVENTIONS, GAINS, MetricNameError, parse_metric
 from ..model import BASELINE_FIELDS, ConfigurationRecords, QueryRecord, RecordError
 from .atomic import write_atomic
 
@@ -39,6 +40,8 @@ def _load_json(text: str, shown: str) -> dict[str, object]:
         raise BaselineError(
             f"{shown} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
         ) from None
+    except RecursionError:
+        raise BaselineError(f"{shown} is nested too deeply to be a baseline") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise BaselineError(f'{shown} is not a pytest-retrieval baseline (no "format": "{FORMAT}")')
     if data.get("version") != VERSION:
@@ -49,13 +52,56 @@ def _load_json(text: str, shown: str) -> dict[str, object]:
     return data
 
 
+def _check_settings(settings: dict[str, object], shown: str) -> list[str]:
+    """The metric names the settings block promises; what is wrong with it, refused."""
+    problems = []
+    metrics = settings.get("metrics")
+    names: list[str] = []
+    if not isinstance(metrics, list) or not metrics:
+        problems.append("'settings.metrics' must be a non-empty list of metric names")
+    else:
+        for name in metrics:
+            try:
+                names.append(parse_metric(str(name)).name)
+            except MetricNameError as exc:
+                problems.append(f"'settings.metrics': {exc}")
+    choices = {"gain": GAINS, "empty": EMPTY_CONVENTIONS}
+    for key, allowed in choices.items():
+        if settings.get(key) not in allowed:
+            problems.append(f"'settings.{key}' must be one of {', '.join(allowed)}")
+    for key in ("relevance_threshold", "max_grade"):
+        value = settings.get(key)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            problems.append(f"'settings.{key}' must be an integer >= 1")
+    if problems:
+        raise BaselineError(f"{shown}: " + "; ".join(problems))
+    return names
+
+
+def _check_values(record: QueryRecord, names: list[str], skip: bool) -> None:
+    """A query's stored values: exactly the run's metrics, each in 0..1 (or n/a under skip)."""
+    if sorted(record.metrics) != sorted(names):
+        raise BaselineError(
+            f"query '{record.id}': its metrics are {sorted(record.metrics) or 'none'}, the "
+            f"settings' are {sorted(names)}"
+        )
+    for name, value in record.metrics.items():
+        if value is None and not skip:
+            raise BaselineError(
+                f"query '{record.id}': {name} is null, which only retrieval_empty = skip allows"
+            )
+        if value is not None and not 0.0 <= value <= 1.0:
+            raise BaselineError(f"query '{record.id}': {name} is {value}, outside 0..1")
+
+
 def parse_baseline(text: str, shown: str = "baseline") -> Baseline:
-    """Parse a baseline's text; :class:`BaselineError` says what is wrong."""
+    """Parse a baseline's text and check it; :class:`BaselineError` says what is wrong."""
     data = _load_json(text, shown)
     settings = data.get("settings")
     configurations = data.get("configurations")
     if not isinstance(settings, dict) or not isinstance(configurations, dict):
         raise BaselineError(f"{shown} lacks 'settings' or 'configurations'")
+    names = _check_settings(settings, shown)
     parsed: dict[str, dict[str, QueryRecord]] = {}
     for name, block in configurations.items():
         queries = block.get("queries") if isinstance(block, dict) else None
@@ -63,6 +109,9 @@ def parse_baseline(text: str, shown: str = "baseline") -> Baseline:
             raise BaselineError(f"{shown}: configuration '{name}' has no 'queries' mapping")
         try:
             parsed[str(name)] = {str(q): _query(str(q), str(name), d) for q, d in queries.items()}
+            for record in parsed[str(name)].values():
+                _check_values(record, names, settings.get("empty") == "skip")
+            _check_summary(block, parsed[str(name)], names)
         except BaselineError as exc:
             raise BaselineError(f"{shown}: configuration '{name}': {exc}") from None
     provenance = data.get("provenance")
@@ -71,6 +120,38 @@ def parse_baseline(text: str, shown: str = "baseline") -> Baseline:
         configurations=parsed,
         provenance=provenance if isinstance(provenance, dict) else {},
     )
+
+
+def _close(a: object, b: object) -> bool:
+    if a is None or b is None:
+        return a is b
+    return isinstance(a, (int, float)) and isinstance(b, (int, float)) and abs(a - b) <= 1e-9
+
+
+def _check_summary(
+    block: dict[str, object], queries: dict[str, QueryRecord], names: list[str]
+) -> None:
+    """The stored means must be the queries' means: a hand-edited summary is refused."""
+    stored = block.get("summary")
+    if stored is None:
+        return
+    view = ConfigurationRecords(tuple(queries[q] for q in sorted(queries)))
+    summary = summarize(view, names)
+    rows = {"all": summary.all, **summary.categories}
+    found = stored.get("categories") if isinstance(stored, dict) else None
+    given = {"all": stored.get("all") if isinstance(stored, dict) else None}
+    given.update(found if isinstance(found, dict) else {})
+    for label, row in rows.items():
+        kept = given.get(label)
+        if not isinstance(kept, dict):
+            raise BaselineError(f"its stored summary has no row '{label}'")
+        for name in ["n", *names]:
+            want = row.n if name == "n" else row.values.get(name)
+            if not _close(kept.get(name), want):
+                raise BaselineError(
+                    f"its stored summary says {label} {name} = {kept.get(name)!r}, its queries "
+                    f"give {want!r}: the file was edited by hand"
+                )
 
 
 def read_baseline(path: Path, shown: str | None = None) -> Baseline:

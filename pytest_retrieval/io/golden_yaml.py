@@ -33,6 +33,7 @@ try:  # libyaml when present: ~10x faster
 except ImportError:  # pragma: no cover - depends on how PyYAML was built
     from yaml import SafeLoader as _BaseLoader  # type: ignore[assignment]
 
+GOLDEN_SUFFIXES = (".yaml", ".yml")  # a golden file's, whatever their case
 _FORBIDDEN_ID_CHARS = ("[", "]", "::")
 MAX_DEPTH = 64  # mappings and lists nested deeper are refused (a golden file needs ~6)
 EXPANSION = 8  # values after alias expansion, per character of the file (then refused)

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from ..golden import GoldenSet
+from ..io.golden_yaml import GOLDEN_SUFFIXES
 from ..settings import (
     SCHEMA,
     Raw,
@@ -39,7 +40,6 @@ from .misread import check_misread_paths
 from .session import RetrievalSession
 
 SESSION_PLUGIN = "retrieval-session"
-GOLDEN_SUFFIXES = (".yaml", ".yml")  # whatever their case
 _OPTION_DEFAULTS: dict[str, object] = {"store": None, "append": [], "store_true": False}
 
 

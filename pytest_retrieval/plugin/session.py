@@ -39,10 +39,19 @@ from ..settings import RunSettings, Tolerances
 from .collect import golden_ids
 from .gate_case import log_verdict
 from .keys import COLLECTED_KEY, GOLDEN_SET_KEY, SELECTED_KEY
+from .missing import is_golden_nodeid, missing_records
 from .terminal import write_summary
 
 if TYPE_CHECKING:
     from _pytest.terminal import TerminalReporter
+
+
+def _stopped(session: pytest.Session, collection_errors: int) -> str | None:
+    """Why the run did not run every selected item, or None."""
+    if collection_errors and not session.config.option.continue_on_collection_errors:
+        return f"{collection_errors} collection error(s)"
+    reason = session.shouldfail or session.shouldstop
+    return f"stopped early: {reason}" if reason else None
 
 
 class RetrievalSession:
@@ -63,6 +72,10 @@ class RetrievalSession:
         self.notes: list[str] = []
         self.escalated: list[str] = []  # advice that -W or filterwarnings made an error
         self.advice_shown = 0  # advice that reached the warnings summary (not filtered out)
+        self.expected: set[str] = set()  # golden items selected (on every worker)
+        self.received: set[str] = set()  # golden items whose record arrived
+        self.collection_errors = 0
+        self.incomplete: str | None = None  # why the run did not run every item
         self.failed_write = False  # a baseline or report could not be written
         self.written: list[Path] = []
 
@@ -74,6 +87,18 @@ class RetrievalSession:
                 self.results.add(QueryRecord.from_dict(data))
             except RecordError as exc:
                 self.notes.append(f"{report.nodeid}: a record that could not be read: {exc}")
+            self.received.add(report.nodeid)
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self.collection_errors += 1
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self.expected.update(i.nodeid for i in session.items if is_golden_nodeid(i.nodeid))
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: object, ids: list[str]) -> None:
+        self.expected.update(i for i in ids if is_golden_nodeid(i))
 
     def pytest_warning_recorded(self, warning_message: warnings.WarningMessage) -> None:
         if issubclass(warning_message.category, RetrievalWarning):
@@ -133,12 +158,34 @@ class RetrievalSession:
         outcome = yield
         if self.config.option.collectonly:
             return outcome
+        self.incomplete = _stopped(session, self.collection_errors)
+        if self.incomplete is not None:
+            self.notes.append(f"the run is incomplete ({self.incomplete}): not gated, no update")
+            return outcome
+        self._add_missing()
         self._advise()
         if self.run.run.update_baseline:
             self._update_baseline()
         else:
             self._run_gate(session)
         return outcome
+
+    def _add_missing(self) -> None:
+        """Items selected that sent nothing count as errors scoring 0, named."""
+        missing = sorted(self.expected - self.received)
+        if not missing:
+            return
+        known = self.results.configurations()
+        root, settings = self.config.rootpath, self.run.settings
+        records, unread = missing_records(missing, root, settings, known)
+        for record in records:
+            self.results.add(record)
+        self.notes.append(
+            f"{len(missing)} golden item(s) sent no result (a crashed worker?); they count as "
+            "errors scoring 0: " + ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
+        )
+        if unread:
+            self.notes.append("and could not be read back: " + ", ".join(unread[:10]))
 
     def _previous_baseline(self) -> Baseline | None:
         try:
@@ -239,7 +286,10 @@ class RetrievalSession:
         gate_text = self.gate_text() if self.gate else None
         golden = GoldenInfo.of(self.results)
         run = self.run
-        return RunReport(run.settings, self.results, self.evaluation, golden, self.gate, gate_text)
+        return RunReport(
+            run.settings, self.results, self.evaluation, golden, self.gate, gate_text,
+            self.incomplete,
+        )  # fmt: skip
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
@@ -251,6 +301,8 @@ class RetrievalSession:
             return
         if session.exitstatus == pytest.ExitCode.USAGE_ERROR:
             return  # the run stopped before anything ran: nothing to report
+        if self.incomplete is None and session.exitstatus == pytest.ExitCode.INTERRUPTED:
+            self.incomplete = "interrupted"
         base = self.config.invocation_params.dir
         self.written, failed = write_reports([base / p for p in paths], self.run_report())
         if failed:

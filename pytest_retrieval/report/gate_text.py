@@ -178,6 +178,10 @@ def _notes(result: GateResult, width: int | None) -> list[str]:
         ("added since the baseline (not compared)", result.added),
         ("no longer in the golden set", result.removed),
         (
+            "in the baseline but skipped in this run (skip: or a skip mark), so not compared",
+            result.skipped,
+        ),
+        (
             "text or judgments changed since the baseline (left out of the comparison; "
             f"re-run `{UPDATE_HINT}` to re-baseline them)",
             result.changed,
@@ -199,6 +203,8 @@ def verdict_line(result: GateResult, tolerance: Tolerances | None = None) -> str
     quiet = len(result.not_significant)
     if quiet:
         head += f"; {quiet} row(s) dropped beyond the tolerance but not significantly"
+    if result.skipped:
+        head += f"; {len(result.skipped)} baselined query(ies) skipped, not compared"
     return head + ")"
 
 

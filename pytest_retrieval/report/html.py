@@ -39,10 +39,10 @@ def _query_table(report: RunReport, configuration: str) -> str:
 
 def html_report(report: RunReport) -> str:
     """A self-contained HTML page: the tables, the gate's verdict and every query's row."""
-    body = [
-        "<h2>Retrieval evaluation</h2>",
-        f"<p>{html.escape(report.settings_line())}</p>",
-    ]
+    body = ["<h2>Retrieval evaluation</h2>"]
+    if report.incomplete:
+        body.append(f'<p class="error">{html.escape(report.incomplete_line())}</p>')
+    body.append(f"<p>{html.escape(report.settings_line())}</p>")
     if report.gate_text:
         body.append(f"<pre>{html.escape(report.gate_text)}</pre>")
     body.append(render(report.evaluation, style="html"))

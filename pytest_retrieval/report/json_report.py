@@ -29,6 +29,7 @@ def build_report(report: RunReport) -> dict[str, object]:
     data: dict[str, object] = {
         "format": FORMAT,
         "version": VERSION,
+        "complete": report.incomplete is None,
         "settings": report.settings.as_dict(),
         "golden": report.golden.as_dict(),
         "configurations": _configurations(report),
@@ -46,6 +47,8 @@ def build_report(report: RunReport) -> dict[str, object]:
     data["warnings"] = [str(w) for w in evaluation.warnings]
     if report.gate is not None:
         data["gate"] = report.gate.as_dict()
+    if report.incomplete is not None:
+        data["incomplete"] = report.incomplete
     return data
 
 

@@ -22,7 +22,10 @@ def _not_passed(report: RunReport) -> str:
 
 def markdown_report(report: RunReport) -> str:
     """The same tables as the terminal, in Markdown, then why items failed and the verdict."""
-    text = "## Retrieval evaluation\n\n" + report.settings_line() + "\n\n"
+    text = "## Retrieval evaluation\n\n"
+    if report.incomplete:
+        text += f"**{report.incomplete_line()}**\n\n"
+    text += report.settings_line() + "\n\n"
     text += render(report.evaluation, style="markdown")
     failed = _not_passed(report)
     if failed:

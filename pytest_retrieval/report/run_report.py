@@ -47,6 +47,16 @@ class RunReport:
     golden: GoldenInfo
     gate: GateResult | None = None
     gate_text: str | None = None  # the gate's explanation, as the terminal shows it
+    incomplete: str | None = None  # why the run did not run every item (then not gated)
+
+    def incomplete_line(self) -> str:
+        """A sentence that says the numbers are partial, or ""."""
+        if self.incomplete is None:
+            return ""
+        return (
+            f"INCOMPLETE RUN ({self.incomplete}): these numbers cover only what ran, and the "
+            "gate did not run."
+        )
 
     def settings_line(self) -> str:
         """One sentence that says what the numbers mean (Markdown and HTML headers)."""

@@ -1,0 +1,61 @@
+"""Golden items that were selected but sent no record: a crashed or lost xdist worker.
+
+Left out, such a query would leave ``n`` and the means, and a regression could pass.
+It counts as an error scoring 0 instead, named. The controller under xdist never
+collected the query, so it reads its golden file again to know the query.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..golden import GoldenFileError, GoldenQuery
+from ..io.golden_yaml import GOLDEN_SUFFIXES, load_golden_file
+from ..model import QueryRecord
+from ..scoring import errored
+from ..settings import Settings
+
+MESSAGE = (
+    "no result came back for this item (its xdist worker crashed or was lost): it counts "
+    "as an error scoring 0"
+)
+
+
+def is_golden_nodeid(nodeid: str) -> bool:
+    return nodeid.split("::", 1)[0].lower().endswith(GOLDEN_SUFFIXES) and "::" in nodeid
+
+
+def _configuration(params: str, known: list[str]) -> str:
+    """The configuration of an item id's ``[params]``: the retriever's parameter id."""
+    if params in known:
+        return params
+    for name in sorted(known, key=len, reverse=True):  # other fixtures' ids joined by "-"
+        if params.startswith(name + "-") or params.endswith("-" + name) or f"-{name}-" in params:
+            return name
+    return params or "default"
+
+
+def missing_records(
+    nodeids: list[str], root: Path, settings: Settings, known: list[str]
+) -> tuple[list[QueryRecord], list[str]]:
+    """Error records for the items that sent nothing; and the ids it could not read."""
+    files: dict[str, dict[str, GoldenQuery]] = {}
+    records: list[QueryRecord] = []
+    unread: list[str] = []
+    for nodeid in nodeids:
+        path, _, rest = nodeid.partition("::")
+        qid, _, params = rest.partition("[")
+        if path not in files:
+            try:
+                loaded = load_golden_file(root / path, max_grade=settings.max_grade, shown=path)
+            except GoldenFileError:
+                loaded = []
+            files[path] = {q.id: q for q in loaded}
+        query = files[path].get(qid)
+        if query is None:
+            unread.append(nodeid)
+            continue
+        configuration = _configuration(params.rstrip("]"), known)
+        position = known.index(configuration) if configuration in known else len(known)
+        records.append(errored(query, configuration, settings, MESSAGE, position))
+    return records, unread
