@@ -9,6 +9,7 @@ from ._version import __version__
 from .advice import (
     RetrievalNoiseWarning,
     RetrievalOverlapWarning,
+    RetrievalReproducibilityWarning,
     RetrievalSaturationWarning,
     RetrievalSettingsWarning,
     RetrievalWarning,
@@ -24,6 +25,7 @@ __all__ = [
     "RetrievalNoiseWarning",
     "RetrievalOverlapWarning",
     "RetrievalQuery",
+    "RetrievalReproducibilityWarning",
     "RetrievalSaturationWarning",
     "RetrievalSettingsWarning",
     "RetrievalWarning",

@@ -40,6 +40,10 @@ class RetrievalSettingsWarning(RetrievalWarning):
     """A setting that names nothing in the run, or configurations named by position."""
 
 
+class RetrievalReproducibilityWarning(RetrievalWarning):
+    """Queries whose rankings differ when run again (``retrieval_repeat``)."""
+
+
 @dataclass(frozen=True)
 class Advice:
     """One piece of advice: its warning class, its text, and the category it is about."""
@@ -196,3 +200,23 @@ def positional_names(configurations: Sequence[str], fixture: str) -> list[Advice
             f"Give each a name: @pytest.fixture(params=[...], ids=['bm25', 'dense'])",
         )
     ]
+
+
+def reproducibility_warnings(records: Mapping[str, Sequence[QueryRecord]]) -> list[Advice]:
+    """Queries that ranked differently when run again: their numbers are not reproducible."""
+    out = []
+    for configuration, recs in records.items():
+        differ = [r for r in recs if not r.repeat_same]
+        if not differ:
+            continue
+        named = ", ".join(
+            f"{r.id} (top-k overlap {r.repeat_overlap or 0.0:.2f})" for r in differ[:10]
+        )
+        more = f" and {len(differ) - 10} more" if len(differ) > 10 else ""
+        text = (
+            f"{configuration}: {len(differ)} of {len(recs)} queries ranked differently when "
+            f"run again (retrieval_repeat): {named}{more}; their metrics use the first run. "
+            "Make the retriever deterministic (a seed, a fixed index) before trusting them"
+        )
+        out.append(Advice(RetrievalReproducibilityWarning, text, differ[0].category))
+    return out

@@ -15,6 +15,7 @@ from .advice import (
     noise_warnings,
     overlap_warnings,
     positional_names,
+    reproducibility_warnings,
     saturation_warnings,
     settings_warnings,
 )
@@ -115,6 +116,7 @@ def _warnings(
         )
         + saturation_warnings(records, evaluation.metrics)
         + overlap_warnings(evaluation.summaries)
+        + reproducibility_warnings(records)
     )
     if evaluation.weighted_left_out:
         text = (

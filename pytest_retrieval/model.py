@@ -48,6 +48,8 @@ class QueryRecord:
     skip_reason: str | None = None
     fingerprint: str = ""
     detail: str | None = None  # --retrieval-show: the ranking as a person reads it
+    repeat_overlap: float | None = None  # retrieval_repeat: smallest top-k overlap of the runs
+    repeat_same: bool = True  # retrieval_repeat: every run ranked alike
 
     @property
     def evaluated(self) -> bool:
@@ -96,6 +98,7 @@ REPORT_FIELDS = (
     "error",
     "violations",
     "skip_reason",
+    "repeat_overlap",
 )
 BASELINE_FIELDS = (
     "category",
@@ -124,6 +127,18 @@ def _text(name: str, value: object) -> None:
 def _optional_text(name: str, value: object) -> None:
     if value is not None and not isinstance(value, str):
         raise _fail(name, "text or null", value)
+
+
+def _optional_share(name: str, value: object) -> None:
+    if value is not None and (
+        isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1
+    ):
+        raise _fail(name, "a number in 0..1 or null", value)
+
+
+def _flag(name: str, value: object) -> None:
+    if not isinstance(value, bool):
+        raise _fail(name, "true or false", value)
 
 
 def _count(name: str, value: object) -> None:
@@ -180,6 +195,8 @@ _CHECKS = {
     "skip_reason": _optional_text,
     "fingerprint": _text,
     "detail": _optional_text,
+    "repeat_overlap": _optional_share,
+    "repeat_same": _flag,
 }
 assert set(_CHECKS) == set(FIELD_NAMES), "every record field has a check"
 

@@ -212,6 +212,17 @@ def _fixture(key: str, raw: Raw) -> str:
     return name
 
 
+def _seconds(key: str, raw: Raw) -> float | None:
+    text = _text(raw)
+    try:
+        value = float(text.removesuffix("s"))
+    except ValueError:
+        raise SettingsError(f"{key} must be a number of seconds (5, 0.5), got '{text}'") from None
+    if not math.isfinite(value) or value < 0:
+        raise SettingsError(f"{key} must be a number of seconds >= 0, got '{text}'")
+    return value or None  # 0: no deadline
+
+
 def _alpha(key: str, raw: Raw) -> float:
     text = _text(raw)
     try:
@@ -471,6 +482,17 @@ GROUP_BY = Setting(
     "add tables grouped by tags: tag:core,rolling (a row per listed tag) or tags (may repeat)",
     "", _group_bys, ini=None, option="--retrieval-group-by", metavar="SPEC", action="append",
 )  # fmt: skip
+TIMEOUT = Setting(
+    "retrieval_timeout",
+    "seconds a retriever call may take before its query is an error scoring 0 (0: no limit)",
+    "0", _seconds, option="--retrieval-timeout", metavar="SECONDS",
+)  # fmt: skip
+REPEAT = Setting(
+    "retrieval_repeat",
+    "run each query N times and name the queries whose rankings differ (metrics use the "
+    "first run)",
+    "1", integer(1, 100),
+)  # fmt: skip
 SHOW = Setting(
     "retrieval_show",
     "print one query's ranked results with their grades and metrics, per configuration "
@@ -480,10 +502,10 @@ SHOW = Setting(
 )  # fmt: skip
 
 SCHEMA: tuple[Setting[object], ...] = (
-    EVAL, REPORTS, BASELINE, UPDATE_BASELINE, TOLERANCE, DIFF, GROUP_BY, SHOW,
+    EVAL, REPORTS, BASELINE, UPDATE_BASELINE, TOLERANCE, DIFF, GROUP_BY, SHOW, TIMEOUT,
     GOLDEN, FIXTURE, METRICS, GAIN, THRESHOLD, MAX_GRADE, EMPTY,
     GATE_CONFIGURATIONS, GATE_METRICS, GATE_SCOPE, GATE_MODE,
-    SEED, BOOTSTRAP, REFERENCE, ALPHA, MIN_QUERIES, WEIGHTS,
+    SEED, BOOTSTRAP, REFERENCE, ALPHA, MIN_QUERIES, WEIGHTS, REPEAT,
 )  # fmt: skip
 
 
@@ -554,6 +576,8 @@ class RunOptions:
     reports: tuple[str, ...] = ()
     group_bys: tuple[GroupBy, ...] = ()
     show: tuple[str, ...] = ()  # query ids or globs whose rankings are printed
+    timeout: float | None = None  # seconds a retriever call may take
+    repeat: int = 1  # calls per query, to check that rankings are reproducible
 
 
 @dataclass(frozen=True)
@@ -621,6 +645,8 @@ def _run(raw: Mapping[str, Raw]) -> RunOptions:
         reports=REPORTS.read(raw),
         group_bys=GROUP_BY.read(raw),
         show=SHOW.read(raw),
+        timeout=TIMEOUT.read(raw),
+        repeat=REPEAT.read(raw),
     )
 
 

@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Iterator, Sequence
+from pathlib import Path
+from types import TracebackType
 
 import pytest
 
 from ..golden import GoldenQuery, RetrievalQuery
 from ..model import QueryRecord
+from ..runner import Repeats, RetrieverTimeout, call_with_timeout
 from ..scoring import Expectation, detail_text, errored, failure_text, score_query, skipped
-from ..settings import Settings
-from ..shapes import ResultShapeError
+from ..settings import RunSettings, Settings
+from ..shapes import ResultShapeError, dedupe, ranked_ids
 from .keys import CONFIGURATION_KEY, RECORD_KEY, SETTINGS_KEY
 
 
@@ -48,6 +51,23 @@ def _retrieve(query: GoldenQuery, retriever: object) -> object:
     assert callable(retriever)
     returned = retriever(RetrievalQuery.of(query))
     return list(returned) if isinstance(returned, Iterator) else returned
+
+
+PACKAGE = str(Path(__file__).resolve().parents[1])
+
+
+def _users_frames(exc: BaseException) -> TracebackType | None:
+    """The traceback from the first frame outside the package, when the exception was
+    raised in the user's code (a result object's ``.id``, its ``__iter__``); else None."""
+    tb = exc.__traceback__
+    last = tb
+    while last is not None and last.tb_next is not None:
+        last = last.tb_next
+    if last is None or last.tb_frame.f_code.co_filename.startswith(PACKAGE):
+        return None
+    while tb is not None and tb.tb_frame.f_code.co_filename.startswith(PACKAGE):
+        tb = tb.tb_next
+    return tb
 
 
 def _keep(
@@ -84,29 +104,76 @@ def _hide_for_users_errors(excinfo: pytest.ExceptionInfo[BaseException]) -> bool
     return not isinstance(excinfo.value, (ExpectationFailed, RetrieverError))
 
 
+def _call(item: pytest.Item, query: GoldenQuery, retriever: object, run: RunSettings) -> object:
+    """The retriever's answer to one query, within ``retrieval_timeout``.
+
+    A timeout is this item's error; the retriever's own exception propagates with the
+    user's frames (an error record is kept first).
+    """
+    __tracebackhide__ = _hide_for_users_errors
+    configuration, position = item.stash[CONFIGURATION_KEY]
+    try:
+        return call_with_timeout(lambda: _retrieve(query, retriever), run.run.timeout)
+    except RetrieverTimeout as exc:
+        _keep(item, errored(query, configuration, run.settings, str(exc), position), query)
+        raise RetrieverError(
+            f"query '{query.id}' [{configuration}]: {exc}", pytrace=False
+        ) from None
+    except Exception as exc:
+        _raised(item, query, exc, run.settings)
+        raise exc.with_traceback(_users_frames(exc) or exc.__traceback__)  # noqa: B904
+
+
+def _score(
+    item: pytest.Item, query: GoldenQuery, returned: object, run: RunSettings
+) -> tuple[QueryRecord, list[str]]:
+    __tracebackhide__ = _hide_for_users_errors
+    configuration, position = item.stash[CONFIGURATION_KEY]
+    settings = run.settings
+    try:
+        expect = expectation(query, item.config)
+        return score_query(query, configuration, returned, settings, position, expect)
+    except ResultShapeError as exc:
+        return errored(query, configuration, settings, str(exc), position), []
+    except Exception as exc:
+        user = _users_frames(exc)
+        if user is None:
+            raise  # the plugin's own bug: its frames stay visible
+        _raised(item, query, exc, settings)  # a result's .id or iteration raised
+        raise exc.with_traceback(user) from None
+
+
+def _repeats(
+    query: GoldenQuery, retriever: object, run: RunSettings, record: QueryRecord, first: list[str]
+) -> None:
+    """``retrieval_repeat``: call again, and note how far the rankings agree."""
+    rankings = [first]
+    try:
+        for _ in range(run.run.repeat - 1):
+            returned = call_with_timeout(lambda: _retrieve(query, retriever), run.run.timeout)
+            rankings.append(dedupe(ranked_ids(returned))[0])
+    except Exception:  # a repeat that fails is a ranking that did not reproduce
+        rankings.append([])
+    found = Repeats.of(rankings, run.settings.depth)
+    record.repeat_overlap, record.repeat_same = found.overlap, found.same
+
+
 def run_query(query: GoldenQuery, request: pytest.FixtureRequest, retriever: object) -> None:
     """The body of every golden item: run, score, record, then pass or fail."""
     __tracebackhide__ = _hide_for_users_errors
     item = request.node
-    settings = request.config.stash[SETTINGS_KEY].settings
+    run = request.config.stash[SETTINGS_KEY]
     configuration, position = item.stash[CONFIGURATION_KEY]
     if not callable(retriever):
         message = (
-            f"the '{settings.fixture}' fixture must return a callable that takes the golden "
-            f"query; it returned {type(retriever).__name__}"
+            f"the '{run.settings.fixture}' fixture must return a callable that takes the "
+            f"golden query; it returned {type(retriever).__name__}"
         )
-        _keep(item, errored(query, configuration, settings, message, position), query)
+        _keep(item, errored(query, configuration, run.settings, message, position), query)
         raise RetrieverError(f"query '{query.id}' [{configuration}]: {message}", pytrace=False)
-    try:
-        returned = _retrieve(query, retriever)
-    except Exception as exc:
-        _raised(item, query, exc, settings)
-        raise
-    try:
-        expect = expectation(query, request.config)
-        record, ranking = score_query(query, configuration, returned, settings, position, expect)
-    except ResultShapeError as exc:
-        record, ranking = errored(query, configuration, settings, str(exc), position), []
+    record, ranking = _score(item, query, _call(item, query, retriever, run), run)
+    if run.run.repeat > 1 and record.error is None:
+        _repeats(query, retriever, run, record, ranking)
     _keep(item, record, query, ranking)
     if record.error is not None:
         raise RetrieverError(f"query '{query.id}' [{configuration}]: {record.error}", pytrace=False)
