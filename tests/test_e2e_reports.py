@@ -50,6 +50,7 @@ QUERY_KEYS = {
     "error",
     "violations",
     "skip_reason",
+    "repeat_overlap",
 }
 
 
@@ -80,6 +81,7 @@ def _expected_query(configuration: str, qid: str, depth: int | None = 20) -> dic
         "error": None,
         "violations": [],
         "skip_reason": None,
+        "repeat_overlap": None,
     }
 
 
