@@ -124,9 +124,10 @@ def _checked(construct: Any, what: str) -> Any:
     def build(loader: _LineLoader, node: yaml.Node) -> Any:
         try:
             return construct(loader, node)
-        except (ValueError, TypeError, OverflowError, ArithmeticError) as exc:
+        except (ValueError, TypeError, OverflowError, ArithmeticError, AttributeError):
+            tag = str(node.tag).replace("tag:yaml.org,2002:", "!!")
             raise yaml.constructor.ConstructorError(
-                None, None, f"{node.value!r} is not {what} ({node.tag}: {exc})", node.start_mark
+                None, None, f"{node.value!r} is not {what} (tagged {tag})", node.start_mark
             ) from None
 
     return build
@@ -250,6 +251,7 @@ def _type_name(value: Any) -> str:
         "int": "an integer",
         "float": "a number",
         "bool": "true/false",
+        "_Int": "an integer",
         "_Lines": "a mapping",
         "_Seq": "a list",
         "dict": "a mapping",
@@ -550,7 +552,12 @@ def _query_id(checker: _Checker, raw: Mapping[Any, Any], line: int) -> tuple[str
             line,
             "query has no 'id' (required, unique text)"
             if "id" not in raw
-            else f"'id' must be non-empty text, got {_type_name(raw.get('id'))}",
+            else f"'id' must be non-empty text, got {_type_name(raw.get('id'))}"
+            + (
+                " (YAML reads yes, no, on, off, true and false as booleans: quote the id)"
+                if isinstance(raw.get("id"), bool)
+                else ""
+            ),
         )
         return None, False
     misread = _misread(raw.get("id"))
@@ -643,7 +650,7 @@ def _file_parts(checker: _Checker, data: Any) -> tuple[dict[str, object], Any]:
     ):
         checker.add(again, _repeated(key, first))
     for key in data:
-        if key not in FILE_KEYS:
+        if key not in FILE_KEYS and not str(key).startswith("x-"):  # x-...: for anchors
             checker.add(
                 _line_of(data, key) or 1,
                 f"unknown top-level key '{key}'{_closest(key, FILE_KEYS)}",

@@ -155,12 +155,15 @@ class RetrievalSession:
     # -- gate and baseline ------------------------------------------------------------
     @pytest.hookimpl(wrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
-        outcome = yield
+        try:
+            outcome = yield
+        except (session.Failed, session.Interrupted):
+            # -x / --maxfail / a stop request ends the loop by raising
+            self._mark_incomplete(session)
+            raise
         if self.config.option.collectonly:
             return outcome
-        self.incomplete = _stopped(session, self.collection_errors)
-        if self.incomplete is not None:
-            self.notes.append(f"the run is incomplete ({self.incomplete}): not gated, no update")
+        if self._mark_incomplete(session):
             return outcome
         self._add_missing()
         self._advise()
@@ -169,6 +172,15 @@ class RetrievalSession:
         else:
             self._run_gate(session)
         return outcome
+
+    def _mark_incomplete(self, session: pytest.Session) -> bool:
+        """Record why the run is incomplete, if it is; True when it is."""
+        self.incomplete = _stopped(session, self.collection_errors)
+        if self.incomplete is None:
+            return False
+        if self.received:  # nothing ran: pytest's own line says why
+            self.notes.append(f"the run is incomplete ({self.incomplete}): not gated, no update")
+        return True
 
     def _add_missing(self) -> None:
         """Items selected that sent nothing count as errors scoring 0, named."""

@@ -1,0 +1,766 @@
+"""A catalogue of bad input and faults, each with the exact message a user sees.
+
+Golden files (YAML), retriever results, options and ini values and baseline files
+go through their pure readers here (fast); the faults only a run can show (a
+crashed worker, an interrupted run, a report over the baseline, a timeout) run end
+to end in test_e2e_faults.py. The rule behind every case: bad input is refused
+with a message naming where and what to do, never silence, never a raised score.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+
+from pytest_retrieval.baseline import Baseline, BaselineError
+from pytest_retrieval.golden import GoldenFileError
+from pytest_retrieval.io.baseline_file import dumps, parse_baseline
+from pytest_retrieval.io.golden_yaml import load_golden_file
+from pytest_retrieval.model import QueryRecord
+from pytest_retrieval.settings import Settings, SettingsError, parse_run_settings
+
+SHOWN = "golden/bad.yaml"
+
+
+class FakeFrame:
+    """What a pandas DataFrame looks like to the plugin (iterating it gives its columns)."""
+
+    columns: ClassVar[list[str]] = ["id"]
+
+    def itertuples(self) -> object:
+        return iter(())
+
+
+# --------------------------------------------------------------------------- golden files
+
+GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
+    "tab-in-id": (
+        'queries:\n  - id: "a\\tb"\n    query: q\n    relevant: {x: 1}\n',
+        "golden/bad.yaml:2: query 'a\\tb': id must not contain spaces, tabs, newlines, '[', ']' or '::' (it becomes a pytest node id)",
+    ),
+    "newline-in-id": (
+        'queries:\n  - id: "a\\nb"\n    query: q\n    relevant: {x: 1}\n',
+        "golden/bad.yaml:2: query 'a\\nb': id must not contain spaces, tabs, newlines, '[', ']' or '::' (it becomes a pytest node id)",
+    ),
+    "octal-id": (
+        "queries:\n  - id: 00123\n    query: q\n    relevant: {x: 1}\n",
+        "golden/bad.yaml:2: query '83': id 00123 is read by YAML as the number 83; quote it ('00123') to keep it as text",
+    ),
+    "hex-id": (
+        "queries:\n  - id: 0x1F\n    query: q\n    relevant: {x: 1}\n",
+        "golden/bad.yaml:2: query '31': id 0x1F is read by YAML as the number 31; quote it ('0x1F') to keep it as text",
+    ),
+    "underscore-id": (
+        "queries:\n  - id: 1_000\n    query: q\n    relevant: {x: 1}\n",
+        "golden/bad.yaml:2: query '1000': id 1_000 is read by YAML as the number 1000; quote it ('1_000') to keep it as text",
+    ),
+    "octal-doc-key": (
+        "queries:\n  - id: a\n    query: q\n    relevant:\n      00123: 3\n",
+        "golden/bad.yaml:5: query 'a': 'relevant': id 00123 is read by YAML as the number 83; quote it ('00123') to keep it as text",
+    ),
+    "hex-doc-in-list": (
+        "queries:\n  - id: a\n    query: q\n    relevant: [doc, 0x10]\n",
+        "golden/bad.yaml:4: query 'a': 'relevant': id 0x10 is read by YAML as the number 16; quote it ('0x10') to keep it as text",
+    ),
+    "octal-forbid": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    forbid: [0777]\n",
+        "golden/bad.yaml:5: query 'a': 'forbid': id 0777 is read by YAML as the number 511; quote it ('0777') to keep it as text",
+    ),
+    "tab-in-doc-id": (
+        'queries:\n  - id: a\n    query: q\n    relevant: {"x\\ty": 1}\n',
+        "golden/bad.yaml:4: query 'a': 'relevant': id 'x\\ty' holds a tab, a newline or another control character; remove it",
+    ),
+    "bad-int-tag": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: !!int q1}\n",
+        "golden/bad.yaml:4: YAML value error: 'q1' is not an integer (tagged !!int); write a value that fits, or drop the tag",
+    ),
+    "bad-float-tag": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    expect: {mrr: !!float high}\n",
+        "golden/bad.yaml:5: YAML value error: 'high' is not a number (tagged !!float); write a value that fits, or drop the tag",
+    ),
+    "bad-timestamp-tag": (
+        "queries:\n  - id: a\n    query: !!timestamp someday\n    relevant: {x: 1}\n",
+        "golden/bad.yaml:3: YAML value error: 'someday' is not a date (tagged !!timestamp); write a value that fits, or drop the tag",
+    ),
+    "python-tag": (
+        "queries:\n  - id: a\n    query: !!python/object/apply:os.system [echo hi]\n    relevant: {x: 1}\n",
+        "golden/bad.yaml:3: YAML value error: could not determine a constructor for the tag 'tag:yaml.org,2002:python/object/apply:os.system'; write a value that fits, or drop the tag",
+    ),
+    "alias-bomb": (
+        "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\ng: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]\nqueries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    filters: {bomb: *g}\n",
+        "golden/bad.yaml:1: the file expands to far more values than it holds, through YAML aliases (&anchor ... *anchor): write the values out, or use fewer aliases",
+    ),
+    "deep-nesting": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    filters: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n",
+        "golden/bad.yaml:5: values are nested more than 64 levels deep",
+    ),
+    "empty-queries": (
+        "queries: []\n",
+        "golden/bad.yaml:1: the file has no queries; add some, or delete the file",
+    ),
+    "empty-bare-list": (
+        "[]\n",
+        "golden/bad.yaml:1: the file has no queries; add some, or delete the file",
+    ),
+    "category-ALL": (
+        "queries:\n  - id: a\n    query: q\n    category: ALL\n    relevant: {x: 1}\n",
+        "golden/bad.yaml:4: query 'a': category 'ALL' is reserved for the overall row of the tables; choose another name",
+    ),
+    "category-weighted": (
+        "queries:\n  - id: a\n    query: q\n    category: All (Weighted)\n    relevant: {x: 1}\n",
+        "golden/bad.yaml:4: query 'a': category 'All (Weighted)' is reserved for the overall row of the tables; choose another name",
+    ),
+    "xfail-alone": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    xfail: broken\n",
+        "golden/bad.yaml:5: query 'a': 'xfail' expects this query's 'expect' or 'forbid' to fail, but it has neither, so it can never fail (it would always XPASS): add expect (e.g. {ndcg@10: 0.9}) or forbid, or remove xfail",
+    ),
+    "query-empty": (
+        "queries:\n  - id: a\n    query: ''\n    relevant: {x: 1}\n",
+        "golden/bad.yaml:3: query 'a': 'query' must be non-empty text, got text ''",
+    ),
+    "query-number": (
+        "queries:\n  - id: a\n    query: 42\n    relevant: {x: 1}\n",
+        "golden/bad.yaml:3: query 'a': 'query' must be non-empty text, got an integer 42",
+    ),
+    "relevant-missing": (
+        "queries:\n  - id: a\n    query: q\n",
+        "golden/bad.yaml:2: query 'a': 'relevant' is missing (required); write 'relevant: {}' for a no-result query",
+    ),
+    "relevant-null": (
+        "queries:\n  - id: a\n    query: q\n    relevant:\n",
+        "golden/bad.yaml:4: query 'a': 'relevant' is empty; write 'relevant: {}' for a no-result query, or map ids to grades (doc-id: 3)",
+    ),
+    "grade-bool": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: yes}\n",
+        "golden/bad.yaml:4: query 'a': grade of 'x' must be an integer 0..3, got true/false True",
+    ),
+    "grade-negative": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: -1}\n",
+        "golden/bad.yaml:4: query 'a': grade of 'x' is -1, outside 0..3 (retrieval_max_grade); use a grade in range or raise retrieval_max_grade",
+    ),
+    "grade-float": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1.5}\n",
+        "golden/bad.yaml:4: query 'a': grade of 'x' must be an integer 0..3, got a number 1.5",
+    ),
+    "grade-high": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 4}\n",
+        "golden/bad.yaml:4: query 'a': grade of 'x' is 4, outside 0..3 (retrieval_max_grade); use a grade in range or raise retrieval_max_grade",
+    ),
+    "expect-range": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    expect: {mrr: 1.5}\n",
+        "golden/bad.yaml:5: query 'a': 'expect' mrr must be in 0..1, got 1.5",
+    ),
+    "expect-unknown": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    expect: {mmr: 0.5}\n",
+        "golden/bad.yaml:5: query 'a': 'expect': unknown metric 'mmr' (did you mean 'mrr'?)",
+    ),
+    "expect-bool": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    expect: {mrr: true}\n",
+        "golden/bad.yaml:5: query 'a': 'expect' mrr must be a number in 0..1, got true/false",
+    ),
+    "expect-list": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    expect: [mrr]\n",
+        "golden/bad.yaml:5: query 'a': 'expect' must map metric names to minimum values (mrr: 1.0), got a list",
+    ),
+    "tags-mapping": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    tags: {core: 1}\n",
+        "golden/bad.yaml:5: query 'a': 'tags' must be a list of text, got a mapping",
+    ),
+    "tags-number-item": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    tags: [core, 1.5]\n",
+        "golden/bad.yaml:5: query 'a': 'tags' must hold only text, got a number",
+    ),
+    "forbid-string": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    forbid: x\n",
+        "golden/bad.yaml:5: query 'a': 'forbid' must be a list of text, got text",
+    ),
+    "filters-list": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    filters: [a]\n",
+        "golden/bad.yaml:5: query 'a': 'filters' must be a mapping (network: base), got a list",
+    ),
+    "skip-number": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    skip: 3\n",
+        "golden/bad.yaml:5: query 'a': 'skip' must be a reason (text) or true, got an integer",
+    ),
+    "duplicate-id": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n  - id: a\n    query: q2\n    relevant: {x: 1}\n",
+        "golden/bad.yaml:5: query 'a': duplicate id (first used on line 2); ids must be unique across the golden set",
+    ),
+    "unknown-top-key": (
+        "queriez:\n  - id: a\n    query: q\n    relevant: {x: 1}\n",
+        "golden/bad.yaml:1: unknown top-level key 'queriez' (did you mean 'queries'?)",
+    ),
+    "queries-mapping": (
+        "queries: {a: 1}\n",
+        "golden/bad.yaml:1: 'queries' must be a list of queries, got a mapping",
+    ),
+    "id-list": (
+        "queries:\n  - id: [a]\n    query: q\n    relevant: {x: 1}\n",
+        "golden/bad.yaml:2: 'id' must be non-empty text, got a list",
+    ),
+    "id-bool": (
+        "queries:\n  - id: yes\n    query: q\n    relevant: {x: 1}\n",
+        "golden/bad.yaml:2: 'id' must be non-empty text, got true/false (YAML reads yes, no, on, off, true and false as booleans: quote the id)",
+    ),
+    "id-missing": (
+        "queries:\n  - query: q\n    relevant: {x: 1}\n",
+        "golden/bad.yaml:2: query has no 'id' (required, unique text)",
+    ),
+    "repeated-key": (
+        "queries:\n  - id: a\n    query: q\n    query: q2\n    relevant: {x: 1}\n",
+        "golden/bad.yaml:4: query 'a': key 'query' appears twice (first on line 3); keep one: YAML would silently drop the other",
+    ),
+    "unhashable-key": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {? [x, y] : 1}\n",
+        "golden/bad.yaml:4: a key is a list or a mapping; keys must be text",
+    ),
+    "defaults-unknown": (
+        "defaults:\n  relevant: {x: 1}\nqueries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n",
+        "golden/bad.yaml:2: unknown key 'relevant' in defaults; set it on each query",
+    ),
+    "defaults-not-mapping": (
+        "defaults: [a]\nqueries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n",
+        "golden/bad.yaml:1: 'defaults' must be a mapping, got a list",
+    ),
+    "query-not-mapping": (
+        "queries:\n  - just a string\n",
+        "golden/bad.yaml:2: each query must be a mapping with 'id', 'query' and 'relevant', got text",
+    ),
+    "id-with-brackets": (
+        "queries:\n  - id: a[1]\n    query: q\n    relevant: {x: 1}\n",
+        "golden/bad.yaml:2: query 'a[1]': id must not contain spaces, tabs, newlines, '[', ']' or '::' (it becomes a pytest node id)",
+    ),
+    "empty-file": (
+        "",
+        "golden/bad.yaml:1: the file is empty; write 'queries:' with a list of queries",
+    ),
+    "only-comments": (
+        "# nothing here\n",
+        "golden/bad.yaml:1: the file is empty; write 'queries:' with a list of queries",
+    ),
+    "unclosed-bracket": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1\n",
+        "golden/bad.yaml:4: YAML syntax error: while parsing a flow mapping did not find expected ',' or '}'; fix the YAML at this line",
+    ),
+    "bad-indent": (
+        "queries:\n  - id: a\n    query: q\n   relevant: {x: 1}\n",
+        "golden/bad.yaml:4: YAML syntax error: while parsing a block collection did not find expected '-' indicator (the construct began on line 2); fix the YAML at this line",
+    ),
+    "relevant-id-twice": (
+        "queries:\n  - id: a\n    query: q\n    relevant: [x, x]\n",
+        "golden/bad.yaml:4: query 'a': 'relevant' lists 'x' twice; keep one",
+    ),
+    "relevant-number-and-text": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {1: 1, '1': 2}\n",
+        "golden/bad.yaml:4: query 'a': 'relevant' names '1' twice (as text and as a number); keep one",
+    ),
+}
+GOLDEN_BYTES_CASES: dict[str, tuple[bytes, str]] = {
+    "nul-byte": (
+        b"queries:\n  - id: a\n    query: q\x00\n    relevant: {x: 1}\n",
+        "golden/bad.yaml:3: a NUL byte: the file is binary or corrupt; save it as UTF-8 text",
+    ),
+    "utf16": (
+        b"\xff\xfeq\x00u\x00e\x00r\x00i\x00e\x00s\x00:\x00\n\x00 \x00 \x00-\x00 \x00i\x00d\x00:\x00 \x00a\x00\n\x00",
+        "golden/bad.yaml:1: the file is UTF-16 (it starts with a byte-order mark); save it as UTF-8",
+    ),
+    "latin1": (
+        b"queries:\n  - id: a\n    query: caf\xe9\n    relevant: {x: 1}\n",
+        "golden/bad.yaml:3: byte 0xe9 is not UTF-8 (is the file Latin-1?); save it as UTF-8",
+    ),
+}
+
+
+def _first_problem(tmp_path: Path, data: bytes) -> str:
+    path = tmp_path / "bad.yaml"
+    path.write_bytes(data)
+    with pytest.raises(GoldenFileError) as info:
+        load_golden_file(path, shown=SHOWN)
+    return str(info.value.problems[0])
+
+
+@pytest.mark.parametrize("case", list(GOLDEN_TEXT_CASES))
+def test_a_bad_golden_file_is_refused_with_its_line_and_the_fix(tmp_path: Path, case: str) -> None:
+    text, message = GOLDEN_TEXT_CASES[case]
+    assert _first_problem(tmp_path, text.encode("utf-8")) == message
+
+
+@pytest.mark.parametrize("case", list(GOLDEN_BYTES_CASES))
+def test_a_golden_file_in_another_encoding_is_named_with_its_line(
+    tmp_path: Path, case: str
+) -> None:
+    data, message = GOLDEN_BYTES_CASES[case]
+    assert _first_problem(tmp_path, data) == message
+
+
+GOOD_YAML = {
+    "utf8-bom": "\ufeffqueries:\n  - {id: a, query: q, relevant: {x: 1}}\n",
+    "merge-keys": (
+        "x-base: &base {category: paraphrase, tags: [core]}\n"
+        "queries:\n"
+        "  - {<<: *base, id: a, query: q, relevant: {x: 1}}\n"
+    ),
+    "anchors-for-judgments": (
+        "queries:\n"
+        "  - {id: a, query: q, relevant: &judged {x: 3, y: 1}}\n"
+        "  - {id: b, query: q2, relevant: *judged}\n"
+    ),
+    "quoted-number-id": "queries:\n  - {id: '00123', query: q, relevant: {'0x1F': 1}}\n",
+    "integer-id": "queries:\n  - {id: 42, query: q, relevant: {7: 1}}\n",
+}
+
+
+@pytest.mark.parametrize("case", list(GOOD_YAML))
+def test_valid_yaml_features_load(tmp_path: Path, case: str) -> None:
+    """Merge keys, anchors, a byte-order mark and quoted numbers are valid YAML and work."""
+    path = tmp_path / "good.yaml"
+    path.write_text(GOOD_YAML[case], encoding="utf-8")
+    queries = load_golden_file(path, shown=SHOWN)
+    assert queries
+    if case == "merge-keys":
+        assert (queries[0].category, queries[0].tags) == ("paraphrase", ("core",))
+    if case == "quoted-number-id":
+        assert (queries[0].id, dict(queries[0].relevant)) == ("00123", {"0x1F": 1})
+    if case == "integer-id":
+        assert (queries[0].id, dict(queries[0].relevant)) == ("42", {"7": 1})
+    if case == "anchors-for-judgments":
+        assert queries[1].relevant == {"x": 3, "y": 1}
+
+
+def test_a_category_spelled_two_ways_is_refused(tmp_path: Path) -> None:
+    from pytest_retrieval.golden import GoldenSet
+
+    golden = GoldenSet()
+    for name, category in (("a.yaml", "paraphrase"), ("b.yaml", "Paraphrase")):
+        path = tmp_path / name
+        text = f"queries:\n  - {{id: {name[0]}, query: q, category: {category}, relevant: {{}}}}\n"
+        path.write_text(text, encoding="utf-8")
+        queries = load_golden_file(path, shown=f"golden/{name}")
+        if name == "a.yaml":
+            golden.add_file(queries)
+            continue
+        with pytest.raises(GoldenFileError) as info:
+            golden.add_file(queries)
+    assert str(info.value.problems[0]) == (
+        "golden/b.yaml:2: query 'b': category 'Paraphrase' differs only in case from "
+        "'paraphrase' (golden/a.yaml:2): the tables would show two rows; use one spelling"
+    )
+
+
+# --------------------------------------------------------------------------- retriever results
+
+RESULT_CASES: dict[str, tuple[object, str]] = {
+    "none": (None, "the retriever returned None; return a ranked list of results"),
+    "number": (5, "the retriever returned int 5, not a ranked sequence of results"),
+    "float": (0.5, "the retriever returned float 0.5, not a ranked sequence of results"),
+    "text": (
+        "doc-1",
+        "the retriever returned a bare string (str 'doc-1'); return a list of results, e.g. [doc_id, ...]",
+    ),
+    "bytes": (
+        b"doc-1",
+        "the retriever returned a bare string (bytes b'doc-1'); return a list of results, e.g. [doc_id, ...]",
+    ),
+    "mapping": (
+        {"doc-1": 0.9},
+        "the retriever returned a mapping (dict {'doc-1': 0.9}), which has no rank order; return a list such as [(doc_id, score), ...]",
+    ),
+    "set": (
+        {"a"},
+        "the retriever returned a set (set {'a'}), which has no rank order; return a list",
+    ),
+    "dataframe": (
+        FakeFrame(),
+        "the retriever returned a FakeFrame (iterating it gives its column names, not results); return df['id'].tolist() or list(df.itertuples())",
+    ),
+    "float-item": (
+        [1.5],
+        "result at rank 1 is not an id, an (id, score) pair, a mapping with 'id' or an object with .id: float 1.5",
+    ),
+    "none-item": (
+        [None],
+        "result at rank 1 is not an id, an (id, score) pair, a mapping with 'id' or an object with .id: NoneType None",
+    ),
+    "enumerate": (
+        list(enumerate(["a", "b"])),
+        "result at rank 1 is a pair whose second item is not a score: tuple (0, 'a'); return ids or (id, score) pairs (list(enumerate(ids)) gives (position, id) pairs)",
+    ),
+    "mapping-no-id": (
+        [{"score": 1.0}],
+        "result at rank 1 is a mapping without an 'id' key: dict {'score': 1.0}",
+    ),
+    "object-no-id": (
+        [object()],
+        "result at rank 1 is not an id, an (id, score) pair, a mapping with 'id' or an object with .id: object <",
+    ),
+    "score-as-text": (
+        [("a", "0.9")],
+        "result at rank 1 is a pair whose second item is not a score: tuple ('a', '0.9'); return ids or (id, score) pairs (list(enumerate(ids)) gives (position, id) pairs)",
+    ),
+    "triple": (
+        [("a", 0.9, "x")],
+        "result at rank 1 is not an id, an (id, score) pair, a mapping with 'id' or an object with .id: tuple ('a', 0.9, 'x')",
+    ),
+    "list-of-three": (
+        [["a", 0.9, 1]],
+        "result at rank 1 is not an id, an (id, score) pair, a mapping with 'id' or an object with .id: list ['a', 0.9, 1]",
+    ),
+    "bool-item": (
+        [True],
+        "result at rank 1 is not an id, an (id, score) pair, a mapping with 'id' or an object with .id: bool True",
+    ),
+    "id-float": ([{"id": 1.5}], "result at rank 1 has an id that is not text: float 1.5"),
+    "bytes-item": (
+        [b"a"],
+        "result at rank 1 is not an id, an (id, score) pair, a mapping with 'id' or an object with .id: bytes b'a'",
+    ),
+    "nested-list": (
+        [["a", "b"]],
+        "result at rank 1 is not an id, an (id, score) pair, a mapping with 'id' or an object with .id: list ['a', 'b']",
+    ),
+}
+
+SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
+    "decimal-comma": (
+        {"retrieval_tolerance": "0,02"},
+        "retrieval_tolerance: '0,02' has a decimal comma; write a point: 0.02",
+    ),
+    "two-defaults": (
+        {"retrieval_tolerance": "0.02 0.05"},
+        "retrieval_tolerance gives 2 default tolerances (0.02, 0.05); keep one, and name a metric for the others (mrr=0.05)",
+    ),
+    "metric-twice": (
+        {"retrieval_tolerance": "mrr=0.1 RR=0.2"},
+        "retrieval_tolerance gives mrr twice ('RR=0.2'); keep one",
+    ),
+    "never-fails-abs": (
+        {"retrieval_tolerance": "1"},
+        "retrieval_tolerance: '1' can never fail: metrics lie in 0..1, so a tolerance of 1 or more allows every drop; write a drop the gate should catch (0.02, 2%)",
+    ),
+    "never-fails-rel": (
+        {"retrieval_tolerance": "150%"},
+        "retrieval_tolerance: '150%' can never fail: metrics lie in 0..1, so a tolerance of 100% or more allows every drop; write a drop the gate should catch (0.02, 2%)",
+    ),
+    "tolerance-word": (
+        {"retrieval_tolerance": "lenient"},
+        "retrieval_tolerance: 'lenient' is not a tolerance; write an absolute drop (0.02) or a relative one (2%)",
+    ),
+    "tolerance-negative": (
+        {"retrieval_tolerance": "-0.1"},
+        "retrieval_tolerance: '-0.1' is not a tolerance; write an absolute drop (0.02) or a relative one (2%)",
+    ),
+    "tolerance-not-computed": (
+        {"retrieval_tolerance": "0.02 map=0.1"},
+        "retrieval_tolerance names map, which this run does not compute (retrieval_metrics: ndcg@10 mrr recall@20)",
+    ),
+    "gate-metric-not-computed": (
+        {"retrieval_gate_metrics": "map"},
+        "retrieval_gate_metrics names map, which this run does not compute (retrieval_metrics: ndcg@10 mrr recall@20)",
+    ),
+    "bootstrap-small": (
+        {"retrieval_bootstrap": "50"},
+        "retrieval_bootstrap must be 0 (normal intervals, no resampling) or at least 100, got 50: fewer resamples make percentile intervals meaningless",
+    ),
+    "bootstrap-negative": (
+        {"retrieval_bootstrap": "-1"},
+        "retrieval_bootstrap must be an integer >= 0, got -1",
+    ),
+    "bootstrap-word": (
+        {"retrieval_bootstrap": "many"},
+        "retrieval_bootstrap must be an integer >= 0, got 'many'",
+    ),
+    "alpha-one": ({"retrieval_alpha": "1"}, "retrieval_alpha must be a number in (0, 1), got 1.0"),
+    "alpha-nan": (
+        {"retrieval_alpha": "nan"},
+        "retrieval_alpha must be a number in (0, 1), got nan",
+    ),
+    "weights-nan": (
+        {"retrieval_weights": "a=nan"},
+        "retrieval_weights: 'a=nan' is not category=weight (e.g. exact-name=0.4)",
+    ),
+    "weights-inf": (
+        {"retrieval_weights": "a=inf"},
+        "retrieval_weights: 'a=inf' is not category=weight (e.g. exact-name=0.4)",
+    ),
+    "weights-negative": (
+        {"retrieval_weights": "a=-1"},
+        "retrieval_weights: 'a=-1' is not category=weight (e.g. exact-name=0.4)",
+    ),
+    "weights-colon": (
+        {"retrieval_weights": "a:1"},
+        "retrieval_weights: 'a:1' is not category=weight (e.g. exact-name=0.4)",
+    ),
+    "weights-zero": (
+        {"retrieval_weights": "a=0 b=0"},
+        "retrieval_weights: the weights add up to 0",
+    ),
+    "max-grade-huge": (
+        {"retrieval_max_grade": "1000"},
+        "retrieval_max_grade must be an integer in 1..100, got 1000",
+    ),
+    "max-grade-zero": (
+        {"retrieval_max_grade": "0"},
+        "retrieval_max_grade must be an integer in 1..100, got 0",
+    ),
+    "threshold-above-max": (
+        {"retrieval_relevance_threshold": "4"},
+        "retrieval_relevance_threshold (4) is above retrieval_max_grade (3): nothing could ever be relevant",
+    ),
+    "metrics-empty": (
+        {"retrieval_metrics": ","},
+        "retrieval_metrics is empty; name at least one metric (ndcg@10)",
+    ),
+    "metrics-typo": (
+        {"retrieval_metrics": "ndgc@10"},
+        "retrieval_metrics: unknown metric 'ndgc@10' (did you mean 'ndcg@10'?)",
+    ),
+    "metric-no-cut": (
+        {"retrieval_metrics": "recall"},
+        "retrieval_metrics: metric 'recall' needs a cut: write 'recall@10' (any k >= 1)",
+    ),
+    "metric-bad-cut": (
+        {"retrieval_metrics": "ndcg@0"},
+        "retrieval_metrics: metric 'ndcg@0': the cut must be an integer >= 1, got '0'",
+    ),
+    "empty-never": (
+        {"retrieval_empty": "never"},
+        "retrieval_empty must be one of abstain, one, zero, skip, got 'never'",
+    ),
+    "gain-log": (
+        {"retrieval_gain": "log"},
+        "retrieval_gain must be one of exponential, linear, got 'log'",
+    ),
+    "scope-global": (
+        {"retrieval_gate_scope": "global"},
+        "retrieval_gate_scope must be one of category, all, got 'global'",
+    ),
+    "mode-fuzzy": (
+        {"retrieval_gate_mode": "fuzzy"},
+        "retrieval_gate_mode must be one of absolute, significant, got 'fuzzy'",
+    ),
+    "timeout-negative": (
+        {"retrieval_timeout": "-1"},
+        "retrieval_timeout must be a number of seconds >= 0, got '-1'",
+    ),
+    "timeout-word": (
+        {"retrieval_timeout": "soon"},
+        "retrieval_timeout must be a number of seconds (5, 0.5), got 'soon'",
+    ),
+    "repeat-zero": (
+        {"retrieval_repeat": "0"},
+        "retrieval_repeat must be an integer in 1..100, got 0",
+    ),
+    "fixture-dash": (
+        {"retrieval_fixture": "my-fixture"},
+        "retrieval_fixture must be a fixture name, got 'my-fixture'",
+    ),
+    "diff-negative": ({"retrieval_diff": "-1"}, "--retrieval-diff must be an integer >= 0, got -1"),
+    "seed-word": (
+        {"retrieval_seed": "lucky"},
+        "retrieval_seed must be an integer >= 0, got 'lucky'",
+    ),
+    "min-queries-zero": (
+        {"retrieval_min_queries": "0"},
+        "retrieval_min_queries must be an integer >= 1, got 0",
+    ),
+    "report-suffix": (
+        {"retrieval_report": ["out.txt"]},
+        "--retrieval-report out.txt: the suffix must be one of .json, .md, .html",
+    ),
+    "group-by-bad": (
+        {"retrieval_group_by": ["tag"]},
+        "--retrieval-group-by tag: write tag:NAME[,NAME...] (e.g. tag:core,rolling) or tags",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(SETTING_CASES))
+def test_a_bad_setting_is_refused_naming_the_key_and_the_fix(case: str) -> None:
+    raw, message = SETTING_CASES[case]
+    with pytest.raises(SettingsError) as info:
+        parse_run_settings(raw)
+    assert str(info.value) == message
+
+
+# --------------------------------------------------------------------------- baseline files
+
+SETTINGS = Settings()
+
+
+def _record(qid: str, value: float) -> QueryRecord:
+    return QueryRecord(
+        id=qid,
+        configuration="fused",
+        category="lexical",
+        path="golden/a.yaml",
+        metrics=dict.fromkeys(SETTINGS.metric_names, value),
+        retrieved=[f"{qid}-d"],
+        grades={f"{qid}-d": 3},
+        fingerprint=f"fp-{qid}",
+    )
+
+
+BASELINE = dumps(
+    Baseline(SETTINGS.as_dict(), {"fused": {"a": _record("a", 1.0), "b": _record("b", 0.5)}})
+)
+Mutation = Callable[[dict[str, object]], object]
+
+
+def _query(data: dict[str, object]) -> dict[str, object]:
+    return data["configurations"]["fused"]["queries"]["a"]  # type: ignore[index, no-any-return]
+
+
+def _summary(data: dict[str, object]) -> dict[str, object]:
+    return data["configurations"]["fused"]["summary"]  # type: ignore[index, no-any-return]
+
+
+WHERE = "golden/baseline.json: configuration 'fused': "
+BASELINE_CASES: dict[str, tuple[Mutation, str]] = {
+    "metrics-emptied": (
+        lambda d: _query(d).update(metrics={}),
+        WHERE + "query 'a': its metrics are none, the settings' are "
+        "['mrr', 'ndcg@10', 'recall@20']",
+    ),
+    "metrics-all-null": (
+        lambda d: _query(d).update(metrics=dict.fromkeys(SETTINGS.metric_names)),
+        WHERE + "query 'a': ndcg@10 is null, which only retrieval_empty = skip allows",
+    ),
+    "metrics-renamed": (
+        lambda d: _query(d).update(metrics={"ndcg@5": 1.0, "mrr": 1.0, "recall@20": 1.0}),
+        WHERE + "query 'a': its metrics are ['mrr', 'ndcg@5', 'recall@20'], the settings' are "
+        "['mrr', 'ndcg@10', 'recall@20']",
+    ),
+    "metric-negative": (
+        lambda d: _query(d)["metrics"].update(mrr=-0.5),  # type: ignore[attr-defined]
+        WHERE + "query 'a': mrr is -0.5, outside 0..1",
+    ),
+    "metric-above-one": (
+        lambda d: _query(d)["metrics"].update(mrr=1.5),  # type: ignore[attr-defined]
+        WHERE + "query 'a': mrr is 1.5, outside 0..1",
+    ),
+    "metric-bool": (
+        lambda d: _query(d)["metrics"].update(mrr=True),  # type: ignore[attr-defined]
+        WHERE + "query 'a': 'metrics.mrr' must be a finite number or null, got bool True",
+    ),
+    "metric-text": (
+        lambda d: _query(d)["metrics"].update(mrr="0.5"),  # type: ignore[attr-defined]
+        WHERE + "query 'a': 'metrics.mrr' must be a finite number or null, got str '0.5'",
+    ),
+    "summary-disagrees": (
+        lambda d: _summary(d)["all"].update(mrr=0.9),  # type: ignore[attr-defined]
+        WHERE + "its stored summary says all mrr = 0.9, its queries give 0.75: the file was "
+        "edited by hand",
+    ),
+    "summary-n-wrong": (
+        lambda d: _summary(d)["all"].update(n=10),  # type: ignore[attr-defined]
+        WHERE + "its stored summary says all n = 10, its queries give 2: the file was edited "
+        "by hand",
+    ),
+    "summary-row-missing": (
+        lambda d: _summary(d)["categories"].clear(),  # type: ignore[attr-defined]
+        WHERE + "its stored summary has no row 'lexical'",
+    ),
+    "settings-gain": (
+        lambda d: d["settings"].update(gain="log"),  # type: ignore[attr-defined]
+        "golden/baseline.json: 'settings.gain' must be one of exponential, linear",
+    ),
+    "settings-no-metrics": (
+        lambda d: d["settings"].pop("metrics"),  # type: ignore[attr-defined]
+        "golden/baseline.json: 'settings.metrics' must be a non-empty list of metric names",
+    ),
+    "settings-bad-metric": (
+        lambda d: d["settings"].update(metrics=["ndcg@10", "mmr", "recall@20"]),  # type: ignore[attr-defined]
+        "golden/baseline.json: 'settings.metrics': unknown metric 'mmr' (did you mean 'mrr'?)",
+    ),
+    "settings-threshold-text": (
+        lambda d: d["settings"].update(relevance_threshold="1"),  # type: ignore[attr-defined]
+        "golden/baseline.json: 'settings.relevance_threshold' must be an integer >= 1",
+    ),
+    "query-not-mapping": (
+        lambda d: d["configurations"]["fused"]["queries"].update(a=[1]),  # type: ignore[index]
+        WHERE + "query 'a' is not a mapping",
+    ),
+    "outcome-bogus": (
+        lambda d: _query(d).update(outcome="great"),
+        WHERE + "query 'a': 'outcome' must be one of passed, failed, error, skipped, xfailed, "
+        "xpassed, got str 'great'",
+    ),
+    "grades-text": (
+        lambda d: _query(d).update(grades={"a-d": "3"}),
+        WHERE + "query 'a': 'grades' must be a mapping of ids to integer grades, got dict "
+        "{'a-d': '3'}",
+    ),
+    "retrieved-numbers": (
+        lambda d: _query(d).update(retrieved=[1, 2]),
+        WHERE + "query 'a': 'retrieved' must be a list of text, got list [1, 2]",
+    ),
+    "unknown-field": (
+        lambda d: _query(d).update(secret=1),
+        WHERE + "query 'a': unknown field(s) secret",
+    ),
+    "queries-list": (
+        lambda d: d["configurations"]["fused"].update(queries=[]),  # type: ignore[index]
+        "golden/baseline.json: configuration 'fused' has no 'queries' mapping",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(BASELINE_CASES))
+def test_a_tampered_baseline_is_refused_with_what_is_wrong(case: str) -> None:
+    mutate, message = BASELINE_CASES[case]
+    data = json.loads(BASELINE)
+    mutate(data)
+    with pytest.raises(BaselineError) as info:
+        parse_baseline(json.dumps(data), "golden/baseline.json")
+    assert str(info.value) == message
+
+
+RAW_BASELINES: dict[str, tuple[str, str]] = {
+    "nan-token": (
+        BASELINE.replace('"mrr": 0.5', '"mrr": NaN', 1),
+        WHERE + "query 'b': 'metrics.mrr' must be a finite number or null, got float nan",
+    ),
+    "minus-infinity-token": (
+        BASELINE.replace('"mrr": 0.5', '"mrr": -Infinity', 1),
+        WHERE + "query 'b': 'metrics.mrr' must be a finite number or null, got float -inf",
+    ),
+    "deeply-nested": (
+        '{"format": "pytest-retrieval-baseline", "version": 1, "x": '
+        + "[" * 100_000
+        + "]" * 100_000
+        + "}",
+        "golden/baseline.json is nested too deeply to be a baseline",
+    ),
+    "not-json": (
+        "{nope",
+        "golden/baseline.json is not valid JSON (line 1, column 2: Expecting property name "
+        "enclosed in double quotes)",
+    ),
+    "other-format": (
+        '{"format": "ranx-run"}',
+        'golden/baseline.json is not a pytest-retrieval baseline (no "format": '
+        '"pytest-retrieval-baseline")',
+    ),
+    "version-2": (
+        BASELINE.replace('"version": 1', '"version": 2'),
+        "golden/baseline.json has baseline version 2; this plugin reads version 1",
+    ),
+    "truncated": (BASELINE[: len(BASELINE) // 2], "golden/baseline.json is not valid JSON"),
+}
+
+
+@pytest.mark.parametrize("case", list(RAW_BASELINES))
+def test_a_broken_baseline_file_is_refused(case: str) -> None:
+    text, message = RAW_BASELINES[case]
+    with pytest.raises(BaselineError) as info:
+        parse_baseline(text, "golden/baseline.json")
+    assert str(info.value).startswith(message)
+
+
+def test_the_untampered_baseline_reads_back() -> None:
+    parsed = parse_baseline(BASELINE, "golden/baseline.json")
+    assert sorted(parsed.configurations["fused"]) == ["a", "b"]

@@ -1,0 +1,259 @@
+"""Faults only a run can show: none may end in a passed gate that should fail, a plugin
+traceback, silence about dropped data, or a hang.
+
+The project is the shared e2e project (tests/conftest.py): bm25 and dense, 7 queries.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import E2E_INI, E2E_RETRIEVER_CONFTEST, e2e_load_json, e2e_run, e2e_write_project
+
+UPDATE = ("--retrieval-eval", "--retrieval-update-baseline")
+
+
+def _with_conftest(pytester: pytest.Pytester, extra: str, ini: str = E2E_INI) -> None:
+    """The shared project, its retriever wrapped by ``extra`` (which defines ``fault``)."""
+    returning = "        return _shape(request.param, table[query.id])"
+    conftest = E2E_RETRIEVER_CONFTEST.replace(
+        returning, "        fault(request.param, query)\n" + returning
+    )
+    e2e_write_project(pytester, ini=ini, conftest=conftest + "\n" + extra)
+
+
+NO_FAULT = "def fault(configuration, query):\n    pass\n"
+
+
+def test_a_report_over_the_baseline_file_is_refused(pytester: pytest.Pytester) -> None:
+    e2e_write_project(pytester)
+    result = e2e_run(pytester, *UPDATE, "--retrieval-report", "golden/baseline.json")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert (
+        "--retrieval-report golden/baseline.json is the baseline file (golden/baseline.json): "
+        "the report would overwrite it; write the report to another file"
+    ) in result.stderr.str()
+    assert not (pytester.path / "golden" / "baseline.json").exists()
+
+
+def test_a_decimal_comma_tolerance_is_refused_not_read_as_two(pytester: pytest.Pytester) -> None:
+    e2e_write_project(pytester)
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-tolerance", "0,02")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "retrieval_tolerance: '0,02' has a decimal comma; write a point: 0.02" in (
+        result.stderr.str()
+    )
+
+
+def test_a_regressed_query_marked_skip_is_named_by_the_gate(pytester: pytest.Pytester) -> None:
+    e2e_write_project(pytester)
+    assert e2e_run(pytester, *UPDATE).ret == 0
+    catalog = pytester.path / "golden" / "catalog.yaml"
+    catalog.write_text(
+        catalog.read_text().replace(
+            "  - id: convert-euros\n", "  - id: convert-euros\n    skip: flaky today\n"
+        )
+    )
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-report=r.json")
+    text = " ".join(result.stdout.str().split())
+    assert "1 baselined query(ies) skipped, not compared" in text
+    assert (
+        "in the baseline but skipped in this run (skip: or a skip mark), so not compared: "
+        "convert-euros"
+    ) in text
+    assert e2e_load_json(pytester.path / "r.json")["gate"]["skipped"] == ["convert-euros"]
+
+
+TAMPERED = {
+    "emptied": lambda q: q.update(metrics={}),
+    "nan": lambda q: q["metrics"].update(mrr=float("nan")),
+    "above-one": lambda q: q["metrics"].update(mrr=2.0),
+}
+
+
+@pytest.mark.parametrize("how", list(TAMPERED))
+def test_a_tampered_baseline_refuses_the_gate(pytester: pytest.Pytester, how: str) -> None:
+    e2e_write_project(pytester)
+    assert e2e_run(pytester, *UPDATE).ret == 0
+    path = pytester.path / "golden" / "baseline.json"
+    data = json.loads(path.read_text())
+    TAMPERED[how](data["configurations"]["bm25"]["queries"]["rain-tomorrow"])
+    path.write_text(json.dumps(data))
+    result = e2e_run(pytester, "--retrieval-eval")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    text = " ".join(result.stdout.str().split())
+    assert "retrieval gate: REFUSED" in text
+    assert "configuration 'bm25': query 'rain-tomorrow'" in text
+    assert (
+        "Fix or delete the file, or run `pytest --retrieval-eval --retrieval-update-baseline`"
+        in (text)
+    )
+
+
+ENUMERATING = """\
+import pytest
+
+
+@pytest.fixture
+def retriever():
+    return lambda query: list(enumerate(["weather-forecast", "fx-rates"]))
+"""
+
+
+def test_list_enumerate_is_an_error_not_ids_0_and_1(pytester: pytest.Pytester) -> None:
+    e2e_write_project(pytester, conftest=ENUMERATING)
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-report=r.json")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    queries = e2e_load_json(pytester.path / "r.json")["configurations"]["default"]["queries"]
+    assert {q["outcome"] for q in queries.values()} == {"error"}
+    assert "list(enumerate(ids)) gives (position, id) pairs" in queries["rain-tomorrow"]["error"]
+
+
+# --------------------------------------------------------------------------- lost items
+
+CRASHING = """\
+import os
+
+
+def fault(configuration, query):
+    if configuration == "dense" and query.id == "convert-euros" and os.environ.get("CRASH"):
+        os._exit(1)  # the worker dies without a word
+"""
+
+
+def test_a_query_whose_worker_crashed_counts_as_an_error_scoring_zero(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("xdist")
+    _with_conftest(pytester, CRASHING)
+    assert e2e_run(pytester, *UPDATE).ret == 0
+    monkeypatch.setenv("CRASH", "1")
+    result = pytester.runpytest_subprocess(
+        "--retrieval-eval", "-n", "2", "-p", "no:cacheprovider", "--retrieval-report=r.json",
+        timeout=120,
+    )  # fmt: skip
+    text = " ".join(result.stdout.str().split())
+    assert "golden item(s) sent no result (a crashed worker?); they count as errors scoring 0" in (
+        text
+    )
+    assert "golden/catalog.yaml::convert-euros[dense]" in text
+    report = e2e_load_json(pytester.path / "r.json")
+    entry = report["configurations"]["dense"]["queries"]["convert-euros"]
+    assert entry["outcome"] == "error" and set(entry["metrics"].values()) == {0.0}
+    assert "its xdist worker crashed or was lost" in entry["error"]
+    assert report["configurations"]["dense"]["summary"]["all"]["n"] == 7  # not dropped
+    assert report["gate"]["verdict"] == "failed"  # its 1.0 -> 0.0 is a regression
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+STOPPING = """\
+def fault(configuration, query):
+    if query.id == "stuffed-weather":
+        raise KeyboardInterrupt  # Ctrl-C in the middle of the run
+"""
+
+
+def test_an_interrupted_run_writes_reports_marked_incomplete_and_no_gate(
+    pytester: pytest.Pytester,
+) -> None:
+    _with_conftest(pytester, NO_FAULT)
+    assert e2e_run(pytester, *UPDATE).ret == 0
+    _with_conftest(pytester, STOPPING)
+    result = pytester.runpytest_inprocess(
+        "--retrieval-eval", "--retrieval-report=r.json", "--retrieval-report=r.md",
+        no_reraise_ctrlc=True,
+    )  # fmt: skip
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    report = e2e_load_json(pytester.path / "r.json")
+    assert report["complete"] is False and report["incomplete"] == "interrupted"
+    assert "gate" not in report
+    markdown = (pytester.path / "r.md").read_text(encoding="utf-8")
+    assert "**INCOMPLETE RUN (interrupted)" in markdown
+    assert "retrieval gate: PASSED" not in result.stdout.str()
+
+
+def test_a_run_stopped_by_x_is_not_gated_and_updates_nothing(pytester: pytest.Pytester) -> None:
+    e2e_write_project(pytester)
+    catalog = pytester.path / "golden" / "catalog.yaml"
+    catalog.write_text(catalog.read_text().replace("{mrr: 0.5}", "{mrr: 1.0}"))
+    result = e2e_run(pytester, *UPDATE, "-x", "--retrieval-report=r.json")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    text = " ".join(result.stdout.str().split())
+    assert "the run is incomplete (stopped early: stopping after 1 failures)" in text
+    assert not (pytester.path / "golden" / "baseline.json").exists()
+    report = e2e_load_json(pytester.path / "r.json")
+    assert report["complete"] is False
+    assert report["incomplete"] == "stopped early: stopping after 1 failures"
+
+
+# --------------------------------------------------------------------------- timeout, repeat
+
+HANGING = """\
+import time
+
+
+def fault(configuration, query):
+    if configuration == "bm25" and query.id == "umbrella-needed":
+        time.sleep(60)  # a call that does not come back in time
+"""
+
+
+def test_a_retriever_call_past_the_timeout_is_an_error_and_the_run_goes_on(
+    pytester: pytest.Pytester,
+) -> None:
+    _with_conftest(pytester, HANGING)
+    result = e2e_run(
+        pytester, "--retrieval-eval", "--retrieval-timeout", "0.5", "--retrieval-report=r.json"
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.assert_outcomes(passed=13, failed=1)
+    queries = e2e_load_json(pytester.path / "r.json")["configurations"]["bm25"]["queries"]
+    entry = queries["umbrella-needed"]
+    assert entry["outcome"] == "error" and set(entry["metrics"].values()) == {0.0}
+    assert entry["error"].startswith(
+        "the retriever did not return within 0.5 s (retrieval_timeout): the call was abandoned"
+    )
+    assert result.duration < 30  # the run did not wait for the call
+
+
+SHUFFLING = """\
+def fault(configuration, query):
+    if configuration == "dense" and query.id == "rain-tomorrow":
+        ranking = RANKINGS["dense"]["rain-tomorrow"]
+        ranking.append(ranking.pop(0))  # a different order on every call
+"""
+
+
+def test_retrieval_repeat_names_rankings_that_do_not_reproduce(pytester: pytest.Pytester) -> None:
+    _with_conftest(pytester, SHUFFLING, ini=E2E_INI + "retrieval_repeat = 5\n")
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-report=r.json")
+    text = " ".join(result.stdout.str().split())
+    assert "RetrievalReproducibilityWarning: dense: 1 of 7 queries ranked differently" in text
+    queries = e2e_load_json(pytester.path / "r.json")["configurations"]
+    assert queries["bm25"]["queries"]["rain-tomorrow"]["repeat_overlap"] == 1.0
+    assert queries["dense"]["queries"]["umbrella-needed"]["repeat_overlap"] == 1.0
+
+
+# --------------------------------------------------------------------------- hostile YAML
+
+
+def test_an_alias_bomb_is_a_collection_error_not_a_hang(pytester: pytest.Pytester) -> None:
+    e2e_write_project(pytester)
+    levels = ["a: &a [x, x, x, x, x, x, x, x, x]"]
+    for i, name in enumerate("bcdefghi"):
+        previous = "abcdefghi"[i]
+        levels.append(f"{name}: &{name} [" + ", ".join([f"*{previous}"] * 9) + "]")
+    bomb = "\n".join(
+        [f"x-{line}" for line in levels]
+        + ["queries:", "  - {id: bomb, query: q, relevant: {}, filters: {b: *i}}"]
+    )
+    (pytester.path / "golden" / "bomb.yaml").write_text(
+        bomb.replace("*", "*x-").replace("&", "&x-") + "\n"
+    )
+    result = e2e_run(pytester, "--retrieval-eval")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    assert "the file expands to far more values than it holds, through YAML aliases" in (
+        result.stdout.str()
+    )
