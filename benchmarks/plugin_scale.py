@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from pytest_retrieval.aggregate import summaries
-from pytest_retrieval.io.golden_yaml import load_golden_file
+from pytest_retrieval.io.golden_file import load_golden_file
 from pytest_retrieval.model import Results
 from pytest_retrieval.scoring import score_query
 from pytest_retrieval.settings import parse_settings

@@ -15,7 +15,7 @@ from .advice import (
     RetrievalWarning,
 )
 from .golden import GoldenQuery, RetrievalQuery
-from .io.golden_yaml import load_golden_file
+from .io.golden_file import load_golden_file
 from .metrics import Conventions, Metric, evaluate, parse_metric
 
 __all__ = [

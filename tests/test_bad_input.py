@@ -19,7 +19,7 @@ import pytest
 from pytest_retrieval.baseline import Baseline, BaselineError
 from pytest_retrieval.golden import GoldenFileError
 from pytest_retrieval.io.baseline_file import dumps, parse_baseline
-from pytest_retrieval.io.golden_yaml import load_golden_file
+from pytest_retrieval.io.golden_file import load_golden_file
 from pytest_retrieval.model import QueryRecord
 from pytest_retrieval.settings import Settings, SettingsError, parse_run_settings
 
@@ -212,7 +212,7 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
     ),
     "repeated-key": (
         "queries:\n  - id: a\n    query: q\n    query: q2\n    relevant: {x: 1}\n",
-        "golden/bad.yaml:4: query 'a': key 'query' appears twice (first on line 3); keep one: YAML would silently drop the other",
+        "golden/bad.yaml:4: query 'a': key 'query' appears twice (first on line 3); keep one: only the last would count",
     ),
     "unhashable-key": (
         "queries:\n  - id: a\n    query: q\n    relevant: {? [x, y] : 1}\n",
@@ -295,6 +295,129 @@ def test_a_golden_file_in_another_encoding_is_named_with_its_line(
 ) -> None:
     data, message = GOLDEN_BYTES_CASES[case]
     assert _first_problem(tmp_path, data) == message
+
+
+JSONL = "golden/bad.jsonl"
+GOLDEN_JSONL_CASES: dict[str, tuple[str, str]] = {
+    "not-json": (
+        '{"id": "a", "query": "q", "relevant": {"x": 1}}\n{"id": "b", query: "q"}\n',
+        "golden/bad.jsonl:2: JSON syntax error: Expecting property name enclosed in double "
+        "quotes (column 13); each line of a .jsonl golden file is one JSON object",
+    ),
+    "pretty-printed": (
+        '{\n  "id": "a",\n  "query": "q"\n}\n',
+        "golden/bad.jsonl:1: JSON syntax error: each line of a .jsonl golden file is one JSON "
+        "object, on one line (is this a pretty-printed .json file? write one query per line)",
+    ),
+    "a-list-line": (
+        '[{"id": "a", "query": "q", "relevant": {}}]\n',
+        "golden/bad.jsonl:1: a list where a query object belongs; each line of a .jsonl golden "
+        "file is one JSON object",
+    ),
+    "nan-grade": (
+        '{"id": "a", "query": "q", "relevant": {"x": NaN}}\n',
+        "golden/bad.jsonl:1: NaN is not a number in JSON; write a number",
+    ),
+    "infinity-expect": (
+        '{"id": "a", "query": "q", "relevant": {"x": 1}, "expect": {"mrr": -Infinity}}\n',
+        "golden/bad.jsonl:1: -Infinity is not a number in JSON; write a number",
+    ),
+    "repeated-key": (
+        '{"id": "a", "query": "q", "query": "r", "relevant": {"x": 1}}\n',
+        "golden/bad.jsonl:1: query 'a': key 'query' appears twice (first on line 1); keep one: "
+        "only the last would count",
+    ),
+    "repeated-judgment": (
+        '\n\n{"id": "a", "query": "q", "relevant": {"x": 1, "x": 2}}\n',
+        "golden/bad.jsonl:3: query 'a': key 'x' appears twice (first on line 3); keep one: "
+        "only the last would count",
+    ),
+    "a-string-line": (
+        '"just text"\n',
+        "golden/bad.jsonl:1: each query must be a mapping with 'id', 'query' and 'relevant', "
+        "got text",
+    ),
+    "missing-relevant-line-3": (
+        '{"id": "a", "query": "q", "relevant": {}}\n\n{"id": "b", "query": "q"}\n',
+        "golden/bad.jsonl:3: query 'b': 'relevant' is missing (required); write 'relevant: {}' "
+        "for a no-result query",
+    ),
+    "float-grade": (
+        '{"id": "a", "query": "q", "relevant": {"x": 1.5}}\n',
+        "golden/bad.jsonl:1: query 'a': grade of 'x' must be an integer 0..3, got a number 1.5",
+    ),
+    "null-id": (
+        '{"id": null, "query": "q", "relevant": {}}\n',
+        "golden/bad.jsonl:1: 'id' must be non-empty text, got nothing (null)",
+    ),
+    "duplicate-ids": (
+        '{"id": "a", "query": "q", "relevant": {}}\n{"id": "a", "query": "r", "relevant": {}}\n',
+        "golden/bad.jsonl:2: query 'a': duplicate id (first used on line 1); ids must be "
+        "unique across the golden set",
+    ),
+    "unknown-key": (
+        '{"id": "a", "query": "q", "relevent": {}}\n',
+        "golden/bad.jsonl:1: query 'a': unknown key 'relevent' (did you mean 'relevant'?)",
+    ),
+    "defaults-not-first": (
+        '{"id": "a", "query": "q", "relevant": {}}\n{"defaults": {"category": "c"}}\n',
+        "golden/bad.jsonl:2: query has no 'id' (required, unique text)",
+    ),
+    "bad-defaults": (
+        '{"defaults": {"categroy": "c"}}\n{"id": "a", "query": "q", "relevant": {}}\n',
+        "golden/bad.jsonl:1: unknown key 'categroy' in defaults (did you mean 'category'?)",
+    ),
+    "only-blank-lines": (
+        "\n\n  \n",
+        "golden/bad.jsonl:1: the file is empty; write 'queries:' with a list of queries",
+    ),
+    "deep-nesting": (
+        '{"id": "a", "query": "q", "relevant": {}, "filters": {"f": '
+        + "[" * 100_000
+        + "]" * 100_000
+        + "}}\n",
+        "golden/bad.jsonl:1: values are nested too deeply",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(GOLDEN_JSONL_CASES))
+def test_a_bad_jsonl_golden_file_is_refused_with_its_line(tmp_path: Path, case: str) -> None:
+    text, message = GOLDEN_JSONL_CASES[case]
+    path = tmp_path / "bad.jsonl"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(GoldenFileError) as info:
+        load_golden_file(path, shown=JSONL)
+    assert str(info.value.problems[0]) == message
+
+
+def test_a_jsonl_golden_file_loads_as_its_yaml_twin_does(tmp_path: Path) -> None:
+    yaml_path, jsonl_path = tmp_path / "g.yaml", tmp_path / "g.JSONL"
+    yaml_path.write_text(
+        "defaults: {category: paraphrase}\n"
+        "queries:\n"
+        "  - {id: a, query: q, relevant: {x: 3, y: 0}, expect: {mrr: 0.5}, tags: [t]}\n"
+        "  - {id: 7, query: r, relevant: [x], forbid: [z], category: exact, skip: why}\n"
+    )
+    jsonl_path.write_text(
+        '{"defaults": {"category": "paraphrase"}}\n'
+        '{"id": "a", "query": "q", "relevant": {"x": 3, "y": 0}, "expect": {"mrr": 0.5},'
+        ' "tags": ["t"]}\n'
+        '{"id": 7, "query": "r", "relevant": ["x"], "forbid": ["z"], "category": "exact",'
+        ' "skip": "why"}\n'
+    )
+    from_yaml = load_golden_file(yaml_path, shown="g")
+    from_jsonl = load_golden_file(jsonl_path, shown="g")
+    assert [(q.id, q.line) for q in from_jsonl] == [("a", 2), ("7", 3)]
+    assert [q.fingerprint for q in from_jsonl] == [q.fingerprint for q in from_yaml]
+    for ours, theirs in zip(from_jsonl, from_yaml, strict=True):
+        assert (ours.relevant, ours.category, ours.expect, ours.forbid, ours.skip) == (
+            theirs.relevant,
+            theirs.category,
+            theirs.expect,
+            theirs.forbid,
+            theirs.skip,
+        )
 
 
 GOOD_YAML = {

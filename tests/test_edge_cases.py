@@ -10,7 +10,7 @@ from textwrap import dedent
 import pytest
 
 from pytest_retrieval.golden import GoldenFileError
-from pytest_retrieval.io.golden_yaml import load_golden_file
+from pytest_retrieval.io.golden_file import load_golden_file
 from pytest_retrieval.shapes import ranked_ids
 
 GOLDEN = """\

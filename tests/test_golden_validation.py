@@ -15,7 +15,8 @@ import pytest
 from golden_cases import GOLDEN_ERRORS
 
 from pytest_retrieval.golden import DEFAULT_CATEGORY, GoldenFileError, GoldenQuery
-from pytest_retrieval.io.golden_yaml import FIELDS, load_golden_file
+from pytest_retrieval.io.golden_check import FIELDS
+from pytest_retrieval.io.golden_file import load_golden_file
 
 SHOWN = "golden/broken.yaml"
 

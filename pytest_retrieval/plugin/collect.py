@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 import pytest
 
 from ..golden import GoldenFileError, GoldenQuery
-from ..io.golden_yaml import load_golden_file
+from ..io.golden_file import load_golden_file
 from .item import ExpectationFailed, run_query
 from .keys import COLLECTED_KEY, CONFIGURATION_KEY, GOLDEN_SET_KEY, SETTINGS_KEY
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from ..golden import GoldenSet
-from ..io.golden_yaml import GOLDEN_SUFFIXES
+from ..io.golden_file import GOLDEN_SUFFIXES
 from ..settings import (
     SCHEMA,
     Raw,

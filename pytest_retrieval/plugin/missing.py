@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..golden import GoldenFileError, GoldenQuery
-from ..io.golden_yaml import GOLDEN_SUFFIXES, load_golden_file
+from ..io.golden_file import GOLDEN_SUFFIXES, load_golden_file
 from ..model import QueryRecord
 from ..scoring import errored
 from ..settings import Settings

@@ -1,0 +1,547 @@
+"""Golden files checked field by field: one table (:data:`FIELDS`) every query goes through.
+
+Pure. The parsers (:mod:`.golden_yaml`, :mod:`.golden_jsonl`) hand over plain data
+whose mappings and lists may carry line numbers (:class:`Lines`, :class:`Seq`);
+:func:`check_file` turns it into queries, or raises
+:class:`~pytest_retrieval.golden.GoldenFileError` listing *every* problem, each
+naming the file, the line, the query id, what is wrong and how to fix it.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..golden import (
+    DEFAULT_CATEGORY,
+    DEFAULT_KEYS,
+    FILE_KEYS,
+    QUERY_KEYS,
+    GoldenFileError,
+    GoldenQuery,
+    Problem,
+)
+from ..metrics import MetricNameError, parse_metric
+from ..model import RESERVED_CATEGORIES
+
+_FORBIDDEN_ID_CHARS = ("[", "]", "::")
+
+# --------------------------------------------------------------------------- values with lines
+
+
+class Lines(dict[Any, Any]):
+    """A mapping that remembers the 1-based line of itself and of each key."""
+
+    line: int = 0
+    key_lines: dict[Any, int]
+    duplicates: list[tuple[Any, int, int]]
+
+
+class Seq(list[Any]):
+    line: int = 0
+    item_lines: list[int]
+
+
+class Int(int):
+    """An integer that remembers how it was written (``00123`` is YAML 1.1's 83)."""
+
+    source: str = ""
+
+
+def repeated(key: Any, first: int) -> str:
+    return f"key {key!r} appears twice (first on line {first}); keep one: only the last would count"
+
+
+def duplicate_keys(value: Any) -> list[tuple[Any, int, int]]:
+    """Every repeated key inside a loaded value: (key, first line, repeated line)."""
+    found: list[tuple[Any, int, int]] = []
+    if isinstance(value, Lines):
+        found.extend(value.duplicates)
+        for item in value.values():
+            found.extend(duplicate_keys(item))
+    elif isinstance(value, list):
+        for item in value:
+            found.extend(duplicate_keys(item))
+    return found
+
+
+# --------------------------------------------------------------------------- small helpers
+
+
+def _closest(word: Any, valid: tuple[str, ...]) -> str:
+    close = difflib.get_close_matches(str(word), valid, n=1, cutoff=0.6)
+    if close:
+        return f" (did you mean '{close[0]}'?)"
+    return f"; valid keys: {', '.join(valid)}"
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "nothing (null)"
+    return {
+        "str": "text",
+        "int": "an integer",
+        "float": "a number",
+        "bool": "true/false",
+        "Int": "an integer",
+        "Lines": "a mapping",
+        "Seq": "a list",
+        "dict": "a mapping",
+        "list": "a list",
+    }.get(type(value).__name__, type(value).__name__)
+
+
+def _as_id(value: Any) -> str | None:
+    """Ids may be written as text or integers (``id: 42``); anything else is invalid."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str) and value.strip():
+        return value
+    if isinstance(value, int):
+        return str(value)
+    return None
+
+
+def _misread(value: Any) -> str | None:
+    """Why an id as YAML read it is not what was written, or None when it is."""
+    if isinstance(value, Int) and value.source != str(int(value)):
+        return (
+            f"id {value.source} is read by YAML as the number {int(value)}; quote it "
+            f"('{value.source}') to keep it as text"
+        )
+    if isinstance(value, str) and any(ord(c) < 32 or c == "\x7f" for c in value):
+        return f"id {value!r} holds a tab, a newline or another control character; remove it"
+    return None
+
+
+def _line_of(mapping: Any, key: Any) -> int:
+    if isinstance(mapping, Lines):
+        return mapping.key_lines.get(key, mapping.line)
+    return 0
+
+
+def _plain(value: Any) -> Any:
+    """Strip the line-tracking subclasses so users get ordinary dicts and lists."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+class _Invalid:
+    """A field that failed its check (the problem is recorded): the query is not built."""
+
+
+INVALID = _Invalid()
+
+
+# --------------------------------------------------------------------------- field checks
+
+
+@dataclass
+class _Checker:
+    """Validate the queries of one file, collecting every problem."""
+
+    shown: str
+    max_grade: int
+
+    def __post_init__(self) -> None:
+        self.problems: list[Problem] = []
+
+    def add(self, line: int, message: str, query_id: str | None = None) -> None:
+        self.problems.append(Problem(self.shown, line, message, query_id))
+
+    # -- one field each: (value, line, query id) -> the parsed value, or INVALID ------
+    def text(self, value: Any, line: int, qid: str | None) -> object:
+        if isinstance(value, str) and value.strip():
+            return value
+        self.add(line, f"'query' must be non-empty text, got {_type_name(value)} {value!r}", qid)
+        return INVALID
+
+    def category(self, value: Any, line: int, qid: str | None) -> object:
+        if not isinstance(value, str) or not value.strip():
+            self.add(line, f"'category' must be non-empty text, got {_type_name(value)}", qid)
+            return INVALID
+        if value.strip().lower() in RESERVED_CATEGORIES:
+            self.add(
+                line,
+                f"category '{value}' is reserved for the overall row of the tables; "
+                "choose another name",
+                qid,
+            )
+            return INVALID
+        return value
+
+    def filters(self, value: Any, line: int, qid: str | None) -> object:
+        if isinstance(value, dict):
+            return _plain(value)
+        self.add(line, f"'filters' must be a mapping (network: base), got {_type_name(value)}", qid)
+        return INVALID
+
+    def tags(self, value: Any, line: int, qid: str | None) -> object:
+        return self.text_list([value] if isinstance(value, str) else value, line, qid, "tags")
+
+    def forbid(self, value: Any, line: int, qid: str | None) -> object:
+        return self.text_list(value, line, qid, "forbid")
+
+    def text_list(self, value: Any, line: int, qid: str | None, key: str) -> tuple[str, ...]:
+        if not isinstance(value, list):
+            self.add(line, f"'{key}' must be a list of text, got {_type_name(value)}", qid)
+            return ()
+        out: list[str] = []
+        for index, item in enumerate(value):
+            text = _as_id(item)
+            item_line = value.item_lines[index] if isinstance(value, Seq) else line
+            if text is None:
+                self.add(item_line, f"'{key}' must hold only text, got {_type_name(item)}", qid)
+                continue
+            misread = _misread(item)
+            if misread is not None:
+                self.add(item_line, f"'{key}': {misread}", qid)
+            out.append(text)
+        return tuple(out)
+
+    def skip(self, value: Any, line: int, qid: str | None) -> object:
+        return self.reason(value, line, qid, "skip")
+
+    def xfail(self, value: Any, line: int, qid: str | None) -> object:
+        return self.reason(value, line, qid, "xfail")
+
+    def reason(self, value: Any, line: int, qid: str | None, key: str) -> str | None:
+        if value is True:
+            return f"{key} set in the golden file"
+        if value is False or value is None:
+            return None
+        if isinstance(value, str) and value.strip():
+            return value
+        self.add(line, f"'{key}' must be a reason (text) or true, got {_type_name(value)}", qid)
+        return None
+
+    def relevant(self, value: Any, line: int, qid: str | None) -> object:
+        if value is None:
+            self.add(
+                line,
+                "'relevant' is empty; write 'relevant: {}' for a no-result query, or map "
+                "ids to grades (doc-id: 3)",
+                qid,
+            )
+            return INVALID
+        if isinstance(value, list):
+            return self._relevant_list(value, line, qid)
+        if not isinstance(value, dict):
+            self.add(
+                line,
+                f"'relevant' must map ids to grades (doc-id: 3) or list ids, "
+                f"got {_type_name(value)}",
+                qid,
+            )
+            return INVALID
+        grades: dict[str, int] = {}
+        for key, grade in value.items():
+            self._grade(grades, key, grade, _line_of(value, key) or line, qid)
+        return grades
+
+    def _relevant_list(self, value: list[Any], line: int, qid: str | None) -> dict[str, int]:
+        grades: dict[str, int] = {}
+        for index, item in enumerate(value):
+            doc = _as_id(item)
+            item_line = value.item_lines[index] if isinstance(value, Seq) else line
+            if doc is None:
+                self.add(item_line, f"'relevant' list must hold ids, got {_type_name(item)}", qid)
+            elif _misread(item) is not None:
+                self.add(item_line, f"'relevant': {_misread(item)}", qid)
+            elif doc in grades:
+                self.add(item_line, f"'relevant' lists '{doc}' twice; keep one", qid)
+            else:
+                grades[doc] = 1
+        return grades
+
+    def _grade(
+        self, grades: dict[str, int], key: Any, grade: Any, line: int, qid: str | None
+    ) -> None:
+        doc = _as_id(key)
+        if doc is None:
+            self.add(line, f"'relevant' has an id that is not text: {key!r}", qid)
+        elif _misread(key) is not None:
+            self.add(line, f"'relevant': {_misread(key)}", qid)
+        elif isinstance(grade, bool) or not isinstance(grade, int):
+            self.add(
+                line,
+                f"grade of '{doc}' must be an integer 0..{self.max_grade}, "
+                f"got {_type_name(grade)} {grade!r}",
+                qid,
+            )
+        elif doc in grades:
+            self.add(
+                line, f"'relevant' names '{doc}' twice (as text and as a number); keep one", qid
+            )
+        elif not 0 <= grade <= self.max_grade:
+            self.add(
+                line,
+                f"grade of '{doc}' is {grade}, outside 0..{self.max_grade} "
+                "(retrieval_max_grade); use a grade in range or raise retrieval_max_grade",
+                qid,
+            )
+        else:
+            grades[doc] = int(grade)
+
+    def expect(self, value: Any, line: int, qid: str | None) -> object:
+        if not isinstance(value, dict):
+            self.add(
+                line,
+                f"'expect' must map metric names to minimum values (mrr: 1.0), "
+                f"got {_type_name(value)}",
+                qid,
+            )
+            return {}
+        out: dict[str, float] = {}
+        for name, minimum in value.items():
+            self._minimum(out, name, minimum, line, qid)
+        return out
+
+    def _minimum(
+        self, out: dict[str, float], name: Any, minimum: Any, line: int, qid: str | None
+    ) -> None:
+        try:
+            metric = parse_metric(name)
+        except MetricNameError as exc:
+            self.add(line, f"'expect': {exc}", qid)
+            return
+        if isinstance(minimum, bool) or not isinstance(minimum, (int, float)):
+            self.add(
+                line,
+                f"'expect' {metric.name} must be a number in 0..1, got {_type_name(minimum)}",
+                qid,
+            )
+        elif not 0.0 <= float(minimum) <= 1.0:
+            self.add(line, f"'expect' {metric.name} must be in 0..1, got {minimum}", qid)
+        elif metric.name in out:
+            self.add(line, f"'expect' names {metric.name} twice ('{name}' is an alias)", qid)
+        else:
+            out[metric.name] = float(minimum)
+
+
+FieldCheck = Callable[[_Checker, Any, int, "str | None"], object]
+
+
+@dataclass(frozen=True)
+class Field:
+    """A query key: how it is checked and what it is when absent.
+
+    A required key (``missing`` set) that is absent is a problem; its null value
+    goes to the check. An optional key that is absent or null takes ``absent``
+    (from ``defaults:`` first, when the key may have a default).
+    """
+
+    check: FieldCheck
+    absent: object = None
+    missing: str = ""
+
+
+# The table every query goes through, in the order its problems are reported.
+FIELDS: dict[str, Field] = {
+    "query": Field(_Checker.text, missing="'query' is missing (required: the query text)"),
+    "relevant": Field(
+        _Checker.relevant,
+        missing="'relevant' is missing (required); write 'relevant: {}' for a no-result query",
+    ),
+    "category": Field(_Checker.category, absent=DEFAULT_CATEGORY),
+    "tags": Field(_Checker.tags, absent=()),
+    "filters": Field(_Checker.filters, absent={}),
+    "expect": Field(_Checker.expect, absent={}),
+    "forbid": Field(_Checker.forbid, absent=()),
+    "skip": Field(_Checker.skip),
+    "xfail": Field(_Checker.xfail),
+}
+assert set(FIELDS) | {"id"} == set(QUERY_KEYS), "every query key has a check"
+
+
+def _field_value(
+    checker: _Checker,
+    key: str,
+    raw: Mapping[Any, Any],
+    defaults: Mapping[str, Any],
+    where: tuple[int, str | None],
+) -> object:
+    own_line, qid = where
+    spec = FIELDS[key]
+    line = _line_of(raw, key)
+    if spec.missing:
+        if key not in raw:
+            checker.add(own_line if key == "relevant" else line or own_line, spec.missing, qid)
+            return INVALID
+        return spec.check(checker, raw[key], line, qid)
+    value = raw[key] if key in raw else defaults.get(key)
+    return spec.absent if value is None else spec.check(checker, value, line, qid)
+
+
+def _query_id(checker: _Checker, raw: Mapping[Any, Any], line: int) -> tuple[str | None, bool]:
+    """The query's id (None if it has none) and whether it is usable as a node id."""
+    qid = _as_id(raw.get("id"))
+    if qid is None:
+        checker.add(
+            line,
+            "query has no 'id' (required, unique text)"
+            if "id" not in raw
+            else f"'id' must be non-empty text, got {_type_name(raw.get('id'))}"
+            + (
+                " (YAML reads yes, no, on, off, true and false as booleans: quote the id)"
+                if isinstance(raw.get("id"), bool)
+                else ""
+            ),
+        )
+        return None, False
+    misread = _misread(raw.get("id"))
+    if misread is not None and not isinstance(raw.get("id"), str):
+        checker.add(_line_of(raw, "id"), misread, qid)
+        return qid, False
+    if any(c in qid for c in _FORBIDDEN_ID_CHARS) or any(c.isspace() for c in qid):
+        checker.add(
+            _line_of(raw, "id"),
+            "id must not contain spaces, tabs, newlines, '[', ']' or '::' (it becomes a "
+            "pytest node id)",
+            qid,
+        )
+        return qid, False
+    return qid, True
+
+
+def _key_problems(checker: _Checker, raw: Mapping[Any, Any], qid: str | None) -> bool:
+    """Repeated and unknown keys of one query; True when there were none."""
+    clean = True
+    for key, first, again in duplicate_keys(raw):
+        checker.add(again, repeated(key, first), qid)
+        clean = False
+    for key in raw:
+        if key not in QUERY_KEYS:
+            checker.add(_line_of(raw, key), f"unknown key '{key}'{_closest(key, QUERY_KEYS)}", qid)
+            clean = False
+    return clean
+
+
+def check_query(
+    checker: _Checker, raw: Any, line: int, defaults: Mapping[str, Any]
+) -> GoldenQuery | None:
+    """One query mapping checked field by field (:data:`FIELDS`); None if it is unusable."""
+    if not isinstance(raw, dict):
+        checker.add(
+            line,
+            f"each query must be a mapping with 'id', 'query' and 'relevant', "
+            f"got {_type_name(raw)}",
+        )
+        return None
+    line = getattr(raw, "line", line)
+    qid, usable = _query_id(checker, raw, line)
+    clean = _key_problems(checker, raw, qid)
+    values = {key: _field_value(checker, key, raw, defaults, (line, qid)) for key in FIELDS}
+    if values["xfail"] is not None and not values["expect"] and not values["forbid"]:
+        checker.add(
+            _line_of(raw, "xfail") or line,
+            "'xfail' expects this query's 'expect' or 'forbid' to fail, but it has neither, so "
+            "it can never fail (it would always XPASS): add expect (e.g. {ndcg@10: 0.9}) or "
+            "forbid, or remove xfail",
+            qid,
+        )
+    if not (clean and usable) or qid is None or any(v is INVALID for v in values.values()):
+        return None
+    return GoldenQuery(
+        id=qid,
+        text=str(values["query"]),
+        path=checker.shown,
+        line=line,
+        **{k: v for k, v in values.items() if k != "query"},  # type: ignore[arg-type]
+    )
+
+
+def _defaults(checker: _Checker, value: Any) -> dict[str, object]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        checker.add(
+            getattr(value, "line", 0), f"'defaults' must be a mapping, got {_type_name(value)}"
+        )
+        return {}
+    for key in value:
+        if key not in DEFAULT_KEYS:
+            hint = "; set it on each query" if key in QUERY_KEYS else _closest(key, DEFAULT_KEYS)
+            checker.add(_line_of(value, key), f"unknown key '{key}' in defaults{hint}")
+    return {k: v for k, v in value.items() if k in DEFAULT_KEYS}
+
+
+# --------------------------------------------------------------------------- one file
+
+
+def _file_parts(checker: _Checker, data: Any) -> tuple[dict[str, object], Any]:
+    """The defaults and the raw query list of a loaded file (a mapping or a bare list)."""
+    if not isinstance(data, dict):
+        return {}, data
+    outside_queries = [data.get("defaults")] if "defaults" in data else []
+    for key, first, again in list(getattr(data, "duplicates", [])) + duplicate_keys(
+        outside_queries
+    ):
+        checker.add(again, repeated(key, first))
+    for key in data:
+        if key not in FILE_KEYS and not str(key).startswith("x-"):  # x-...: for anchors
+            checker.add(
+                _line_of(data, key) or 1,
+                f"unknown top-level key '{key}'{_closest(key, FILE_KEYS)}",
+            )
+    defaults = _defaults(checker, data.get("defaults"))
+    raw_queries = data.get("queries")
+    if raw_queries is None:
+        checker.add(1, "no 'queries:' list in this file; put the queries under 'queries:'")
+        raw_queries = []
+    return defaults, raw_queries
+
+
+def _queries(
+    checker: _Checker, raw_queries: list[Any], defaults: dict[str, object]
+) -> list[GoldenQuery]:
+    lines = raw_queries.item_lines if isinstance(raw_queries, Seq) else [0] * len(raw_queries)
+    queries: list[GoldenQuery] = []
+    first_line: dict[str, int] = {}
+    for raw, line in zip(raw_queries, lines, strict=False):
+        query = check_query(checker, raw, line, defaults)
+        if query is None:
+            continue
+        if query.id in first_line:
+            checker.add(
+                query.line,
+                f"duplicate id (first used on line {first_line[query.id]}); ids must be unique "
+                "across the golden set",
+                query.id,
+            )
+            continue
+        first_line[query.id] = query.line
+        queries.append(query)
+    return queries
+
+
+def check_file(data: Any, shown: str, max_grade: int) -> list[GoldenQuery]:
+    """The queries of one parsed file (a mapping with ``queries:``, or a bare list).
+
+    Raises :class:`GoldenFileError` with every problem in the file; ids duplicated
+    *within* the file are reported here, across files by
+    :class:`~pytest_retrieval.golden.GoldenSet`.
+    """
+    if data is None:
+        raise GoldenFileError(
+            [Problem(shown, 1, "the file is empty; write 'queries:' with a list of queries")]
+        )
+    checker = _Checker(shown, max_grade)
+    defaults, raw_queries = _file_parts(checker, data)
+    if not isinstance(raw_queries, list):
+        line = getattr(raw_queries, "line", 1)
+        message = f"'queries' must be a list of queries, got {_type_name(raw_queries)}"
+        raise GoldenFileError([*checker.problems, Problem(shown, line, message)])
+    if not raw_queries and not checker.problems:
+        line = getattr(raw_queries, "line", 1)
+        message = "the file has no queries; add some, or delete the file"
+        raise GoldenFileError([Problem(shown, line, message)])
+    queries = _queries(checker, raw_queries, defaults)
+    if checker.problems:
+        raise GoldenFileError(checker.problems)
+    return queries

@@ -1,0 +1,115 @@
+"""Golden JSONL files: one query object per line, the same keys as a YAML query.
+
+Pure. :func:`parse_jsonl` turns the text into the data a YAML golden file gives
+(``{"defaults": ..., "queries": [...]}``), each query carrying its line, so the
+same checks (:mod:`.golden_check`) name the same lines. The first object may be
+``{"defaults": {...}}``. Strict JSON: ``NaN`` and ``Infinity`` are refused, and
+a key repeated in an object is named rather than dropped.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..golden import GoldenFileError, Problem
+from .golden_check import Lines, Seq
+
+_HINT = "each line of a .jsonl golden file is one JSON object"
+
+
+class _NotJson(ValueError):
+    pass
+
+
+def _constant(name: str) -> float:
+    raise _NotJson(f"{name} is not a number in JSON; write a number")
+
+
+class _Decoder:
+    """A JSON decoder that records repeated keys of the line being read."""
+
+    def __init__(self) -> None:
+        self.repeated: list[Any] = []
+        self.decoder = json.JSONDecoder(object_pairs_hook=self._object, parse_constant=_constant)
+
+    def _object(self, pairs: list[tuple[str, object]]) -> dict[str, object]:
+        out = dict(pairs)
+        if len(out) != len(pairs):
+            seen: set[str] = set()
+            for key, _ in pairs:
+                if key in seen:
+                    self.repeated.append(key)
+                seen.add(key)
+        return out
+
+    def line(self, text: str, number: int, shown: str) -> Any:
+        """One line's value; a mapping comes back as :class:`Lines` at ``number``."""
+        self.repeated = []
+        try:
+            value = self.decoder.decode(text)
+        except RecursionError:
+            raise _problem(shown, number, "values are nested too deeply") from None
+        except _NotJson as exc:
+            raise _problem(shown, number, str(exc)) from None
+        except json.JSONDecodeError as exc:
+            raise _problem(shown, number, _syntax(text, exc)) from None
+        if not isinstance(value, dict):
+            return value
+        return _at(value, number, [(key, number, number) for key in self.repeated])
+
+
+def _at(value: dict[str, object], number: int, duplicates: list[tuple[Any, int, int]]) -> Lines:
+    """A mapping read from line ``number``: every key is on it."""
+    lines = Lines(value)
+    lines.line = number
+    lines.key_lines = dict.fromkeys(value, number)
+    lines.duplicates = duplicates
+    return lines
+
+
+def _problem(shown: str, line: int, message: str) -> GoldenFileError:
+    return GoldenFileError([Problem(shown, line, message)])
+
+
+def _syntax(text: str, exc: json.JSONDecodeError) -> str:
+    if text.strip() in ("{", "["):
+        return (
+            f"JSON syntax error: {_HINT}, on one line (is this a pretty-printed .json "
+            "file? write one query per line)"
+        )
+    return f"JSON syntax error: {exc.msg} (column {exc.colno}); {_HINT}"
+
+
+def parse_jsonl(text: str, shown: str) -> Any:
+    """The file as ``{"defaults": ..., "queries": [...]}`` with lines; None when empty."""
+    decoder = _Decoder()
+    queries = Seq()
+    queries.item_lines = []
+    data = Lines()
+    data.line, data.key_lines, data.duplicates = 1, {}, []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        value = decoder.line(raw, number, shown)
+        if not queries and "defaults" not in data and _is_defaults(value):
+            defaults = value["defaults"]
+            data["defaults"] = _at(defaults, number, []) if isinstance(defaults, dict) else defaults
+            data.key_lines["defaults"] = number
+            continue
+        if isinstance(value, list):
+            message = f"a list where a query object belongs; {_HINT}"
+            raise _problem(shown, number, message)
+        if queries.line == 0:
+            queries.line = number
+        queries.append(value)
+        queries.item_lines.append(number)
+    if not queries and "defaults" not in data:
+        return None
+    data["queries"] = queries
+    data.key_lines["queries"] = queries.line or 1
+    return data
+
+
+def _is_defaults(value: Any) -> bool:
+    return isinstance(value, dict) and list(value) == ["defaults"]
