@@ -1,0 +1,1 @@
+"""File formats: golden YAML/JSONL, TREC, BEIR, baselines, reports."""
