@@ -146,7 +146,7 @@ q1 Q0 zebra 3 2.0 bm25
 # a comment
 q1 Q0 mango 9 2.00 bm25
 q2 Q0 only 1 -1e3 bm25
-q1 Q0 apple 1 1 dense
+q1 Q0 apple 1 1 dense fields after the tag are ignored
 """
 
 

@@ -17,8 +17,10 @@ What trec_eval does, and what these readers do:
   is an error (trec_eval refuses both).
 
 Stricter than trec_eval (which reads a bad number as 0 and goes on): a grade must
-be an integer, a score a finite number, a rank an integer, and a line must have
-exactly its 4 (qrels) or 6 (run) fields. Blank lines are allowed in both files.
+be an integer, a score a finite number, a rank an integer, and a qrels line must
+have exactly 4 fields. A run line needs 6; fields after the tag are ignored, as
+trec_eval ignores them ("reserved for future expansion", its own test run has
+them). Blank lines are allowed in both files.
 """
 
 from __future__ import annotations
@@ -236,14 +238,14 @@ class _RunBuilder:
     seen: dict[tuple[str, str, str], int] = field(default_factory=dict)
 
     def add(self, number: int, fields: list[str]) -> None:
-        if len(fields) != 6:
+        if len(fields) < 6:
             self.log.add(
                 number,
                 f"expected 6 fields 'qid Q0 docno rank score tag', got {len(fields)}: "
                 f"{' '.join(fields)!r}; ids and tags cannot hold spaces",
             )
             return
-        qid, _q0, doc, rank, score_text, tag = fields
+        qid, _q0, doc, rank, score_text, tag = fields[:6]  # trec_eval ignores what follows
         score = _finite(score_text)
         if score is None:
             self.log.add(number, f"score {score_text!r} of '{doc}' is not a finite number", qid)
@@ -289,7 +291,7 @@ def read_run(path: Path, *, shown: str | None = None) -> dict[str, Run]:
     One :class:`Run` per tag (one configuration per tag), in the order tags first
     appear. Each query's ranking is in trec_eval's order (score descending, ties by
     docno descending); the rank column is checked to be an integer and otherwise
-    ignored, as trec_eval ignores it.
+    ignored, as trec_eval ignores it, and so are fields after the tag.
     """
     log = ProblemLog(shown or str(path))
     builder = _RunBuilder(log)
