@@ -15,6 +15,7 @@ from pathlib import Path
 from ..golden import _FORBIDDEN_ID_CHARS, DEFAULT_CATEGORY, RESERVED_CATEGORIES, Problem
 
 MAX_SHOWN = 50  # problems spelled out in one message; the rest are counted
+MAX_KEPT = 1000  # problems kept per file (a corrupt corpus could have millions)
 
 # trec_eval splits fields with C's isspace() in the C locale: ASCII whitespace only,
 # so a no-break space inside an id stays part of the id.
@@ -24,15 +25,17 @@ _ASCII_SPACE = re.compile(r"[ \t\n\r\f\v]+")
 class FormatError(ValueError):
     """A file in an exchange format that cannot be read or written as it stands.
 
-    ``problems`` holds every problem found; the message lists the first
-    :data:`MAX_SHOWN` of them, one per line, and counts the rest.
+    ``problems`` holds the problems found (at most :data:`MAX_KEPT`; ``more`` counts
+    the rest); the message lists the first :data:`MAX_SHOWN`, one per line.
     """
 
-    def __init__(self, problems: Sequence[Problem]):
+    def __init__(self, problems: Sequence[Problem], more: int = 0):
         self.problems = list(problems)
+        self.more = more
         shown = [str(p) for p in self.problems[:MAX_SHOWN]]
-        if len(self.problems) > MAX_SHOWN:
-            shown.append(f"... and {len(self.problems) - MAX_SHOWN} more problems")
+        hidden = len(self.problems) - len(shown) + more
+        if hidden:
+            shown.append(f"... and {hidden} more problems")
         super().__init__("\n".join(shown))
 
 
@@ -42,15 +45,19 @@ class ProblemLog:
     def __init__(self, shown: str):
         self.shown = shown
         self.problems: list[Problem] = []
+        self.more = 0  # problems beyond MAX_KEPT, counted only
 
     def add(self, line: int, message: str, query_id: str | None = None) -> None:
         """Record one problem at ``line`` (0: the file as a whole)."""
-        self.problems.append(Problem(self.shown, line, message, query_id))
+        if len(self.problems) < MAX_KEPT:
+            self.problems.append(Problem(self.shown, line, message, query_id))
+        else:
+            self.more += 1
 
     def raise_if_any(self) -> None:
         """Raise :class:`FormatError` when anything was recorded."""
         if self.problems:
-            raise FormatError(self.problems)
+            raise FormatError(self.problems, self.more)
 
 
 def split_fields(text: str) -> list[str]:
@@ -116,6 +123,7 @@ def unknown_category_keys(
 
 __all__ = [
     "DEFAULT_CATEGORY",
+    "MAX_KEPT",
     "MAX_SHOWN",
     "FormatError",
     "ProblemLog",
