@@ -330,6 +330,7 @@ def test_qrels_writer_refuses_what_cannot_be_read_back(judgments, expected):
         ({"t": {"1": [ScoredDoc("a", 1.0), ScoredDoc("b", 1.0)]}}, "query '1': the ranking is not"),
         ({"t": {"1": [ScoredDoc("a", float("inf"))]}}, "query '1': scores must be finite"),
         ({"t": {"1": ["a", ScoredDoc("b", 1.0)]}}, "query '1': a ranking holds either ids"),
+        ({"t": {"1": "abc"}}, "query '1': a ranking must be a list of ids, got the text 'abc'"),
     ],
 )
 def test_run_writer_refuses_what_trec_eval_would_read_otherwise(runs, expected):
@@ -338,8 +339,8 @@ def test_run_writer_refuses_what_trec_eval_would_read_otherwise(runs, expected):
 
 
 def test_writers_write_atomically_to_the_path(tmp_path):
-    write_qrels(tmp_path / "sub" / "qrels", {"1": {"a": 1}})
-    write_run(tmp_path / "run", {"t": {"1": ["a", "b"]}})
+    assert write_qrels(tmp_path / "sub" / "qrels", {"1": {"a": 1}, "2": {}}) == ("2",)
+    assert write_run(tmp_path / "run", {"t": {"1": ["a", "b"], "2": []}}) == (("t", "2"),)
     assert read_qrels(tmp_path / "sub" / "qrels").judgments() == {"1": {"a": 1}}
     assert read_run(tmp_path / "run")["t"].ids() == {"1": ["a", "b"]}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run", "sub"]  # no temporary left

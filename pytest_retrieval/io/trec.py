@@ -89,7 +89,13 @@ class Topic:
 
     def text(self, field: TopicField = "title") -> str:
         """The text of one field: the query text a golden query gets."""
-        return {"title": self.title, "description": self.description}.get(field, self.narrative)
+        if field == "title":
+            return self.title
+        if field == "description":
+            return self.description
+        if field == "narrative":
+            return self.narrative
+        raise ValueError(f"no topic field {field!r}; choose title, description or narrative")
 
 
 @dataclass(frozen=True)
@@ -140,6 +146,8 @@ def _data_lines(path: Path, shown: str) -> Iterable[tuple[int, list[str]]]:
 
 @dataclass
 class _QrelsBuilder:
+    """Collects a qrels file's judgments line by line, recording every problem."""
+
     log: ProblemLog
     max_grade: int
     grades: dict[str, dict[str, int]] = field(default_factory=dict)
@@ -148,6 +156,7 @@ class _QrelsBuilder:
     seen: dict[tuple[str, str], int] = field(default_factory=dict)
 
     def add(self, number: int, fields: list[str]) -> None:
+        """Take one data line (its fields)."""
         if len(fields) != 4:
             self.log.add(
                 number,
@@ -202,6 +211,7 @@ class _QrelsBuilder:
         return grade
 
     def result(self) -> Qrels:
+        """The judgments read (meaningful when no problem was recorded)."""
         queries = {
             qid: QueryJudgments(qid, grades, self.first_line[qid], self.unjudged.get(qid, 0))
             for qid, grades in self.grades.items()
@@ -233,11 +243,14 @@ def read_qrels(path: Path, *, max_grade: int = 3, shown: str | None = None) -> Q
 
 @dataclass
 class _RunBuilder:
+    """Collects a run file's results line by line, per tag and query, recording every problem."""
+
     log: ProblemLog
     docs: dict[str, dict[str, list[ScoredDoc]]] = field(default_factory=dict)
     seen: dict[tuple[str, str, str], int] = field(default_factory=dict)
 
     def add(self, number: int, fields: list[str]) -> None:
+        """Take one data line (its fields)."""
         if len(fields) < 6:
             self.log.add(
                 number,
@@ -271,6 +284,7 @@ class _RunBuilder:
         self.docs.setdefault(tag, {}).setdefault(qid, []).append(ScoredDoc(doc, score))
 
     def result(self) -> dict[str, Run]:
+        """Every run, each query's results in trec_eval's order."""
         return {
             tag: Run(tag, {qid: trec_order(docs) for qid, docs in queries.items()})
             for tag, queries in self.docs.items()
@@ -318,6 +332,8 @@ _PREFIXES = {
 
 @dataclass
 class _OpenTopic:
+    """A topic being read: where it began, its fields' text so far, the field being read."""
+
     line: int
     parts: dict[str, list[str]] = field(default_factory=dict)
     current: str | None = None
@@ -336,6 +352,7 @@ class _TopicParser:
     open: _OpenTopic | None = None
 
     def feed(self, number: int, text: str) -> None:
+        """Take one line: the tags on it and the text between them."""
         position = 0
         for match in _TAG.finditer(text):
             self._text(number, text[position : match.start()])
@@ -398,6 +415,7 @@ class _TopicParser:
         )
 
     def end(self) -> None:
+        """The file has ended: a topic still open is a problem."""
         if self.open is not None:
             self.log.add(self.open.line, "this topic is not closed; add </top>")
 
@@ -485,7 +503,11 @@ def _qid_problem(qid: str) -> str | None:
 
 
 def qrels_text(judgments: Mapping[str, Mapping[str, int]], *, shown: str = "qrels") -> str:
-    """The qrels file for ``judgments`` (query id -> {doc id -> grade}), in the given order."""
+    """The qrels file for ``judgments`` (query id -> {doc id -> grade}), in the given order.
+
+    A query without judgments has no line: a qrels file cannot hold it (see
+    :func:`write_qrels`, which returns such queries).
+    """
     log = ProblemLog(shown)
     lines: list[str] = []
     for qid, grades in judgments.items():
@@ -507,9 +529,14 @@ def qrels_text(judgments: Mapping[str, Mapping[str, int]], *, shown: str = "qrel
 
 def write_qrels(
     path: Path, judgments: Mapping[str, Mapping[str, int]], *, shown: str | None = None
-) -> None:
-    """Write a qrels file atomically (iteration field ``0``)."""
+) -> tuple[str, ...]:
+    """Write a qrels file atomically (iteration field ``0``).
+
+    Returns the queries left out because they have no judgment (a no-result golden
+    query): a qrels file cannot hold them, and trec_eval will not evaluate them.
+    """
     write_atomic(path, qrels_text(judgments, shown=shown or str(path)))
+    return tuple(qid for qid, grades in judgments.items() if not grades)
 
 
 RankedDocs = Sequence[str] | Sequence[ScoredDoc]
@@ -517,6 +544,9 @@ RankedDocs = Sequence[str] | Sequence[ScoredDoc]
 
 def _scored(ranking: RankedDocs, qid: str, log: ProblemLog) -> list[tuple[str, str]] | None:
     """(doc, score text) per rank; scores synthesized (n, n-1, ..., 1) when none are known."""
+    if isinstance(ranking, str):
+        log.add(0, f"a ranking must be a list of ids, got the text {ranking!r}", qid)
+        return None
     if all(isinstance(d, str) for d in ranking):
         n = len(ranking)
         return [(str(doc), str(n - rank)) for rank, doc in enumerate(ranking)]
@@ -567,7 +597,7 @@ def run_text(runs: Mapping[str, Mapping[str, RankedDocs]], *, shown: str = "run"
 
     A ranking of ids gets scores n, n-1, ..., 1 (strictly decreasing, so trec_eval
     keeps the order); a ranking of :class:`ScoredDoc` keeps its scores and must
-    already be in trec_eval's order.
+    already be in trec_eval's order. An empty ranking has no line.
     """
     log = ProblemLog(shown)
     lines = [
@@ -582,9 +612,14 @@ def run_text(runs: Mapping[str, Mapping[str, RankedDocs]], *, shown: str = "run"
 
 def write_run(
     path: Path, runs: Mapping[str, Mapping[str, RankedDocs]], *, shown: str | None = None
-) -> None:
-    """Write a run file atomically; see :func:`run_text`."""
+) -> tuple[tuple[str, str], ...]:
+    """Write a run file atomically; see :func:`run_text`.
+
+    Returns the (tag, query id) pairs left out because their ranking is empty: a run
+    file cannot hold an empty ranking (trec_eval scores such a query 0 only under -c).
+    """
     write_atomic(path, run_text(runs, shown=shown or str(path)))
+    return tuple((tag, qid) for tag, queries in runs.items() for qid, r in queries.items() if not r)
 
 
 # --------------------------------------------------------------------------- to golden
