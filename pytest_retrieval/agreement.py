@@ -107,12 +107,15 @@ def _category_problems(categories: Mapping[str, str], default: str) -> list[str]
 
 @dataclass
 class _Tally:
+    """One category's pairs (first grade, second grade) and counts."""
+
     pairs: list[tuple[int, int]]
     queries: set[str]
     first_only: int = 0
     second_only: int = 0
 
     def row(self, category: str, max_grade: int) -> AgreementRow:
+        """The category's agreement row."""
         n = len(self.pairs)
         raw = sum(1 for a, b in self.pairs if a == b) / n if n else None
         kappa = cohen_kappa(self.pairs, max_grade=max_grade) if n else None

@@ -56,7 +56,7 @@ def _sklearn(pairs, max_grade, weights):
 pairs_st = st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=1, max_size=40)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(pairs=pairs_st, max_grade=st.sampled_from([3, 4]))
 def test_equals_sklearn(pairs, max_grade):
     for ours_weighting, weights in (("unweighted", None), ("linear", "linear")):

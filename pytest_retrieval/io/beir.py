@@ -54,6 +54,8 @@ class BeirDataset:
 
 @dataclass(frozen=True)
 class _Query:
+    """One line of queries.jsonl."""
+
     qid: str
     text: str
     metadata: Mapping[str, Any]
@@ -257,11 +259,14 @@ def _files(folder: Path, split: str, shown: str) -> tuple[Path, Path, Path]:
 
 @dataclass(frozen=True)
 class _Categories:
+    """How a query gets its category: the mapping, else a metadata field, else the default."""
+
     mapping: Mapping[str, str]
     field: str | None
     default: str
 
     def of(self, query: _Query, log: ProblemLog) -> str | None:
+        """The query's category, or None (the problem recorded)."""
         if query.qid in self.mapping:
             category: Any = self.mapping[query.qid]
         elif self.field is not None:
