@@ -9,7 +9,7 @@ every problem of a file before it raises, so one pass names them all.
 from __future__ import annotations
 
 import re
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Generator, Sequence
 from pathlib import Path
 
 from ..golden import _FORBIDDEN_ID_CHARS, DEFAULT_CATEGORY, RESERVED_CATEGORIES, Problem
@@ -113,14 +113,6 @@ def category_problem(category: str) -> str | None:
     return None
 
 
-def unknown_category_keys(
-    categories: Mapping[str, str], known: Sequence[str] | frozenset[str]
-) -> list[str]:
-    """Query ids named by a category mapping that the data does not have (likely typos)."""
-    present = set(known)
-    return [qid for qid in categories if qid not in present]
-
-
 __all__ = [
     "DEFAULT_CATEGORY",
     "MAX_KEPT",
@@ -132,5 +124,4 @@ __all__ = [
     "has_space",
     "read_lines",
     "split_fields",
-    "unknown_category_keys",
 ]
