@@ -29,7 +29,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from .golden import DEFAULT_CATEGORY, RESERVED_CATEGORIES
+from .golden import DEFAULT_CATEGORY
+from .model import RESERVED_CATEGORIES
 
 ALL = "all"
 Weighting = Literal["unweighted", "linear"]

@@ -62,7 +62,7 @@ class _Query:
     line: int
 
 
-class _JsonObject(dict[str, Any]):
+class _JsonObject(dict[str, object]):
     """A JSON object that remembers the keys it repeated."""
 
     repeated: list[str]
@@ -159,7 +159,9 @@ def _queries(path: Path, log: ProblemLog) -> dict[str, _Query]:
         elif qid in queries:
             log.add(line, f"query appears twice (first on line {queries[qid].line})", qid)
         else:
-            queries[qid] = _Query(qid, record["text"], record.get("metadata", {}), line)
+            text, metadata = record["text"], record.get("metadata", {})
+            assert isinstance(text, str) and isinstance(metadata, dict)  # checked above
+            queries[qid] = _Query(qid, text, metadata, line)
     return queries
 
 

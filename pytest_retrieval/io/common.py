@@ -12,7 +12,9 @@ import re
 from collections.abc import Generator, Sequence
 from pathlib import Path
 
-from ..golden import _FORBIDDEN_ID_CHARS, DEFAULT_CATEGORY, RESERVED_CATEGORIES, Problem
+from ..golden import DEFAULT_CATEGORY, Problem
+from ..model import RESERVED_CATEGORIES
+from .golden_yaml import FORBIDDEN_ID_CHARS
 
 MAX_SHOWN = 50  # problems spelled out in one message; the rest are counted
 MAX_KEPT = 1000  # problems kept per file (a corrupt corpus could have millions)
@@ -96,7 +98,7 @@ def golden_id_problem(qid: str) -> str | None:
     """Why ``qid`` cannot be a golden query id (it becomes part of a pytest node id), or None."""
     if not qid.strip():
         return "the query id is empty"
-    if qid != qid.strip() or " " in qid or any(c in qid for c in _FORBIDDEN_ID_CHARS):
+    if qid != qid.strip() or " " in qid or any(c in qid for c in FORBIDDEN_ID_CHARS):
         return (
             "a golden query id must not contain spaces, '[', ']' or '::' (it becomes a pytest "
             "node id); rename the query in the source files"

@@ -29,17 +29,11 @@ from typing import Any
 
 import yaml
 
-from ..atomic import write_atomic
-from ..golden import (
-    GoldenFileError,
-    GoldenQuery,
-    Problem,
-    _Checker,
-    _Lines,
-    _Seq,
-)
+from ..golden import GoldenFileError, GoldenQuery, Problem
 from ..metrics import MetricNameError, parse_metric
+from .atomic import write_atomic
 from .common import FormatError, read_lines
+from .golden_yaml import Checker, LineList, LineMapping, check_query
 
 _PLAIN_BLOCK = re.compile(r"[A-Za-z_][A-Za-z0-9_ .,'?!()&+/@-]*")
 _PLAIN_FLOW = re.compile(r"[A-Za-z_][A-Za-z0-9_ .'?!()&+/@-]*")  # no ',' inside [ ] or { }
@@ -123,9 +117,9 @@ def _canonical(name: str) -> str:
         return name  # the validation names it
 
 
-def query_mapping(query: GoldenQuery) -> dict[str, Any]:
+def query_mapping(query: GoldenQuery) -> dict[str, object]:
     """The query as a golden-file mapping: keys in the format's order, empty ones left out."""
-    out: dict[str, Any] = {"id": query.id, "query": query.text, "category": query.category}
+    out: dict[str, object] = {"id": query.id, "query": query.text, "category": query.category}
     if query.tags:
         out["tags"] = list(query.tags)
     if query.filters:
@@ -142,11 +136,11 @@ def query_mapping(query: GoldenQuery) -> dict[str, Any]:
     return out
 
 
-def _yaml_query(mapping: dict[str, Any]) -> list[str]:
+def _yaml_query(mapping: dict[str, object]) -> list[str]:
     lines: list[str] = []
     for key, value in mapping.items():
         lead = "  - " if not lines else "    "
-        if key == "relevant" and value:
+        if key == "relevant" and isinstance(value, Mapping) and value:
             lines.append(f"{lead}relevant:")
             lines.extend(
                 f"      {_yaml_key(yaml_string(doc), str(grade), '      ')}"
@@ -163,13 +157,13 @@ def _yaml_query(mapping: dict[str, Any]) -> list[str]:
 
 
 def _check(
-    queries: Sequence[GoldenQuery], mappings: list[dict[str, Any]], shown: str, max_grade: int
+    queries: Sequence[GoldenQuery], mappings: list[dict[str, object]], shown: str, max_grade: int
 ) -> None:
     """Refuse, with the loader's own messages, what would not load back."""
-    checker = _Checker(shown, max_grade)
+    checker = Checker(shown, max_grade)
     seen: set[str] = set()
     for query, mapping in zip(queries, mappings, strict=True):
-        checker.query(mapping, 0, {})
+        check_query(checker, mapping, 0, {})
         if query.id in seen:
             checker.add(0, "duplicate id; ids must be unique across the golden set", query.id)
         seen.add(query.id)
@@ -177,7 +171,7 @@ def _check(
         raise GoldenFileError(checker.problems)
 
 
-def _rendered(query_id: str, mapping: dict[str, Any], shown: str) -> list[str]:
+def _rendered(query_id: str, mapping: dict[str, object], shown: str) -> list[str]:
     try:
         return _yaml_query(mapping)
     except _Unwritable as exc:
@@ -203,7 +197,7 @@ def write_golden_yaml(path: Path, queries: Sequence[GoldenQuery], *, max_grade: 
 # --------------------------------------------------------------------------- JSONL
 
 
-def _json_line(mapping: dict[str, Any], query_id: str, shown: str) -> str:
+def _json_line(mapping: dict[str, object], query_id: str, shown: str) -> str:
     if _json_keys_problem(mapping.get("filters", {})):
         problem = Problem(shown, 0, "'filters' keys must be text in JSONL", query_id)
         raise GoldenFileError([problem])
@@ -250,7 +244,7 @@ def _with_lines(value: Any, line: int, repeated: list[str]) -> Any:
     Keys repeated inside one object are appended to ``repeated`` (the first value is kept).
     """
     if isinstance(value, _Pairs):
-        out = _Lines()
+        out = LineMapping()
         out.line, out.key_lines, out.duplicates = line, {}, []
         for key, item in value:
             if key in out.key_lines:
@@ -260,7 +254,7 @@ def _with_lines(value: Any, line: int, repeated: list[str]) -> Any:
             out.key_lines[key] = line
         return out
     if isinstance(value, list):
-        seq = _Seq(_with_lines(item, line, repeated) for item in value)
+        seq = LineList(_with_lines(item, line, repeated) for item in value)
         seq.line, seq.item_lines = line, [line] * len(value)
         return seq
     return value
@@ -270,7 +264,7 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON; write a finite number")
 
 
-def _parse_json_line(text: str, line: int, checker: _Checker) -> Any:
+def _parse_json_line(text: str, line: int, checker: Checker) -> Any:
     """The line's JSON value with lines attached, or None (the problem recorded)."""
     try:
         raw = json.loads(text, object_pairs_hook=_Pairs, parse_constant=_no_constant)
@@ -289,12 +283,12 @@ def _parse_json_line(text: str, line: int, checker: _Checker) -> Any:
     return None if repeated else value
 
 
-def _jsonl_queries(path: Path, shown: str, checker: _Checker) -> list[GoldenQuery]:
+def _jsonl_queries(path: Path, shown: str, checker: Checker) -> list[GoldenQuery]:
     queries: list[GoldenQuery] = []
     first_line: dict[str, int] = {}
     for line, text in read_lines(path, shown):
         raw = _parse_json_line(text, line, checker) if text.strip() else None
-        query = checker.query(raw, line, {}) if raw is not None else None
+        query = check_query(checker, raw, line, {}) if raw is not None else None
         if query is None:
             continue
         if query.id in first_line:
@@ -320,7 +314,7 @@ def read_golden_jsonl(
     Raises :class:`GoldenFileError` with every problem in the file.
     """
     shown = shown or str(path)
-    checker = _Checker(shown, max_grade)
+    checker = Checker(shown, max_grade)
     try:
         queries = _jsonl_queries(path, shown, checker)
     except FormatError as exc:  # cannot read the file, or a line is not UTF-8

@@ -600,3 +600,12 @@ def load_golden_file(
     if checker.problems:
         raise GoldenFileError(checker.problems)
     return queries
+
+
+# Public names for the other golden formats (JSONL, the writers' round-trip check, the
+# command line's validate): the same loader, the same checks, the same messages.
+Checker = _Checker
+LineMapping = _Lines
+LineList = _Seq
+FORBIDDEN_ID_CHARS = _FORBIDDEN_ID_CHARS
+parse_yaml = _parse

@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from ..atomic import write_atomic
 from ..golden import DEFAULT_CATEGORY, GoldenQuery, Problem
+from .atomic import write_atomic
 from .common import (
     FormatError,
     ProblemLog,
