@@ -99,8 +99,11 @@ def run(ctx: Context, args: argparse.Namespace) -> int:
     tags = [t for path in loaded.files if ctx.shown(path) in loaded_files for t in _tags(ctx, path)]
     shown_corpus = ctx.shown(ctx.path(args.corpus)) if args.corpus else "corpus"
     findings = lint(loaded.queries, tags, corpus, shown_corpus, args.ignore)
+    order = {ctx.shown(path): i for i, path in enumerate(loaded.files)}
     entries: list[Problem | Finding] = [*loaded.problems, *findings]
-    entries.sort(key=lambda e: (_problem(e).path, _problem(e).line))
+    # file by file: the loader's problems in its order (as collection shows them), then
+    # that file's findings by line
+    entries.sort(key=lambda e: (order.get(_problem(e).path, len(order)), isinstance(e, Finding)))
     for entry in entries:
         ctx.say(str(entry))
     files = len(loaded.files)
