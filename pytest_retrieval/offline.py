@@ -56,7 +56,8 @@ def score_runs(
         unknown[run.name] = sorted(q for q in run.rankings if q not in golden_ids)
         for query in queries:
             if query.skip is not None:
-                results.add(skipped(query, run.name, settings, query.skip, position))
+                reason = f"Skipped: {query.skip}"  # as pytest words a skip mark's reason
+                results.add(skipped(query, run.name, settings, reason, position))
                 continue
             if query.id in run.errors:
                 results.add(errored(query, run.name, settings, run.errors[query.id], position))

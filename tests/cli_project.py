@@ -101,3 +101,30 @@ def load_json(path: Path) -> dict[str, object]:
     data = json.loads(path.read_text(encoding="utf-8"))
     assert isinstance(data, dict)
     return data
+
+
+RUN_CONFTEST = '''\
+"""A retriever that returns recorded TREC runs: one configuration per run tag."""
+from pathlib import Path
+
+import pytest
+
+from pytest_retrieval.io.trec import read_run
+
+RUNS = {}
+for path in sorted(Path(__file__).parent.glob("runs/*.run")):
+    RUNS.update(read_run(path))
+MAX_RESULTS = {max_results}
+
+
+@pytest.fixture(scope="session", params=list(RUNS))
+def retriever(request):
+    ranked = RUNS[request.param].ids()
+    return lambda query: ranked.get(query.id, [])[:MAX_RESULTS]
+'''
+
+
+def write_run_conftest(root: Path, max_results: int | None = None) -> None:
+    """A conftest.py whose ``retriever`` replays the runs in ``root/runs/*.run``."""
+    text = RUN_CONFTEST.replace("{max_results}", repr(max_results))
+    (root / "conftest.py").write_text(text, encoding="utf-8")

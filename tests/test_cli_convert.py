@@ -7,10 +7,10 @@ import math
 import textwrap
 from pathlib import Path
 
-import pytest
-
 import cranfield
+import pytest
 from cli_project import GOLDEN, cli, load_json, write_project, write_run
+
 from pytest_retrieval.io.golden_writer import read_golden_jsonl
 from pytest_retrieval.io.golden_yaml import load_golden_file
 from pytest_retrieval.io.trec import read_qrels

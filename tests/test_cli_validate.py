@@ -10,7 +10,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from cli_project import GOLDEN, ROOT, cli, write_project
 
 

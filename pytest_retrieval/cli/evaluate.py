@@ -157,7 +157,7 @@ def _notes(
     runs: Sequence[Recorded],
     missing: dict[str, list[str]],
 ) -> None:
-    judgments = {q.id: dict(q.relevant) for q in queries if q.relevant}
+    judgments = {q.id: dict(q.relevant) for q in queries if q.relevant and q.skip is None}
     k = ctx.run.settings.depth or 10
     for run in runs:
         lacking = missing.get(run.name, [])
