@@ -98,7 +98,11 @@ def test_import_trec_description_field_and_jsonl(tmp_path):
     )  # fmt: skip
     assert ran.code == 0, ran.err
     [query] = read_golden_jsonl(project / "out.jsonl")
-    assert (query.id, query.text, dict(query.relevant)) == ("00123", "Will it rain tomorrow?", {"d1": 2})
+    assert (query.id, query.text, dict(query.relevant)) == (
+        "00123",
+        "Will it rain tomorrow?",
+        {"d1": 2},
+    )
 
 
 def test_a_grade_above_max_grade_is_an_error_naming_the_setting(tmp_path):
@@ -106,8 +110,13 @@ def test_a_grade_above_max_grade_is_an_error_naming_the_setting(tmp_path):
     (project / "qrels.txt").write_text("q1 0 d1 4\n", encoding="utf-8")
     ran = cli("import", "trec", "qrels.txt", cwd=project)
     assert ran.code == 2
-    assert "qrels.txt:1: query 'q1': grade 4 of document 'd1' is above 3 (retrieval_max_grade)" in ran.err
-    raised = cli("import", "trec", "qrels.txt", "--override-ini", "retrieval_max_grade=4", cwd=project)
+    assert (
+        "qrels.txt:1: query 'q1': grade 4 of document 'd1' is above 3 (retrieval_max_grade)"
+        in ran.err
+    )
+    raised = cli(
+        "import", "trec", "qrels.txt", "--override-ini", "retrieval_max_grade=4", cwd=project
+    )
     assert raised.code == 0 and "no --topics: each query's text is its id" in raised.err
     assert "  - id: q1\n    query: q1\n" in raised.out
 
@@ -135,7 +144,9 @@ def test_golden_to_trec_to_golden_round_trip(tmp_path):
         "rain-tomorrow 0 weather-forecast 3\nrain-tomorrow 0 weather-stuffed 1\n"
         "convert-euros 0 fx-rates 2\nconvert-euros 0 tide-tables 0\n"
     )
-    topics = "".join(f"{q.id}\t{q.text}\n" for q in load_golden_file(project / "golden/catalog.yaml"))
+    topics = "".join(
+        f"{q.id}\t{q.text}\n" for q in load_golden_file(project / "golden/catalog.yaml")
+    )
     (project / "topics.tsv").write_text(topics, encoding="utf-8")
     (project / "cats.tsv").write_text("rain-tomorrow paraphrase\nconvert-euros lexical\n", "utf-8")
     back = cli(
@@ -197,11 +208,17 @@ def test_import_of_cranfield_through_trec_files(tmp_path):
     queries = cranfield.read_queries(CRANFIELD)
     qrels = cranfield.read_qrels(CRANFIELD)
     project = write_project(tmp_path, {}, ini="[pytest]\nretrieval_max_grade = 4\n")
-    lines = [f"{n} 0 {doc} {grade}\n" for n, judged in sorted(qrels.items()) for doc, grade in judged.items()]
+    lines = [
+        f"{n} 0 {doc} {grade}\n"
+        for n, judged in sorted(qrels.items())
+        for doc, grade in judged.items()
+    ]
     (project / "cran.qrels").write_text("".join(lines), encoding="utf-8")
     topics = "".join(f"{q.number}\t{' '.join(q.text.split())}\n" for q in queries)
     (project / "cran.topics").write_text(topics, encoding="utf-8")
-    ran = cli("import", "trec", "cran.qrels", "--topics", "cran.topics", "-o", "cran.yaml", cwd=project)
+    ran = cli(
+        "import", "trec", "cran.qrels", "--topics", "cran.topics", "-o", "cran.yaml", cwd=project
+    )
     assert ran.code == 0, ran.err
     golden = load_golden_file(project / "cran.yaml", max_grade=4)
     assert len(golden) == len(qrels) == 225
@@ -209,7 +226,9 @@ def test_import_of_cranfield_through_trec_files(tmp_path):
     for query in golden:
         assert dict(query.relevant) == qrels[int(query.id)]
         assert query.text == " ".join(by_number[query.id].text.split())
-    refused = cli("import", "trec", "cran.qrels", "--override-ini", "retrieval_max_grade=3", cwd=project)
+    refused = cli(
+        "import", "trec", "cran.qrels", "--override-ini", "retrieval_max_grade=3", cwd=project
+    )
     assert refused.code == 2 and "(retrieval_max_grade)" in refused.err
 
 
@@ -224,8 +243,15 @@ def test_export_run_gives_pytrec_eval_our_numbers(tmp_path):
     """
     project = write_project(tmp_path, ini=ini)
     rankings = {
-        "bm25": {"rain-tomorrow": ["weather-stuffed", "x", "weather-forecast"], "convert-euros": ["tide-tables", "fx-rates"]},
-        "dense": {"rain-tomorrow": ["weather-forecast"], "convert-euros": ["fx-rates", "y", "z"], "lottery": ["a"]},
+        "bm25": {
+            "rain-tomorrow": ["weather-stuffed", "x", "weather-forecast"],
+            "convert-euros": ["tide-tables", "fx-rates"],
+        },
+        "dense": {
+            "rain-tomorrow": ["weather-forecast"],
+            "convert-euros": ["fx-rates", "y", "z"],
+            "lottery": ["a"],
+        },
     }
     write_run(project / "both.run", rankings)
     assert cli("evaluate", "both.run", "--report", "report.json", cwd=project).code == 0
@@ -247,7 +273,9 @@ def test_export_run_gives_pytrec_eval_our_numbers(tmp_path):
         assert set(theirs) == set(run) - {"lottery"} and theirs
         for qid, values in theirs.items():
             for trec_name, our_name in names.items():
-                assert math.isclose(values[trec_name], ours[qid]["metrics"][our_name], abs_tol=1e-12)
+                assert math.isclose(
+                    values[trec_name], ours[qid]["metrics"][our_name], abs_tol=1e-12
+                )
 
 
 def test_export_and_import_errors_exit_2(tmp_path):

@@ -1,4 +1,4 @@
-"""``evaluate`` (the plugin's numbers without pytest) and ``compare`` (two reports, the gate's rules)."""
+"""``evaluate`` (the plugin's numbers without pytest) and ``compare`` (the gate's rules)."""
 
 from __future__ import annotations
 
@@ -72,7 +72,10 @@ def test_evaluate_equals_the_plugin_on_the_same_rankings(pytester, monkeypatch):
     project = _project(pytester.path)
     ran = cli("evaluate", "runs/bm25.run", "runs/dense.run", "--report", "cli.json", cwd=project)
     assert ran.code == 1, ran.err  # rain-tomorrow misses its expect on bm25
-    assert "golden/g.yaml: query 'rain-tomorrow' [bm25]: failed: expected ndcg@10 >= 0.9, got 0.5897" in ran.out
+    assert (
+        "golden/g.yaml: query 'rain-tomorrow' [bm25]: failed: expected ndcg@10 >= 0.9, got 0.5897"
+        in ran.out
+    )
     assert "'dense': 2 golden queries have no ranking in runs/dense.run" in ran.err
     write_run_conftest(project)
     result = pytester.runpytest(
@@ -120,7 +123,9 @@ def test_evaluate_writes_markdown_and_html_and_gates_on_a_baseline(tmp_path):
     failed = cli("evaluate", "worse.run", "--baseline", "baseline.json", cwd=project)
     assert failed.code == 1
     assert "retrieval gate: FAILED" in failed.out and "convert-euros" in failed.out
-    loose = cli("evaluate", "worse.run", "--baseline", "baseline.json", "--tolerance", "1", cwd=project)
+    loose = cli(
+        "evaluate", "worse.run", "--baseline", "baseline.json", "--tolerance", "1", cwd=project
+    )
     assert loose.code == 0, loose.out
 
 
@@ -149,7 +154,15 @@ def test_compare_exits_1_when_b_regresses(tmp_path):
 def test_compare_refuses_reports_made_with_other_settings(tmp_path):
     project = _project(tmp_path)
     cli("evaluate", "runs/dense.run", "--report", "a.json", cwd=project)
-    cli("evaluate", "runs/dense.run", "--report", "b.json", "--override-ini", "retrieval_gain=linear", cwd=project)
+    cli(
+        "evaluate",
+        "runs/dense.run",
+        "--report",
+        "b.json",
+        "--override-ini",
+        "retrieval_gain=linear",
+        cwd=project,
+    )
     ran = cli("compare", "a.json", "b.json", cwd=project)
     assert ran.code == 1
     said = " ".join(ran.out.split())
@@ -161,9 +174,14 @@ def test_evaluate_input_errors_exit_2(tmp_path):
     assert cli("evaluate", "nope.run", cwd=project).code == 2
     (project / "bad.run").write_text("q1 Q0 d1 one 1.0 tag\n", encoding="utf-8")
     ran = cli("evaluate", "bad.run", cwd=project)
-    assert ran.code == 2 and "bad.run:1: query 'q1': rank 'one' of 'd1' is not an integer" in ran.err
+    assert (
+        ran.code == 2 and "bad.run:1: query 'q1': rank 'one' of 'd1' is not an integer" in ran.err
+    )
     ran = cli("evaluate", "runs/dense.run", "runs/dense.run", cwd=project)
-    assert ran.code == 2 and "configuration 'dense' is in runs/dense.run and in runs/dense.run" in ran.err
+    assert (
+        ran.code == 2
+        and "configuration 'dense' is in runs/dense.run and in runs/dense.run" in ran.err
+    )
     ran = cli("evaluate", "runs/dense.run", "--report", "r.txt", cwd=project)
     assert ran.code == 2 and "the suffix must be one of .json, .md, .html" in ran.err
 
@@ -175,7 +193,13 @@ def test_evaluate_input_errors_exit_2(tmp_path):
         ('{"format": "pytest-retrieval-report", "version": 2}', "report version 2"),
         ("{", "r.json:1: not valid JSON"),
         (
-            json.dumps({"format": "pytest-retrieval-report", "version": 1, "settings": {"metrics": ["ndcg@10"]}}),
+            json.dumps(
+                {
+                    "format": "pytest-retrieval-report",
+                    "version": 1,
+                    "settings": {"metrics": ["ndcg@10"]},
+                }
+            ),
             "'settings' lacks gain, relevance_threshold, max_grade, empty",
         ),
     ],
@@ -190,5 +214,7 @@ def test_report_reader_names_configuration_and_query(tmp_path):
     cli("evaluate", "runs/dense.run", "--report", "a.json", cwd=project)
     data = load_json(project / "a.json")
     data["configurations"]["dense"]["queries"]["lottery"]["outcome"] = "great"  # type: ignore[index]
-    with pytest.raises(ReportError, match=r"configuration 'dense': query 'lottery': 'outcome' must be one of"):
+    with pytest.raises(
+        ReportError, match=r"configuration 'dense': query 'lottery': 'outcome' must be one of"
+    ):
         parse_report(json.dumps(data), "a.json")

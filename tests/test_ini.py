@@ -22,8 +22,12 @@ retrieval_metrics = ["ndcg@5", "mrr"]
 retrieval_max_grade = "4"
 """
 PYTEST_INI = "[pytest]\nretrieval_metrics = ndcg@5 mrr\nretrieval_max_grade = 4\n"
-TOX_INI = "[tox]\nenvlist = py\n[pytest]\nretrieval_metrics = ndcg@5\n  mrr\nretrieval_max_grade = 4\n"
-SETUP_CFG = "[metadata]\nname = x\n[tool:pytest]\nretrieval_metrics = ndcg@5 mrr\nretrieval_max_grade=4\n"
+TOX_INI = (
+    "[tox]\nenvlist = py\n[pytest]\nretrieval_metrics = ndcg@5\n  mrr\nretrieval_max_grade = 4\n"
+)
+SETUP_CFG = (
+    "[metadata]\nname = x\n[tool:pytest]\nretrieval_metrics = ndcg@5 mrr\nretrieval_max_grade=4\n"
+)
 PYTEST_TOML = '[pytest]\nretrieval_metrics = ["ndcg@5", "mrr"]\nretrieval_max_grade = "4"\n'
 
 LAYOUTS = {
