@@ -135,7 +135,8 @@ def build_pool(
                     found.setdefault(doc, {}).setdefault(configuration, rank)
         if not found:
             continue
-        docs = [PoolDoc(doc, sources) for doc, sources in found.items()]
+        # each document's sources best rank first (ties in the runs' order)
+        docs = [PoolDoc(d, dict(sorted(s.items(), key=lambda i: i[1]))) for d, s in found.items()]
         docs.sort(key=lambda d: (d.best_rank, -len(d.found), d.id))
         worklist.queries.append(
             PoolQuery(query.id, query.text, query.category, query.path, len(query.relevant), docs)

@@ -57,6 +57,11 @@ def _output_options(parser: argparse.ArgumentParser) -> None:
 
 
 def add_parsers(commands: Commands) -> None:
+    _import_parsers(commands)
+    _export_parsers(commands)
+
+
+def _import_parsers(commands: Commands) -> None:
     importer = commands.add_parser(
         "import", help="TREC qrels or a BEIR folder to golden YAML or JSONL"
     )
@@ -101,6 +106,9 @@ def add_parsers(commands: Commands) -> None:
         help="the queries' metadata field that holds the category",
     )
     _output_options(beir)
+
+
+def _export_parsers(commands: Commands) -> None:
     exporter = commands.add_parser(
         "export", help="golden files to TREC qrels, a JSON report to TREC runs"
     )

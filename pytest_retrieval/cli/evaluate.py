@@ -152,15 +152,18 @@ def _some(ids: Sequence[str], shown: int = 5) -> str:
 
 
 def _notes(
-    ctx: Context,
-    queries: Sequence[GoldenQuery],
-    runs: Sequence[Recorded],
-    missing: dict[str, list[str]],
+    ctx: Context, queries: Sequence[GoldenQuery], runs: Sequence[Recorded], scored: Scored
 ) -> None:
     judgments = {q.id: dict(q.relevant) for q in queries if q.relevant and q.skip is None}
     k = ctx.run.settings.depth or 10
     for run in runs:
-        lacking = missing.get(run.name, [])
+        unknown = scored.unknown.get(run.name, [])
+        if unknown:
+            ctx.note(
+                f"'{run.name}': {len(unknown)} queries of {run.source} are not in the golden "
+                "set, ignored: " + _some(unknown)
+            )
+        lacking = scored.missing.get(run.name, [])
         if lacking:
             ctx.note(
                 f"'{run.name}': {len(lacking)} golden queries have no ranking in "
@@ -216,7 +219,7 @@ def run_evaluate(ctx: Context, args: argparse.Namespace) -> int:
     runs = _all_runs(ctx, args.runs)
     settings = ctx.run.settings
     scored = score_runs(queries, runs, settings, args.max_results)
-    _notes(ctx, queries, runs, scored.missing)
+    _notes(ctx, queries, runs, scored)
     evaluation = analyse(scored.results, settings, ctx.run.stats, ctx.run.run.group_bys)
     for line in summary_lines(evaluation, ctx.width(), _verbosity(args)):
         ctx.say(line)

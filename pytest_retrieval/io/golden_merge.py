@@ -97,23 +97,31 @@ class _Planner:
         new = self.new_pairs(qid, grades, extra, key_line)
         if not new:
             return
-        text = self.lines[key_line - 1]
-        flow = _FLOW.match(text.rstrip("\r\n"))
+        text = self.lines[key_line - 1].rstrip("\r")
+        rest = text.split(":", 1)[1].strip() if ":" in text else ""
+        flow = _FLOW.match(text)
         if flow is not None:
             self._flow(flow, key_line, grades if isinstance(relevant, LineList) else None, new)
-        elif text.split("relevant", 1)[-1].lstrip(" :\t").startswith(("{", "[")):
+        elif rest.startswith(("{", "[")):
             self.add(
                 key_line,
                 "'relevant' is written over several lines inside braces or brackets; put it on "
                 "one line, or one judgment per line, then merge again",
                 qid,
             )
+        elif rest and not rest.startswith("#"):
+            self.add(
+                key_line,
+                "'relevant' uses an anchor, an alias or a tag (&name, *name, !tag): editing it "
+                "would change other queries too; write its judgments out, then merge again",
+                qid,
+            )
         elif isinstance(relevant, LineList):
             self._block_list(relevant, new, qid)
-        elif isinstance(relevant, LineMapping) and relevant:
+        elif isinstance(relevant, LineMapping):
             self._block_map(relevant, new)
-        else:
-            self.add(key_line, "cannot find where 'relevant' is written (an alias?)", qid)
+        else:  # pragma: no cover - the loader makes every mapping a LineMapping
+            self.add(key_line, "cannot find where 'relevant' is written", qid)
 
     def _flow(
         self,
