@@ -101,8 +101,8 @@ def test_the_command_line_reaches_neither_pytest_nor_the_plugin() -> None:
     assert "pytest_retrieval.cli.main" in graph, "the walker must see the command line"
     for name in (n for n in graph if n.startswith("pytest_retrieval.cli")):
         paths = reaches(name, graph)
-        hits = sorted(p for p in paths if p.startswith((PYTEST_LAYER, "pytest", "_pytest")))
-        hits = [p for p in hits if p != "pytest_retrieval"]
+        forbidden = (*TEST_FRAMEWORK, PYTEST_LAYER)
+        hits = sorted(p for p in paths for f in forbidden if p == f or p.startswith(f + "."))
         assert not hits, f"{name} reaches {hits[0]}: " + " -> ".join(paths[hits[0]])
 
 
