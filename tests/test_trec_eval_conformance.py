@@ -236,3 +236,114 @@ def test_a_wrong_convention_would_be_caught() -> None:
         != printed["ndcg", qid]
     ]
     assert differ
+
+
+# --------------------------------------------------------------------------- through the commands
+
+# The same comparison, with nothing read by this test's own code: the qrels imported with
+# `pytest-retrieval import trec`, the run scored with `pytest-retrieval evaluate` and, on the
+# same imported golden file, by the plugin itself (a retriever replaying the run), each
+# writing its JSON report; the numbers compared are the reports' (per query, and the `all`
+# row of the summary).
+
+ROUTES = ("evaluate", "plugin")
+
+
+def _ini(case: Case) -> str:
+    return (
+        "[pytest]\nretrieval_golden = golden\n"
+        f"retrieval_metrics = {' '.join(SHARED.values())}\n"
+        "retrieval_gain = linear\nretrieval_empty = zero\nretrieval_max_grade = 4\n"
+        f"retrieval_relevance_threshold = {case.level}\nretrieval_bootstrap = 0\n"
+    )
+
+
+def _project(case: Case, root: Path) -> Path:
+    assert DATA is not None
+    from cli_project import cli, write_project
+
+    write_project(root, {}, ini=_ini(case))
+    (root / "runs").mkdir()
+    (root / "runs" / "run.run").write_bytes((DATA / case.run).read_bytes())
+    imported = cli("import", "trec", str(DATA / case.qrels), "-o", "golden/trec.yaml", cwd=root)
+    assert imported.code == 0, imported.err
+    return root
+
+
+def _report_of(case: Case, root: Path, route: str, pytester: pytest.Pytester | None) -> dict:
+    from cli_project import cli, load_json, write_run_conftest
+
+    if route == "evaluate":
+        limit = ["--max-results", str(case.max_docs)] if case.max_docs else []
+        ran = cli("evaluate", "runs/run.run", *limit, "--report", "out.json", "-q", cwd=root)
+        assert ran.code == 0, ran.err
+    else:
+        assert pytester is not None
+        write_run_conftest(root, case.max_docs)
+        result = pytester.runpytest(
+            "--retrieval-eval", "--retrieval-report", "out.json", "-p", "no:cacheprovider",
+            "-q", "-W", "ignore::pytest.PytestAssertRewriteWarning",
+        )  # fmt: skip
+        assert result.ret == 0, result.stdout.str()[-2000:]
+    report = load_json(root / "out.json")
+    [configuration] = report["configurations"].values()  # type: ignore[union-attr]
+    return configuration
+
+
+def report_outcome(case: Case, configuration: dict) -> Outcome:
+    """A JSON report's numbers against trec_eval's, as :func:`outcome_of` compares ours."""
+    assert DATA is not None
+    printed = read_out(DATA / case.out)
+    queries = configuration["queries"]
+    metrics = {theirs: parse_metric(ours) for theirs, ours in SHARED.items()}
+    per_query = {
+        qid: {
+            theirs: _as_trec(metric, entry["metrics"][metric.name], len(entry["retrieved"]))
+            for theirs, metric in metrics.items()
+        }
+        for qid, entry in queries.items()
+    }
+    outcome = Outcome(
+        queries=len(per_query), returned=sum(len(e["retrieved"]) for e in queries.values())
+    )
+    measures = sorted({name for name, _ in printed} & set(SHARED))
+    summary = configuration["summary"]["all"]
+    for name in measures:
+        if case.per_query:
+            for qid, values in per_query.items():
+                _compare(outcome, f"{name} {qid}", values[name], printed[name, qid])
+        if metrics[name].base == "judged":  # unj_k: padded per query, so its mean is ours
+            mean = math.fsum(v[name] for v in per_query.values()) / len(per_query)
+        else:
+            mean = summary[metrics[name].name]
+        _compare(outcome, f"{name} all", mean, printed[name, "all"])
+    assert summary["n"] == int(printed["num_q", "all"]), case.out
+    assert outcome.returned == int(printed["num_ret", "all"]), case.out
+    return outcome
+
+
+@pytest.mark.parametrize("route", ROUTES)
+@pytest.mark.parametrize("case", CASES, ids=[c.out for c in CASES])
+def test_import_then_evaluate_or_the_plugin_equal_trec_eval(case, route, tmp_path, pytester):
+    root = _project(case, pytester.path if route == "plugin" else tmp_path)
+    configuration = _report_of(case, root, route, pytester)
+    outcome = report_outcome(case, configuration)
+    shown = "\n".join(outcome.differ[:25])
+    assert outcome.equal == outcome.compared, f"{route} {case.out}:\n{shown}"
+    rows = outcome.queries + 1 if case.per_query else 1
+    assert outcome.compared == len(case.measures) * rows
+    assert (outcome.compared, outcome.queries) == (
+        outcome_of(case).compared,
+        outcome_of(case).queries,
+    )
+
+
+def test_the_readme_states_the_conformance_totals():
+    """The README's conformance table is this suite's count (every route compares the same)."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    for case in CASES:
+        o = outcome_of(case)
+        row = f"| `{case.out}` | {o.queries} | {len(case.measures)} | {o.compared} | {o.equal} |"
+        assert row in readme, row
+    total = sum(outcome_of(c).compared for c in CASES)
+    assert f"| all | | | {total} | {total} |" in readme
