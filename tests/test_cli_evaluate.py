@@ -182,6 +182,8 @@ def test_evaluate_input_errors_exit_2(tmp_path):
         ran.code == 2
         and "configuration 'dense' is in runs/dense.run and in runs/dense.run" in ran.err
     )
+    ran = cli("evaluate", "runs/dense.run", "--max-results", "0", cwd=project)
+    assert ran.code == 2 and "--max-results must be a positive integer" in ran.err
     ran = cli("evaluate", "runs/dense.run", "--report", "r.txt", cwd=project)
     assert ran.code == 2 and "the suffix must be one of .json, .md, .html" in ran.err
 

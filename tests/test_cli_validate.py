@@ -193,3 +193,13 @@ def test_the_entry_point_runs_as_a_module(tmp_path):
         env={**__import__("os").environ, "PYTHONPATH": str(ROOT)},
     )  # fmt: skip
     assert helped.returncode == 0 and "forbid-relevant" in helped.stdout
+
+
+def test_an_unknown_retrieval_key_is_named_with_the_closest(tmp_path):
+    project = write_project(tmp_path, ini="[pytest]\nretrieval_metric = mrr\nminversion = 8\n")
+    ran = cli("validate", cwd=project)
+    assert ran.code == 0
+    assert ran.err == (
+        f"{project / 'pytest.ini'}: unknown ini key retrieval_metric (did you mean "
+        "retrieval_metrics?): ignored\n"
+    )

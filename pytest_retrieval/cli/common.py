@@ -9,6 +9,7 @@ setting). Problems print as collection errors do: ``path:line: query 'id': messa
 from __future__ import annotations
 
 import argparse
+import difflib
 import shutil
 import sys
 from collections.abc import Iterable, Sequence
@@ -21,7 +22,7 @@ from ..io.common import FormatError
 from ..io.golden_writer import read_golden_jsonl
 from ..io.golden_yaml import load_golden_file
 from ..io.ini import IniConfig, IniError, find_config, parse_overrides
-from ..settings import RunSettings, SettingsError, parse_run_settings
+from ..settings import SCHEMA, RunSettings, SettingsError, parse_run_settings
 
 OK, FINDINGS, USAGE = 0, 1, 2
 GOLDEN_SUFFIXES = (".yaml", ".yml")
@@ -116,7 +117,22 @@ def context(args: argparse.Namespace, cwd: Path, out: TextIO, err: TextIO) -> Co
         raise CliError(str(exc)) from None
     except SettingsError as exc:
         raise CliError(f"{ini.shown}: {exc}") from None
-    return Context(cwd=cwd, ini=ini, run=run, out=out, err=err)
+    ctx = Context(cwd=cwd, ini=ini, run=run, out=out, err=err)
+    for message in unknown_keys(ini):
+        ctx.note(message)
+    return ctx
+
+
+def unknown_keys(ini: IniConfig) -> list[str]:
+    """A note for each ``retrieval_*`` key of the ini file that no setting has (a typo?)."""
+    known = [s.name for s in SCHEMA if s.ini is not None]
+    notes = []
+    for key in ini.values:
+        if key.startswith("retrieval_") and key not in known:
+            close = difflib.get_close_matches(key, known, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            notes.append(f"{ini.shown}: unknown ini key {key}{hint}: ignored")
+    return notes
 
 
 # --------------------------------------------------------------------------- golden sets

@@ -279,6 +279,14 @@ def export_run(ctx: Context, args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     folder = ctx.path(args.output)
     depth = report.settings.depth
+    files: dict[str, str] = {}
+    for name in report.configurations:
+        other = files.setdefault(_SAFE_NAME.sub("_", name), name)
+        if other != name:
+            raise CliError(
+                f"configurations '{other}' and '{name}' would both be written to "
+                f"{_SAFE_NAME.sub('_', name)}.run; rename one"
+            )
     for name, records in report.configurations.items():
         rankings = {
             qid: r.retrieved

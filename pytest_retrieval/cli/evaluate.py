@@ -215,6 +215,8 @@ def run_evaluate(ctx: Context, args: argparse.Namespace) -> int:
         report_paths = REPORTS.parse("--report", args.report) if args.report else ()
     except SettingsError as exc:
         raise CliError(str(exc)) from None
+    if args.max_results is not None and args.max_results < 1:
+        raise CliError("--max-results must be a positive integer")
     queries = golden_or_fail(ctx, args.golden)
     runs = _all_runs(ctx, args.runs)
     settings = ctx.run.settings

@@ -115,7 +115,11 @@ class _Reader:
             return None
         doc = str(raw["id"])
         found = raw.get("found", {})
-        sources = {str(k): int(v) for k, v in found.items()} if isinstance(found, dict) else {}
+        sources = (
+            {str(k): v for k, v in found.items() if isinstance(v, int)}
+            if isinstance(found, dict)
+            else {}
+        )
         return PoolDoc(doc, sources, self.grade(raw, qid, doc), _line(raw))
 
     def query(self, raw: object, line: int) -> PoolQuery | None:
@@ -130,6 +134,8 @@ class _Reader:
                 f"unknown key(s) {', '.join(unknown)}; keys: {', '.join(_QUERY_KEYS)}",
                 qid,
             )
+        if not isinstance(raw.get("file"), str) or not raw["file"]:
+            self.add(_line(raw), "no 'file': the golden file of this query is needed to merge", qid)
         raw_docs = raw.get("documents")
         if not isinstance(raw_docs, list):
             self.add(_line(raw, "documents"), "'documents' must be a list", qid)
@@ -140,7 +146,7 @@ class _Reader:
             text=str(raw.get("query", "")),
             category=str(raw.get("category", "")),
             path=str(raw.get("file", "")),
-            judged=int(raw.get("judged", 0) or 0),
+            judged=judged if isinstance(judged := raw.get("judged", 0), int) else 0,
             documents=[d for d in docs if d is not None],
             line=_line(raw),
         )
