@@ -14,7 +14,10 @@ Conventions, written down once:
 * a metric with nothing to find for a query (nDCG: no grade > 0; every other
   metric: no grade at or above the threshold) is scored by the ``empty``
   convention: ``abstain`` (1.0 when nothing came back, else 0.0), ``one``,
-  ``zero`` (trec_eval) or ``skip`` (``None``: left out of every mean).
+  ``zero`` (trec_eval) or ``skip`` (``None``: left out of every mean);
+* ``judged@k`` is a coverage measure, not a quality measure: it ignores the
+  relevance threshold and the empty convention (0.0 when nothing came back,
+  as ir_measures' ``Judged@k`` gives for a query missing from the run).
 """
 
 from __future__ import annotations
@@ -129,6 +132,33 @@ def judged(ranking: Ranking, judgments: Judgments, k: int) -> float:
     return sum(1 for doc in top if doc in judgments) / len(top)
 
 
+def bpref(ranking: Ranking, judgments: Judgments, threshold: int = 1) -> float:
+    """trec_eval's bpref: how often the judged relevant results beat the judged nonrelevant.
+
+    Relevant: grade >= threshold (R of them); nonrelevant: judged with a grade below the
+    threshold (N of them); unjudged results are skipped, not taken as nonrelevant. Each
+    relevant result retrieved adds ``1 - min(n, R) / min(N, R)``, n the judged nonrelevant
+    results ranked above it (1 when n = 0); the sum is divided by R. The caller handles
+    R = 0 (nothing to find).
+    """
+    relevant = sum(1 for grade in judgments.values() if grade >= threshold)
+    nonrelevant = len(judgments) - relevant
+    if not relevant:
+        return 0.0
+    denominator = min(nonrelevant, relevant)
+    above = 0
+    total = 0.0
+    for doc in ranking:
+        grade = judgments.get(doc)
+        if grade is None:
+            continue
+        if grade < threshold:
+            above += 1
+        else:
+            total += 1.0 - min(above, relevant) / denominator if above else 1.0
+    return total / relevant
+
+
 # --------------------------------------------------------------------------- names
 
 
@@ -158,6 +188,7 @@ BASES: dict[str, tuple[bool, bool]] = {
     "map": (True, False),
     "r_precision": (False, False),
     "judged": (True, True),
+    "bpref": (False, False),
 }
 
 # lower-cased alias -> base (ir_measures spellings and a few common ones)
@@ -176,6 +207,7 @@ ALIASES: dict[str, str] = {
     "r_precision": "r_precision",
     "rprec": "r_precision",
     "judged": "judged",
+    "bpref": "bpref",
 }
 
 _NAME = re.compile(r"^\s*([A-Za-z_]+)\s*(?:@\s*(\S+))?\s*$")
@@ -293,12 +325,14 @@ def evaluate(
     for metric in metrics:
         base, k = metric.base, metric.k
         nothing_to_find = not has_gain if base == "ndcg" else not relevant
-        if nothing_to_find:
+        if base == "judged":  # coverage: no threshold, no empty convention
+            out[metric.name] = judged(ranking, judgments, k or 0)
+        elif nothing_to_find:
             out[metric.name] = _empty_score(conventions.empty, returned)
         elif base == "ndcg":
             out[metric.name] = ndcg(ranking, judgments, k, conventions.gain)
-        elif base == "judged":
-            out[metric.name] = judged(ranking, judgments, k or 0)
+        elif base == "bpref":
+            out[metric.name] = bpref(ranking, judgments, conventions.relevance_threshold)
         else:
             out[metric.name] = _BINARY[base](ranking, relevant, k)
     return out

@@ -95,6 +95,17 @@ def test_no_core_module_reaches_pytest(name: str) -> None:
         assert not hits, f"{name} reaches {hits[0]}: " + " -> ".join(paths[hits[0]])
 
 
+def test_the_command_line_reaches_neither_pytest_nor_the_plugin() -> None:
+    """The command line runs where pytest is not wanted: not even through the plugin layer."""
+    graph = import_graph()
+    assert "pytest_retrieval.cli.main" in graph, "the walker must see the command line"
+    for name in (n for n in graph if n.startswith("pytest_retrieval.cli")):
+        paths = reaches(name, graph)
+        forbidden = (*TEST_FRAMEWORK, PYTEST_LAYER)
+        hits = sorted(p for p in paths for f in forbidden if p == f or p.startswith(f + "."))
+        assert not hits, f"{name} reaches {hits[0]}: " + " -> ".join(paths[hits[0]])
+
+
 def test_no_function_is_over_60_lines() -> None:
     long = []
     for path in sorted(PACKAGE.rglob("*.py")):

@@ -324,12 +324,12 @@ GOLDEN_JSONL_CASES: dict[str, tuple[str, str]] = {
     ),
     "repeated-key": (
         '{"id": "a", "query": "q", "query": "r", "relevant": {"x": 1}}\n',
-        "golden/bad.jsonl:1: query 'a': key 'query' appears twice (first on line 1); keep one: "
+        "golden/bad.jsonl:1: query 'a': key 'query' appears twice in one object; keep one: "
         "only the last would count",
     ),
     "repeated-judgment": (
         '\n\n{"id": "a", "query": "q", "relevant": {"x": 1, "x": 2}}\n',
-        "golden/bad.jsonl:3: query 'a': key 'x' appears twice (first on line 3); keep one: "
+        "golden/bad.jsonl:3: query 'a': key 'x' appears twice in one object; keep one: "
         "only the last would count",
     ),
     "a-string-line": (
@@ -369,7 +369,7 @@ GOLDEN_JSONL_CASES: dict[str, tuple[str, str]] = {
     ),
     "only-blank-lines": (
         "\n\n  \n",
-        "golden/bad.jsonl:1: the file is empty; write 'queries:' with a list of queries",
+        "golden/bad.jsonl:1: the file holds no queries; write one JSON object per line",
     ),
     "deep-nesting": (
         '{"id": "a", "query": "q", "relevant": {}, "filters": {"f": '

@@ -273,12 +273,12 @@ def references(
     case: Case, metric: Metric, gain: str, threshold: int, empty: str
 ) -> list[tuple[str, float | None]]:
     """Every independent expected value for one query and metric: (source, value)."""
+    if metric.base == "judged":  # coverage: no threshold, no empty convention
+        assert metric.k is not None
+        return [("judged reference", judged_reference(case, metric.k))]
     if nothing_to_find(case, metric, threshold):
         return [(f"empty={empty}", convention_value(case, empty))]
     found: list[tuple[str, float | None]] = []
-    if metric.base == "judged":
-        assert metric.k is not None
-        found.append(("judged reference", judged_reference(case, metric.k)))
     if _trec_key(metric) is not None and (metric.base != "ndcg" or gain == "linear"):
         found.append(("pytrec_eval", _trec_cached(threshold)[case.qid][metric.name]))
     if _ranx_name(metric, gain, threshold) is not None:

@@ -347,7 +347,6 @@ ALL_NAMES = (
     "map",
     "map@5",
     "r_precision",
-    "judged@5",
 )
 NOTHING_TO_FIND = {"no judgments": {}, "only grade 0": {"d": 0, "z": 0}}
 
@@ -362,6 +361,10 @@ def test_empty_conventions(judgments, empty, returned_nothing, returned_somethin
     something = score(["d", "q"], judgments, *ALL_NAMES, empty=empty)
     assert nothing == dict.fromkeys(ALL_NAMES, returned_nothing)
     assert something == dict.fromkeys(ALL_NAMES, returned_something)
+    # judged@k is coverage: the share of judged results whatever the convention
+    assert score([], judgments, "judged@5", empty=empty) == {"judged@5": 0.0}
+    share = 0.5 if judgments else 0.0  # "d" is judged (grade 0), "q" is not
+    assert score(["d", "q"], judgments, "judged@5", empty=empty) == {"judged@5": share}
 
 
 def test_default_convention_is_abstain():

@@ -10,7 +10,7 @@ naming the file, the line, the query id, what is wrong and how to fix it.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +26,7 @@ from ..golden import (
 from ..metrics import MetricNameError, parse_metric
 from ..model import RESERVED_CATEGORIES
 
-_FORBIDDEN_ID_CHARS = ("[", "]", "::")
+FORBIDDEN_ID_CHARS = ("[", "]", "::")
 
 # --------------------------------------------------------------------------- values with lines
 
@@ -50,8 +50,9 @@ class Int(int):
     source: str = ""
 
 
-def repeated(key: Any, first: int) -> str:
-    return f"key {key!r} appears twice (first on line {first}); keep one: only the last would count"
+def repeated(key: Any, first: int, again: int = 0) -> str:
+    where = "in one object" if first == again else f"(first on line {first})"
+    return f"key {key!r} appears twice {where}; keep one: only the last would count"
 
 
 def duplicate_keys(value: Any) -> list[tuple[Any, int, int]]:
@@ -104,15 +105,15 @@ def _as_id(value: Any) -> str | None:
     return None
 
 
-def _misread(value: Any) -> str | None:
-    """Why an id as YAML read it is not what was written, or None when it is."""
+def _misread(value: Any, what: str = "id") -> str | None:
+    """Why an id (or a tag) as YAML read it is not what was written, or None when it is."""
     if isinstance(value, Int) and value.source != str(int(value)):
         return (
-            f"id {value.source} is read by YAML as the number {int(value)}; quote it "
+            f"{what} {value.source} is read by YAML as the number {int(value)}; quote it "
             f"('{value.source}') to keep it as text"
         )
     if isinstance(value, str) and any(ord(c) < 32 or c == "\x7f" for c in value):
-        return f"id {value!r} holds a tab, a newline or another control character; remove it"
+        return f"{what} {value!r} holds a tab, a newline or another control character; remove it"
     return None
 
 
@@ -142,7 +143,7 @@ INVALID = _Invalid()
 
 
 @dataclass
-class _Checker:
+class Checker:
     """Validate the queries of one file, collecting every problem."""
 
     shown: str
@@ -198,7 +199,7 @@ class _Checker:
             if text is None:
                 self.add(item_line, f"'{key}' must hold only text, got {_type_name(item)}", qid)
                 continue
-            misread = _misread(item)
+            misread = _misread(item, "tag" if key == "tags" else "id")
             if misread is not None:
                 self.add(item_line, f"'{key}': {misread}", qid)
             out.append(text)
@@ -324,7 +325,7 @@ class _Checker:
             out[metric.name] = float(minimum)
 
 
-FieldCheck = Callable[[_Checker, Any, int, "str | None"], object]
+FieldCheck = Callable[[Checker, Any, int, "str | None"], object]
 
 
 @dataclass(frozen=True)
@@ -343,24 +344,24 @@ class Field:
 
 # The table every query goes through, in the order its problems are reported.
 FIELDS: dict[str, Field] = {
-    "query": Field(_Checker.text, missing="'query' is missing (required: the query text)"),
+    "query": Field(Checker.text, missing="'query' is missing (required: the query text)"),
     "relevant": Field(
-        _Checker.relevant,
+        Checker.relevant,
         missing="'relevant' is missing (required); write 'relevant: {}' for a no-result query",
     ),
-    "category": Field(_Checker.category, absent=DEFAULT_CATEGORY),
-    "tags": Field(_Checker.tags, absent=()),
-    "filters": Field(_Checker.filters, absent={}),
-    "expect": Field(_Checker.expect, absent={}),
-    "forbid": Field(_Checker.forbid, absent=()),
-    "skip": Field(_Checker.skip),
-    "xfail": Field(_Checker.xfail),
+    "category": Field(Checker.category, absent=DEFAULT_CATEGORY),
+    "tags": Field(Checker.tags, absent=()),
+    "filters": Field(Checker.filters, absent={}),
+    "expect": Field(Checker.expect, absent={}),
+    "forbid": Field(Checker.forbid, absent=()),
+    "skip": Field(Checker.skip),
+    "xfail": Field(Checker.xfail),
 }
 assert set(FIELDS) | {"id"} == set(QUERY_KEYS), "every query key has a check"
 
 
 def _field_value(
-    checker: _Checker,
+    checker: Checker,
     key: str,
     raw: Mapping[Any, Any],
     defaults: Mapping[str, Any],
@@ -378,7 +379,7 @@ def _field_value(
     return spec.absent if value is None else spec.check(checker, value, line, qid)
 
 
-def _query_id(checker: _Checker, raw: Mapping[Any, Any], line: int) -> tuple[str | None, bool]:
+def _query_id(checker: Checker, raw: Mapping[Any, Any], line: int) -> tuple[str | None, bool]:
     """The query's id (None if it has none) and whether it is usable as a node id."""
     qid = _as_id(raw.get("id"))
     if qid is None:
@@ -398,7 +399,7 @@ def _query_id(checker: _Checker, raw: Mapping[Any, Any], line: int) -> tuple[str
     if misread is not None and not isinstance(raw.get("id"), str):
         checker.add(_line_of(raw, "id"), misread, qid)
         return qid, False
-    if any(c in qid for c in _FORBIDDEN_ID_CHARS) or any(c.isspace() for c in qid):
+    if any(c in qid for c in FORBIDDEN_ID_CHARS) or any(c.isspace() for c in qid):
         checker.add(
             _line_of(raw, "id"),
             "id must not contain spaces, tabs, newlines, '[', ']' or '::' (it becomes a "
@@ -409,11 +410,11 @@ def _query_id(checker: _Checker, raw: Mapping[Any, Any], line: int) -> tuple[str
     return qid, True
 
 
-def _key_problems(checker: _Checker, raw: Mapping[Any, Any], qid: str | None) -> bool:
+def _key_problems(checker: Checker, raw: Mapping[Any, Any], qid: str | None) -> bool:
     """Repeated and unknown keys of one query; True when there were none."""
     clean = True
     for key, first, again in duplicate_keys(raw):
-        checker.add(again, repeated(key, first), qid)
+        checker.add(again, repeated(key, first, again), qid)
         clean = False
     for key in raw:
         if key not in QUERY_KEYS:
@@ -423,7 +424,7 @@ def _key_problems(checker: _Checker, raw: Mapping[Any, Any], qid: str | None) ->
 
 
 def check_query(
-    checker: _Checker, raw: Any, line: int, defaults: Mapping[str, Any]
+    checker: Checker, raw: Any, line: int, defaults: Mapping[str, Any]
 ) -> GoldenQuery | None:
     """One query mapping checked field by field (:data:`FIELDS`); None if it is unusable."""
     if not isinstance(raw, dict):
@@ -456,7 +457,7 @@ def check_query(
     )
 
 
-def _defaults(checker: _Checker, value: Any) -> dict[str, object]:
+def _defaults(checker: Checker, value: Any) -> dict[str, object]:
     if value is None:
         return {}
     if not isinstance(value, dict):
@@ -474,7 +475,7 @@ def _defaults(checker: _Checker, value: Any) -> dict[str, object]:
 # --------------------------------------------------------------------------- one file
 
 
-def _file_parts(checker: _Checker, data: Any) -> tuple[dict[str, object], Any]:
+def _file_parts(checker: Checker, data: Any) -> tuple[dict[str, object], Any]:
     """The defaults and the raw query list of a loaded file (a mapping or a bare list)."""
     if not isinstance(data, dict):
         return {}, data
@@ -482,7 +483,7 @@ def _file_parts(checker: _Checker, data: Any) -> tuple[dict[str, object], Any]:
     for key, first, again in list(getattr(data, "duplicates", [])) + duplicate_keys(
         outside_queries
     ):
-        checker.add(again, repeated(key, first))
+        checker.add(again, repeated(key, first, again))
     for key in data:
         if key not in FILE_KEYS and not str(key).startswith("x-"):  # x-...: for anchors
             checker.add(
@@ -498,7 +499,7 @@ def _file_parts(checker: _Checker, data: Any) -> tuple[dict[str, object], Any]:
 
 
 def _queries(
-    checker: _Checker, raw_queries: list[Any], defaults: dict[str, object]
+    checker: Checker, raw_queries: list[Any], defaults: dict[str, object]
 ) -> list[GoldenQuery]:
     lines = raw_queries.item_lines if isinstance(raw_queries, Seq) else [0] * len(raw_queries)
     queries: list[GoldenQuery] = []
@@ -520,18 +521,20 @@ def _queries(
     return queries
 
 
-def check_file(data: Any, shown: str, max_grade: int) -> list[GoldenQuery]:
+def check_file(
+    data: Any, shown: str, max_grade: int, found: Sequence[Problem] = ()
+) -> list[GoldenQuery]:
     """The queries of one parsed file (a mapping with ``queries:``, or a bare list).
 
-    Raises :class:`GoldenFileError` with every problem in the file; ids duplicated
-    *within* the file are reported here, across files by
-    :class:`~pytest_retrieval.golden.GoldenSet`.
+    ``found``: problems the parser already met (lines it could not read). Raises
+    :class:`GoldenFileError` with every problem in the file; ids duplicated *within*
+    the file are reported here, across files by :class:`~pytest_retrieval.golden.GoldenSet`.
     """
     if data is None:
-        raise GoldenFileError(
-            [Problem(shown, 1, "the file is empty; write 'queries:' with a list of queries")]
-        )
-    checker = _Checker(shown, max_grade)
+        empty = Problem(shown, 1, "the file is empty; write 'queries:' with a list of queries")
+        raise GoldenFileError(list(found) or [empty])
+    checker = Checker(shown, max_grade)
+    checker.problems.extend(found)
     defaults, raw_queries = _file_parts(checker, data)
     if not isinstance(raw_queries, list):
         line = getattr(raw_queries, "line", 1)
@@ -542,6 +545,7 @@ def check_file(data: Any, shown: str, max_grade: int) -> list[GoldenQuery]:
         message = "the file has no queries; add some, or delete the file"
         raise GoldenFileError([Problem(shown, line, message)])
     queries = _queries(checker, raw_queries, defaults)
-    if checker.problems:
-        raise GoldenFileError(checker.problems)
+    if checker.problems:  # with the parser's, in line order
+        problems = checker.problems
+        raise GoldenFileError(sorted(problems, key=lambda p: p.line) if found else problems)
     return queries

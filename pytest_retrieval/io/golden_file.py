@@ -28,8 +28,10 @@ def load_golden_file(
     """
     shown = shown or str(path)
     text = read_text(path, shown)
-    parse = parse_jsonl if path.suffix.lower() == JSONL_SUFFIX else parse_yaml
-    return check_file(parse(text, shown), shown, max_grade)
+    if path.suffix.lower() == JSONL_SUFFIX:
+        data, found = parse_jsonl(text, shown)
+        return check_file(data, shown, max_grade, found)
+    return check_file(parse_yaml(text, shown), shown, max_grade)
 
 
 def read_text(path: Path, shown: str) -> str:

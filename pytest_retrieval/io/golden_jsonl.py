@@ -81,34 +81,40 @@ def _syntax(text: str, exc: json.JSONDecodeError) -> str:
     return f"JSON syntax error: {exc.msg} (column {exc.colno}); {_HINT}"
 
 
-def parse_jsonl(text: str, shown: str) -> Any:
-    """The file as ``{"defaults": ..., "queries": [...]}`` with lines; None when empty."""
+def parse_jsonl(text: str, shown: str) -> tuple[Any, list[Problem]]:
+    """The file as ``{"defaults": ..., "queries": [...]}`` with lines (None when it holds
+    nothing), and the lines that are not JSON objects: each is named, the rest still read."""
     decoder = _Decoder()
     queries = Seq()
     queries.item_lines = []
     data = Lines()
     data.line, data.key_lines, data.duplicates = 1, {}, []
-    for number, raw in enumerate(text.splitlines(), start=1):
+    problems: list[Problem] = []
+    # split on newlines only: JSON strings may hold U+2028 and friends, which splitlines cuts
+    for number, raw in enumerate(text.split("\n"), start=1):
         if not raw.strip():
             continue
-        value = decoder.line(raw, number, shown)
+        try:
+            value = decoder.line(raw.rstrip("\r"), number, shown)
+        except GoldenFileError as exc:
+            problems += exc.problems
+            continue
         if not queries and "defaults" not in data and _is_defaults(value):
             defaults = value["defaults"]
             data["defaults"] = _at(defaults, number, []) if isinstance(defaults, dict) else defaults
             data.key_lines["defaults"] = number
-            continue
-        if isinstance(value, list):
-            message = f"a list where a query object belongs; {_HINT}"
-            raise _problem(shown, number, message)
-        if queries.line == 0:
-            queries.line = number
-        queries.append(value)
-        queries.item_lines.append(number)
+        elif isinstance(value, list):
+            problems.append(Problem(shown, number, f"a list where a query object belongs; {_HINT}"))
+        else:
+            queries.line = queries.line or number
+            queries.append(value)
+            queries.item_lines.append(number)
     if not queries and "defaults" not in data:
-        return None
+        empty = Problem(shown, 1, "the file holds no queries; write one JSON object per line")
+        return None, problems or [empty]
     data["queries"] = queries
     data.key_lines["queries"] = queries.line or 1
-    return data
+    return data, problems
 
 
 def _is_defaults(value: Any) -> bool:

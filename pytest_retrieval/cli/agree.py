@@ -1,0 +1,87 @@
+"""``agreement A B [--by category]``: how two judges agree on the pairs both judged."""
+
+from __future__ import annotations
+
+import argparse
+
+from tabulate import tabulate
+
+from ..agreement import ALL, AgreementError, agreement
+from ..io.common import FormatError
+from ..io.worklist import looks_like_worklist, read_worklist
+from .common import OK, CliError, Commands, Context, add_common, load_golden
+
+Judgments = dict[str, dict[str, int]]
+
+
+def add_parser(commands: Commands) -> None:
+    parser = commands.add_parser(
+        "agreement",
+        help="Cohen's kappa, linear kappa and raw agreement of two judges",
+        description="Compare the grades of two judges (golden files or folders, or graded "
+        "worklists: a person's and a model's, say) on the (query, document) pairs both "
+        "judged: raw agreement, Cohen's kappa, and kappa linearly weighted by the distance "
+        "between grades. Ungraded worklist entries count as not judged.",
+    )
+    parser.add_argument("a", metavar="A")
+    parser.add_argument("b", metavar="B")
+    parser.add_argument("--by", choices=("category",), help="a row per query category, then all")
+    add_common(parser)
+
+
+def _judgments(ctx: Context, given: str) -> tuple[Judgments, dict[str, str]]:
+    path = ctx.path(given)
+    if not path.exists():
+        raise CliError(f"{given}: no such file or folder")
+    if path.is_file() and looks_like_worklist(path):
+        try:
+            worklist = read_worklist(path, ctx.max_grade, shown=ctx.shown(path), graded=False)
+        except FormatError as exc:
+            raise CliError(str(exc)) from None
+        categories = {q.id: q.category for q in worklist.queries if q.category}
+        return worklist.judgments(), categories
+    loaded = load_golden(ctx, [given])
+    if loaded.problems:
+        raise CliError("\n".join(str(p) for p in loaded.problems))
+    judgments = {q.id: dict(q.relevant) for q in loaded.queries}
+    return judgments, {q.id: q.category for q in loaded.queries}
+
+
+def _number(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def run(ctx: Context, args: argparse.Namespace) -> int:
+    first, first_categories = _judgments(ctx, args.a)
+    second, second_categories = _judgments(ctx, args.b)
+    categories = {**second_categories, **first_categories} if args.by else {}
+    try:
+        rows = agreement(first, second, categories, max_grade=ctx.max_grade)
+    except AgreementError as exc:
+        raise CliError(str(exc)) from None
+    if not args.by:
+        rows = tuple(r for r in rows if r.category == ALL)
+    headers = ["category", "queries", "pairs", "raw", "kappa", "linear kappa", "only A", "only B"]
+    cells = [
+        [
+            r.category,
+            r.queries,
+            r.pairs,
+            _number(r.raw),
+            _number(r.kappa),
+            _number(r.linear_kappa),
+            r.first_only,
+            r.second_only,
+        ]
+        for r in rows
+    ]
+    ctx.say(f"A = {args.a}, B = {args.b}; pairs = (query, document) judged by both")
+    ctx.say(
+        tabulate(cells, headers=headers, disable_numparse=True, colalign=["left"] + ["right"] * 7)
+    )
+    overall = rows[-1]
+    if overall.pairs == 0:
+        ctx.note("no (query, document) pair is judged by both: nothing to compare")
+    elif overall.kappa is None:
+        ctx.note("kappa is undefined (n/a): both judges gave every pair one and the same grade")
+    return OK

@@ -1,0 +1,226 @@
+"""What every command shares: settings from the ini file, golden paths, messages, exit codes.
+
+Exit codes, as linters use them: 0 all is well; 1 the command ran and found
+something (a validation problem, a regression, a worklist that cannot be merged);
+2 it could not run (a usage error, a file that is missing or unreadable, a bad
+setting). Problems print as collection errors do: ``path:line: query 'id': message``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import shutil
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NoReturn, TextIO, TypeAlias
+
+from ..golden import GoldenFileError, GoldenQuery, GoldenSet, Problem
+from ..io.common import FormatError
+from ..io.golden_file import load_golden_file
+from ..io.ini import IniConfig, IniError, find_config, parse_overrides
+from ..settings import SCHEMA, RunSettings, SettingsError, parse_run_settings
+
+OK, FINDINGS, USAGE = 0, 1, 2
+GOLDEN_SUFFIXES = (".yaml", ".yml")
+CLI_EXTRA_HINT = "pip install 'pytest-retrieval[cli]'"
+
+
+class CliError(Exception):
+    """The command cannot run: printed as ``pytest-retrieval: error: ...``, exit 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that raises instead of exiting, so ``main`` returns the code in-process."""
+
+    def error(self, message: str) -> NoReturn:
+        raise CliError(f"{self.prog}: {message} (see {self.prog} --help)")
+
+
+Commands: TypeAlias = "argparse._SubParsersAction[Parser]"
+
+
+@dataclass
+class Context:
+    """One command's world: the folder it runs in, the ini settings, where it writes."""
+
+    cwd: Path
+    ini: IniConfig
+    run: RunSettings
+    out: TextIO = field(default_factory=lambda: sys.stdout)
+    err: TextIO = field(default_factory=lambda: sys.stderr)
+
+    @property
+    def rootdir(self) -> Path:
+        return self.ini.rootdir
+
+    @property
+    def max_grade(self) -> int:
+        return self.run.settings.max_grade
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out)
+
+    def note(self, text: str) -> None:
+        print(text, file=self.err)
+
+    def width(self) -> int:
+        return shutil.get_terminal_size((80, 24)).columns
+
+    def path(self, given: str) -> Path:
+        """A path given on the command line: relative to the current folder."""
+        return (self.cwd / given).resolve() if not Path(given).is_absolute() else Path(given)
+
+    def shown(self, path: Path) -> str:
+        """How messages name a file: relative to the rootdir when inside it, as pytest does."""
+        resolved = path.resolve()
+        for base in (self.rootdir, self.cwd):
+            try:
+                return resolved.relative_to(base.resolve()).as_posix()
+            except ValueError:
+                continue
+        return str(path)
+
+
+def add_common(parser: argparse.ArgumentParser) -> None:
+    """The options every command takes."""
+    group = parser.add_argument_group("settings")
+    group.add_argument(
+        "--config",
+        metavar="FILE",
+        help="the config file to read settings from (default: found as pytest finds it, from "
+        "the current folder upward: pytest.ini, pyproject.toml, tox.ini, setup.cfg)",
+    )
+    group.add_argument(
+        "--override-ini",
+        metavar="KEY=VALUE",
+        action="append",
+        default=[],
+        help="override an ini key, as pytest's -o does (may repeat): "
+        "--override-ini retrieval_gain=linear",
+    )
+
+
+def context(args: argparse.Namespace, cwd: Path, out: TextIO, err: TextIO) -> Context:
+    """The settings of the project the command runs in; :class:`CliError` when unusable."""
+    try:
+        explicit = Path(args.config) if getattr(args, "config", None) else None
+        if explicit is not None and not explicit.is_absolute():
+            explicit = cwd / explicit
+        ini = find_config(cwd, explicit)
+        raw = ini.raw_settings(parse_overrides(getattr(args, "override_ini", []) or []))
+        run = parse_run_settings(raw)
+    except IniError as exc:
+        raise CliError(str(exc)) from None
+    except SettingsError as exc:
+        raise CliError(f"{ini.shown}: {exc}") from None
+    ctx = Context(cwd=cwd, ini=ini, run=run, out=out, err=err)
+    for message in unknown_keys(ini):
+        ctx.note(message)
+    return ctx
+
+
+def unknown_keys(ini: IniConfig) -> list[str]:
+    """A note for each ``retrieval_*`` key of the ini file that no setting has (a typo?)."""
+    known = [s.name for s in SCHEMA if s.ini is not None]
+    notes = []
+    for key in ini.values:
+        if key.startswith("retrieval_") and key not in known:
+            close = difflib.get_close_matches(key, known, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            notes.append(f"{ini.shown}: unknown ini key {key}{hint}: ignored")
+    return notes
+
+
+# --------------------------------------------------------------------------- golden sets
+
+
+def golden_files(ctx: Context, given: Sequence[str]) -> list[Path]:
+    """Golden files of the paths given (files or folders), else of ``retrieval_golden``.
+
+    Folders give every ``.yaml``/``.yml`` under them, sorted; a file named on the
+    command line is read whatever its suffix (``.jsonl`` as JSON lines).
+    """
+    if given:
+        roots = [ctx.path(p) for p in given]
+        missing = [p for p, root in zip(given, roots, strict=True) if not root.exists()]
+        if missing:
+            raise CliError(f"no such file or folder: {', '.join(missing)}")
+    else:
+        roots = [ctx.rootdir / p for p in ctx.run.run.golden]
+        if not any(root.exists() for root in roots):
+            shown = ", ".join(ctx.run.run.golden)
+            raise CliError(
+                f"no golden files: retrieval_golden ({shown}) does not exist under "
+                f"{ctx.rootdir}; name the files, or set retrieval_golden in {ctx.ini.shown}"
+            )
+    files: list[Path] = []
+    for root in roots:
+        if root.is_dir():
+            files += sorted(p for p in root.rglob("*") if p.suffix in GOLDEN_SUFFIXES)
+        elif root.exists():
+            files.append(root)
+    return list(dict.fromkeys(files))
+
+
+def load_one(ctx: Context, path: Path) -> list[GoldenQuery]:
+    """One golden file's queries (YAML, or JSONL by suffix); :class:`GoldenFileError`."""
+    shown = ctx.shown(path)
+    return load_golden_file(path, max_grade=ctx.max_grade, shown=shown)
+
+
+@dataclass
+class Loaded:
+    """A golden set read from files: the queries in file order, and every problem."""
+
+    files: list[Path]
+    queries: list[GoldenQuery]
+    problems: list[Problem]
+    texts: dict[str, str] = field(default_factory=dict)  # shown path -> file text
+
+    def by_id(self) -> dict[str, GoldenQuery]:
+        return {q.id: q for q in self.queries}
+
+
+def load_golden(ctx: Context, given: Sequence[str]) -> Loaded:
+    """Every golden file of ``given`` checked, ids unique across files; nothing stops early."""
+    files = golden_files(ctx, given)
+    golden = GoldenSet()
+    loaded = Loaded(files, [], [])
+    for path in files:
+        try:
+            queries = load_one(ctx, path)
+            golden.add_file(queries)
+        except GoldenFileError as exc:
+            loaded.problems.extend(exc.problems)
+            continue
+        loaded.queries.extend(queries)
+    return loaded
+
+
+def golden_or_fail(ctx: Context, given: Sequence[str]) -> list[GoldenQuery]:
+    """The golden set, or :class:`CliError` listing every problem (a broken set cannot be used)."""
+    loaded = load_golden(ctx, given)
+    if loaded.problems:
+        raise CliError(
+            "the golden set has problems (pytest-retrieval validate lists them):\n"
+            + "\n".join(str(p) for p in loaded.problems)
+        )
+    if not loaded.queries:
+        raise CliError("the golden files hold no queries")
+    return loaded.queries
+
+
+def format_error(exc: FormatError) -> CliError:
+    return CliError(str(exc))
+
+
+def print_problems(ctx: Context, problems: Iterable[Problem | str]) -> int:
+    """Print each problem on stdout; the count."""
+    count = 0
+    for problem in problems:
+        ctx.say(str(problem))
+        count += 1
+    return count

@@ -1,0 +1,313 @@
+"""``import trec``, ``import beir``, ``export trec``, ``export run``: judged sets in and out."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..golden import DEFAULT_CATEGORY, GoldenFileError, GoldenQuery
+from ..io.beir import read_beir
+from ..io.common import FormatError
+from ..io.corpus import read_categories, write_corpus
+from ..io.golden_writer import golden_yaml, write_golden_jsonl, write_golden_yaml
+from ..io.report_json import ReportError, read_report
+from ..io.trec import (
+    Run,
+    Topic,
+    qrels_text,
+    qrels_to_golden,
+    read_qrels,
+    read_run,
+    read_topics,
+    write_qrels,
+    write_run,
+)
+from ..pooling import coverage
+from .common import OK, CliError, Commands, Context, add_common, golden_or_fail
+
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def _output_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="the golden file to write: .yaml/.yml (YAML) or .jsonl (one query per line); "
+        "default: YAML on standard output",
+    )
+    parser.add_argument(
+        "--corpus",
+        metavar="FILE",
+        help="also write the known document ids, one per line (for validate --corpus)",
+    )
+    parser.add_argument(
+        "--categories",
+        metavar="FILE",
+        help="query categories: one 'query-id category' per line",
+    )
+    parser.add_argument(
+        "--category",
+        default=DEFAULT_CATEGORY,
+        help=f"the category of queries not otherwise given one (default: {DEFAULT_CATEGORY})",
+    )
+    add_common(parser)
+
+
+def add_parsers(commands: Commands) -> None:
+    _import_parsers(commands)
+    _export_parsers(commands)
+
+
+def _import_parsers(commands: Commands) -> None:
+    importer = commands.add_parser(
+        "import", help="TREC qrels or a BEIR folder to golden YAML or JSONL"
+    )
+    formats = importer.add_subparsers(dest="format", metavar="FORMAT")
+    trec = formats.add_parser(
+        "trec",
+        help="TREC qrels (and topics) to golden queries",
+        description="TREC qrels ('qid iter docno rel') to golden queries, one per judged "
+        "topic. A grade of -1 ('in the pool but unjudged') is dropped and counted; a grade "
+        "above retrieval_max_grade is an error. Ids are kept as text.",
+    )
+    trec.add_argument("qrels", metavar="QRELS")
+    trec.add_argument(
+        "--topics",
+        metavar="FILE",
+        help="TREC topics (<top>...) or 'qid<TAB>text' lines; without it a query's text is its id",
+    )
+    trec.add_argument(
+        "--topic-field",
+        default="title",
+        choices=("title", "description", "narrative"),
+        help="the topic field that becomes the query text (default: title)",
+    )
+    trec.add_argument(
+        "--run",
+        metavar="RUN",
+        action="append",
+        default=[],
+        help="a TREC run (may repeat): its document ids go to --corpus, and how much of "
+        "its top results the qrels judge is reported",
+    )
+    _output_options(trec)
+    beir = formats.add_parser(
+        "beir",
+        help="a BEIR folder (corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv) to golden queries",
+    )
+    beir.add_argument("folder", metavar="FOLDER")
+    beir.add_argument("--split", default="test", help="the qrels split (default: test)")
+    beir.add_argument(
+        "--category-field",
+        metavar="NAME",
+        help="the queries' metadata field that holds the category",
+    )
+    _output_options(beir)
+
+
+def _export_parsers(commands: Commands) -> None:
+    exporter = commands.add_parser(
+        "export", help="golden files to TREC qrels, a JSON report to TREC runs"
+    )
+    formats = exporter.add_subparsers(dest="format", metavar="FORMAT")
+    qrels = formats.add_parser("trec", help="golden files to a TREC qrels file")
+    qrels.add_argument(
+        "golden",
+        nargs="*",
+        metavar="GOLDEN",
+        help="golden files or folders (default: retrieval_golden)",
+    )
+    qrels.add_argument(
+        "-o", "--output", metavar="FILE", help="the qrels file (default: standard output)"
+    )
+    add_common(qrels)
+    run = formats.add_parser("run", help="a JSON report to one TREC run file per configuration")
+    run.add_argument("report", metavar="REPORT.json")
+    run.add_argument(
+        "-o",
+        "--output",
+        metavar="DIR",
+        required=True,
+        help="the folder for CONFIGURATION.run files",
+    )
+    add_common(run)
+
+
+def _categories(ctx: Context, given: str | None) -> dict[str, str]:
+    if given is None:
+        return {}
+    path = ctx.path(given)
+    if not path.is_file():
+        raise CliError(f"--categories {given}: no such file")
+    return read_categories(path, ctx.shown(path))
+
+
+def _write_golden(ctx: Context, args: argparse.Namespace, queries: Sequence[GoldenQuery]) -> None:
+    if not queries:
+        raise CliError("nothing to import: no query has a judgment")
+    try:
+        if args.output is None:
+            ctx.out.write(golden_yaml(queries, max_grade=ctx.max_grade))
+            return
+        path = ctx.path(args.output)
+        if path.suffix == ".jsonl":
+            write_golden_jsonl(path, queries, max_grade=ctx.max_grade)
+        elif path.suffix in (".yaml", ".yml"):
+            write_golden_yaml(path, queries, max_grade=ctx.max_grade)
+        else:
+            raise CliError(f"-o {args.output}: write .yaml, .yml or .jsonl")
+    except GoldenFileError as exc:
+        raise CliError(str(exc)) from None
+    ctx.note(f"wrote {len(queries)} golden queries to {args.output}")
+
+
+def _corpus(ctx: Context, given: str | None, ids: set[str]) -> None:
+    if given is not None:
+        count = write_corpus(ctx.path(given), ids)
+        ctx.note(f"wrote {count} document ids to {given}")
+
+
+def _input(ctx: Context, given: str) -> Path:
+    path = ctx.path(given)
+    if not path.exists():
+        raise CliError(f"{given}: no such file or folder")
+    return path
+
+
+def _runs(ctx: Context, given: Sequence[str]) -> list[Run]:
+    runs: list[Run] = []
+    for name in given:
+        path = _input(ctx, name)
+        runs += read_run(path, shown=ctx.shown(path)).values()
+    return runs
+
+
+def import_trec(ctx: Context, args: argparse.Namespace) -> int:
+    try:
+        path = _input(ctx, args.qrels)
+        qrels = read_qrels(path, max_grade=ctx.max_grade, shown=ctx.shown(path))
+        if args.topics:
+            topics_path = _input(ctx, args.topics)
+            topics = read_topics(topics_path, shown=ctx.shown(topics_path))
+        else:
+            topics = {qid: Topic(qid, qid) for qid in qrels.queries}
+            ctx.note("no --topics: each query's text is its id")
+        imported = qrels_to_golden(
+            qrels,
+            topics,
+            field=args.topic_field,
+            categories=_categories(ctx, args.categories),
+            default_category=args.category,
+        )
+        runs = _runs(ctx, args.run)
+    except FormatError as exc:
+        raise CliError(str(exc)) from None
+    if qrels.unjudged:
+        ctx.note(f"{qrels.unjudged} qrels line(s) with grade -1 (in the pool but unjudged) dropped")
+    if imported.left_out:
+        ctx.note(
+            f"{len(imported.left_out)} topic(s) without a judgment left out: "
+            + ", ".join(imported.left_out[:10])
+        )
+    judgments = {q.id: dict(q.relevant) for q in imported.queries}
+    for run in runs:
+        note = coverage(run.tag, run.ids(), judgments, 10).note()
+        if note:
+            ctx.note(f"run {note}")
+    _write_golden(ctx, args, imported.queries)
+    docs = {d for q in imported.queries for d in q.relevant}
+    docs |= {d for run in runs for ranking in run.ids().values() for d in ranking}
+    _corpus(ctx, args.corpus, docs)
+    return OK
+
+
+def import_beir(ctx: Context, args: argparse.Namespace) -> int:
+    folder = _input(ctx, args.folder)
+    try:
+        dataset = read_beir(
+            folder,
+            split=args.split,
+            max_grade=ctx.max_grade,
+            category_field=args.category_field,
+            categories=_categories(ctx, args.categories),
+            default_category=args.category,
+            shown=ctx.shown(folder),
+        )
+    except FormatError as exc:
+        raise CliError(str(exc)) from None
+    if dataset.left_out:
+        ctx.note(
+            f"{len(dataset.left_out)} query(ies) without a judgment in split "
+            f"'{args.split}' left out"
+        )
+    _write_golden(ctx, args, dataset.queries)
+    _corpus(ctx, args.corpus, set(dataset.corpus_ids))
+    return OK
+
+
+def export_trec(ctx: Context, args: argparse.Namespace) -> int:
+    queries = golden_or_fail(ctx, args.golden)
+    judgments = {q.id: dict(q.relevant) for q in queries}
+    try:
+        if args.output is None:
+            ctx.out.write(qrels_text(judgments))
+            left_out = tuple(q for q, g in judgments.items() if not g)
+        else:
+            left_out = write_qrels(ctx.path(args.output), judgments)
+    except FormatError as exc:
+        raise CliError(str(exc)) from None
+    if left_out:
+        ctx.note(
+            f"{len(left_out)} no-result query(ies) left out (a qrels file cannot hold a query "
+            f"without judgments; trec_eval will not evaluate them): {', '.join(left_out[:10])}"
+        )
+    if args.output is not None:
+        ctx.note(
+            f"wrote the judgments of {len(judgments) - len(left_out)} queries to {args.output}"
+        )
+    return OK
+
+
+def export_run(ctx: Context, args: argparse.Namespace) -> int:
+    path = _input(ctx, args.report)
+    try:
+        report = read_report(path, ctx.shown(path))
+    except ReportError as exc:
+        raise CliError(str(exc)) from None
+    folder = ctx.path(args.output)
+    depth = report.settings.depth
+    files: dict[str, str] = {}
+    for name in report.configurations:
+        other = files.setdefault(_SAFE_NAME.sub("_", name), name)
+        if other != name:
+            raise CliError(
+                f"configurations '{other}' and '{name}' would both be written to "
+                f"{_SAFE_NAME.sub('_', name)}.run; rename one"
+            )
+    for name, records in report.configurations.items():
+        rankings = {
+            qid: r.retrieved
+            for qid, r in sorted(records.items())
+            if r.evaluated and r.error is None
+        }
+        target = folder / f"{_SAFE_NAME.sub('_', name)}.run"
+        try:
+            left_out = write_run(target, {name: rankings})
+        except FormatError as exc:
+            raise CliError(str(exc)) from None
+        except OSError as exc:
+            raise CliError(f"cannot write {target}: {exc.strerror or exc}") from None
+        empty = f"; {len(left_out)} empty ranking(s) have no line" if left_out else ""
+        ctx.note(
+            f"wrote run '{name}' ({len(rankings) - len(left_out)} queries) to "
+            f"{ctx.shown(target)}{empty}"
+        )
+    if depth is not None:
+        ctx.note(
+            f"the report keeps each query's top {depth} (the largest cut of "
+            "retrieval_metrics): so do the runs"
+        )
+    return OK

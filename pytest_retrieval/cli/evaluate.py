@@ -1,0 +1,279 @@
+"""``evaluate RUN...`` (the plugin's numbers, tables and reports without pytest) and
+``compare A.json B.json`` (the paired comparison of two reports, by the gate's rules)."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from collections.abc import Sequence
+
+from ..baseline import Baseline, BaselineError, BaselineMissing, RunFacts
+from ..evaluation import analyse
+from ..gate import GateResult, run_gate
+from ..golden import GoldenQuery
+from ..io.baseline_file import read_baseline
+from ..io.common import FormatError
+from ..io.report_json import ReportError, ReportFile, looks_like_report, read_report
+from ..io.trec import read_run
+from ..offline import Recorded, Scored, score_runs
+from ..pooling import coverage
+from ..report.gate_text import HEADERS, explain, row_table
+from ..report.run_report import GoldenInfo, RunReport
+from ..report.summary import Verbosity, summary_lines
+from ..report.writers import write_reports
+from ..scoring import why
+from ..settings import REPORTS, GateSettings, SettingsError, parse_tolerance
+from .common import FINDINGS, OK, CliError, Commands, Context, add_common, golden_or_fail
+
+
+def add_parsers(commands: Commands) -> None:
+    evaluate = commands.add_parser(
+        "evaluate",
+        help="score TREC runs or JSON reports against the golden set, as the plugin does",
+        description="Score each RUN (a TREC run file: one configuration per run tag; or a "
+        "JSON report of the plugin: one per configuration) against the golden set with the "
+        "plugin's metrics, conventions, tables and reports. A golden query a run lacks is "
+        "scored as a query for which nothing came back (trec_eval's -c).",
+    )
+    evaluate.add_argument("runs", nargs="+", metavar="RUN")
+    evaluate.add_argument(
+        "--golden",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="golden files or folders (default: retrieval_golden; may repeat)",
+    )
+    evaluate.add_argument(
+        "--report",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="write a report: .json, .md or .html (may repeat)",
+    )
+    evaluate.add_argument(
+        "--baseline", metavar="PATH", help="gate against this baseline, by the plugin's rules"
+    )
+    evaluate.add_argument(
+        "--tolerance", metavar="X", help="the gate's tolerance (default: retrieval_tolerance)"
+    )
+    evaluate.add_argument(
+        "--max-results",
+        type=int,
+        metavar="N",
+        help="only the first N results of each ranking (trec_eval's -M)",
+    )
+    evaluate.add_argument("-v", "--verbose", action="count", default=0, help="more tables")
+    evaluate.add_argument("-q", "--quiet", action="count", default=0, help="only the overall rows")
+    add_common(evaluate)
+    compare = commands.add_parser(
+        "compare",
+        help="B.json against A.json: the paired table; exit 1 when B regresses (the gate's rules)",
+        description="Compare two JSON reports of the plugin query by query, as the gate "
+        "compares a run with its baseline: A is the baseline, B the candidate. Exit 1 when a "
+        "row of B drops beyond the tolerance (retrieval_tolerance, or --tolerance).",
+    )
+    compare.add_argument("a", metavar="A.json")
+    compare.add_argument("b", metavar="B.json")
+    compare.add_argument(
+        "--tolerance", metavar="X", help="allowed drop (default: retrieval_tolerance)"
+    )
+    compare.add_argument(
+        "--configuration",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="compare only these configurations (default: retrieval_gate_configurations, "
+        "else all of A)",
+    )
+    add_common(compare)
+
+
+def _gate_settings(
+    ctx: Context, tolerance: str | None, configurations: Sequence[str] = ()
+) -> GateSettings:
+    gate = ctx.run.gate
+    if tolerance is not None:
+        try:
+            gate = dataclasses.replace(gate, tolerance=parse_tolerance(tolerance, "--tolerance"))
+        except SettingsError as exc:
+            raise CliError(str(exc)) from None
+    if configurations:
+        gate = dataclasses.replace(gate, configurations=tuple(configurations))
+    return gate
+
+
+def _report(ctx: Context, given: str) -> ReportFile:
+    path = ctx.path(given)
+    try:
+        return read_report(path, ctx.shown(path))
+    except ReportError as exc:
+        raise CliError(str(exc)) from None
+
+
+def _recorded(ctx: Context, given: str) -> list[Recorded]:
+    path = ctx.path(given)
+    if not path.is_file():
+        raise CliError(f"{given}: no such file")
+    shown = ctx.shown(path)
+    if looks_like_report(path):
+        report = _report(ctx, given)
+        return [
+            Recorded(
+                name,
+                {q: r.retrieved for q, r in records.items() if r.evaluated},
+                {q: r.error or "error" for q, r in records.items() if r.outcome == "error"},
+                shown,
+            )
+            for name, records in report.configurations.items()
+        ]
+    try:
+        runs = read_run(path, shown=shown)
+    except FormatError as exc:
+        raise CliError(str(exc)) from None
+    return [Recorded(tag, run.ids(), source=shown) for tag, run in runs.items()]
+
+
+def _all_runs(ctx: Context, given: Sequence[str]) -> list[Recorded]:
+    runs: dict[str, Recorded] = {}
+    for name in given:
+        for run in _recorded(ctx, name):
+            other = runs.get(run.name)
+            if other is not None:
+                raise CliError(
+                    f"configuration '{run.name}' is in {other.source} and in {run.source}: one "
+                    "configuration per run tag; rename the tag in one of them"
+                )
+            runs[run.name] = run
+    return list(runs.values())
+
+
+def _some(ids: Sequence[str], shown: int = 5) -> str:
+    return ", ".join(ids[:shown]) + (", ..." if len(ids) > shown else "")
+
+
+def _notes(
+    ctx: Context, queries: Sequence[GoldenQuery], runs: Sequence[Recorded], scored: Scored
+) -> None:
+    judgments = {q.id: dict(q.relevant) for q in queries if q.relevant and q.skip is None}
+    k = ctx.run.settings.depth or 10
+    for run in runs:
+        unknown = scored.unknown.get(run.name, [])
+        if unknown:
+            ctx.note(
+                f"'{run.name}': {len(unknown)} queries of {run.source} are not in the golden "
+                "set, ignored: " + _some(unknown)
+            )
+        lacking = scored.missing.get(run.name, [])
+        if lacking:
+            ctx.note(
+                f"'{run.name}': {len(lacking)} golden queries have no ranking in "
+                f"{run.source}, scored as returning nothing: " + _some(lacking)
+            )
+        note = coverage(run.name, run.rankings, judgments, k).note()
+        if note:
+            ctx.note(f"note: {note}")
+
+
+def _gate(
+    ctx: Context,
+    args: argparse.Namespace,
+    queries: Sequence[GoldenQuery],
+    runs: Sequence[Recorded],
+    scored: Scored,
+) -> GateResult | None:
+    if args.baseline is None:
+        return None
+    path = ctx.path(args.baseline)
+    shown = ctx.shown(path)
+    try:
+        baseline = read_baseline(path, shown)
+    except BaselineMissing:
+        raise CliError(f"--baseline {args.baseline}: no such file") from None
+    except BaselineError as exc:
+        return GateResult(verdict="refused", baseline=shown, messages=[str(exc)])
+    names = frozenset(run.name for run in runs)
+    existing = frozenset(p for p in baseline.files() if (ctx.rootdir / p).exists())
+    facts = RunFacts({q.id: q.path for q in queries}, existing, names, names)
+    return run_gate(
+        baseline,
+        shown,
+        scored.results,
+        ctx.run.settings,
+        _gate_settings(ctx, args.tolerance),
+        ctx.run.stats,
+        facts,
+    )
+
+
+def _verbosity(args: argparse.Namespace) -> Verbosity:
+    level = args.verbose - args.quiet
+    return "quiet" if level < 0 else "verbose" if level > 0 else "normal"
+
+
+def run_evaluate(ctx: Context, args: argparse.Namespace) -> int:
+    try:
+        report_paths = REPORTS.parse("--report", args.report) if args.report else ()
+    except SettingsError as exc:
+        raise CliError(str(exc)) from None
+    if args.max_results is not None and args.max_results < 1:
+        raise CliError("--max-results must be a positive integer")
+    queries = golden_or_fail(ctx, args.golden)
+    runs = _all_runs(ctx, args.runs)
+    settings = ctx.run.settings
+    scored = score_runs(queries, runs, settings, args.max_results)
+    _notes(ctx, queries, runs, scored)
+    evaluation = analyse(scored.results, settings, ctx.run.stats, ctx.run.run.group_bys)
+    for line in summary_lines(evaluation, ctx.width(), _verbosity(args)):
+        ctx.say(line)
+    for advice in evaluation.warnings:
+        ctx.note(f"warning: {advice}")
+    failed = [r for r in scored.results.all_records() if r.outcome in ("failed", "error")]
+    for record in failed:
+        ctx.say(
+            f"{record.path}: query '{record.id}' [{record.configuration}]: "
+            f"{record.outcome}: {why(record)}"
+        )
+    gate = _gate(ctx, args, queries, runs, scored)
+    gate_text = explain(gate, _gate_settings(ctx, args.tolerance).tolerance) if gate else None
+    if gate is not None:
+        ctx.say("")
+        ctx.say(explain(gate, _gate_settings(ctx, args.tolerance).tolerance, ctx.width()))
+    if report_paths:
+        report = RunReport(
+            settings, scored.results, evaluation, GoldenInfo.of(scored.results), gate, gate_text
+        )
+        written, problems = write_reports([ctx.path(p) for p in report_paths], report)
+        for message in problems:
+            ctx.note(message)
+        if problems:
+            return FINDINGS
+        for path in written:
+            ctx.note(f"retrieval report written: {ctx.shown(path)}")
+    return FINDINGS if failed or (gate is not None and gate.failed) else OK
+
+
+def run_compare(ctx: Context, args: argparse.Namespace) -> int:
+    a, b = _report(ctx, args.a), _report(ctx, args.b)
+    baseline = Baseline(settings=a.raw_settings, configurations=a.configurations)
+    names = frozenset(b.configurations)
+    gate = _gate_settings(ctx, args.tolerance, args.configuration)
+    if not gate.configurations:
+        gate = dataclasses.replace(gate, configurations=tuple(a.configurations))
+    facts = RunFacts(selected=names, collected=names)
+    result = run_gate(baseline, a.path, b.results(), b.settings, gate, ctx.run.stats, facts)
+    if a.golden.sha256 and b.golden.sha256 and a.golden.sha256 != b.golden.sha256:
+        ctx.note(
+            f"note: the golden sets differ ({a.path}: {a.golden.queries} queries, {b.path}: "
+            f"{b.golden.queries}); queries are paired by id, and a query whose judgments "
+            "changed is compared all the same"
+        )
+    width = ctx.width()
+    if result.rows:
+        ctx.say(
+            f"{b.path} against {a.path} ({HEADERS[4]} = A, {HEADERS[5]} = B), paired by query id:"
+        )
+        for line in row_table(result.rows, width):
+            ctx.say(line)
+        ctx.say("")
+    ctx.say(explain(result, gate.tolerance, width).replace("retrieval gate:", "compare:", 1))
+    return FINDINGS if result.failed else OK

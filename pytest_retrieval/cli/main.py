@@ -1,0 +1,93 @@
+"""``pytest-retrieval COMMAND ...``: the parser, the dispatch table, the exit codes.
+
+Exit 0 all is well; 1 the command ran and found something (validation problems, a
+regression, a worklist that cannot be merged); 2 it could not run (usage, a missing
+or unreadable file, a bad setting). ``--help`` on every command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TextIO
+
+from .._version import __version__
+from . import agree, convert, evaluate, pool, validate
+from .common import USAGE, CliError, Context, Parser, context
+
+Handler = Callable[[Context, argparse.Namespace], int]
+
+# command (and sub-command) -> what runs it
+COMMANDS: dict[str, Handler] = {
+    "validate": validate.run,
+    "import trec": convert.import_trec,
+    "import beir": convert.import_beir,
+    "export trec": convert.export_trec,
+    "export run": convert.export_run,
+    "evaluate": evaluate.run_evaluate,
+    "compare": evaluate.run_compare,
+    "pool": pool.run_pool,
+    "merge": pool.run_merge,
+    "agreement": agree.run,
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(
+        prog="pytest-retrieval",
+        description="Golden sets for retrieval evaluation, without pytest: validate, import "
+        "and export TREC and BEIR, evaluate runs, compare reports, pool, merge and measure "
+        "judge agreement. Settings come from the same ini file as the plugin's.",
+        epilog="Exit codes: 0 ok, 1 findings (problems, a regression), 2 usage or input error.",
+    )
+    parser.add_argument("--version", action="version", version=f"pytest-retrieval {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    validate.add_parser(commands)
+    convert.add_parsers(commands)
+    evaluate.add_parsers(commands)
+    pool.add_parsers(commands)
+    agree.add_parser(commands)
+    return parser
+
+
+def _handler(args: argparse.Namespace) -> Handler:
+    name = args.command
+    sub = getattr(args, "format", None)
+    if name in ("import", "export"):
+        if sub is None:
+            raise CliError(
+                f"pytest-retrieval {name}: name a format (see pytest-retrieval {name} -h)"
+            )
+        name = f"{name} {sub}"
+    return COMMANDS[name]
+
+
+def main(
+    argv: Sequence[str] | None = None,
+    *,
+    cwd: Path | None = None,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> int:
+    """Run one command; returns the exit code (0, 1 or 2)."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    parser = build_parser()
+    try:
+        args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+        if args.command is None:
+            parser.print_help(out)
+            return USAGE
+        handler = _handler(args)
+        ctx = context(args, (cwd or Path.cwd()).resolve(), out, err)
+        return handler(ctx, args)
+    except CliError as exc:
+        print(f"pytest-retrieval: error: {exc}", file=err)
+        return USAGE
+    except SystemExit as exc:  # --help, --version
+        return exc.code if isinstance(exc.code, int) else 0
+    except KeyboardInterrupt:
+        print("pytest-retrieval: interrupted", file=err)
+        return USAGE

@@ -1,0 +1,226 @@
+"""``pool REPORT.json... --depth N``: the unjudged top N, to grade; ``merge WORKLIST``: the
+grades folded back into the golden files, only their ``relevant:`` lines touched."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import difflib
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from ..golden import GoldenFileError, GoldenQuery, Problem
+from ..io.atomic import write_atomic
+from ..io.common import FormatError
+from ..io.golden_file import load_golden_file
+from ..io.golden_merge import merge_judgments
+from ..io.report_json import ReportError, read_report
+from ..io.worklist import read_worklist, worklist_yaml, write_worklist
+from ..pooling import Rankings, Worklist, build_pool, coverage
+from .common import FINDINGS, OK, CliError, Commands, Context, add_common, golden_or_fail
+
+Additions = dict[str, dict[str, int]]  # query id -> {doc id -> grade}
+
+
+def add_parsers(commands: Commands) -> None:
+    pool = commands.add_parser(
+        "pool",
+        help="the unjudged top N of each configuration, per query, as a worklist to grade",
+        description="Per golden query, the union of every configuration's top N (from JSON "
+        "reports) that has no judgment yet, with where each came from (configuration and "
+        "rank); queries with no judgment at all are pooled too. Fill in the grades, then "
+        "run pytest-retrieval merge.",
+    )
+    pool.add_argument("reports", nargs="+", metavar="REPORT.json")
+    pool.add_argument(
+        "--depth", type=int, required=True, metavar="N", help="pool each configuration's top N"
+    )
+    pool.add_argument(
+        "-o", "--output", metavar="FILE", help="the worklist to write (default: standard output)"
+    )
+    pool.add_argument(
+        "--golden",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="golden files or folders (default: retrieval_golden; may repeat)",
+    )
+    add_common(pool)
+    merge = commands.add_parser(
+        "merge",
+        help="fold a graded worklist into the golden files (comments, order and layout kept)",
+        description="Add each graded document of the worklist to its query's 'relevant' in "
+        "its golden file. Only those lines change. Ungraded or out-of-range entries, and "
+        "grades that contradict the golden file, are refused (exit 1) and nothing is written.",
+    )
+    merge.add_argument("worklist", metavar="WORKLIST")
+    merge.add_argument(
+        "--dry-run", action="store_true", help="print the changes as a diff, write nothing"
+    )
+    add_common(merge)
+
+
+# --------------------------------------------------------------------------- pool
+
+
+def _runs(ctx: Context, given: Sequence[str], depth: int) -> dict[str, Rankings]:
+    reports = []
+    for name in given:
+        path = ctx.path(name)
+        try:
+            reports.append(read_report(path, ctx.shown(path)))
+        except ReportError as exc:
+            raise CliError(str(exc)) from None
+    counts: dict[str, int] = {}
+    for report in reports:
+        for configuration in report.configurations:
+            counts[configuration] = counts.get(configuration, 0) + 1
+    runs: dict[str, Rankings] = {}
+    for report in reports:
+        kept = report.settings.depth
+        if kept is not None and kept < depth:
+            ctx.note(f"{report.path} keeps each query's top {kept} only: those are pooled")
+        stem = Path(report.path).stem
+        for configuration, records in report.configurations.items():
+            label = configuration if counts[configuration] == 1 else f"{stem}:{configuration}"
+            runs[label] = {q: r.retrieved for q, r in records.items() if r.evaluated}
+    return runs
+
+
+def run_pool(ctx: Context, args: argparse.Namespace) -> int:
+    if args.depth < 1:
+        raise CliError("--depth must be a positive integer")
+    runs = _runs(ctx, args.reports, args.depth)
+    queries = golden_or_fail(ctx, args.golden)
+    worklist = build_pool(queries, runs, args.depth, ctx.max_grade)
+    judgments = {q.id: dict(q.relevant) for q in queries if q.relevant}
+    for name, rankings in runs.items():
+        note = coverage(name, rankings, judgments, args.depth).note()
+        if note:
+            ctx.note(f"note: {note}")
+    golden_ids = {q.id for q in queries}
+    unknown = sorted({q for r in runs.values() for q in r if q not in golden_ids})
+    if unknown:
+        ctx.note(
+            f"{len(unknown)} reported queries are not in the golden set, not pooled: "
+            + ", ".join(unknown[:5])
+        )
+    docs = sum(len(q.documents) for q in worklist.queries)
+    fresh = sum(1 for q in worklist.queries if q.judged == 0)
+    ctx.note(
+        f"pooled {docs} unjudged documents for {len(worklist.queries)} queries ({fresh} with no "
+        f"judgment yet) from {len(runs)} configuration(s) at depth {args.depth}"
+    )
+    if args.output is None:
+        ctx.out.write(worklist_yaml(worklist))
+    else:
+        write_worklist(ctx.path(args.output), worklist)
+        ctx.note(f"wrote {args.output}: grade it, then pytest-retrieval merge {args.output}")
+    return OK
+
+
+# --------------------------------------------------------------------------- merge
+
+
+def _load_text(path: Path, text: str, shown: str, max_grade: int) -> list[GoldenQuery]:
+    with tempfile.TemporaryDirectory() as folder:
+        copy = Path(folder) / path.name
+        copy.write_text(text, encoding="utf-8")
+        return load_golden_file(copy, max_grade=max_grade, shown=shown)
+
+
+def _verify(old: list[GoldenQuery], new: list[GoldenQuery], additions: Additions) -> str | None:
+    """None when ``new`` is ``old`` with the additions and nothing else changed."""
+    if [q.id for q in old] != [q.id for q in new]:
+        return "the merged file would hold other queries"
+    for before, after in zip(old, new, strict=True):
+        expected = {**before.relevant, **additions.get(before.id, {})}
+        if dict(after.relevant) != expected:
+            return f"query '{before.id}' would not get exactly the worklist's judgments"
+        if dataclasses.replace(after, relevant={}, line=0) != dataclasses.replace(
+            before, relevant={}, line=0
+        ):
+            return f"query '{before.id}' would change beyond its judgments"
+    return None
+
+
+def _merged(
+    ctx: Context, shown: str, additions: Additions
+) -> tuple[Path, str, str] | list[Problem]:
+    path = ctx.rootdir / shown if not Path(shown).is_absolute() else Path(shown)
+    if not path.is_file():
+        return [
+            Problem(
+                shown,
+                0,
+                "the worklist names this golden file, but it does not exist",
+                next(iter(additions)),
+            )
+        ]
+    text = path.read_text(encoding="utf-8")
+    try:
+        old = load_golden_file(path, max_grade=ctx.max_grade, shown=shown)
+        new_text = merge_judgments(text, shown, additions)
+        new = _load_text(path, new_text, shown, ctx.max_grade)
+    except (FormatError, GoldenFileError) as exc:
+        return list(exc.problems)
+    problem = _verify(old, new, additions)
+    if problem is not None:
+        return [Problem(shown, 0, f"merge refused: {problem}; please report this with the file")]
+    return path, text, new_text
+
+
+def _additions(worklist: Worklist) -> dict[str, Additions]:
+    by_file: dict[str, Additions] = {}
+    for query in worklist.queries:
+        grades = {d.id: int(d.grade) for d in query.documents if d.grade is not None}
+        if grades:
+            by_file.setdefault(query.path, {}).setdefault(query.id, {}).update(grades)
+    return by_file
+
+
+def _plan(
+    ctx: Context, by_file: Mapping[str, Additions]
+) -> tuple[list[tuple[Path, str, str]], list[Problem]]:
+    planned: list[tuple[Path, str, str]] = []
+    problems: list[Problem] = []
+    for shown, additions in by_file.items():
+        found = _merged(ctx, shown, additions)
+        if isinstance(found, list):
+            problems += found
+        else:
+            planned.append(found)
+    return planned, problems
+
+
+def run_merge(ctx: Context, args: argparse.Namespace) -> int:
+    path = ctx.path(args.worklist)
+    if not path.is_file():
+        raise CliError(f"{args.worklist}: no such file")
+    try:
+        worklist = read_worklist(path, ctx.max_grade, shown=ctx.shown(path))
+    except FormatError as exc:
+        for problem in exc.problems:
+            ctx.say(str(problem))
+        ctx.say(f"{len(exc.problems)} problem(s): nothing merged")
+        return FINDINGS
+    planned, problems = _plan(ctx, _additions(worklist))
+    if problems:
+        for problem in problems:
+            ctx.say(str(problem))
+        ctx.say(f"{len(problems)} problem(s): nothing merged")
+        return FINDINGS
+    for target, old, new in planned:
+        shown = ctx.shown(target)
+        if args.dry_run:
+            diff = difflib.unified_diff(
+                old.splitlines(True), new.splitlines(True), f"a/{shown}", f"b/{shown}"
+            )
+            ctx.out.writelines(diff)
+        else:
+            write_atomic(target, new)
+    judged = sum(len(g) for a in _additions(worklist).values() for g in a.values())
+    verb = "would merge" if args.dry_run else "merged"
+    ctx.note(f"{verb} {judged} judgment(s) into {len(planned)} golden file(s)")
+    return OK

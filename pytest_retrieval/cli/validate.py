@@ -1,0 +1,122 @@
+"""``pytest-retrieval validate [PATH...]``: every problem in every golden file, then what
+users trip on (:mod:`pytest_retrieval.lint`). Exit 1 on any finding: fit for pre-commit."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from ..golden import GoldenFileError, Problem
+from ..io.common import FormatError
+from ..io.corpus import read_corpus
+from ..io.golden_yaml import parse_yaml
+from ..lint import CHECKS, Finding, TagsAsText, lint, query_tags, tags_as_text
+from .common import FINDINGS, OK, CliError, Commands, Context, add_common, load_golden
+
+HELP = "check golden files: the collection's errors, then likely mistakes (exit 1 on any)"
+DESCRIPTION = """\
+Check every golden file and report every problem, with the messages of a pytest
+collection error (path:line: query 'id': what is wrong and the fix). Then, on the
+files that load, what users trip on, each with its check name in brackets:
+  all-zero         every judgment of a query has grade 0 (nothing is relevant)
+  forbid-relevant  an id both in 'forbid' and judged relevant (grade > 0)
+  same-text        the same query text under two ids
+  unknown-id       a judged or forbidden id missing from the corpus list (--corpus)
+  tags-text        'tags' given as text instead of a list
+Exit 0 when nothing is found, 1 when anything is, 2 when the command cannot run.
+"""
+
+
+def add_parser(commands: Commands) -> None:
+    parser = commands.add_parser(
+        "validate",
+        help=HELP,
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="golden files or folders (default: retrieval_golden of the ini file)",
+    )
+    parser.add_argument(
+        "--corpus",
+        metavar="FILE",
+        help="the document ids that exist, one per line (import --corpus writes it): judged "
+        "ids missing from it are reported",
+    )
+    parser.add_argument(
+        "--ignore",
+        metavar="CHECK",
+        action="append",
+        default=[],
+        choices=CHECKS,
+        help=f"skip a check (may repeat): {', '.join(CHECKS)}",
+    )
+    add_common(parser)
+
+
+def _tags(ctx: Context, path: Path) -> list[TagsAsText]:
+    shown = ctx.shown(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []  # the loader reported it
+    if path.suffix != ".jsonl":
+        try:
+            return tags_as_text(shown, parse_yaml(text, shown))
+        except GoldenFileError:  # a syntax error: the loader reported it
+            return []
+    found: list[TagsAsText] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        try:
+            hit = query_tags(shown, json.loads(line), number) if line.strip() else None
+        except ValueError:
+            continue
+        if hit is not None:
+            found.append(hit)
+    return found
+
+
+def _corpus(ctx: Context, given: str | None) -> frozenset[str] | None:
+    if given is None:
+        return None
+    path = ctx.path(given)
+    if not path.is_file():
+        raise CliError(f"--corpus {given}: no such file")
+    try:
+        return read_corpus(path, ctx.shown(path))
+    except FormatError as exc:
+        raise CliError(str(exc)) from None
+
+
+def run(ctx: Context, args: argparse.Namespace) -> int:
+    corpus = _corpus(ctx, args.corpus)
+    loaded = load_golden(ctx, args.paths)
+    loaded_files = {q.path for q in loaded.queries}
+    tags = [t for path in loaded.files if ctx.shown(path) in loaded_files for t in _tags(ctx, path)]
+    shown_corpus = ctx.shown(ctx.path(args.corpus)) if args.corpus else "corpus"
+    findings = lint(loaded.queries, tags, corpus, shown_corpus, args.ignore)
+    order = {ctx.shown(path): i for i, path in enumerate(loaded.files)}
+    entries: list[Problem | Finding] = [*loaded.problems, *findings]
+    # file by file: the loader's problems in its order (as collection shows them), then
+    # that file's findings by line
+    entries.sort(key=lambda e: (order.get(_problem(e).path, len(order)), isinstance(e, Finding)))
+    for entry in entries:
+        ctx.say(str(entry))
+    files = len(loaded.files)
+    if entries:
+        broken = len({_problem(e).path for e in entries})
+        ctx.say(
+            f"{len(entries)} problem(s) in {broken} of {files} golden file(s) "
+            f"({len(loaded.problems)} the plugin refuses, {len(findings)} likely mistakes)"
+        )
+        return FINDINGS
+    ctx.say(f"{len(loaded.queries)} golden queries in {files} file(s): no problem found")
+    return OK
+
+
+def _problem(entry: Problem | Finding) -> Problem:
+    return entry.problem if isinstance(entry, Finding) else entry

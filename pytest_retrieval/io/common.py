@@ -1,0 +1,129 @@
+"""What every reader and writer of an exchange format shares.
+
+Pure: no pytest here. Problems are :class:`pytest_retrieval.golden.Problem`, so a
+broken qrels, run, topics or BEIR file is reported exactly like a broken golden
+file: ``path:line: query 'id': what is wrong; how to fix it``. A reader collects
+every problem of a file before it raises, so one pass names them all.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Generator, Sequence
+from pathlib import Path
+
+from ..golden import DEFAULT_CATEGORY, Problem
+from ..model import RESERVED_CATEGORIES
+from .golden_check import FORBIDDEN_ID_CHARS
+
+MAX_SHOWN = 50  # problems spelled out in one message; the rest are counted
+MAX_KEPT = 1000  # problems kept per file (a corrupt corpus could have millions)
+
+# trec_eval splits fields with C's isspace() in the C locale: ASCII whitespace only,
+# so a no-break space inside an id stays part of the id.
+_ASCII_SPACE = re.compile(r"[ \t\n\r\f\v]+")
+
+
+class FormatError(ValueError):
+    """A file in an exchange format that cannot be read or written as it stands.
+
+    ``problems`` holds the problems found (at most :data:`MAX_KEPT`; ``more`` counts
+    the rest); the message lists the first :data:`MAX_SHOWN`, one per line.
+    """
+
+    def __init__(self, problems: Sequence[Problem], more: int = 0):
+        self.problems = list(problems)
+        self.more = more
+        shown = [str(p) for p in self.problems[:MAX_SHOWN]]
+        hidden = len(self.problems) - len(shown) + more
+        if hidden:
+            shown.append(f"... and {hidden} more problems")
+        super().__init__("\n".join(shown))
+
+
+class ProblemLog:
+    """The problems of one file, collected so that a reader reports all of them at once."""
+
+    def __init__(self, shown: str):
+        self.shown = shown
+        self.problems: list[Problem] = []
+        self.more = 0  # problems beyond MAX_KEPT, counted only
+
+    def add(self, line: int, message: str, query_id: str | None = None) -> None:
+        """Record one problem at ``line`` (0: the file as a whole)."""
+        if len(self.problems) < MAX_KEPT:
+            self.problems.append(Problem(self.shown, line, message, query_id))
+        else:
+            self.more += 1
+
+    def raise_if_any(self) -> None:
+        """Raise :class:`FormatError` when anything was recorded."""
+        if self.problems:
+            raise FormatError(self.problems, self.more)
+
+
+def split_fields(text: str) -> list[str]:
+    """Whitespace-separated fields, as trec_eval splits them (ASCII whitespace only)."""
+    return [field for field in _ASCII_SPACE.split(text) if field]
+
+
+def has_space(text: str) -> bool:
+    """True when ``text`` holds ASCII whitespace (which a TREC field cannot hold)."""
+    return _ASCII_SPACE.search(text) is not None
+
+
+def read_lines(path: Path, shown: str) -> Generator[tuple[int, str], None, None]:
+    """Every line of a UTF-8 file as (1-based number, text without the line break).
+
+    Streams the file (a corpus may be gigabytes). A byte sequence that is not UTF-8
+    is a :class:`FormatError` naming its line; a byte-order mark on line 1 is dropped.
+    """
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed below, also on early exit
+    except OSError as exc:
+        raise FormatError([Problem(shown, 0, f"cannot read the file: {exc}")]) from None
+    with handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                message = f"not UTF-8 (byte {exc.start + 1} of the line); save the file as UTF-8"
+                raise FormatError([Problem(shown, number, message)]) from None
+            if number == 1:
+                text = text.removeprefix("\ufeff")
+            yield number, text.rstrip("\r\n")
+
+
+def golden_id_problem(qid: str) -> str | None:
+    """Why ``qid`` cannot be a golden query id (it becomes part of a pytest node id), or None."""
+    if not qid.strip():
+        return "the query id is empty"
+    if qid != qid.strip() or " " in qid or any(c in qid for c in FORBIDDEN_ID_CHARS):
+        return (
+            "a golden query id must not contain spaces, '[', ']' or '::' (it becomes a pytest "
+            "node id); rename the query in the source files"
+        )
+    return None
+
+
+def category_problem(category: str) -> str | None:
+    """Why ``category`` cannot be a golden category, or None."""
+    if not category.strip():
+        return "the category is empty; give every query a non-empty category"
+    if category in RESERVED_CATEGORIES:
+        return f"category '{category}' is reserved for the overall row of the tables; rename it"
+    return None
+
+
+__all__ = [
+    "DEFAULT_CATEGORY",
+    "MAX_KEPT",
+    "MAX_SHOWN",
+    "FormatError",
+    "ProblemLog",
+    "category_problem",
+    "golden_id_problem",
+    "has_space",
+    "read_lines",
+    "split_fields",
+]

@@ -1,0 +1,194 @@
+"""New judgments written into a golden YAML file's text, everything else left byte for byte.
+
+Pure. Only the ``relevant:`` of the queries that get judgments changes; comments,
+order, quoting and layout of the rest of the file stay as they were, so a merge
+reads in review as the lines it added. How each way of writing ``relevant`` grows:
+
+* a block mapping (one judgment per line): new lines after its last judgment, at
+  its indentation;
+* a flow mapping on one line (``{a: 3, b: 0}``, ``{}``): the new ``doc: grade`` pairs
+  inside the braces;
+* the list shorthand (``[a, b]`` or ``- a`` lines, grade 1 each): rewritten as the
+  mapping it means, in the same style, with the new pairs after.
+
+What cannot be edited in place (a flow mapping over several lines, an alias) is a
+problem naming the query and how to rewrite it; nothing is guessed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ..golden import GoldenFileError, Problem
+from .common import FormatError
+from .golden_check import Lines, Seq
+from .golden_writer import yaml_string
+from .golden_yaml import parse_yaml
+
+_FLOW = re.compile(
+    r"^(?P<head>.*?\brelevant\s*:\s*)(?P<open>[\[{])(?P<body>.*)(?P<close>[\]}])(?P<tail>\s*(#.*)?)$"
+)
+_ITEM = re.compile(r"^(?P<lead>\s*)-\s+(?P<value>[^#]*?)(?P<tail>\s+#.*)?$")
+
+
+@dataclass(frozen=True)
+class _Edit:
+    start: int  # 0-based index of the first line replaced
+    end: int  # exclusive
+    lines: tuple[str, ...]
+
+
+def _pair(doc: str, grade: int) -> str:
+    return f"{yaml_string(doc, flow=True)}: {grade}"
+
+
+def _queries(data: object) -> dict[str, Lines]:
+    raw = data.get("queries") if isinstance(data, dict) else data
+    out: dict[str, Lines] = {}
+    for item in raw if isinstance(raw, list) else []:
+        if isinstance(item, Lines) and item.get("id") is not None:
+            out.setdefault(str(item["id"]), item)
+    return out
+
+
+class _Planner:
+    """The edits of one file, and every problem met."""
+
+    def __init__(self, shown: str, lines: list[str]):
+        self.shown = shown
+        self.lines = lines
+        self.problems: list[Problem] = []
+        self.edits: list[_Edit] = []
+
+    def add(self, line: int, message: str, qid: str) -> None:
+        self.problems.append(Problem(self.shown, line, message, qid))
+
+    def new_pairs(
+        self, qid: str, current: Mapping[str, int], extra: Mapping[str, int], line: int
+    ) -> dict[str, int]:
+        """The judgments to add: conflicting grades are problems, equal ones no-ops."""
+        out: dict[str, int] = {}
+        for doc, grade in extra.items():
+            have = current.get(doc)
+            if have is None:
+                out[doc] = grade
+            elif have != grade:
+                self.add(
+                    line,
+                    f"'{doc}' is already judged {have} here, the worklist says {grade}: settle "
+                    "it in one of the two files, then merge again",
+                    qid,
+                )
+        return out
+
+    def query(self, qid: str, raw: Lines, extra: Mapping[str, int]) -> None:
+        relevant = raw.get("relevant")
+        key_line = raw.key_lines.get("relevant", raw.line)
+        if isinstance(relevant, Seq):
+            grades = {str(d): 1 for d in relevant}
+        elif isinstance(relevant, dict):
+            grades = {str(d): int(g) for d, g in relevant.items()}
+        else:
+            self.add(
+                key_line, "'relevant' is neither a mapping nor a list; fix the file first", qid
+            )
+            return
+        new = self.new_pairs(qid, grades, extra, key_line)
+        if not new:
+            return
+        text = self.lines[key_line - 1].rstrip("\r")
+        rest = text.split(":", 1)[1].strip() if ":" in text else ""
+        flow = _FLOW.match(text)
+        if flow is not None:
+            self._flow(flow, key_line, grades if isinstance(relevant, Seq) else None, new)
+        elif rest.startswith(("{", "[")):
+            self.add(
+                key_line,
+                "'relevant' is written over several lines inside braces or brackets; put it on "
+                "one line, or one judgment per line, then merge again",
+                qid,
+            )
+        elif rest and not rest.startswith("#"):
+            self.add(
+                key_line,
+                "'relevant' uses an anchor, an alias or a tag (&name, *name, !tag): editing it "
+                "would change other queries too; write its judgments out, then merge again",
+                qid,
+            )
+        elif isinstance(relevant, Seq):
+            self._block_list(relevant, new, qid)
+        elif isinstance(relevant, Lines):
+            self._block_map(relevant, new)
+        else:  # pragma: no cover - the loader makes every mapping a Lines
+            self.add(key_line, "cannot find where 'relevant' is written", qid)
+
+    def _flow(
+        self,
+        match: re.Match[str],
+        key_line: int,
+        listed: dict[str, int] | None,
+        new: dict[str, int],
+    ) -> None:
+        pairs = [_pair(d, g) for d, g in new.items()]
+        body = match["body"].strip()
+        if listed is not None:  # [a, b] -> {a: 1, b: 1, ...}
+            body = ", ".join(_pair(d, g) for d, g in listed.items())
+        inside = ", ".join([body, *pairs] if body else pairs)
+        line = f"{match['head']}{{{inside}}}{match['tail'] or ''}"
+        self.edits.append(_Edit(key_line - 1, key_line, (line,)))
+
+    def _block_map(self, relevant: Lines, new: dict[str, int]) -> None:
+        last = max(relevant.key_lines.values())
+        first = self.lines[min(relevant.key_lines.values()) - 1]
+        indent = first[: len(first) - len(first.lstrip())]
+        added = tuple(f"{indent}{_pair(d, g)}" for d, g in new.items())
+        self.edits.append(_Edit(last, last, added))
+
+    def _block_list(self, relevant: Seq, new: dict[str, int], qid: str) -> None:
+        rewritten: list[_Edit] = []
+        indent = ""
+        for doc, line in zip(relevant, relevant.item_lines, strict=True):
+            item = _ITEM.match(self.lines[line - 1].rstrip("\r\n"))
+            if item is None:
+                self.add(line, "cannot rewrite this list item; write 'relevant' as a mapping", qid)
+                return
+            indent = item["lead"] + "  "
+            rewritten.append(
+                _Edit(line - 1, line, (f"{indent}{_pair(str(doc), 1)}{item['tail'] or ''}",))
+            )
+        last = relevant.item_lines[-1]
+        self.edits += [
+            *rewritten,
+            _Edit(last, last, tuple(f"{indent}{_pair(d, g)}" for d, g in new.items())),
+        ]
+
+    def apply(self) -> str:
+        lines = list(self.lines)
+        for edit in sorted(self.edits, key=lambda e: (e.start, e.end), reverse=True):
+            lines[edit.start : edit.end] = list(edit.lines)
+        return "\n".join(lines) + "\n"
+
+
+def merge_judgments(text: str, shown: str, additions: Mapping[str, Mapping[str, int]]) -> str:
+    """``text`` with ``additions`` (query id -> {doc -> grade}) in each query's ``relevant``.
+
+    Raises :class:`FormatError` with every problem: a query not in the file, a grade
+    that contradicts the file's, a ``relevant`` that cannot be edited in place.
+    """
+    try:
+        data = parse_yaml(text, shown)
+    except GoldenFileError as exc:
+        raise FormatError(exc.problems) from None
+    queries = _queries(data)
+    planner = _Planner(shown, text.split("\n")[:-1] if text.endswith("\n") else text.split("\n"))
+    for qid, extra in additions.items():
+        raw = queries.get(qid)
+        if raw is None:
+            planner.add(0, "the worklist names this query, but this file does not have it", qid)
+            continue
+        planner.query(qid, raw, extra)
+    if planner.problems:
+        raise FormatError(planner.problems)
+    return planner.apply() if planner.edits else text

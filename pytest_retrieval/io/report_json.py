@@ -1,0 +1,188 @@
+"""The plugin's JSON report read back: settings, golden set, every query's record, the gate.
+
+Pure apart from reading the file. :func:`read_report` checks the shape (format
+``pytest-retrieval-report``, version 1) and raises :class:`ReportError` naming the
+file, the configuration and the query, what is wrong and how to fix it. Queries
+become :class:`~pytest_retrieval.model.QueryRecord` through its one serializer.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..model import QueryRecord, RecordError, Results
+from ..settings import (
+    EMPTY,
+    GAIN,
+    MAX_GRADE,
+    METRICS,
+    THRESHOLD,
+    Raw,
+    Settings,
+    SettingsError,
+    parse_settings,
+)
+
+FORMAT = "pytest-retrieval-report"
+VERSION = 1
+_SETTINGS_KEYS = {
+    "metrics": METRICS.name,
+    "gain": GAIN.name,
+    "relevance_threshold": THRESHOLD.name,
+    "max_grade": MAX_GRADE.name,
+    "empty": EMPTY.name,
+}
+
+
+class ReportError(ValueError):
+    """A JSON report that cannot be used; the message names the file and what is wrong."""
+
+
+@dataclass(frozen=True)
+class GoldenSummary:
+    """The report's ``golden`` block: files, number of queries, digest."""
+
+    files: tuple[str, ...] = ()
+    queries: int = 0
+    sha256: str = ""
+
+
+@dataclass(frozen=True)
+class ReportFile:
+    """A JSON report: its settings, golden block, and per configuration every query's record."""
+
+    path: str
+    settings: Settings
+    golden: GoldenSummary
+    configurations: dict[str, dict[str, QueryRecord]]
+    verdict: str | None = None  # the gate's, when the run gated
+    raw_settings: dict[str, object] = field(default_factory=dict)
+
+    def results(self) -> Results:
+        """Every record as a run's :class:`Results` (configurations in the report's order)."""
+        results = Results()
+        for records in self.configurations.values():
+            for record in records.values():
+                results.add(record)
+        return results
+
+
+def _load(text: str, shown: str) -> dict[str, object]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ReportError(
+            f"{shown}:{exc.lineno}: not valid JSON (column {exc.colno}: {exc.msg})"
+        ) from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ReportError(
+            f'{shown}: not a pytest-retrieval JSON report (no "format": "{FORMAT}"); write one '
+            "with pytest --retrieval-eval --retrieval-report PATH.json"
+        )
+    if data.get("version") != VERSION:
+        raise ReportError(
+            f"{shown}: report version {data.get('version')!r}; this version reads {VERSION}"
+        )
+    return data
+
+
+def _settings(data: dict[str, object], shown: str) -> tuple[Settings, dict[str, object]]:
+    block = data.get("settings")
+    if not isinstance(block, dict):
+        raise ReportError(f"{shown}: 'settings' must be a mapping")
+    missing = [key for key in _SETTINGS_KEYS if key not in block]
+    if missing:
+        raise ReportError(f"{shown}: 'settings' lacks {', '.join(missing)}")
+    raw: dict[str, Raw] = {}
+    for key, name in _SETTINGS_KEYS.items():
+        value = block[key]
+        if isinstance(value, list):
+            raw[name] = [str(v) for v in value]
+        elif isinstance(value, (str, int)) and not isinstance(value, bool):
+            raw[name] = str(value)
+        else:
+            raise ReportError(f"{shown}: settings.{key} must be text, a number or a list")
+    try:
+        return parse_settings(raw), dict(block)
+    except SettingsError as exc:
+        raise ReportError(f"{shown}: settings: {exc}") from None
+
+
+def _golden(data: dict[str, object], shown: str) -> GoldenSummary:
+    block = data.get("golden", {})
+    if not isinstance(block, dict):
+        raise ReportError(f"{shown}: 'golden' must be a mapping")
+    files = block.get("files", [])
+    queries = block.get("queries", 0)
+    digest = block.get("sha256", "")
+    if not isinstance(files, list) or not isinstance(queries, int) or not isinstance(digest, str):
+        raise ReportError(f"{shown}: 'golden' must hold files (a list), queries, sha256")
+    return GoldenSummary(tuple(str(f) for f in files), queries, digest)
+
+
+def _configuration(name: str, block: object, position: int, shown: str) -> dict[str, QueryRecord]:
+    queries = block.get("queries") if isinstance(block, dict) else None
+    if not isinstance(queries, dict):
+        raise ReportError(f"{shown}: configuration '{name}' has no 'queries' mapping")
+    out: dict[str, QueryRecord] = {}
+    for qid, entry in queries.items():
+        try:
+            out[str(qid)] = QueryRecord.from_dict(
+                entry, id=str(qid), configuration=name, position=position
+            )
+        except RecordError as exc:
+            raise ReportError(
+                f"{shown}: configuration '{name}': query '{qid}': {exc}; the file is not a "
+                "report this plugin wrote (or was edited by hand)"
+            ) from None
+    return out
+
+
+def parse_report(text: str, shown: str = "report") -> ReportFile:
+    """Parse a JSON report's text; :class:`ReportError` says what is wrong."""
+    data = _load(text, shown)
+    settings, raw_settings = _settings(data, shown)
+    configurations = data.get("configurations")
+    if not isinstance(configurations, dict):
+        raise ReportError(f"{shown}: 'configurations' must be a mapping")
+    parsed = {
+        str(name): _configuration(str(name), block, i, shown)
+        for i, (name, block) in enumerate(configurations.items())
+    }
+    gate = data.get("gate")
+    verdict = gate.get("verdict") if isinstance(gate, dict) else None
+    return ReportFile(
+        path=shown,
+        settings=settings,
+        golden=_golden(data, shown),
+        configurations=parsed,
+        verdict=str(verdict) if verdict is not None else None,
+        raw_settings=raw_settings,
+    )
+
+
+def read_report(path: Path, shown: str | None = None) -> ReportFile:
+    """Read and parse a JSON report file."""
+    shown = shown or str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ReportError(f"{shown}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ReportError(f"cannot read {shown}: {exc}") from None
+    return parse_report(text, shown)
+
+
+def looks_like_report(path: Path) -> bool:
+    """True when the file starts like JSON (a report) rather than a TREC run."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            head = handle.read(256)
+    except OSError:
+        return False
+    return head.lstrip().startswith("{")
+
+
+__all__ = ["FORMAT", "VERSION", "ReportError", "ReportFile", "parse_report", "read_report"]

@@ -1,0 +1,706 @@
+"""TREC files: qrels, topics and runs, read and written the way trec_eval reads them.
+
+Pure: no pytest here. Ids are always text (``00123`` stays ``00123``). Every problem
+is reported with the file, the line, the query id, what is wrong and how to fix it,
+and a reader reports every problem of a file at once (:class:`FormatError`).
+
+What trec_eval does, and what these readers do:
+
+* qrels ``qid iter docno rel`` and runs ``qid Q0 docno rank score tag`` are split on
+  ASCII whitespace; a line whose first character (after blanks) is ``#`` is a
+  comment, a ``#`` inside an id is part of the id;
+* a qrels grade of -1 means "in the pool but unjudged": the line is dropped and
+  counted (:attr:`Qrels.unjudged`), so the document counts as unjudged;
+* a run's rank column is ignored: a query's ranking is ordered by score, highest
+  first, ties broken by docno in *descending* byte order, exactly as trec_eval
+  sorts; a document twice in one query's ranking, or twice in one query's qrels,
+  is an error (trec_eval refuses both).
+
+Stricter than trec_eval (which reads a bad number as 0 and goes on): a grade must
+be an integer, a score a finite number, a rank an integer, and a qrels line must
+have exactly 4 fields. A run line needs 6; fields after the tag are ignored, as
+trec_eval ignores them ("reserved for future expansion", its own test run has
+them). Blank lines are allowed in both files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from ..golden import DEFAULT_CATEGORY, GoldenQuery, Problem
+from .atomic import write_atomic
+from .common import (
+    FormatError,
+    ProblemLog,
+    category_problem,
+    golden_id_problem,
+    has_space,
+    read_lines,
+    split_fields,
+)
+
+UNJUDGED_GRADE = -1
+TopicField = Literal["title", "description", "narrative"]
+TopicsFormat = Literal["auto", "trec", "tsv"]
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+# --------------------------------------------------------------------------- records
+
+
+@dataclass(frozen=True)
+class QueryJudgments:
+    """One query's judgments in a qrels file: doc id -> grade, in file order."""
+
+    qid: str
+    grades: Mapping[str, int]
+    line: int  # the query's first line in the file
+    unjudged: int = 0  # its lines with grade -1, dropped
+
+
+@dataclass(frozen=True)
+class Qrels:
+    """A qrels file: every query's judgments, in the order queries first appear."""
+
+    path: str
+    queries: Mapping[str, QueryJudgments]
+    unjudged: int  # lines with grade -1 ("in the pool but unjudged"), dropped
+
+    def judgments(self) -> dict[str, dict[str, int]]:
+        """query id -> {doc id -> grade}, the shape the metrics and agreement take."""
+        return {qid: dict(q.grades) for qid, q in self.queries.items()}
+
+
+@dataclass(frozen=True)
+class Topic:
+    """One topic: its id, its fields (empty text when the file has no such field)."""
+
+    qid: str
+    title: str
+    description: str = ""
+    narrative: str = ""
+    path: str = ""
+    line: int = 0
+
+    def text(self, field: TopicField = "title") -> str:
+        """The text of one field: the query text a golden query gets."""
+        if field == "title":
+            return self.title
+        if field == "description":
+            return self.description
+        if field == "narrative":
+            return self.narrative
+        raise ValueError(f"no topic field {field!r}; choose title, description or narrative")
+
+
+@dataclass(frozen=True)
+class ScoredDoc:
+    """One retrieved document and its score."""
+
+    doc: str
+    score: float
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run (one configuration, one run tag): query id -> ranking in trec_eval's order."""
+
+    tag: str
+    rankings: Mapping[str, tuple[ScoredDoc, ...]]
+
+    def ids(self) -> dict[str, list[str]]:
+        """query id -> ranked doc ids, best first."""
+        return {qid: [d.doc for d in ranking] for qid, ranking in self.rankings.items()}
+
+
+@dataclass(frozen=True)
+class Imported:
+    """Golden queries made from qrels and topics, and what was left out."""
+
+    queries: tuple[GoldenQuery, ...]
+    left_out: tuple[str, ...] = ()  # topics without a single judgment: no query made
+    unjudged: int = 0  # qrels lines with grade -1, dropped
+
+
+def trec_order(docs: Iterable[ScoredDoc]) -> tuple[ScoredDoc, ...]:
+    """trec_eval's ranking order: score descending, ties by docno descending (strcmp)."""
+    # Python compares str by code point, which is the byte order of UTF-8: strcmp's order.
+    return tuple(sorted(docs, key=lambda d: (d.score, d.doc), reverse=True))
+
+
+# --------------------------------------------------------------------------- qrels
+
+
+def _data_lines(path: Path, shown: str) -> Iterable[tuple[int, list[str]]]:
+    """(line number, fields) of every line that holds data: blanks and # comments skipped."""
+    for number, text in read_lines(path, shown):
+        stripped = text.strip(" \t\f\v")
+        if stripped and not stripped.startswith("#"):
+            yield number, split_fields(stripped)
+
+
+@dataclass
+class _QrelsBuilder:
+    """Collects a qrels file's judgments line by line, recording every problem."""
+
+    log: ProblemLog
+    max_grade: int
+    grades: dict[str, dict[str, int]] = field(default_factory=dict)
+    first_line: dict[str, int] = field(default_factory=dict)
+    unjudged: dict[str, int] = field(default_factory=dict)
+    seen: dict[tuple[str, str], int] = field(default_factory=dict)
+
+    def add(self, number: int, fields: list[str]) -> None:
+        """Take one data line (its fields)."""
+        if len(fields) != 4:
+            self.log.add(
+                number,
+                f"expected 4 fields 'qid iter docno rel', got {len(fields)}: "
+                f"{' '.join(fields)!r}; ids cannot hold spaces",
+            )
+            return
+        qid, _iteration, doc, rel = fields
+        grade = self._grade(number, qid, doc, rel)
+        if (qid, doc) in self.seen:
+            self.log.add(
+                number,
+                f"document '{doc}' is judged twice (first on line {self.seen[qid, doc]}); "
+                "keep one line (trec_eval refuses duplicates too)",
+                qid,
+            )
+            return
+        self.seen[qid, doc] = number
+        self.first_line.setdefault(qid, number)
+        grades = self.grades.setdefault(qid, {})
+        if grade == UNJUDGED_GRADE:
+            self.unjudged[qid] = self.unjudged.get(qid, 0) + 1
+        elif grade is not None:
+            grades[doc] = grade
+
+    def _grade(self, number: int, qid: str, doc: str, rel: str) -> int | None:
+        if not _INTEGER.fullmatch(rel):
+            self.log.add(
+                number,
+                f"grade {rel!r} of document '{doc}' is not an integer; write an integer "
+                f"0..{self.max_grade}, or -1 for 'in the pool but unjudged'",
+                qid,
+            )
+            return None
+        grade = int(rel)
+        if grade > self.max_grade:
+            self.log.add(
+                number,
+                f"grade {grade} of document '{doc}' is above {self.max_grade} "
+                "(retrieval_max_grade); raise retrieval_max_grade or map the grades down",
+                qid,
+            )
+            return None
+        if grade < UNJUDGED_GRADE:
+            self.log.add(
+                number,
+                f"grade {grade} of document '{doc}' is below -1; write -1 for 'in the pool "
+                "but unjudged' (trec_eval reads every negative grade that way)",
+                qid,
+            )
+            return None
+        return grade
+
+    def result(self) -> Qrels:
+        """The judgments read (meaningful when no problem was recorded)."""
+        queries = {
+            qid: QueryJudgments(qid, grades, self.first_line[qid], self.unjudged.get(qid, 0))
+            for qid, grades in self.grades.items()
+        }
+        return Qrels(self.log.shown, queries, sum(self.unjudged.values()))
+
+
+def read_qrels(path: Path, *, max_grade: int = 3, shown: str | None = None) -> Qrels:
+    """Read a TREC qrels file (``qid iter docno rel``).
+
+    A grade of -1 is dropped and counted in :attr:`Qrels.unjudged`; a grade above
+    ``max_grade`` (the project's ``retrieval_max_grade``), a grade that is not an
+    integer, a malformed line or a document judged twice for one query is a
+    :class:`FormatError` naming the file and line. ``shown`` names the file in
+    messages (default: the path as given).
+    """
+    log = ProblemLog(shown or str(path))
+    builder = _QrelsBuilder(log, max_grade)
+    for number, fields in _data_lines(path, log.shown):
+        builder.add(number, fields)
+    if not builder.grades and not log.problems:
+        log.add(0, "the file holds no judgments; a qrels line is 'qid iter docno rel'")
+    log.raise_if_any()
+    return builder.result()
+
+
+# --------------------------------------------------------------------------- runs
+
+
+@dataclass
+class _RunBuilder:
+    """Collects a run file's results line by line, per tag and query, recording every problem."""
+
+    log: ProblemLog
+    docs: dict[str, dict[str, list[ScoredDoc]]] = field(default_factory=dict)
+    seen: dict[tuple[str, str, str], int] = field(default_factory=dict)
+
+    def add(self, number: int, fields: list[str]) -> None:
+        """Take one data line (its fields)."""
+        if len(fields) < 6:
+            self.log.add(
+                number,
+                f"expected 6 fields 'qid Q0 docno rank score tag', got {len(fields)}: "
+                f"{' '.join(fields)!r}; ids and tags cannot hold spaces",
+            )
+            return
+        qid, _q0, doc, rank, score_text, tag = fields[:6]  # trec_eval ignores what follows
+        score = _finite(score_text)
+        if score is None:
+            self.log.add(number, f"score {score_text!r} of '{doc}' is not a finite number", qid)
+            return
+        if not _INTEGER.fullmatch(rank):
+            self.log.add(
+                number,
+                f"rank {rank!r} of '{doc}' is not an integer; check the column order "
+                "'qid Q0 docno rank score tag'",
+                qid,
+            )
+            return
+        key = (tag, qid, doc)
+        if key in self.seen:
+            self.log.add(
+                number,
+                f"document '{doc}' is retrieved twice in run '{tag}' (first on line "
+                f"{self.seen[key]}); keep one line (trec_eval refuses duplicates too)",
+                qid,
+            )
+            return
+        self.seen[key] = number
+        self.docs.setdefault(tag, {}).setdefault(qid, []).append(ScoredDoc(doc, score))
+
+    def result(self) -> dict[str, Run]:
+        """Every run, each query's results in trec_eval's order."""
+        return {
+            tag: Run(tag, {qid: trec_order(docs) for qid, docs in queries.items()})
+            for tag, queries in self.docs.items()
+        }
+
+
+def _finite(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def read_run(path: Path, *, shown: str | None = None) -> dict[str, Run]:
+    """Read a TREC run file (``qid Q0 docno rank score tag``): run tag -> :class:`Run`.
+
+    One :class:`Run` per tag (one configuration per tag), in the order tags first
+    appear. Each query's ranking is in trec_eval's order (score descending, ties by
+    docno descending); the rank column is checked to be an integer and otherwise
+    ignored, as trec_eval ignores it, and so are fields after the tag.
+    """
+    log = ProblemLog(shown or str(path))
+    builder = _RunBuilder(log)
+    for number, fields in _data_lines(path, log.shown):
+        builder.add(number, fields)
+    if not builder.docs and not log.problems:
+        log.add(0, "the file holds no results; a run line is 'qid Q0 docno rank score tag'")
+    log.raise_if_any()
+    return builder.result()
+
+
+# --------------------------------------------------------------------------- topics
+
+
+_TAG = re.compile(r"<(/?)([A-Za-z]+)\s*>")
+_FIELD_TAGS = {"num": "number", "title": "title", "desc": "description", "narr": "narrative"}
+_PREFIXES = {
+    "number": "number:",
+    "title": "topic:",
+    "description": "description:",
+    "narrative": "narrative:",
+}
+
+
+@dataclass
+class _OpenTopic:
+    """A topic being read: where it began, its fields' text so far, the field being read."""
+
+    line: int
+    parts: dict[str, list[str]] = field(default_factory=dict)
+    current: str | None = None
+
+
+@dataclass
+class _TopicParser:
+    """The classic ``<top> <num> <title> <desc> <narr> </top>`` format, closing tags optional.
+
+    Tags other than the four known ones (``<dom>``, ``<con>``, ``<head>``... of the
+    early TREC topics) are accepted and their text is not used.
+    """
+
+    log: ProblemLog
+    topics: dict[str, Topic] = field(default_factory=dict)
+    open: _OpenTopic | None = None
+
+    def feed(self, number: int, text: str) -> None:
+        """Take one line: the tags on it and the text between them."""
+        position = 0
+        for match in _TAG.finditer(text):
+            self._text(number, text[position : match.start()])
+            self._tag(number, match.group(1) == "/", match.group(2).lower())
+            position = match.end()
+        self._text(number, text[position:])
+
+    def _tag(self, number: int, closing: bool, name: str) -> None:
+        if name == "top":
+            self._top(number, closing)
+        elif self.open is None:
+            self.log.add(number, f"<{'/' if closing else ''}{name}> outside <top> ... </top>")
+        elif closing:
+            self.open.current = None
+        else:
+            self.open.current = _FIELD_TAGS.get(name, f"<{name}>")
+
+    def _top(self, number: int, closing: bool) -> None:
+        if closing and self.open is None:
+            self.log.add(number, "</top> without an open <top>; remove it or add <top>")
+        elif closing and self.open is not None:
+            self._finish(self.open)
+            self.open = None
+        elif self.open is not None:
+            self.log.add(
+                number, f"<top> inside the topic begun on line {self.open.line}; add </top> before"
+            )
+            self.open = _OpenTopic(number)
+        else:
+            self.open = _OpenTopic(number)
+
+    def _text(self, number: int, text: str) -> None:
+        if not text.strip():
+            return
+        if self.open is None or self.open.current is None:
+            where = "outside <top> ... </top>" if self.open is None else "before any field tag"
+            self.log.add(number, f"text {where}: {text.strip()[:40]!r}; put it inside a field")
+            return
+        self.open.parts.setdefault(self.open.current, []).append(text)
+
+    def _finish(self, topic: _OpenTopic) -> None:
+        fields = {name: _field_text(name, pieces) for name, pieces in topic.parts.items()}
+        number = fields.get("number", "").split()
+        if len(number) != 1:
+            got = "no <num>" if not number else f"<num> {' '.join(number)!r}"
+            self.log.add(topic.line, f"topic has {got}; write '<num> Number: 401' (one id)")
+            return
+        qid = number[0]
+        if qid in self.topics:
+            first = self.topics[qid].line
+            self.log.add(topic.line, f"topic defined twice (first on line {first}); keep one", qid)
+            return
+        self.topics[qid] = Topic(
+            qid,
+            fields.get("title", ""),
+            fields.get("description", ""),
+            fields.get("narrative", ""),
+            self.log.shown,
+            topic.line,
+        )
+
+    def end(self) -> None:
+        """The file has ended: a topic still open is a problem."""
+        if self.open is not None:
+            self.log.add(self.open.line, "this topic is not closed; add </top>")
+
+
+def _field_text(name: str, pieces: list[str]) -> str:
+    """A field's text on one line, its label (``Number:``, ``Description:``...) removed."""
+    text = " ".join(" ".join(pieces).split())
+    prefix = _PREFIXES.get(name)
+    if prefix and text.lower().startswith(prefix):
+        text = text[len(prefix) :].strip()
+    return text
+
+
+def _tsv_topics(path: Path, log: ProblemLog) -> dict[str, Topic]:
+    topics: dict[str, Topic] = {}
+    for number, text in read_lines(path, log.shown):
+        if not text.strip():
+            continue
+        qid, tab, query = text.partition("\t")
+        if not tab or not qid.strip() or has_space(qid):
+            log.add(number, "expected 'qid<TAB>text' (an id without spaces, a tab, the text)")
+            continue
+        if qid in topics:
+            log.add(number, f"topic defined twice (first on line {topics[qid].line})", qid)
+            continue
+        topics[qid] = Topic(qid, query.strip(), path=log.shown, line=number)
+    return topics
+
+
+def _looks_like_sgml(path: Path, shown: str) -> bool:
+    with contextlib.closing(read_lines(path, shown)) as lines:
+        for _number, text in lines:
+            if text.strip():
+                return text.lstrip().startswith("<")
+    return False
+
+
+def read_topics(
+    path: Path, *, format: TopicsFormat = "auto", shown: str | None = None
+) -> dict[str, Topic]:
+    """Read TREC topics: query id -> :class:`Topic`, in file order.
+
+    Two formats: the classic one (``<top> <num> Number: 401 <title> ... <desc>
+    Description: ... <narr> Narrative: ... </top>``; the labels after the tags are
+    removed, a field's lines are joined with single spaces) and ``qid<TAB>text``
+    (the text becomes the title). ``auto`` picks the classic one when the first
+    non-blank line starts with ``<``. Which field becomes the query text is chosen
+    when converting (:func:`qrels_to_golden`).
+    """
+    log = ProblemLog(shown or str(path))
+    classic = format == "trec" or (format == "auto" and _looks_like_sgml(path, log.shown))
+    if classic:
+        parser = _TopicParser(log)
+        for number, text in read_lines(path, log.shown):
+            parser.feed(number, text)
+        parser.end()
+        topics = parser.topics
+    else:
+        topics = _tsv_topics(path, log)
+    if not topics and not log.problems:
+        log.add(0, "the file holds no topics")
+    log.raise_if_any()
+    return topics
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def _trec_id_problem(value: str, what: str) -> str | None:
+    if not isinstance(value, str) or not value:
+        return f"{what} must be non-empty text, got {value!r}"
+    if has_space(value):
+        return f"{what} {value!r} holds whitespace, which a TREC file cannot hold; rename it"
+    return None
+
+
+def _qid_problem(qid: str) -> str | None:
+    """A query id starts a line: it must not read back as a comment or a byte-order mark."""
+    problem = _trec_id_problem(qid, "the query id")
+    if problem is None and qid.startswith("#"):
+        problem = f"query id {qid!r} starts with '#': the line reads back as a comment; rename it"
+    if problem is None and qid.startswith("\ufeff"):
+        problem = f"query id {qid!r} starts with a byte-order mark, which readers drop; rename it"
+    return problem
+
+
+def qrels_text(judgments: Mapping[str, Mapping[str, int]], *, shown: str = "qrels") -> str:
+    """The qrels file for ``judgments`` (query id -> {doc id -> grade}), in the given order.
+
+    A query without judgments has no line: a qrels file cannot hold it (see
+    :func:`write_qrels`, which returns such queries).
+    """
+    log = ProblemLog(shown)
+    lines: list[str] = []
+    for qid, grades in judgments.items():
+        problem = _qid_problem(qid)
+        for doc, grade in grades.items():
+            problem = problem or _trec_id_problem(doc, "the document id")
+            if problem is None and (isinstance(grade, bool) or not isinstance(grade, int)):
+                problem = f"grade of document '{doc}' must be an integer >= 0, got {grade!r}"
+            if problem is None and grade < 0:
+                problem = f"grade of document '{doc}' must be >= 0, got {grade}"
+            if problem is not None:
+                break
+            lines.append(f"{qid} 0 {doc} {grade}\n")
+        if problem is not None:
+            log.add(0, problem, str(qid))
+    log.raise_if_any()
+    return "".join(lines)
+
+
+def write_qrels(
+    path: Path, judgments: Mapping[str, Mapping[str, int]], *, shown: str | None = None
+) -> tuple[str, ...]:
+    """Write a qrels file atomically (iteration field ``0``).
+
+    Returns the queries left out because they have no judgment (a no-result golden
+    query): a qrels file cannot hold them, and trec_eval will not evaluate them.
+    """
+    write_atomic(path, qrels_text(judgments, shown=shown or str(path)))
+    return tuple(qid for qid, grades in judgments.items() if not grades)
+
+
+RankedDocs = Sequence[str] | Sequence[ScoredDoc]
+
+
+def _scored(ranking: RankedDocs, qid: str, log: ProblemLog) -> list[tuple[str, str]] | None:
+    """(doc, score text) per rank; scores synthesized (n, n-1, ..., 1) when none are known."""
+    if isinstance(ranking, str):
+        log.add(0, f"a ranking must be a list of ids, got the text {ranking!r}", qid)
+        return None
+    if all(isinstance(d, str) for d in ranking):
+        n = len(ranking)
+        return [(str(doc), str(n - rank)) for rank, doc in enumerate(ranking)]
+    if not all(isinstance(d, ScoredDoc) for d in ranking):
+        log.add(0, "a ranking holds either ids or ScoredDoc, not both", qid)
+        return None
+    docs = [d for d in ranking if isinstance(d, ScoredDoc)]
+    if any(not math.isfinite(d.score) for d in docs):
+        log.add(0, "scores must be finite numbers", qid)
+        return None
+    if trec_order(docs) != tuple(docs):
+        log.add(
+            0,
+            "the ranking is not in trec_eval's order (score descending, ties by docno "
+            "descending), so trec_eval would reorder it; write ids only to get synthesized "
+            "scores, or sort it with trec_order()",
+            qid,
+        )
+        return None
+    return [(d.doc, repr(float(d.score))) for d in docs]
+
+
+def _run_problem(tag: str, qid: str, docs: Sequence[str]) -> str | None:
+    problem = _trec_id_problem(tag, "the run tag") or _qid_problem(qid)
+    for doc in docs:
+        problem = problem or _trec_id_problem(doc, "the document id")
+    if problem is None and len(set(docs)) != len(docs):
+        problem = "a document appears twice in the ranking; trec_eval refuses duplicates"
+    return problem
+
+
+def _run_lines(tag: str, qid: str, ranking: RankedDocs, log: ProblemLog) -> list[str]:
+    scored = _scored(ranking, qid, log)
+    if scored is None:
+        return []
+    problem = _run_problem(tag, qid, [doc for doc, _ in scored])
+    if problem:
+        log.add(0, f"run '{tag}': {problem}", str(qid))
+        return []
+    return [
+        f"{qid} Q0 {doc} {rank} {score} {tag}\n"
+        for rank, (doc, score) in enumerate(scored, start=1)
+    ]
+
+
+def run_text(runs: Mapping[str, Mapping[str, RankedDocs]], *, shown: str = "run") -> str:
+    """The run file for ``runs`` (run tag = configuration -> query id -> ranking).
+
+    A ranking of ids gets scores n, n-1, ..., 1 (strictly decreasing, so trec_eval
+    keeps the order); a ranking of :class:`ScoredDoc` keeps its scores and must
+    already be in trec_eval's order. An empty ranking has no line.
+    """
+    log = ProblemLog(shown)
+    lines = [
+        line
+        for tag, queries in runs.items()
+        for qid, ranking in queries.items()
+        for line in _run_lines(tag, qid, ranking, log)
+    ]
+    log.raise_if_any()
+    return "".join(lines)
+
+
+def write_run(
+    path: Path, runs: Mapping[str, Mapping[str, RankedDocs]], *, shown: str | None = None
+) -> tuple[tuple[str, str], ...]:
+    """Write a run file atomically; see :func:`run_text`.
+
+    Returns the (tag, query id) pairs left out because their ranking is empty: a run
+    file cannot hold an empty ranking (trec_eval scores such a query 0 only under -c).
+    """
+    write_atomic(path, run_text(runs, shown=shown or str(path)))
+    return tuple((tag, qid) for tag, queries in runs.items() for qid, r in queries.items() if not r)
+
+
+# --------------------------------------------------------------------------- to golden
+
+
+def _topic_text(topic: Topic | None, field: TopicField, qid: str, qrels: Qrels) -> str | Problem:
+    if topic is None:
+        line = qrels.queries[qid].line
+        return Problem(
+            qrels.path, line, "judged in the qrels but not in the topics; add the topic", qid
+        )
+    text = topic.text(field)
+    if not text.strip():
+        return Problem(
+            topic.path,
+            topic.line,
+            f"the topic has no {field} text; fill it in or pick another field",
+            qid,
+        )
+    return text
+
+
+def qrels_to_golden(
+    qrels: Qrels,
+    topics: Mapping[str, Topic],
+    *,
+    field: TopicField = "title",
+    categories: Mapping[str, str] | None = None,
+    default_category: str = DEFAULT_CATEGORY,
+) -> Imported:
+    """Golden queries from qrels and topics: one per judged topic, in qrels order.
+
+    The query text is the topic's ``field``; the category comes from
+    ``categories`` (query id -> category), else ``default_category``. A judged
+    query without a topic, a topic without text in ``field``, an id that cannot be
+    a golden id, a bad category, or a category given for a query the qrels do not
+    judge is a :class:`FormatError`. Topics without any judgment are left out and
+    listed in :attr:`Imported.left_out`; so is a topic whose every line is -1.
+    """
+    categories = dict(categories or {})
+    problems: list[Problem] = []
+    for qid in categories:
+        if qid not in qrels.queries:
+            problems.append(
+                Problem(
+                    qrels.path, 0, "a category is given for a query the qrels do not judge", qid
+                )
+            )
+    queries: list[GoldenQuery] = []
+    for qid, judged in qrels.queries.items():
+        made = _golden_query(
+            qrels, judged, topics.get(qid), field, categories.get(qid, default_category)
+        )
+        if isinstance(made, Problem):
+            problems.append(made)
+        elif made is not None:
+            queries.append(made)
+    if problems:
+        raise FormatError(problems)
+    made_ids = {q.id for q in queries}
+    left_out = tuple(qid for qid in [*topics, *qrels.queries] if qid not in made_ids)
+    return Imported(tuple(queries), tuple(dict.fromkeys(left_out)), qrels.unjudged)
+
+
+def _golden_query(
+    qrels: Qrels, judged: QueryJudgments, topic: Topic | None, field: TopicField, category: str
+) -> GoldenQuery | Problem | None:
+    qid = judged.qid
+    if not judged.grades:
+        return None  # every line was -1: nothing judged, not a no-result query
+    problem = golden_id_problem(qid) or category_problem(category)
+    if problem:
+        return Problem(qrels.path, judged.line, problem, qid)
+    text = _topic_text(topic, field, qid, qrels)
+    if isinstance(text, Problem):
+        return text
+    return GoldenQuery(
+        id=qid,
+        text=text,
+        category=category,
+        relevant=dict(judged.grades),
+        path=qrels.path,
+        line=judged.line,
+    )

@@ -1,0 +1,181 @@
+"""What ``pytest-retrieval validate`` finds beyond the loader's checks: what users trip on.
+
+Pure. The loader (:mod:`pytest_retrieval.io.golden_yaml`) refuses what cannot be
+evaluated; these checks name what loads but is most likely a mistake. Each
+finding has a check name (``--ignore NAME`` skips it):
+
+* ``all-zero``: every judgment of a query has grade 0: nothing is relevant;
+* ``forbid-relevant``: an id both forbidden and judged relevant (grade > 0);
+* ``same-text``: the same query text (case and spacing aside) under two ids;
+* ``unknown-id``: a judged or forbidden id that is not in the corpus list (``--corpus``);
+* ``tags-text``: ``tags`` written as text: the loader reads ``tags: core, rolling``
+  as the single tag ``"core, rolling"``; a list is meant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+from .golden import GoldenQuery, Problem
+
+Check = Literal["all-zero", "forbid-relevant", "same-text", "unknown-id", "tags-text"]
+CHECKS: tuple[Check, ...] = get_args(Check)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One finding: which check, and the problem (file, line, query id, message)."""
+
+    check: Check
+    problem: Problem
+
+    def __str__(self) -> str:
+        return f"{self.problem} [{self.check}]"
+
+
+@dataclass(frozen=True)
+class TagsAsText:
+    """``tags:`` given as text in a file: where, and for which query (None: in defaults)."""
+
+    path: str
+    line: int
+    text: str
+    query_id: str | None = None
+
+
+def _all_zero(query: GoldenQuery) -> Iterable[Finding]:
+    if query.relevant and all(grade == 0 for grade in query.relevant.values()):
+        yield Finding(
+            "all-zero",
+            Problem(
+                query.path,
+                query.line,
+                f"every judgment has grade 0 ({len(query.relevant)} of them): nothing is "
+                "relevant, so the query is scored as a no-result query (retrieval_empty); "
+                "grade the answers above 0, or write 'relevant: {}' if nothing answers it",
+                query.id,
+            ),
+        )
+
+
+def _forbid_relevant(query: GoldenQuery) -> Iterable[Finding]:
+    for doc in query.forbid:
+        grade = query.relevant.get(doc, 0)
+        if grade > 0:
+            yield Finding(
+                "forbid-relevant",
+                Problem(
+                    query.path,
+                    query.line,
+                    f"'{doc}' is forbidden and judged relevant (grade {grade}): returning it "
+                    "fails the query, leaving it out lowers its scores; remove it from "
+                    "'forbid', or grade it 0",
+                    query.id,
+                ),
+            )
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def _same_text(queries: Sequence[GoldenQuery]) -> Iterable[Finding]:
+    first: dict[str, GoldenQuery] = {}
+    for query in queries:
+        key = _normal(query.text)
+        other = first.setdefault(key, query)
+        if other is not query:
+            yield Finding(
+                "same-text",
+                Problem(
+                    query.path,
+                    query.line,
+                    f"same text as query '{other.id}' ({other.path}:{other.line}): one "
+                    "question under two ids counts twice in every mean; merge the two "
+                    "queries, or reword one",
+                    query.id,
+                ),
+            )
+
+
+def _unknown_ids(
+    query: GoldenQuery, corpus: frozenset[str], corpus_shown: str
+) -> Iterable[Finding]:
+    kinds = [("judged", doc) for doc in query.relevant] + [("forbidden", d) for d in query.forbid]
+    for kind, doc in kinds:
+        if doc not in corpus:
+            yield Finding(
+                "unknown-id",
+                Problem(
+                    query.path,
+                    query.line,
+                    f"{kind} id '{doc}' is not in the corpus ({corpus_shown}): a typo? the "
+                    "retriever can never return it; fix the id, or add the document",
+                    query.id,
+                ),
+            )
+
+
+def _tags_text(found: TagsAsText) -> Finding:
+    where = "in defaults" if found.query_id is None else "for this query"
+    parts = [t.strip() for t in found.text.replace(",", " ").split() if t.strip()]
+    listed = ", ".join(parts) or found.text
+    return Finding(
+        "tags-text",
+        Problem(
+            found.path,
+            found.line,
+            f"'tags' is text ({found.text!r}) {where}: it is read as the single tag "
+            f"{found.text!r}; write a list: tags: [{listed}]",
+            found.query_id,
+        ),
+    )
+
+
+def lint(
+    queries: Sequence[GoldenQuery],
+    tags_as_text: Sequence[TagsAsText] = (),
+    corpus: frozenset[str] | None = None,
+    corpus_shown: str = "corpus",
+    ignore: Iterable[str] = (),
+) -> list[Finding]:
+    """Every finding in a golden set that loaded, by file and line; ``ignore`` skips checks."""
+    skipped = set(ignore)
+    found: list[Finding] = []
+    for query in queries:
+        found += _all_zero(query)
+        found += _forbid_relevant(query)
+        if corpus is not None:
+            found += _unknown_ids(query, corpus, corpus_shown)
+    found += _same_text(queries)
+    found += [_tags_text(t) for t in tags_as_text]
+    kept = [f for f in found if f.check not in skipped]
+    return sorted(kept, key=lambda f: (f.problem.path, f.problem.line, CHECKS.index(f.check)))
+
+
+def query_tags(path: str, raw: object, line: int = 0) -> TagsAsText | None:
+    """``tags`` given as text in one raw query mapping, or None."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("tags"), str):
+        return None
+    line = getattr(raw, "key_lines", {}).get("tags", line)
+    qid = raw.get("id")
+    return TagsAsText(path, line, raw["tags"], str(qid) if qid is not None else None)
+
+
+def tags_as_text(path: str, data: object) -> list[TagsAsText]:
+    """Where a loaded golden file (line-tracking mappings) gives ``tags`` as text."""
+    found: list[TagsAsText] = []
+    queries = data
+    if isinstance(data, dict):
+        defaults = data.get("defaults")
+        if isinstance(defaults, dict) and isinstance(defaults.get("tags"), str):
+            line = getattr(defaults, "key_lines", {}).get("tags", 0)
+            found.append(TagsAsText(path, line, defaults["tags"]))
+        queries = data.get("queries")
+    for raw in queries if isinstance(queries, list) else []:
+        hit = query_tags(path, raw)
+        if hit is not None:
+            found.append(hit)
+    return found

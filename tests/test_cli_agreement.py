@@ -1,0 +1,97 @@
+"""``agreement A B``: Cohen's kappa of two judges, by hand and against scikit-learn."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from cli_project import cli, write_project
+
+from pytest_retrieval.golden import GoldenQuery
+from pytest_retrieval.io.golden_writer import golden_yaml
+
+A = """\
+queries:
+  - {id: q1, query: rain, category: weather, relevant: {a: 3, b: 0, c: 1}}
+  - {id: q2, query: euros, category: money, relevant: {d: 2, e: 0}}
+"""
+B_WORKLIST = """\
+format: pytest-retrieval-worklist
+version: 1
+depth: 3
+max_grade: 3
+queries:
+  - id: q1
+    query: rain
+    category: weather
+    file: golden/a.yaml
+    judged: 0
+    documents:
+      - {id: a, grade: 3, found: {x: 1}}
+      - {id: b, grade: 1, found: {x: 2}}
+      - {id: c, grade: 1, found: {x: 3}}
+  - id: q2
+    query: euros
+    category: money
+    file: golden/a.yaml
+    judged: 0
+    documents:
+      - {id: d, grade: 2, found: {x: 1}}
+      - {id: e, grade: 0, found: {x: 2}}
+      - {id: f, grade: 1, found: {x: 3}}
+      - {id: g, grade: null, found: {x: 4}}
+"""
+
+
+def test_a_hand_computed_case(tmp_path):
+    project = write_project(tmp_path, {"golden/a.yaml": A, "person.yaml": B_WORKLIST})
+    ran = cli("agreement", "golden/a.yaml", "person.yaml", cwd=project)
+    assert ran.code == 0, ran.err
+    # 5 pairs both judged, 4 equal: raw 0.8; chance 6/25: kappa (0.8 - 0.24) / 0.76;
+    # linear: observed disagreement 1/15, expected 31/75: 1 - 5/31
+    assert ran.lines[-1].split() == ["all", "2", "5", "0.800", "0.737", "0.839", "0", "1"]
+    assert (
+        pytest.approx(0.7368, abs=1e-4) == 0.56 / 0.76
+        and pytest.approx(0.8387, abs=1e-4) == 26 / 31
+    )
+    by = cli("agreement", "golden/a.yaml", "person.yaml", "--by", "category", cwd=project)
+    rows = [line.split() for line in by.lines[3:]]
+    assert [r[:3] for r in rows] == [["money", "1", "2"], ["weather", "1", "3"], ["all", "2", "5"]]
+    assert rows[0][3:] == ["1.000", "1.000", "1.000", "0", "1"]  # money: d and e agree
+    # weather: (3,3) (0,1) (1,1): raw 2/3, chance 3/9: kappa (2/3 - 1/3) / (2/3)
+    assert rows[1][3:] == ["0.667", "0.500", "0.727", "0", "0"]
+
+
+def test_agreement_equals_scikit_learn_on_generated_judges(tmp_path):
+    sklearn_metrics = pytest.importorskip("sklearn.metrics")
+    rng = random.Random(12)
+    first: list[GoldenQuery] = []
+    second: list[GoldenQuery] = []
+    pairs: list[tuple[int, int]] = []
+    for q in range(30):
+        a_grades, b_grades = {}, {}
+        for d in range(rng.randint(1, 6)):
+            a = rng.randint(0, 3)
+            b = a if rng.random() < 0.6 else rng.randint(0, 3)
+            a_grades[f"d{d}"], b_grades[f"d{d}"] = a, b
+            pairs.append((a, b))
+        first.append(GoldenQuery(f"q{q}", f"query {q}", relevant=a_grades))
+        second.append(GoldenQuery(f"q{q}", f"query {q}", relevant=b_grades))
+    project = write_project(tmp_path, {"a.yaml": golden_yaml(first), "b.yaml": golden_yaml(second)})
+    ran = cli("agreement", "a.yaml", "b.yaml", cwd=project)
+    row = ran.lines[-1].split()
+    labels = [0, 1, 2, 3]
+    ys = ([a for a, _ in pairs], [b for _, b in pairs])
+    kappa = sklearn_metrics.cohen_kappa_score(*ys, labels=labels)
+    linear = sklearn_metrics.cohen_kappa_score(*ys, labels=labels, weights="linear")
+    assert row[2] == str(len(pairs))
+    assert row[4] == f"{kappa:.3f}" and row[5] == f"{linear:.3f}"
+
+
+def test_agreement_errors(tmp_path):
+    project = write_project(tmp_path, {"golden/a.yaml": A})
+    assert cli("agreement", "golden/a.yaml", "missing.yaml", cwd=project).code == 2
+    Path(project / "bad.yaml").write_text("queries:\n  - {id: q1}\n", encoding="utf-8")
+    ran = cli("agreement", "golden/a.yaml", "bad.yaml", cwd=project)
+    assert ran.code == 2 and "bad.yaml:2: query 'q1': 'query' is missing" in ran.err

@@ -1,0 +1,287 @@
+"""``import trec``, ``import beir``, ``export trec``, ``export run`` with real files."""
+
+from __future__ import annotations
+
+import json
+import math
+import textwrap
+from pathlib import Path
+
+import cranfield
+import pytest
+from cli_project import GOLDEN, cli, load_json, write_project, write_run
+
+from pytest_retrieval.io.golden_file import load_golden_file
+from pytest_retrieval.io.trec import read_qrels
+
+QRELS = """\
+# judgments of two topics
+00123 0 d1 2
+00123 0 D-07 0
+00123 0 pool-only -1
+401 0 d1 1
+401 0 x9 3
+"""
+TOPICS = """\
+<top>
+<num> Number: 00123
+<title> rain tomorrow
+<desc> Description:
+Will it rain tomorrow?
+</top>
+<top>
+<num> Number: 401
+<title> foreign minorities, Germany
+</top>
+<top>
+<num> Number: 402
+<title> never judged
+</top>
+"""
+
+
+def _project(tmp_path: Path, ini: str = "[pytest]\nretrieval_golden = golden\n") -> Path:
+    write_project(tmp_path, {}, ini=ini)
+    (tmp_path / "qrels.txt").write_text(QRELS, encoding="utf-8")
+    (tmp_path / "topics.txt").write_text(TOPICS, encoding="utf-8")
+    (tmp_path / "cats.tsv").write_text("# id category\n00123\tweather\n", encoding="utf-8")
+    return tmp_path
+
+
+def test_import_trec_to_yaml_keeps_ids_as_text_and_counts_the_unjudged(tmp_path):
+    project = _project(tmp_path)
+    ran = cli(
+        "import", "trec", "qrels.txt", "--topics", "topics.txt", "--categories", "cats.tsv",
+        "-o", "golden/trec.yaml", "--corpus", "corpus.txt", cwd=project,
+    )  # fmt: skip
+    assert ran.code == 0, ran.err
+    assert "1 qrels line(s) with grade -1 (in the pool but unjudged) dropped" in ran.err
+    assert "1 topic(s) without a judgment left out: 402" in ran.err
+    text = (project / "golden/trec.yaml").read_text(encoding="utf-8")
+    assert text == textwrap.dedent(
+        """\
+        queries:
+          - id: "00123"
+            query: rain tomorrow
+            category: weather
+            relevant:
+              d1: 2
+              D-07: 0
+
+          - id: "401"
+            query: foreign minorities, Germany
+            category: uncategorized
+            relevant:
+              x9: 3
+              d1: 1
+        """
+    )
+    queries = load_golden_file(project / "golden/trec.yaml")
+    assert [q.id for q in queries] == ["00123", "401"]
+    assert (project / "corpus.txt").read_text(encoding="utf-8") == "D-07\nd1\nx9\n"
+    assert cli("validate", "--corpus", "corpus.txt", cwd=project).code == 0
+
+
+def test_import_trec_description_field_and_jsonl(tmp_path):
+    project = _project(tmp_path)
+    ran = cli(
+        "import", "trec", "qrels.txt", "--topics", "topics.txt", "--topic-field", "description",
+        "-o", "out.jsonl", cwd=project,
+    )  # fmt: skip
+    assert ran.code == 2  # topic 401 has no description
+    assert "topics.txt:7: query '401': the topic has no description text" in ran.err
+    (project / "qrels.txt").write_text("00123 0 d1 2\n", encoding="utf-8")
+    ran = cli(
+        "import", "trec", "qrels.txt", "--topics", "topics.txt", "--topic-field", "description",
+        "-o", "out.jsonl", cwd=project,
+    )  # fmt: skip
+    assert ran.code == 0, ran.err
+    [query] = load_golden_file(project / "out.jsonl")
+    assert (query.id, query.text, dict(query.relevant)) == (
+        "00123",
+        "Will it rain tomorrow?",
+        {"d1": 2},
+    )
+
+
+def test_a_grade_above_max_grade_is_an_error_naming_the_setting(tmp_path):
+    project = _project(tmp_path)
+    (project / "qrels.txt").write_text("q1 0 d1 4\n", encoding="utf-8")
+    ran = cli("import", "trec", "qrels.txt", cwd=project)
+    assert ran.code == 2
+    assert (
+        "qrels.txt:1: query 'q1': grade 4 of document 'd1' is above 3 (retrieval_max_grade)"
+        in ran.err
+    )
+    raised = cli(
+        "import", "trec", "qrels.txt", "--override-ini", "retrieval_max_grade=4", cwd=project
+    )
+    assert raised.code == 0 and "no --topics: each query's text is its id" in raised.err
+    assert "  - id: q1\n    query: q1\n" in raised.out
+
+
+def test_import_with_a_run_reports_how_much_of_it_is_judged(tmp_path):
+    project = _project(tmp_path)
+    write_run(project / "r.run", {"bm25": {"00123": ["d1", "new1", "new2"], "401": ["x9"]}})
+    ran = cli("import", "trec", "qrels.txt", "--run", "r.run", "--corpus", "c.txt", cwd=project)
+    assert ran.code == 0, ran.err
+    assert (
+        "run 'bm25': judged@10 is 0.667 on the 2 queries that returned something; its 2 "
+        "unjudged results count as not relevant"
+    ) in ran.err
+    assert (project / "c.txt").read_text(encoding="utf-8").split() == sorted(
+        ["D-07", "d1", "new1", "new2", "x9"]
+    )
+
+
+def test_golden_to_trec_to_golden_round_trip(tmp_path):
+    project = write_project(tmp_path)
+    ran = cli("export", "trec", "-o", "qrels.txt", cwd=project)
+    assert ran.code == 0, ran.err
+    assert "1 no-result query(ies) left out" in ran.err and "lottery" in ran.err
+    assert (project / "qrels.txt").read_text(encoding="utf-8") == (
+        "rain-tomorrow 0 weather-forecast 3\nrain-tomorrow 0 weather-stuffed 1\n"
+        "convert-euros 0 fx-rates 2\nconvert-euros 0 tide-tables 0\n"
+    )
+    topics = "".join(
+        f"{q.id}\t{q.text}\n" for q in load_golden_file(project / "golden/catalog.yaml")
+    )
+    (project / "topics.tsv").write_text(topics, encoding="utf-8")
+    (project / "cats.tsv").write_text("rain-tomorrow paraphrase\nconvert-euros lexical\n", "utf-8")
+    back = cli(
+        "import", "trec", "qrels.txt", "--topics", "topics.tsv", "--categories", "cats.tsv",
+        "-o", "back.yaml", cwd=project,
+    )  # fmt: skip
+    assert back.code == 0, back.err
+    original = {q.id: q for q in load_golden_file(project / "golden/catalog.yaml")}
+    for query in load_golden_file(project / "back.yaml"):
+        before = original[query.id]
+        assert (query.text, query.category, dict(query.relevant)) == (
+            before.text, before.category, dict(before.relevant),
+        )  # fmt: skip
+    assert cli("export", "trec", cwd=project).out == (project / "qrels.txt").read_text("utf-8")
+
+
+def _beir(folder: Path) -> Path:
+    (folder / "qrels").mkdir(parents=True)
+    corpus = [{"_id": "00123", "title": "Rain", "text": "forecast"}, {"_id": "7", "text": "fx"}]
+    (folder / "corpus.jsonl").write_text("".join(json.dumps(d) + "\n" for d in corpus), "utf-8")
+    queries = [
+        {"_id": "q1", "text": "will it rain", "metadata": {"kind": "weather"}},
+        {"_id": 2, "text": "euro rates", "metadata": {"kind": "money"}},
+        {"_id": "q3", "text": "unjudged here", "metadata": {"kind": "money"}},
+    ]
+    (folder / "queries.jsonl").write_text("".join(json.dumps(q) + "\n" for q in queries), "utf-8")
+    (folder / "qrels" / "test.tsv").write_text(
+        "query-id\tcorpus-id\tscore\nq1\t00123\t2\n2\t7\t1\n2\t00123\t0\n", encoding="utf-8"
+    )
+    return folder
+
+
+def test_import_beir_with_categories_from_a_metadata_field(tmp_path):
+    project = write_project(tmp_path, {})
+    _beir(project / "beir")
+    ran = cli(
+        "import", "beir", "beir", "--category-field", "kind", "-o", "golden/beir.yaml",
+        "--corpus", "corpus.txt", cwd=project,
+    )  # fmt: skip
+    assert ran.code == 0, ran.err
+    assert "1 query(ies) without a judgment in split 'test' left out" in ran.err
+    queries = load_golden_file(project / "golden/beir.yaml")
+    assert [(q.id, q.text, q.category, dict(q.relevant)) for q in queries] == [
+        ("q1", "will it rain", "weather", {"00123": 2}),
+        ("2", "euro rates", "money", {"7": 1, "00123": 0}),
+    ]
+    assert (project / "corpus.txt").read_text(encoding="utf-8") == "00123\n7\n"
+    assert cli("validate", "--corpus", "corpus.txt", cwd=project).code == 0
+    bad = cli("import", "beir", "beir", "--split", "dev", cwd=project)
+    assert bad.code == 2 and "dev.tsv" in bad.err
+
+
+CRANFIELD = cranfield.locate()
+
+
+@pytest.mark.skipif(CRANFIELD is None, reason="Cranfield is not in ../shared/data/cranfield")
+def test_import_of_cranfield_through_trec_files(tmp_path):
+    assert CRANFIELD is not None
+    queries = cranfield.read_queries(CRANFIELD)
+    qrels = cranfield.read_qrels(CRANFIELD)
+    project = write_project(tmp_path, {}, ini="[pytest]\nretrieval_max_grade = 4\n")
+    lines = [
+        f"{n} 0 {doc} {grade}\n"
+        for n, judged in sorted(qrels.items())
+        for doc, grade in judged.items()
+    ]
+    (project / "cran.qrels").write_text("".join(lines), encoding="utf-8")
+    topics = "".join(f"{q.number}\t{' '.join(q.text.split())}\n" for q in queries)
+    (project / "cran.topics").write_text(topics, encoding="utf-8")
+    ran = cli(
+        "import", "trec", "cran.qrels", "--topics", "cran.topics", "-o", "cran.yaml", cwd=project
+    )
+    assert ran.code == 0, ran.err
+    golden = load_golden_file(project / "cran.yaml", max_grade=4)
+    assert len(golden) == len(qrels) == 225
+    by_number = {str(q.number): q for q in queries}
+    for query in golden:
+        assert dict(query.relevant) == qrels[int(query.id)]
+        assert query.text == " ".join(by_number[query.id].text.split())
+    refused = cli(
+        "import", "trec", "cran.qrels", "--override-ini", "retrieval_max_grade=3", cwd=project
+    )
+    assert refused.code == 2 and "(retrieval_max_grade)" in refused.err
+
+
+def test_export_run_gives_pytrec_eval_our_numbers(tmp_path):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    ini = """\
+    [pytest]
+    retrieval_golden = golden
+    retrieval_metrics = ndcg@10 map recall@10 precision@5
+    retrieval_gain = linear
+    retrieval_empty = zero
+    """
+    project = write_project(tmp_path, ini=ini)
+    rankings = {
+        "bm25": {
+            "rain-tomorrow": ["weather-stuffed", "x", "weather-forecast"],
+            "convert-euros": ["tide-tables", "fx-rates"],
+        },
+        "dense": {
+            "rain-tomorrow": ["weather-forecast"],
+            "convert-euros": ["fx-rates", "y", "z"],
+            "lottery": ["a"],
+        },
+    }
+    write_run(project / "both.run", rankings)
+    assert cli("evaluate", "both.run", "--report", "report.json", cwd=project).code == 0
+    ran = cli("export", "run", "report.json", "-o", "runs", cwd=project)
+    assert ran.code == 0, ran.err
+    assert sorted(p.name for p in (project / "runs").iterdir()) == ["bm25.run", "dense.run"]
+    cli("export", "trec", "-o", "qrels.txt", cwd=project)
+    judged = read_qrels(project / "qrels.txt").judgments()
+    report = load_json(project / "report.json")
+    names = {"ndcg_cut_10": "ndcg@10", "map": "map", "recall_10": "recall@10", "P_5": "precision@5"}
+    for configuration in ("bm25", "dense"):
+        run: dict[str, dict[str, float]] = {}
+        for line in (project / "runs" / f"{configuration}.run").read_text("utf-8").splitlines():
+            qid, _, doc, _, score, tag = line.split()
+            assert tag == configuration
+            run.setdefault(qid, {})[doc] = float(score)
+        theirs = pytrec_eval.RelevanceEvaluator(judged, set(names)).evaluate(run)
+        ours = report["configurations"][configuration]["queries"]  # type: ignore[index]
+        assert set(theirs) == set(run) - {"lottery"} and theirs
+        for qid, values in theirs.items():
+            for trec_name, our_name in names.items():
+                assert math.isclose(
+                    values[trec_name], ours[qid]["metrics"][our_name], abs_tol=1e-12
+                )
+
+
+def test_export_and_import_errors_exit_2(tmp_path):
+    project = write_project(tmp_path, {"golden/g.yaml": GOLDEN})
+    assert cli("export", "run", "missing.json", "-o", "x", cwd=project).code == 2
+    (project / "not-a-report.json").write_text('{"format": "other"}', encoding="utf-8")
+    ran = cli("export", "run", "not-a-report.json", "-o", "x", cwd=project)
+    assert ran.code == 2 and "not a pytest-retrieval JSON report" in ran.err
+    assert cli("import", "trec", "nope.txt", cwd=project).code == 2
+    assert cli("import", "trec", "golden/g.yaml", "-o", "x.txt", cwd=project).code == 2

@@ -1,0 +1,222 @@
+"""``evaluate`` (the plugin's numbers without pytest) and ``compare`` (the gate's rules)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from cli_project import cli, load_json, write_project, write_run, write_run_conftest
+
+from pytest_retrieval.baseline import RunFacts, merge_update
+from pytest_retrieval.io.baseline_file import write_baseline
+from pytest_retrieval.io.golden_file import load_golden_file
+from pytest_retrieval.io.report_json import ReportError, parse_report
+from pytest_retrieval.offline import Recorded, score_runs
+from pytest_retrieval.settings import parse_settings
+
+GOLDEN = """\
+queries:
+  - id: rain-tomorrow
+    query: is it going to rain tomorrow
+    category: paraphrase
+    relevant: {weather-forecast: 3, weather-stuffed: 1}
+    expect: {ndcg@10: 0.9}
+  - id: convert-euros
+    query: convert euros to dollars
+    category: lexical
+    relevant: {fx-rates: 2, tide-tables: 0}
+  - id: fx-exact
+    query: FX Rates API
+    category: lexical
+    relevant: [fx-rates]
+  - id: lottery
+    query: predict the lottery numbers
+    category: no-result
+    relevant: {}
+  - id: skipped-one
+    query: not today
+    relevant: {a: 1}
+    skip: not ready
+"""
+RUNS = {
+    "bm25": {
+        "rain-tomorrow": ["weather-stuffed", "x", "weather-forecast"],
+        "convert-euros": ["tide-tables", "fx-rates"],
+        "fx-exact": ["fx-rates"],
+        "lottery": ["weather-forecast"],
+    },
+    "dense": {
+        "rain-tomorrow": ["weather-forecast", "weather-stuffed"],
+        "convert-euros": ["fx-rates"],
+    },
+}
+INI = """\
+[pytest]
+retrieval_golden = golden
+retrieval_metrics = ndcg@10 mrr recall@10 judged@5
+retrieval_bootstrap = 500
+"""
+
+
+def _project(root: Path) -> Path:
+    write_project(root, {"golden/g.yaml": GOLDEN}, ini=INI)
+    (root / "runs").mkdir()
+    for tag, queries in RUNS.items():
+        write_run(root / "runs" / f"{tag}.run", {tag: queries})
+    return root
+
+
+def test_evaluate_equals_the_plugin_on_the_same_rankings(pytester, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")
+    project = _project(pytester.path)
+    ran = cli("evaluate", "runs/bm25.run", "runs/dense.run", "--report", "cli.json", cwd=project)
+    assert ran.code == 1, ran.err  # rain-tomorrow misses its expect on bm25
+    assert (
+        "golden/g.yaml: query 'rain-tomorrow' [bm25]: failed: expected ndcg@10 >= 0.9, got 0.5897"
+        in ran.out
+    )
+    assert "'dense': 2 golden queries have no ranking in runs/dense.run" in ran.err
+    write_run_conftest(project)
+    result = pytester.runpytest(
+        "--retrieval-eval", "--retrieval-report", "plugin.json", "-p", "no:cacheprovider",
+        "-W", "ignore::pytest.PytestAssertRewriteWarning",
+    )  # fmt: skip
+    ours, theirs = load_json(project / "cli.json"), load_json(project / "plugin.json")
+    assert ours["configurations"] == theirs["configurations"]
+    assert ours["comparisons"] == theirs["comparisons"]
+    assert ours["settings"] == theirs["settings"] and ours["golden"] == theirs["golden"]
+    assert ours["warnings"] == theirs["warnings"]
+    printed = result.stdout.str()
+    for line in ran.out.splitlines():
+        if "[bm25]" not in line and "[dense]" not in line:
+            assert line in printed, line
+    assert result.ret == 1
+
+
+def test_evaluate_a_json_report_as_the_recording(tmp_path):
+    project = _project(tmp_path)
+    cli("evaluate", "runs/bm25.run", "runs/dense.run", "--report", "a.json", cwd=project)
+    again = cli("evaluate", "a.json", "--report", "b.json", "-q", cwd=project)
+    assert again.code == 1
+    a, b = load_json(project / "a.json"), load_json(project / "b.json")
+    assert a["configurations"] == b["configurations"]
+
+
+def test_evaluate_writes_markdown_and_html_and_gates_on_a_baseline(tmp_path):
+    project = _project(tmp_path)
+    plain = cli("evaluate", "runs/dense.run", "--report", "r.md", "--report", "r.html", cwd=project)
+    assert plain.code == 0, plain.err
+    assert (project / "r.md").read_text("utf-8").startswith("#")
+    assert "<html" in (project / "r.html").read_text("utf-8")
+    # a baseline written by the plugin's own writer, from the same scoring
+    queries = load_golden_file(project / "golden/g.yaml", shown="golden/g.yaml")
+    settings = parse_settings({"retrieval_metrics": "ndcg@10 mrr recall@10 judged@5"})
+    scored = score_runs(queries, [Recorded("dense", RUNS["dense"])], settings)
+    update = merge_update(None, scored.results, settings, RunFacts(), {})
+    write_baseline(project / "baseline.json", update.baseline)
+    same = cli("evaluate", "runs/dense.run", "--baseline", "baseline.json", cwd=project)
+    assert same.code == 0, same.out
+    assert "retrieval gate: PASSED" in same.out
+    worse = dict(RUNS["dense"], **{"convert-euros": ["tide-tables", "fx-rates"]})
+    write_run(project / "worse.run", {"dense": worse})
+    failed = cli("evaluate", "worse.run", "--baseline", "baseline.json", cwd=project)
+    assert failed.code == 1
+    assert "retrieval gate: FAILED" in failed.out and "convert-euros" in failed.out
+    loose = cli(
+        "evaluate", "worse.run", "--baseline", "baseline.json", "--tolerance", "0.99", cwd=project
+    )
+    assert loose.code == 0, loose.out
+
+
+def test_compare_exits_1_when_b_regresses(tmp_path):
+    project = _project(tmp_path)
+    cli("evaluate", "runs/bm25.run", "runs/dense.run", "--report", "a.json", cwd=project)
+    worse = dict(RUNS["dense"], **{"rain-tomorrow": ["x", "y", "weather-stuffed"]})
+    write_run(project / "worse.run", {"dense": worse})
+    cli("evaluate", "runs/bm25.run", "worse.run", "--report", "b.json", cwd=project)
+    same = cli("compare", "a.json", "a.json", cwd=project)
+    assert same.code == 0, same.out
+    assert "compare: PASSED" in same.out
+    assert same.out.startswith("a.json against a.json (baseline = A, current = B)")
+    ran = cli("compare", "a.json", "b.json", cwd=project)
+    assert ran.code == 1, ran.out
+    assert "compare: FAILED" in ran.out
+    rows = [line.split() for line in ran.lines if line.startswith("dense ")]
+    assert rows[0][:3] == ["dense", "all", "ndcg@10"]
+    only_bm25 = cli("compare", "a.json", "b.json", "--configuration", "bm25", cwd=project)
+    assert only_bm25.code == 0, only_bm25.out
+    assert cli("compare", "a.json", "b.json", "--tolerance", "99%", cwd=project).code == 0
+    improved = cli("compare", "b.json", "a.json", cwd=project)
+    assert improved.code == 0
+
+
+def test_compare_refuses_reports_made_with_other_settings(tmp_path):
+    project = _project(tmp_path)
+    cli("evaluate", "runs/dense.run", "--report", "a.json", cwd=project)
+    cli(
+        "evaluate",
+        "runs/dense.run",
+        "--report",
+        "b.json",
+        "--override-ini",
+        "retrieval_gain=linear",
+        cwd=project,
+    )
+    ran = cli("compare", "a.json", "b.json", cwd=project)
+    assert ran.code == 1
+    said = " ".join(ran.out.split())
+    assert "compare: REFUSED" in said and "gain: baseline 'exponential', this run 'linear'" in said
+
+
+def test_evaluate_input_errors_exit_2(tmp_path):
+    project = _project(tmp_path)
+    assert cli("evaluate", "nope.run", cwd=project).code == 2
+    (project / "bad.run").write_text("q1 Q0 d1 one 1.0 tag\n", encoding="utf-8")
+    ran = cli("evaluate", "bad.run", cwd=project)
+    assert (
+        ran.code == 2 and "bad.run:1: query 'q1': rank 'one' of 'd1' is not an integer" in ran.err
+    )
+    ran = cli("evaluate", "runs/dense.run", "runs/dense.run", cwd=project)
+    assert (
+        ran.code == 2
+        and "configuration 'dense' is in runs/dense.run and in runs/dense.run" in ran.err
+    )
+    ran = cli("evaluate", "runs/dense.run", "--max-results", "0", cwd=project)
+    assert ran.code == 2 and "--max-results must be a positive integer" in ran.err
+    ran = cli("evaluate", "runs/dense.run", "--report", "r.txt", cwd=project)
+    assert ran.code == 2 and "the suffix must be one of .json, .md, .html" in ran.err
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[]", "not a pytest-retrieval JSON report"),
+        ('{"format": "pytest-retrieval-report", "version": 2}', "report version 2"),
+        ("{", "r.json:1: not valid JSON"),
+        (
+            json.dumps(
+                {
+                    "format": "pytest-retrieval-report",
+                    "version": 1,
+                    "settings": {"metrics": ["ndcg@10"]},
+                }
+            ),
+            "'settings' lacks gain, relevance_threshold, max_grade, empty",
+        ),
+    ],
+)
+def test_report_reader_errors_name_the_file(text, message):
+    with pytest.raises(ReportError, match=message.replace("(", r"\(")):
+        parse_report(text, "r.json")
+
+
+def test_report_reader_names_configuration_and_query(tmp_path):
+    project = _project(tmp_path)
+    cli("evaluate", "runs/dense.run", "--report", "a.json", cwd=project)
+    data = load_json(project / "a.json")
+    data["configurations"]["dense"]["queries"]["lottery"]["outcome"] = "great"  # type: ignore[index]
+    with pytest.raises(
+        ReportError, match=r"configuration 'dense': query 'lottery': 'outcome' must be one of"
+    ):
+        parse_report(json.dumps(data), "a.json")

@@ -1,0 +1,253 @@
+"""``pool`` -> fill in -> ``merge``: the golden files keep their comments, order and layout."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+from cli_project import cli, write_project, write_run
+
+from pytest_retrieval.io.common import FormatError
+from pytest_retrieval.io.golden_file import load_golden_file
+from pytest_retrieval.io.golden_merge import merge_judgments
+
+GOLDEN = """\
+# Weather and money: the queries people ask most.
+defaults:
+  category: paraphrase   # most of them
+
+queries:
+  # block mapping, with a comment after a judgment
+  - id: rain-tomorrow
+    query: is it going to rain tomorrow
+    relevant:
+      weather-forecast: 3   # the obvious answer
+      "00123": 1
+    expect: {mrr: 0.5}
+
+  - id: convert-euros     # flow mapping
+    query: convert euros to dollars
+    relevant: {fx-rates: 2, tide-tables: 0}  # reviewed
+  - id: fx-exact
+    query: FX Rates API
+    relevant: [fx-rates]
+  - id: fx-block
+    query: exchange rates
+    relevant:
+      - fx-rates   # grade 1
+      - fx-history
+  - id: lottery
+    query: predict the lottery numbers
+    category: no-result
+    relevant: {}
+"""
+RUNS = {
+    "bm25": {
+        "rain-tomorrow": ["weather-forecast", "umbrella", "00123", "tide-tables"],
+        "convert-euros": ["tide-tables", "fx-rates", "bank"],
+        "fx-exact": ["fx-rates", "fx-history"],
+        "fx-block": ["fx-history", "fx-rates", "bank"],
+        "lottery": ["lotto-stats"],
+    },
+    "dense": {
+        "rain-tomorrow": ["umbrella", "weather-forecast", "sky"],
+        "convert-euros": ["bank", "fx-rates"],
+        "lottery": ["lotto-stats", "casino"],
+        "unknown-query": ["x"],
+    },
+}
+INI = "[pytest]\nretrieval_golden = golden\nretrieval_metrics = ndcg@3 mrr\n"
+
+
+def _pooled(tmp_path: Path) -> Path:
+    project = write_project(tmp_path, {"golden/weather.yaml": GOLDEN}, ini=INI)
+    for tag, queries in RUNS.items():
+        write_run(project / f"{tag}.run", {tag: queries})
+        ran = cli("evaluate", f"{tag}.run", "--report", f"{tag}.json", cwd=project)
+        unknown = (
+            "'dense': 1 queries of dense.run are not in the golden set, ignored: unknown-query"
+        )
+        assert (unknown in ran.err) == (tag == "dense")
+    ran = cli("pool", "bm25.json", "dense.json", "--depth", "3", "-o", "worklist.yaml", cwd=project)
+    assert ran.code == 0, ran.err
+    return project
+
+
+WORKLIST = """\
+# Unjudged results of the top 3: replace each 'grade: null' with a grade 0..3
+# (0 = judged not relevant), then fold them into the golden files:
+#   pytest-retrieval merge THIS-FILE
+format: pytest-retrieval-worklist
+version: 1
+depth: 3
+max_grade: 3
+queries:
+  - id: rain-tomorrow
+    query: is it going to rain tomorrow
+    category: paraphrase
+    file: golden/weather.yaml
+    judged: 2
+    documents:
+      - {id: umbrella, grade: null, found: {dense: 1, bm25: 2}}
+      - {id: sky, grade: null, found: {dense: 3}}
+  - id: convert-euros
+    query: convert euros to dollars
+    category: paraphrase
+    file: golden/weather.yaml
+    judged: 2
+    documents:
+      - {id: bank, grade: null, found: {dense: 1, bm25: 3}}
+  - id: fx-exact
+    query: FX Rates API
+    category: paraphrase
+    file: golden/weather.yaml
+    judged: 1
+    documents:
+      - {id: fx-history, grade: null, found: {bm25: 2}}
+  - id: fx-block
+    query: exchange rates
+    category: paraphrase
+    file: golden/weather.yaml
+    judged: 2
+    documents:
+      - {id: bank, grade: null, found: {bm25: 3}}
+  - id: lottery
+    query: predict the lottery numbers
+    category: no-result
+    file: golden/weather.yaml
+    judged: 0
+    documents:
+      - {id: lotto-stats, grade: null, found: {bm25: 1, dense: 1}}
+      - {id: casino, grade: null, found: {dense: 2}}
+"""
+
+
+def test_pool_lists_the_unjudged_top_n_with_where_each_came_from(tmp_path):
+    project = _pooled(tmp_path)
+    assert (project / "worklist.yaml").read_text(encoding="utf-8") == WORKLIST
+    ran = cli("pool", "bm25.json", "dense.json", "--depth", "3", cwd=project)
+    assert ran.out == WORKLIST
+    assert "pooled 7 unjudged documents for 5 queries (1 with no judgment yet)" in ran.err
+    assert "'dense': judged@3 is 0.417 on the 2 queries" in ran.err  # the pooling warning
+
+
+GRADES = {"umbrella": 2, "sky": 0, "bank": 0, "fx-history": 1, "lotto-stats": 0, "casino": 0}
+
+
+def _fill(path: Path, grades: dict[str, int]) -> None:
+    def grade(match: re.Match[str]) -> str:
+        value = grades.get(match.group(1))
+        return match.group(0) if value is None else f"{{id: {match.group(1)}, grade: {value},"
+
+    text = re.sub(r"\{id: ([^,]+), grade: null,", grade, path.read_text(encoding="utf-8"))
+    path.write_text(text, encoding="utf-8")
+
+
+def test_pool_fill_merge_keeps_comments_order_and_layout(tmp_path):
+    project = _pooled(tmp_path)
+    before = load_golden_file(project / "golden/weather.yaml")
+    _fill(project / "worklist.yaml", GRADES)
+    ran = cli("merge", "worklist.yaml", cwd=project)
+    assert ran.code == 0, ran.out + ran.err
+    assert "merged 7 judgment(s) into 1 golden file(s)" in ran.err
+    text = (project / "golden/weather.yaml").read_text(encoding="utf-8")
+    expected = GOLDEN.replace(
+        '      "00123": 1\n', '      "00123": 1\n      umbrella: 2\n      sky: 0\n'
+    )
+    expected = expected.replace("tide-tables: 0}", "tide-tables: 0, bank: 0}")
+    expected = expected.replace("[fx-rates]", "{fx-rates: 1, fx-history: 1}")
+    expected = expected.replace(
+        "      - fx-rates   # grade 1\n      - fx-history\n",
+        "        fx-rates: 1   # grade 1\n        fx-history: 1\n        bank: 0\n",
+    )
+    expected = expected.replace("relevant: {}", "relevant: {lotto-stats: 0, casino: 0}")
+    assert text == expected
+    after = {q.id: q for q in load_golden_file(project / "golden/weather.yaml")}
+    for query in before:
+        added = {d: g for d, g in GRADES.items() if d in _pool_of(query.id)}
+        assert dict(after[query.id].relevant) == {**query.relevant, **added}
+    again = cli("pool", "bm25.json", "dense.json", "--depth", "3", cwd=project)
+    assert "pooled 0 unjudged documents for 0 queries" in again.err
+    assert cli("merge", "worklist.yaml", cwd=project).code == 0  # equal grades: no change
+    assert (project / "golden/weather.yaml").read_text(encoding="utf-8") == expected
+
+
+def _pool_of(qid: str) -> set[str]:
+    block = WORKLIST.split(f"  - id: {qid}\n", 1)[1].split("  - id:", 1)[0]
+    return set(re.findall(r"\{id: ([^,]+),", block))
+
+
+def test_merge_refuses_ungraded_and_out_of_range_entries_and_writes_nothing(tmp_path):
+    project = _pooled(tmp_path)
+    golden = (project / "golden/weather.yaml").read_text(encoding="utf-8")
+    _fill(project / "worklist.yaml", {**GRADES, "sky": 5, "casino": -1, "umbrella": None})  # type: ignore[dict-item]
+    ran = cli("merge", "worklist.yaml", cwd=project)
+    assert ran.code == 1
+    assert ran.lines == [
+        "worklist.yaml:15: query 'rain-tomorrow': 'umbrella' has no grade yet; grade it 0..3",
+        "worklist.yaml:16: query 'rain-tomorrow': grade of 'sky' is 5, outside 0..3 "
+        "(retrieval_max_grade); use a grade in range or raise retrieval_max_grade",
+        "worklist.yaml:45: query 'lottery': grade of 'casino' is -1, outside 0..3 "
+        "(retrieval_max_grade); use a grade in range or raise retrieval_max_grade",
+        "3 problem(s): nothing merged",
+    ]
+    assert (project / "golden/weather.yaml").read_text(encoding="utf-8") == golden
+
+
+def test_merge_refuses_a_grade_the_golden_file_contradicts(tmp_path):
+    project = _pooled(tmp_path)
+    _fill(project / "worklist.yaml", GRADES)
+    path = project / "golden/weather.yaml"
+    path.write_text(path.read_text("utf-8").replace("tide-tables: 0}", "tide-tables: 0, bank: 2}"))
+    ran = cli("merge", "worklist.yaml", cwd=project)
+    assert ran.code == 1
+    assert ran.lines[0] == (
+        "golden/weather.yaml:16: query 'convert-euros': 'bank' is already judged 2 here, the "
+        "worklist says 0: settle it in one of the two files, then merge again"
+    )
+
+
+def test_merge_dry_run_prints_a_diff(tmp_path):
+    project = _pooled(tmp_path)
+    _fill(project / "worklist.yaml", GRADES)
+    ran = cli("merge", "worklist.yaml", "--dry-run", cwd=project)
+    assert ran.code == 0
+    assert ran.lines[:2] == ["--- a/golden/weather.yaml", "+++ b/golden/weather.yaml"]
+    assert "+      umbrella: 2" in ran.lines
+    assert (project / "golden/weather.yaml").read_text(encoding="utf-8") == GOLDEN
+
+
+@pytest.mark.parametrize(
+    ("relevant", "message"),
+    [
+        ("relevant: {a: 1,\n      b: 2}", "written over several lines inside braces"),
+        ("relevant: &shared {a: 1}", "uses an anchor, an alias or a tag"),
+        ("relevant: {a: 1}", None),
+    ],
+)
+def test_what_cannot_be_edited_in_place_is_named(relevant, message):
+    text = textwrap.dedent(
+        f"""\
+        queries:
+          - id: q
+            query: text
+            {relevant}
+        """
+    )
+    if message is None:
+        merged = merge_judgments(text, "g.yaml", {"q": {"c": 0}})
+        assert "{a: 1, c: 0}" in merged
+        return
+    with pytest.raises(FormatError, match=message):
+        merge_judgments(text, "g.yaml", {"q": {"c": 0}})
+
+
+def test_pool_and_merge_usage_errors(tmp_path):
+    project = _pooled(tmp_path)
+    assert cli("pool", "bm25.json", "--depth", "0", cwd=project).code == 2
+    assert cli("pool", "missing.json", "--depth", "3", cwd=project).code == 2
+    assert cli("merge", "missing.yaml", cwd=project).code == 2
+    ran = cli("merge", "golden/weather.yaml", cwd=project)
+    assert ran.code == 1 and "not a worklist" in ran.out

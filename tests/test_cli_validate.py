@@ -1,0 +1,205 @@
+"""``pytest-retrieval validate``: the collection's messages, the extra checks, the exit codes."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from cli_project import GOLDEN, ROOT, cli, write_project
+
+
+def test_the_demo_golden_set_is_valid():
+    ran = cli("validate", cwd=ROOT)
+    assert ran.code == 0, ran.out + ran.err
+    assert ran.lines == ["71 golden queries in 5 file(s): no problem found"]
+
+
+BROKEN = """\
+queries:
+  - id: rain-tomorrow
+    query: is it going to rain tomorrow
+    relevent: {weather-forecast: 3}
+  - id: convert-euros
+    query: ""
+    relevant: {fx-rates: 7}
+"""
+
+
+def _broken_copy(tmp_path: Path) -> Path:
+    shutil.copytree(ROOT / "golden", tmp_path / "golden", ignore=shutil.ignore_patterns("*.json"))
+    (tmp_path / "golden" / "broken.yaml").write_text(BROKEN, encoding="utf-8")
+    text = (tmp_path / "golden" / "paraphrase.yaml").read_text(encoding="utf-8")
+    (tmp_path / "golden" / "paraphrase.yaml").write_text(text + "  - {id: x\n", encoding="utf-8")
+    (tmp_path / "pytest.ini").write_text("[pytest]\nretrieval_golden = golden\n", encoding="utf-8")
+    return tmp_path
+
+
+def test_a_broken_copy_of_the_demo_exits_1_with_the_collections_messages(pytester):
+    project = _broken_copy(pytester.path)
+    ran = cli("validate", cwd=project)
+    assert ran.code == 1
+    problems = ran.lines[:-1]
+    assert problems == [
+        "golden/broken.yaml:4: query 'rain-tomorrow': unknown key 'relevent' (did you mean "
+        "'relevant'?)",
+        "golden/broken.yaml:2: query 'rain-tomorrow': 'relevant' is missing (required); write "
+        "'relevant: {}' for a no-result query",
+        "golden/broken.yaml:6: query 'convert-euros': 'query' must be non-empty text, got text ''",
+        "golden/broken.yaml:7: query 'convert-euros': grade of 'fx-rates' is 7, outside 0..3 "
+        "(retrieval_max_grade); use a grade in range or raise retrieval_max_grade",
+        problems[4],  # the YAML syntax error, checked below
+    ]
+    assert re.match(r"golden/paraphrase\.yaml:\d+: YAML syntax error: ", problems[4])
+    assert ran.lines[-1].startswith("5 problem(s) in 2 of 6 golden file(s)")
+    # the same messages as the plugin's collection errors
+    result = pytester.runpytest("--retrieval-eval", "--collect-only", "-p", "no:cacheprovider")
+    collected = result.stdout.str()
+    for problem in problems:
+        assert problem in collected, problem
+
+
+def _project(tmp_path: Path, text: str) -> Path:
+    return write_project(tmp_path, {"golden/g.yaml": textwrap.dedent(text)})
+
+
+def test_every_extra_check_names_file_line_query_and_fix(tmp_path):
+    project = _project(
+        tmp_path,
+        """\
+        defaults:
+          tags: core, rolling
+        queries:
+          - id: all-zero
+            query: which API forecasts rain
+            relevant: {a: 0, b: 0}
+          - id: contradiction
+            query: convert euros
+            relevant: {fx: 2, fx-old: 0}
+            forbid: [fx, fx-old]
+          - id: copy
+            query: "  Which API  forecasts RAIN "
+            tags: weather
+            relevant: {a: 1}
+        """,
+    )
+    ran = cli("validate", cwd=project)
+    assert ran.code == 1
+    assert ran.lines[:-1] == [
+        "golden/g.yaml:2: 'tags' is text ('core, rolling') in defaults: it is read as the "
+        "single tag 'core, rolling'; write a list: tags: [core, rolling] [tags-text]",
+        "golden/g.yaml:4: query 'all-zero': every judgment has grade 0 (2 of them): nothing "
+        "is relevant, so the query is scored as a no-result query (retrieval_empty); grade "
+        "the answers above 0, or write 'relevant: {}' if nothing answers it [all-zero]",
+        "golden/g.yaml:7: query 'contradiction': 'fx' is forbidden and judged relevant "
+        "(grade 2): returning it fails the query, leaving it out lowers its scores; remove it "
+        "from 'forbid', or grade it 0 [forbid-relevant]",
+        "golden/g.yaml:11: query 'copy': same text as query 'all-zero' (golden/g.yaml:4): one "
+        "question under two ids counts twice in every mean; merge the two queries, or reword "
+        "one [same-text]",
+        "golden/g.yaml:13: query 'copy': 'tags' is text ('weather') for this query: it is "
+        "read as the single tag 'weather'; write a list: tags: [weather] [tags-text]",
+    ]
+    assert ran.lines[-1] == (
+        "5 problem(s) in 1 of 1 golden file(s) (0 the plugin refuses, 5 likely mistakes)"
+    )
+    ignored = cli(
+        "validate", "--ignore", "tags-text", "--ignore", "same-text", "--ignore", "all-zero",
+        "--ignore", "forbid-relevant", cwd=project,
+    )  # fmt: skip
+    assert ignored.code == 0, ignored.out
+
+
+def test_corpus_names_ids_no_document_has(tmp_path):
+    project = write_project(tmp_path)
+    (tmp_path / "corpus.txt").write_text("weather-forecast\nfx-rates\ntide-tables\n", "utf-8")
+    ran = cli("validate", "--corpus", "corpus.txt", cwd=project)
+    assert ran.code == 1
+    assert ran.lines[0] == (
+        "golden/catalog.yaml:5: query 'rain-tomorrow': judged id 'weather-stuffed' is not in "
+        "the corpus (corpus.txt): a typo? the retriever can never return it; fix the id, or "
+        "add the document [unknown-id]"
+    )
+    assert len(ran.lines) == 2
+    assert cli("validate", cwd=project).code == 0  # without --corpus, not checked
+
+
+def test_paths_on_the_command_line_and_jsonl(tmp_path):
+    project = write_project(tmp_path)
+    jsonl = '{"id": "j1", "query": "weather", "tags": "core", "relevant": {"a": 0}}\n'
+    (tmp_path / "extra.jsonl").write_text(jsonl, encoding="utf-8")
+    ran = cli("validate", "extra.jsonl", cwd=project)
+    assert ran.code == 1
+    assert [line.rsplit(" [", 1)[-1] for line in ran.lines[:-1]] == ["all-zero]", "tags-text]"]
+    assert ran.lines[1].startswith("extra.jsonl:1: query 'j1': 'tags' is text")
+    both = cli("validate", "golden", cwd=project)
+    assert both.code == 0 and "3 golden queries in 1 file(s)" in both.out
+
+
+def test_ids_across_files_are_checked(tmp_path):
+    copy = GOLDEN.replace("convert-euros", "convert-eur").replace("lottery", "lotto")
+    project = write_project(tmp_path, {"golden/a.yaml": GOLDEN, "golden/b.yaml": copy})
+    ran = cli("validate", "--ignore", "same-text", cwd=project)
+    assert ran.code == 1
+    assert ran.lines[0].startswith(
+        "golden/b.yaml:5: query 'rain-tomorrow': duplicate id: already used in golden/a.yaml:5"
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("validate", "nowhere.yaml"), "no such file or folder: nowhere.yaml"),
+        (("validate", "--corpus", "nope.txt"), "--corpus nope.txt: no such file"),
+        (("validate", "--ignore", "typo"), "invalid choice: 'typo'"),
+        (("frobnicate",), "invalid choice: 'frobnicate'"),
+    ],
+)
+def test_usage_errors_exit_2(tmp_path, args, message):
+    ran = cli(*args, cwd=write_project(tmp_path))
+    assert ran.code == 2
+    assert ran.err.startswith("pytest-retrieval: error: ") and message in ran.err, ran.err
+
+
+def test_no_golden_folder_is_a_usage_error_naming_the_setting(tmp_path):
+    (tmp_path / "pytest.ini").write_text("[pytest]\nretrieval_golden = evals\n", encoding="utf-8")
+    ran = cli("validate", cwd=tmp_path)
+    assert ran.code == 2
+    assert "retrieval_golden (evals) does not exist" in ran.err
+
+
+def test_a_bad_setting_is_a_usage_error_naming_the_file_and_key(tmp_path):
+    ran = cli("validate", cwd=write_project(tmp_path, ini="[pytest]\nretrieval_max_grade = x\n"))
+    assert ran.code == 2
+    assert "pytest.ini: retrieval_max_grade must be an integer in 1..100, got 'x'" in ran.err
+
+
+def test_the_entry_point_runs_as_a_module(tmp_path):
+    project = _project(tmp_path, "queries:\n  - {id: a, query: q, relevant: {x: 0}}\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest_retrieval", "validate"],
+        cwd=project, capture_output=True, text=True, check=False,
+        env={**__import__("os").environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.startswith("golden/g.yaml:2: query 'a': every judgment has grade 0")
+    helped = subprocess.run(
+        [sys.executable, "-m", "pytest_retrieval", "validate", "--help"],
+        cwd=project, capture_output=True, text=True, check=False,
+        env={**__import__("os").environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    assert helped.returncode == 0 and "forbid-relevant" in helped.stdout
+
+
+def test_an_unknown_retrieval_key_is_named_with_the_closest(tmp_path):
+    project = write_project(tmp_path, ini="[pytest]\nretrieval_metric = mrr\nminversion = 8\n")
+    ran = cli("validate", cwd=project)
+    assert ran.code == 0
+    assert ran.err == (
+        f"{project / 'pytest.ini'}: unknown ini key retrieval_metric (did you mean "
+        "retrieval_metrics?): ignored\n"
+    )

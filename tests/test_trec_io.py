@@ -1,0 +1,451 @@
+"""TREC qrels, topics and runs: known answers, errors, round trips, and trec_eval's order.
+
+The ranking order is cross-checked with pytrec_eval (trec_eval's own code): on runs
+full of tied scores, precision at every rank computed on our order must equal
+trec_eval's, which sorts the raw scores itself.
+"""
+
+from __future__ import annotations
+
+import random
+import string
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pytest_retrieval.golden import GoldenQuery
+from pytest_retrieval.io.common import FormatError
+from pytest_retrieval.io.trec import (
+    Qrels,
+    ScoredDoc,
+    Topic,
+    qrels_text,
+    qrels_to_golden,
+    read_qrels,
+    read_run,
+    read_topics,
+    run_text,
+    trec_order,
+    write_qrels,
+    write_run,
+)
+from pytest_retrieval.metrics import precision
+
+SETTINGS = settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def error_of(call, *args, **kwargs) -> str:
+    with pytest.raises(FormatError) as info:
+        call(*args, **kwargs)
+    return str(info.value)
+
+
+# --------------------------------------------------------------------------- qrels
+
+
+QRELS = """\
+# judged by the assessors in May
+00123 0 doc-b 2
+00123 0 doc#a 0
+
+00123\t0\t  FR-1  \t-1
+7 Q0 x 3
+   # an indented comment
+7 0 y 1
+"""
+
+
+def test_qrels_known_answer(tmp_path):
+    qrels = read_qrels(write(tmp_path, "q.txt", QRELS), max_grade=3)
+    assert list(qrels.queries) == ["00123", "7"]  # ids stay text, file order kept
+    first = qrels.queries["00123"]
+    assert dict(first.grades) == {"doc-b": 2, "doc#a": 0}  # '#' inside an id is the id
+    assert list(first.grades) == ["doc-b", "doc#a"]
+    assert (first.line, first.unjudged) == (2, 1)  # FR-1 had -1: dropped and counted
+    assert qrels.queries["7"].line == 6
+    assert qrels.unjudged == 1
+    assert qrels.judgments() == {"00123": {"doc-b": 2, "doc#a": 0}, "7": {"x": 3, "y": 1}}
+    assert qrels.path == str(tmp_path / "q.txt")
+
+
+def test_qrels_a_query_judged_only_with_minus_one_is_kept_empty(tmp_path):
+    qrels = read_qrels(write(tmp_path, "q", "1 0 a -1\n1 0 b -1\n2 0 c 1\n"))
+    assert qrels.judgments() == {"1": {}, "2": {"c": 1}}
+    assert qrels.queries["1"].unjudged == 2 and qrels.unjudged == 2
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("1 0 a", "q:2: expected 4 fields 'qid iter docno rel', got 3"),
+        ("1 0 a 1 extra", "q:2: expected 4 fields 'qid iter docno rel', got 5"),
+        ("1 0 a 4", "q:2: query '1': grade 4 of document 'a' is above 3 (retrieval_max_grade)"),
+        ("1 0 a 1.5", "q:2: query '1': grade '1.5' of document 'a' is not an integer"),
+        ("1 0 a x", "q:2: query '1': grade 'x' of document 'a' is not an integer"),
+        ("1 0 a -2", "q:2: query '1': grade -2 of document 'a' is below -1; write -1"),
+        ("1 0 z 1", "q:2: query '1': document 'z' is judged twice (first on line 1)"),
+    ],
+)
+def test_qrels_errors_name_file_line_query_and_fix(tmp_path, line, expected):
+    path = write(tmp_path, "q", f"1 0 z 0\n{line}\n")
+    message = error_of(read_qrels, path, max_grade=3, shown="q")
+    assert message.startswith(expected), message
+
+
+def test_qrels_reports_every_problem_at_once(tmp_path):
+    path = write(tmp_path, "q", "1 0 a 9\n1 0 b 1\nbroken\n2 0 c x\n")
+    with pytest.raises(FormatError) as info:
+        read_qrels(path, shown="q")
+    assert [(p.line, p.query_id) for p in info.value.problems] == [(1, "1"), (3, None), (4, "2")]
+    assert "raise retrieval_max_grade" in str(info.value)
+
+
+def test_qrels_max_grade_is_the_callers(tmp_path):
+    path = write(tmp_path, "q", "1 0 a 4\n")
+    assert read_qrels(path, max_grade=4).judgments() == {"1": {"a": 4}}
+    assert "above 1 (retrieval_max_grade)" in error_of(read_qrels, path, max_grade=1)
+
+
+def test_qrels_empty_unreadable_and_not_utf8(tmp_path):
+    assert "holds no judgments" in error_of(read_qrels, write(tmp_path, "e", "# nothing\n\n"))
+    assert "cannot read the file" in error_of(read_qrels, tmp_path / "missing")
+    bad = tmp_path / "latin1"
+    bad.write_bytes(b"1 0 a 1\n1 0 caf\xe9 1\n")
+    assert error_of(read_qrels, bad, shown="latin1").startswith("latin1:2: not UTF-8")
+
+
+def test_qrels_crlf_and_byte_order_mark(tmp_path):
+    path = tmp_path / "q"
+    path.write_bytes("\ufeff1 0 a 1\r\n1 0 b 0\r\n".encode())
+    assert read_qrels(path).judgments() == {"1": {"a": 1, "b": 0}}
+
+
+def test_a_no_break_space_is_part_of_an_id(tmp_path):
+    # trec_eval splits on ASCII whitespace only (C isspace): U+00A0 stays in the id
+    path = write(tmp_path, "q", "1 0 a\u00a0b 1\n")
+    assert read_qrels(path).judgments() == {"1": {"a\u00a0b": 1}}
+
+
+# --------------------------------------------------------------------------- runs
+
+
+RUN = """\
+q1 Q0 low 1 0.5 bm25
+q1 Q0 apple 2 2.0 bm25
+q1 Q0 zebra 3 2.0 bm25
+# a comment
+q1 Q0 mango 9 2.00 bm25
+q2 Q0 only 1 -1e3 bm25
+q1 Q0 apple 1 1 dense fields after the tag are ignored
+"""
+
+
+def test_run_order_is_trec_evals_and_tags_are_configurations(tmp_path):
+    runs = read_run(write(tmp_path, "run", RUN))
+    assert list(runs) == ["bm25", "dense"]
+    bm25 = runs["bm25"]
+    # score descending; ties (2.0 == 2.00) by docno descending; the rank column ignored
+    assert bm25.ids() == {"q1": ["zebra", "mango", "apple", "low"], "q2": ["only"]}
+    assert [d.score for d in bm25.rankings["q1"]] == [2.0, 2.0, 2.0, 0.5]
+    assert bm25.rankings["q2"] == (ScoredDoc("only", -1000.0),)
+    assert runs["dense"].ids() == {"q1": ["apple"]}  # the same doc in another run is fine
+
+
+def test_trec_order_breaks_ties_by_bytes_like_strcmp():
+    docs = [ScoredDoc(d, 1.0) for d in ("B", "a", "é", "Z", "aa")]
+    assert [d.doc for d in trec_order(docs)] == ["é", "aa", "a", "Z", "B"]
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("q1 Q0 a 1 0.5", "r:2: expected 6 fields 'qid Q0 docno rank score tag', got 5"),
+        ("q1 Q0 a 1 high t", "r:2: query 'q1': score 'high' of 'a' is not a finite number"),
+        ("q1 Q0 a 1 nan t", "r:2: query 'q1': score 'nan' of 'a' is not a finite number"),
+        ("q1 Q0 a first 1 t", "r:2: query 'q1': rank 'first' of 'a' is not an integer"),
+        ("q1 Q0 d 7 0.1 t", "r:2: query 'q1': document 'd' is retrieved twice in run 't' (first"),
+    ],
+)
+def test_run_errors_name_file_line_query_and_fix(tmp_path, line, expected):
+    path = write(tmp_path, "r", f"q1 Q0 d 1 1.0 t\n{line}\n")
+    message = error_of(read_run, path, shown="r")
+    assert message.startswith(expected), message
+
+
+def test_empty_run_is_an_error(tmp_path):
+    assert "holds no results" in error_of(read_run, write(tmp_path, "r", "\n# x\n"))
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_our_order_is_trec_evals_on_tied_runs():
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    rnd = random.Random(7)
+    qrels, run, ours = {}, {}, {}
+    for n in range(60):
+        docs = ["".join(rnd.choices("abAB_9", k=rnd.randint(1, 4))) for _ in range(40)]
+        docs = list(dict.fromkeys(docs))
+        scores = {d: float(rnd.choice([1, 2, 2, 3])) for d in docs}  # many ties
+        qid = f"q{n}"
+        qrels[qid] = {d: rnd.choice([0, 1]) for d in docs}
+        run[qid] = scores
+        ours[qid] = [d.doc for d in trec_order(ScoredDoc(d, s) for d, s in scores.items())]
+    cuts = range(1, 41)
+    measures = {"P." + ",".join(map(str, cuts))}
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+    compared = 0
+    for qid, ranking in ours.items():
+        relevant = frozenset(d for d, g in qrels[qid].items() if g)
+        for k in cuts:
+            assert precision(ranking, relevant, k) == pytest.approx(theirs[qid][f"P_{k}"]), (qid, k)
+            compared += 1
+    assert compared == 60 * 40
+
+
+# --------------------------------------------------------------------------- topics
+
+
+CLASSIC = """\
+<top>
+<num> Number: 401
+<title> foreign minorities, Germany
+
+<desc> Description:
+What language and cultural differences
+impede integration?
+
+<narr> Narrative:
+A relevant document names a cause.
+</top>
+
+<top>
+<num> Number: 0402 </num>
+<title> Topic: behavioral   genetics </title>
+<desc> Description: What is known? </desc>
+<dom> Domain: Science and Technology
+</top>
+"""
+
+
+def test_classic_topics(tmp_path):
+    topics = read_topics(write(tmp_path, "topics.401-402", CLASSIC), shown="t")
+    assert list(topics) == ["401", "0402"]  # ids stay text
+    first = topics["401"]
+    assert first == Topic(
+        "401",
+        "foreign minorities, Germany",
+        "What language and cultural differences impede integration?",
+        "A relevant document names a cause.",
+        "t",
+        1,
+    )
+    second = topics["0402"]
+    assert second.text() == "behavioral genetics"  # 'Topic:' label dropped, spaces joined
+    assert second.text("description") == "What is known?"
+    assert second.text("narrative") == ""  # <dom> is accepted and not used
+    assert second.line == 13
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("<top>\n<title> x\n</top>\n", "t:1: topic has no <num>"),
+        ("<top>\n<num> Number: 1 2\n</top>\n", "t:1: topic has <num> '1 2'"),
+        ("<top>\n<num> 1\n<title> x\n", "t:1: this topic is not closed; add </top>"),
+        ("<top>\n<num> 1\n<top>\n<num> 2\n</top>\n", "t:3: <top> inside the topic begun on line 1"),
+        ("</top>\n", "t:1: </top> without an open <top>"),
+        ("<title> x\n", "t:1: <title> outside <top>"),
+        ("<top>\nstray\n<num> 1\n</top>\n", "t:2: text before any field tag: 'stray'"),
+        ("<top><num> 1</top>\n<top><num> 1</top>\n", "t:2: query '1': topic defined twice"),
+    ],
+)
+def test_classic_topic_errors(tmp_path, text, expected):
+    message = error_of(read_topics, write(tmp_path, "t", text), shown="t")
+    assert message.startswith(expected), message
+
+
+def test_tsv_topics(tmp_path):
+    path = write(tmp_path, "q.tsv", "00123\tis it going to rain\n\n7\t  spaced\ttab  \n")
+    topics = read_topics(path, shown="q.tsv")
+    assert {qid: t.title for qid, t in topics.items()} == {
+        "00123": "is it going to rain",
+        "7": "spaced\ttab",
+    }
+    assert topics["7"].line == 3 and topics["7"].path == "q.tsv"
+    bad = write(tmp_path, "bad.tsv", "1\tok\nno tab here\n1\tagain\n")
+    with pytest.raises(FormatError) as info:
+        read_topics(bad, shown="bad.tsv")
+    assert [str(p) for p in info.value.problems] == [
+        "bad.tsv:2: expected 'qid<TAB>text' (an id without spaces, a tab, the text)",
+        "bad.tsv:3: query '1': topic defined twice (first on line 1)",
+    ]
+
+
+def test_topics_format_can_be_forced(tmp_path):
+    path = write(tmp_path, "t", "<b>\tbold is a query\n")
+    assert read_topics(path, format="tsv")["<b>"].title == "bold is a query"
+    assert "outside <top>" in error_of(read_topics, path)  # auto: looks like the classic one
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def test_qrels_and_run_text_known_answer():
+    assert qrels_text({"00123": {"a": 2, "b": 0}, "7": {}}) == "00123 0 a 2\n00123 0 b 0\n"
+    text = run_text({"bm25": {"q1": ["b", "a", "c"]}, "dense": {"q1": [ScoredDoc("a", 0.5)]}})
+    assert text == ("q1 Q0 b 1 3 bm25\nq1 Q0 a 2 2 bm25\nq1 Q0 c 3 1 bm25\nq1 Q0 a 1 0.5 dense\n")
+
+
+@pytest.mark.parametrize(
+    ("judgments", "expected"),
+    [
+        ({"a b": {"d": 1}}, "query 'a b': the query id 'a b' holds whitespace"),
+        ({"#1": {"d": 1}}, "query '#1': query id '#1' starts with '#'"),
+        ({"1": {"d\t2": 1}}, "query '1': the document id 'd\\t2' holds whitespace"),
+        ({"1": {"d": -1}}, "query '1': grade of document 'd' must be >= 0, got -1"),
+        ({"1": {"d": 1.5}}, "query '1': grade of document 'd' must be an integer >= 0"),
+        ({"1": {"d": True}}, "query '1': grade of document 'd' must be an integer >= 0"),
+    ],
+)
+def test_qrels_writer_refuses_what_cannot_be_read_back(judgments, expected):
+    message = error_of(qrels_text, judgments, shown="out")
+    assert message.startswith(f"out: {expected}"), message
+
+
+@pytest.mark.parametrize(
+    ("runs", "expected"),
+    [
+        ({"my run": {"1": ["a"]}}, "query '1': run 'my run': the run tag 'my run' holds"),
+        ({"t": {"1": ["a", "a"]}}, "query '1': run 't': a document appears twice"),
+        ({"t": {"1": [ScoredDoc("a", 1.0), ScoredDoc("b", 2.0)]}}, "query '1': the ranking is not"),
+        ({"t": {"1": [ScoredDoc("a", 1.0), ScoredDoc("b", 1.0)]}}, "query '1': the ranking is not"),
+        ({"t": {"1": [ScoredDoc("a", float("inf"))]}}, "query '1': scores must be finite"),
+        ({"t": {"1": ["a", ScoredDoc("b", 1.0)]}}, "query '1': a ranking holds either ids"),
+        ({"t": {"1": "abc"}}, "query '1': a ranking must be a list of ids, got the text 'abc'"),
+    ],
+)
+def test_run_writer_refuses_what_trec_eval_would_read_otherwise(runs, expected):
+    message = error_of(run_text, runs, shown="out")
+    assert message.startswith(f"out: {expected}"), message
+
+
+def test_writers_write_atomically_to_the_path(tmp_path):
+    assert write_qrels(tmp_path / "sub" / "qrels", {"1": {"a": 1}, "2": {}}) == ("2",)
+    assert write_run(tmp_path / "run", {"t": {"1": ["a", "b"], "2": []}}) == (("t", "2"),)
+    assert read_qrels(tmp_path / "sub" / "qrels").judgments() == {"1": {"a": 1}}
+    assert read_run(tmp_path / "run")["t"].ids() == {"1": ["a", "b"]}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run", "sub"]  # no temporary left
+
+
+# --------------------------------------------------------------------------- round trips
+
+
+_FIELD_CHARS = st.characters(blacklist_categories=("Cs",), blacklist_characters=" \t\n\r\f\v")
+doc_ids = st.text(_FIELD_CHARS, min_size=1, max_size=8)
+query_ids = doc_ids.filter(lambda s: not s.startswith(("#", "\ufeff")))
+tags = st.text(string.ascii_letters + string.digits + "._-", min_size=1, max_size=6)
+judgment_sets = st.dictionaries(
+    query_ids, st.dictionaries(doc_ids, st.integers(0, 3), min_size=1, max_size=6), max_size=5
+)
+
+
+@SETTINGS
+@given(judgments=judgment_sets.filter(bool))
+def test_qrels_round_trip(tmp_path, judgments):
+    path = tmp_path / "qrels"
+    write_qrels(path, judgments)
+    back = read_qrels(path, max_grade=3)
+    assert back.judgments() == judgments
+    assert [list(q.grades) for q in back.queries.values()] == [list(g) for g in judgments.values()]
+    assert back.unjudged == 0
+
+
+rankings = st.lists(doc_ids, unique=True, min_size=1, max_size=12)
+runs = st.dictionaries(
+    tags, st.dictionaries(query_ids, rankings, min_size=1, max_size=4), min_size=1, max_size=3
+)
+
+
+@SETTINGS
+@given(runs=runs)
+def test_run_round_trip_keeps_our_order(tmp_path, runs):
+    path = tmp_path / "run"
+    write_run(path, runs)
+    back = read_run(path)
+    assert list(back) == list(runs)
+    assert {tag: run.ids() for tag, run in back.items()} == runs
+
+
+scored = st.lists(
+    st.tuples(doc_ids, st.floats(allow_nan=False, allow_infinity=False, width=64)),
+    unique_by=lambda pair: pair[0],
+    min_size=1,
+    max_size=12,
+)
+
+
+@SETTINGS
+@given(qid=query_ids, pairs=scored)
+def test_scored_run_round_trip_keeps_scores_exactly(tmp_path, qid, pairs):
+    ranking = trec_order(ScoredDoc(doc, score) for doc, score in pairs)
+    write_run(tmp_path / "run", {"t": {qid: list(ranking)}})
+    assert read_run(tmp_path / "run")["t"].rankings == {qid: ranking}
+
+
+# --------------------------------------------------------------------------- to golden
+
+
+def _qrels(tmp_path: Path, text: str) -> Qrels:
+    return read_qrels(write(tmp_path, "qrels", text), shown="qrels")
+
+
+def test_qrels_to_golden(tmp_path):
+    qrels = _qrels(tmp_path, "2 0 b 0\n2 0 a 3\n1 0 c 1\n1 0 d -1\n9 0 e -1\n")
+    topics = {
+        "1": Topic("1", "first title", "first description", path="topics", line=1),
+        "2": Topic("2", "second title", path="topics", line=7),
+        "3": Topic("3", "never judged", path="topics", line=9),
+        "9": Topic("9", "only unjudged lines", path="topics", line=11),
+    }
+    imported = qrels_to_golden(qrels, topics, categories={"2": "lexical"})
+    assert imported.queries == (
+        GoldenQuery(
+            "2", "second title", "lexical", relevant={"b": 0, "a": 3}, path="qrels", line=1
+        ),
+        GoldenQuery("1", "first title", relevant={"c": 1}, path="qrels", line=3),
+    )
+    assert imported.left_out == ("3", "9")
+    assert imported.unjudged == 2
+    by_description = qrels_to_golden(
+        _qrels(tmp_path, "1 0 c 1\n"), topics, field="description", default_category="trec"
+    )
+    assert [(q.text, q.category) for q in by_description.queries] == [("first description", "trec")]
+
+
+def test_qrels_to_golden_errors(tmp_path):
+    qrels = _qrels(tmp_path, "1 0 a 1\n2 0 b 1\n3 0 c 1\nx::y 0 d 1\n")
+    topics = {
+        "1": Topic("1", "", "has a description", path="topics", line=4),
+        "3": Topic("3", "fine", path="topics", line=9),
+        "x::y": Topic("x::y", "fine", path="topics", line=12),
+    }
+    with pytest.raises(FormatError) as info:
+        qrels_to_golden(qrels, topics, categories={"3": "all", "nope": "x"})
+    assert [str(p) for p in info.value.problems] == [
+        "qrels: query 'nope': a category is given for a query the qrels do not judge",
+        "topics:4: query '1': the topic has no title text; fill it in or pick another field",
+        "qrels:2: query '2': judged in the qrels but not in the topics; add the topic",
+        "qrels:3: query '3': category 'all' is reserved for the overall row of the tables; "
+        "rename it",
+        "qrels:4: query 'x::y': a golden query id must not contain spaces, '[', ']' or '::' "
+        "(it becomes a pytest node id); rename the query in the source files",
+    ]
