@@ -1,0 +1,1 @@
+"""Renderers: terminal tables, Markdown, HTML and SVG charts."""
