@@ -53,7 +53,8 @@ class BarGroup:
 class ForestRow:
     """One paired difference (configuration minus reference) with its interval.
 
-    ``configuration`` picks the colour; ``note`` (e.g. the p-value) goes in the tooltip.
+    ``configuration`` picks the colour; ``note`` (e.g. the p-value) goes in the tooltip;
+    consecutive rows of one ``group`` (e.g. a category) share a background band.
     """
 
     label: str
@@ -63,6 +64,7 @@ class ForestRow:
     significant: bool
     configuration: str = ""
     note: str = ""
+    group: str = ""
 
 
 @dataclass(frozen=True)
@@ -296,9 +298,16 @@ def nice_step(span: float, ticks: int = 4) -> float:
     return 10.0 * magnitude
 
 
+MAX_LIMIT = 1e6
+
+
 def symmetric_limit(values: Sequence[float]) -> tuple[float, float]:
-    """(limit, step): the smallest tick-aligned ``limit`` with every ``|value| <= limit``."""
-    biggest = max((abs(v) for v in values), default=0.0) or 0.05
+    """(limit, step): the smallest tick-aligned ``limit`` with every ``|value| <= limit``.
+
+    Values beyond ``MAX_LIMIT`` (never a difference of metrics in 0..1) are cut to it, so
+    the arithmetic stays finite; their markers sit at the end of the axis.
+    """
+    biggest = min(MAX_LIMIT, max((abs(v) for v in values), default=0.0)) or 0.05
     step = nice_step(biggest)
     limit = math.ceil(biggest / step - 1e-9) * step
     while limit < biggest:
@@ -366,10 +375,15 @@ def _bar_frame(groups: Sequence[BarGroup], names: Sequence[str], width: float) -
 def _whisker(
     x_lo: float, x_hi: float, y: float, half: float, stroke: str = INK, weight: float = 1.3
 ) -> str:
-    """An interval as a horizontal line with end caps ``half`` high on each side."""
+    """An interval as a horizontal line with end caps ``half`` high on each side.
+
+    A white halo under it keeps it visible where it crosses a dark bar.
+    """
     d = f"M{num(x_lo)} {num(y)}H{num(x_hi)}"
     d += f"M{num(x_lo)} {num(y - half)}V{num(y + half)}M{num(x_hi)} {num(y - half)}V{num(y + half)}"
-    return tag("path", {"class": "whisker", "d": d, "stroke": stroke, "stroke-width": weight})
+    halo: Attrs = {"class": "halo", "d": d, "stroke": "#ffffff", "stroke-width": weight + 2}
+    line: Attrs = {"class": "whisker", "d": d, "stroke": stroke, "stroke-width": weight}
+    return tag("path", {**halo, "stroke-opacity": 0.85}) + tag("path", line)
 
 
 def _one_bar(bar: Bar, y: float, f: _BarFrame, prefix: str, index: int, category: str) -> str:
@@ -426,7 +440,7 @@ def category_bars(
     prefix = uid("cb", (groups, metric, names))
     body = [pattern_defs(prefix, len(names)), legend(prefix, names, 0, 14, width)]
     bottom = f.top + len(groups) * f.group_h
-    caption = f"{metric}: mean per category, bar = 95% interval"
+    caption = f"{metric}: mean per category; whisker = 95% interval"
     body.append(x_axis(0.0, 1.0, 0.2, (f.x0, f.x1, f.top - 4, bottom), caption))
     for i, group in enumerate(groups):
         body.append(_bar_group(group, f.top + i * f.group_h, f, prefix, names))
@@ -460,12 +474,25 @@ def _forest_values(rows: Sequence[ForestRow]) -> list[float]:
     return values
 
 
-def _forest_row(row: ForestRow, i: int, f: _ForestFrame, index: int, width: float) -> str:
+def _shaded(rows: Sequence[ForestRow]) -> list[bool]:
+    """Which rows get a band: every other group (a row without a group is its own)."""
+    out, shade, previous = [], False, None
+    for i, row in enumerate(rows):
+        key = row.group or f"\0{i}"
+        if key != previous:
+            shade, previous = not shade, key
+        out.append(shade)
+    return out
+
+
+def _forest_row(
+    row: ForestRow, i: int, f: _ForestFrame, index: int, width: float, shaded: bool
+) -> str:
     y = f.top + i * f.row_h
     mid = y + f.row_h / 2
     delta, lo, hi = finite(row.delta), finite(row.lo), finite(row.hi)
     parts = []
-    if i % 2 == 0:
+    if shaded:
         band: Attrs = {"x": 0, "y": y, "width": width, "height": f.row_h, "fill": "#f6f8fa"}
         parts.append(tag("rect", band))
     parts.append(label_el(f.x0 - 8, mid + 4, row.label, f.chars, text_anchor="end"))
@@ -523,9 +550,9 @@ def forest_plot(
     caption = f"{metric} difference, configuration minus {reference} (95% interval)"
     body = [x_axis(-limit, limit, step, (f.x0, f.x1, f.top - 4, bottom), caption)]
     body.append(_forest_header(f, reference, bottom))
-    for i, row in enumerate(rows):
+    for i, (row, shaded) in enumerate(zip(rows, _shaded(rows), strict=True)):
         index = names.index(row.configuration) if row.configuration else len(PALETTE) - 1
-        body.append(_forest_row(row, i, f, index, width))
+        body.append(_forest_row(row, i, f, index, width, shaded))
     aria = f"{label}: {len(rows)} rows, {sum(r.significant for r in rows)} significant"
     return document(width, bottom + 40, aria, body, cls="chart forest")
 
@@ -547,58 +574,53 @@ def _forest_header(f: _ForestFrame, reference: str, bottom: float) -> str:
 # --------------------------------------------------------------------------- query dots
 
 
+def _dot(qid: str, value: float, x: float, y: float, index: int) -> str:
+    dot: Attrs = {"class": "dot", "cx": x, "cy": y, "r": 3.2, "fill": colour(index)}
+    dot.update({"fill-opacity": 0.55, "stroke": colour(index), "stroke-width": 0.8})
+    return tag("circle", dot, title(f"{qid}: {value:.3f}"))
+
+
 def _lane(
     s: DotSeries, i: int, index: int, box: tuple[float, float, float, float], chars: int
 ) -> str:
+    """One configuration's lane: its dots, spread by query id, and its summary."""
     x0, x1, top, lane_h = box
     y0 = top + i * lane_h
-    values = [(qid, finite(v)) for qid, v in s.points]
-    kept = [v for _, v in values if v is not None]
-    parts = [
-        tag(
-            "rect",
-            {
-                "x": x0,
-                "y": y0 + 2,
-                "width": x1 - x0,
-                "height": lane_h - 4,
-                "fill": "#f6f8fa" if i % 2 == 0 else "#ffffff",
-            },
-        )
-    ]
+    back: Attrs = {"x": x0, "y": y0 + 2, "width": x1 - x0, "height": lane_h - 4}
+    parts = [tag("rect", {**back, "fill": "#f6f8fa" if i % 2 == 0 else "#ffffff"})]
     parts.append(label_el(x0 - 8, y0 + lane_h / 2 + 4, s.configuration, chars, text_anchor="end"))
+    values = [(qid, finite(v)) for qid, v in s.points]
     for qid, v in sorted(values, key=lambda p: p[0]):
-        if v is None:
-            continue
-        x = x0 + min(1.0, max(0.0, v)) * (x1 - x0)
-        y = y0 + lane_h / 2 + (unit(qid) - 0.5) * (lane_h - 14)
-        dot: Attrs = {
-            "class": "dot",
-            "cx": x,
-            "cy": y,
-            "r": 3.2,
-            "fill": colour(index),
-            "fill-opacity": 0.55,
-            "stroke": colour(index),
-            "stroke-width": 0.8,
-        }
-        parts.append(tag("circle", dot, title(f"{qid}: {v:.3f}")))
-    parts.append(_lane_summary(kept, len(values) - len(kept), x0, x1, y0, lane_h))
+        if v is not None:
+            x = x0 + min(1.0, max(0.0, v)) * (x1 - x0)
+            y = y0 + lane_h / 2 + (unit(qid) - 0.5) * (lane_h - 14)
+            parts.append(_dot(qid, v, x, y, index))
+    kept = [v for _, v in values if v is not None]
+    parts.append(_lane_summary(kept, len(values) - len(kept), box, y0))
     return tag("g", {"class": "lane", "data-configuration": s.configuration}, *parts)
 
 
 def _lane_summary(
-    kept: Sequence[float], missing: int, x0: float, x1: float, y0: float, lane_h: float
+    kept: Sequence[float], missing: int, box: tuple[float, float, float, float], y0: float
 ) -> str:
-    parts = []
+    """The mean as a line and in words; how many are n/a, and how many sit at 0 and 1.
+
+    The piles at exactly 0 and 1 (saturated or abstaining queries) overlap into one
+    column of dots, so their sizes are printed.
+    """
+    x0, x1, _, lane_h = box
+    mid, parts = y0 + lane_h / 2, []
     if kept:
         mean = math.fsum(kept) / len(kept)
         x = x0 + min(1.0, max(0.0, mean)) * (x1 - x0)
         line: Attrs = {"class": "mean", "x1": x, "x2": x, "y1": y0 + 4, "y2": y0 + lane_h - 4}
         parts.append(tag("line", {**line, "stroke": INK, "stroke-width": 2}))
-        parts.append(text_el(x1 + 8, y0 + lane_h / 2, f"mean {mean:.3f}", font_size=11))
-    extra = f"n={len(kept)}" + (f", n/a {missing}" if missing else "")
-    parts.append(text_el(x1 + 8, y0 + lane_h / 2 + 14, extra, font_size=10.5, fill=MUTED))
+        parts.append(text_el(x1 + 8, mid - 6, f"mean {mean:.3f}", font_size=11))
+    counts = f"n={len(kept)}" + (f", n/a {missing}" if missing else "")
+    parts.append(text_el(x1 + 8, mid + 8, counts, font_size=10.5, fill=MUTED))
+    piles = [f"{n} at {end}" for end, n in (("0", kept.count(0.0)), ("1", kept.count(1.0))) if n]
+    if piles:
+        parts.append(text_el(x1 + 8, mid + 21, ", ".join(piles), font_size=10.5, fill=MUTED))
     return "".join(parts)
 
 
@@ -618,7 +640,7 @@ def query_dots(
         return no_data(label, width=width)
     names = order([s.configuration for s in series], configurations)
     chars = label_chars([s.configuration for s in series])
-    x0, x1, top, lane_h = 12 + chars * 12 * CHAR_W, width - 96, 8.0, 56.0
+    x0, x1, top, lane_h = 12 + chars * 12 * CHAR_W, width - 128, 8.0, 56.0
     bottom = top + len(series) * lane_h
     caption = f"{metric} of each query (dot = one query, line = mean)"
     body = [x_axis(0.0, 1.0, 0.1, (x0, x1, top, bottom), caption)]
@@ -653,11 +675,11 @@ class _TrendFrame:
 def _trend_range(points: Sequence[TrendPoint]) -> tuple[float, float, float]:
     """(low, high, step): tick-aligned, inside 0..1, at least 0.1 wide."""
     values = [v for p in points for v in (finite(p.value), finite(p.lo), finite(p.hi))]
-    kept = [v for v in values if v is not None] or [0.0, 1.0]
-    low, high = max(0.0, min(kept)), min(1.0, max(kept))
+    kept = [min(1.0, max(0.0, v)) for v in values if v is not None] or [0.0, 1.0]
+    low, high = min(kept), max(kept)
     if high - low < 0.1:
-        middle = (high + low) / 2
-        low, high = max(0.0, middle - 0.05), min(1.0, middle + 0.05)
+        low = min(0.9, max(0.0, (high + low) / 2 - 0.05))
+        high = low + 0.1
     step = nice_step(high - low, 5)
     low = math.floor(low / step + 1e-9) * step
     high = math.ceil(high / step - 1e-9) * step
@@ -681,38 +703,23 @@ def _runs(points: Sequence[TrendPoint], has: str) -> list[list[int]]:
 
 
 def _band(points: Sequence[TrendPoint], f: _TrendFrame, ink: str) -> list[str]:
+    """The intervals as a translucent polygon per run of points that have one.
+
+    A lone interval (its neighbours have none) is drawn as a thick translucent bar.
+    """
     shapes = []
     for run in _runs(points, "interval"):
         upper = [(f.x(i), f.y(points[i].hi or 0.0)) for i in run]
         lower = [(f.x(i), f.y(points[i].lo or 0.0)) for i in reversed(run)]
         if len(run) == 1:
             (x, top), (_, low) = upper[0], lower[0]
-            shapes.append(
-                tag(
-                    "path",
-                    {
-                        "class": "band",
-                        "d": f"M{num(x)} {num(top)}V{num(low)}",
-                        "stroke": ink,
-                        "stroke-width": 6,
-                        "stroke-opacity": 0.2,
-                    },
-                )
-            )
+            bar: Attrs = {"class": "band", "d": f"M{num(x)} {num(top)}V{num(low)}"}
+            bar.update({"stroke": ink, "stroke-width": 6, "stroke-opacity": 0.2})
+            shapes.append(tag("path", bar))
             continue
         coords = " ".join(f"{num(x)},{num(y)}" for x, y in upper + lower)
-        shapes.append(
-            tag(
-                "polygon",
-                {
-                    "class": "band",
-                    "points": coords,
-                    "fill": ink,
-                    "fill-opacity": 0.16,
-                    "stroke": "none",
-                },
-            )
-        )
+        shape: Attrs = {"class": "band", "points": coords, "fill": ink}
+        shapes.append(tag("polygon", {**shape, "fill-opacity": 0.16, "stroke": "none"}))
     return shapes
 
 
@@ -758,41 +765,35 @@ def _trend_markers(points: Sequence[TrendPoint], f: _TrendFrame, ink: str) -> li
     return marks
 
 
+def _run_labels(points: Sequence[TrendPoint], f: _TrendFrame) -> list[str]:
+    """Run labels with their time under them, every ``every``-th so that none overlap."""
+    slot = (f.x1 - f.x0) / f.count
+    every = max(1, math.ceil(11 * 12 * CHAR_W / slot))
+    chars = max(4, int(slot * every / (11 * CHAR_W)) - 1)
+    marks = []
+    for i, p in enumerate(points):
+        if i % every:
+            continue
+        x = f.x(i)
+        marks.append(
+            label_el(x, f.bottom + 16, p.run_label, chars, text_anchor="middle", font_size=11)
+        )
+        if p.time:
+            small: Attrs = {"text_anchor": "middle", "font_size": 10, "fill": MUTED}
+            marks.append(label_el(x, f.bottom + 30, p.time, chars, **small))
+    return marks
+
+
 def _trend_axes(points: Sequence[TrendPoint], f: _TrendFrame, step: float, metric: str) -> str:
     marks = []
     for k in range(round((f.hi - f.lo) / step) + 1):
         value, y = f.lo + k * step, f.y(f.lo + k * step)
         marks.append(tag("line", {"x1": f.x0, "x2": f.x1, "y1": y, "y2": y, "stroke": GRID}))
-        marks.append(
-            text_el(f.x0 - 6, y + 4, tick_text(value), text_anchor="end", fill=MUTED, font_size=11)
-        )
-    slot = (f.x1 - f.x0) / f.count
-    every = max(1, math.ceil(11 * 12 * CHAR_W / slot))
-    chars = max(4, int(slot * every / (11 * CHAR_W)) - 1)
-    for i, p in enumerate(points):
-        if i % every == 0:
-            marks.append(
-                label_el(
-                    f.x(i), f.bottom + 16, p.run_label, chars, text_anchor="middle", font_size=11
-                )
-            )
-            if p.time:
-                marks.append(
-                    label_el(
-                        f.x(i),
-                        f.bottom + 30,
-                        p.time,
-                        chars,
-                        text_anchor="middle",
-                        font_size=10,
-                        fill=MUTED,
-                    )
-                )
-    marks.append(
-        text_el(
-            f.x0, f.top - 8, f"{metric} per run (band = 95% interval)", fill=MUTED, font_size=11
-        )
-    )
+        tick: Attrs = {"text_anchor": "end", "fill": MUTED, "font_size": 11}
+        marks.append(text_el(f.x0 - 6, y + 4, tick_text(value), **tick))
+    marks += _run_labels(points, f)
+    caption = f"{metric} per run (band = 95% interval)"
+    marks.append(text_el(f.x0, f.top - 8, caption, fill=MUTED, font_size=11))
     return tag("g", {"class": "axis"}, *marks)
 
 
