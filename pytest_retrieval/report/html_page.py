@@ -270,7 +270,11 @@ def _forest_rows(data: PageData, metric: str) -> list[svg.ForestRow]:
         p = "n/a" if r.p_holm is None else f"{r.p_holm:.3g}"
         note = f"p (Holm) = {p}; wins/ties/losses {r.wins}/{r.ties}/{r.losses}"
         label = f"{r.category} \u00b7 {r.configuration}"
-        out.append(svg.ForestRow(label, r.delta, r.lo, r.hi, r.significant, r.configuration, note))
+        out.append(
+            svg.ForestRow(
+                label, r.delta, r.lo, r.hi, r.significant, r.configuration, note, r.category
+            )
+        )
     return out
 
 
@@ -285,35 +289,33 @@ def _figure(caption: str, chart: str, cls: str = "") -> Raw:
     return el("figure", el("figcaption", caption), Raw(chart), cls=cls or None)
 
 
-def _metric_section(data: PageData, metric: str) -> Raw:
+def _trend_figures(data: PageData, metric: str) -> list[Raw]:
     configs = list(data.configurations)
-    figures = [
-        _figure("Mean per category", svg.category_bars(_bar_groups(data, metric), metric, configs))
-    ]
+    out = []
+    for t in data.trends:
+        if t.metric != metric:
+            continue
+        index = configs.index(t.configuration) if t.configuration in configs else 0
+        chart = svg.trend(t.points, metric, index, width=1240)
+        out.append(_figure(f"{t.configuration} \u00b7 {t.category} over runs", chart, cls="wide"))
+    return out
+
+
+def _metric_section(data: PageData, metric: str) -> Raw:
+    """One metric's charts; the metric selector shows one such section at a time."""
+    configs = list(data.configurations)
+    bars = svg.category_bars(_bar_groups(data, metric), metric, configs)
+    figures = [_figure("Mean per category", bars)]
     if data.reference is not None:
         forest = svg.forest_plot(_forest_rows(data, metric), metric, data.reference, configs)
         figures.append(_figure(f"Paired difference from {data.reference}", forest))
     dots = svg.query_dots(_dot_series(data, metric), metric, configs, width=1240)
-    trends = [
-        _figure(
-            f"{t.configuration} \u00b7 {t.category} over runs",
-            svg.trend(
-                t.points,
-                metric,
-                configs.index(t.configuration) if t.configuration in configs else 0,
-                width=1240,
-            ),
-            cls="wide",
-        )
-        for t in data.trends
-        if t.metric == metric
-    ]
     return el(
         "section",
         el("h3", metric),
         el("div", figures, cls="charts"),
         _figure("Every query (hover a dot for its id)", dots, cls="wide"),
-        trends,
+        _trend_figures(data, metric),
         cls="metric",
         data_metric_section=metric,
     )
@@ -356,8 +358,12 @@ def _verdict(verdict: Verdict | None) -> Raw | None:
     return el(
         "section",
         el("p", el("span", verdict.word.upper(), cls="word"), " regression gate", cls="headline"),
-        el("pre", verdict.text) if verdict.text else None,
-        _breached_table(verdict.breached) if verdict.breached else None,
+        el(
+            "div",
+            el("pre", verdict.text) if verdict.text else None,
+            _breached_table(verdict.breached) if verdict.breached else None,
+            cls="verdict-body",
+        ),
         cls=f"verdict {tone}",
         aria_label=f"regression gate: {verdict.word}",
         data_verdict=verdict.word,
@@ -388,44 +394,34 @@ def _interval_cell(cell: MetricCell, best: bool) -> Raw:
     )
 
 
+def _best(rows: Sequence[CategoryMeans], metric: str) -> float | None:
+    values = [svg.finite(r.means.get(metric, MetricCell(None)).value) for r in rows]
+    return max((v for v in values if v is not None), default=None)
+
+
 def _overview(data: PageData) -> Raw:
+    """The overall row of each configuration side by side, the best mean in bold."""
     rows = [r for r in data.means if r.category == data.overall]
-    best = {
-        m: max(
-            (
-                v
-                for r in rows
-                if (v := svg.finite(r.means.get(m, MetricCell(None)).value)) is not None
-            ),
-            default=None,
-        )
-        for m in data.metrics
-    }
+    best = {m: _best(rows, m) for m in data.metrics}
     body = []
     for r in rows:
-        cells = [
-            _interval_cell(
-                c := r.means.get(m, MetricCell(None)),
-                best[m] is not None and svg.finite(c.value) == best[m],
-            )
-            for m in data.metrics
-        ]
-        body.append(
-            el(
-                "tr",
-                el("th", _swatch(data, r.configuration), r.configuration, scope="row"),
-                el("td", r.n, cls="num"),
-                cells,
-            )
-        )
-    head = el(
-        "tr",
-        el("th", "configuration"),
-        el("th", "n", cls="num"),
-        [el("th", m, cls="num") for m in data.metrics],
-    )
+        cells = []
+        for m in data.metrics:
+            cell = r.means.get(m, MetricCell(None))
+            top = best[m] is not None and svg.finite(cell.value) == best[m]
+            cells.append(_interval_cell(cell, top))
+        name = el("th", _swatch(data, r.configuration), r.configuration, scope="row")
+        body.append(el("tr", name, el("td", r.n, cls="num"), cells))
+    head = [el("th", "configuration"), el("th", "n", cls="num")]
+    head += [el("th", m, cls="num") for m in data.metrics]
     caption = f"{data.overall}: mean [95% interval]; best in bold"
-    return el("table", el("caption", caption), el("thead", head), el("tbody", body), cls="overview")
+    return el(
+        "table",
+        el("caption", caption),
+        el("thead", el("tr", head)),
+        el("tbody", body),
+        cls="overview",
+    )
 
 
 # --------------------------------------------------------------------------- the query table
@@ -572,19 +568,24 @@ def _metric_picker(data: PageData) -> Raw:
     return el("div", picker, hint, cls="controls", id="metric-controls", hidden=True)
 
 
-def _body(data: PageData) -> Raw:
+def _warnings(data: PageData) -> Raw | None:
+    if not data.warnings:
+        return None
+    items = el("ul", [el("li", w) for w in data.warnings])
+    return el("section", el("h2", "Warnings"), items, cls="warnings", id="warnings")
+
+
+def _header(data: PageData) -> Raw:
     generated = f" \u00b7 {data.generated}" if data.generated else ""
-    header = el("header", el("h1", data.title), el("p", data.settings + generated, cls="note"))
-    warnings = (
-        el(
-            "section",
-            el("h2", "Warnings"),
-            el("ul", [el("li", w) for w in data.warnings]),
-            cls="warnings",
-        )
-        if data.warnings
-        else None
-    )
+    parts = [("summary", "Summary"), ("charts", "Charts")]
+    parts += [("warnings", "Warnings")] if data.warnings else []
+    parts += [("query-section", "Queries")]
+    nav = el("nav", [el("a", text, href=f"#{target}") for target, text in parts], cls="toc")
+    return el("header", el("h1", data.title), el("p", data.settings + generated, cls="note"), nav)
+
+
+def _body(data: PageData) -> Raw:
+    """Verdict first (what CI decided), then the numbers, the charts and every query."""
     charts = el(
         "section",
         el("h2", "Charts"),
@@ -592,8 +593,15 @@ def _body(data: PageData) -> Raw:
         [_metric_section(data, m) for m in data.metrics],
         id="charts",
     )
-    summary = el("section", el("h2", "Summary"), _overview(data))
-    return el("main", header, _verdict(data.verdict), summary, charts, warnings, _queries(data))
+    summary = el("section", el("h2", "Summary"), _overview(data), id="summary")
+    return el(
+        "main",
+        _header(data),
+        _verdict(data.verdict),
+        el("div", summary, _warnings(data), cls="glance"),
+        charts,
+        _queries(data),
+    )
 
 
 def _csp(script: str) -> str:
@@ -642,7 +650,13 @@ code,pre,.ranked li{
 .verdict{margin:16px 0;padding:12px 16px;border:1px solid;border-left-width:6px;border-radius:6px}
 .verdict .headline{margin:0;font-size:16px}
 .verdict .word{font-weight:700;letter-spacing:.04em}
-.verdict pre{margin:8px 0 0;white-space:pre-wrap;font-size:12.5px;line-height:1.4}
+.verdict-body{display:flex;flex-wrap:wrap;gap:8px 40px;align-items:flex-start}
+.verdict pre{margin:8px 0 0;white-space:pre-wrap;font-size:12.5px;line-height:1.4;
+ flex:1 1 420px;min-width:0}
+.glance{display:flex;flex-wrap:wrap;gap:0 48px;align-items:flex-start}
+.glance>section{flex:0 1 auto;min-width:0}.glance>.warnings{flex:1 1 320px}
+.toc{display:flex;gap:16px;font-size:13px;margin:4px 0 0}
+.toc a{color:#0969da;text-decoration:none}.toc a:hover{text-decoration:underline}
 .verdict.tone-good{background:#dafbe1;border-color:#1a7f37}.verdict.tone-good .word{color:#116329}
 .verdict.tone-bad{background:#ffebe9;border-color:#cf222e}.verdict.tone-bad .word{color:#a40e26}
 .verdict.tone-warn{background:#fff8c5;border-color:#bf8700}.verdict.tone-warn .word{color:#7d4e00}
@@ -653,7 +667,7 @@ thead th{background:var(--panel);border-bottom:2px solid var(--line);white-space
 .num{text-align:right;white-space:nowrap}
 .ci{color:var(--muted);font-size:12px}
 .drop{color:#a40e26;font-weight:600}
-.breached{margin-top:10px;background:#fff}
+.breached{margin-top:4px;background:#fff}
 .overview td,.overview th{padding:6px 12px}
 .swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:6px;
  vertical-align:baseline;-webkit-print-color-adjust:exact;print-color-adjust:exact}
@@ -708,7 +722,7 @@ button.sort:focus-visible,select:focus-visible{outline:2px solid #0969da;outline
 @page{margin:12mm}
 @media print{
  body{font-size:10.5pt}main{max-width:none;padding:0}
- .controls,#no-rows{display:none!important}
+ .controls,#no-rows,.toc{display:none!important}
  .queries{table-layout:auto;font-size:8pt;min-width:0}.queries col{width:auto}
  .table-wrap{overflow:visible}
  .queries thead th{position:static;font-size:8pt}
