@@ -198,9 +198,14 @@ class Page:
     timeout: float
     width: int
     height: int
+    target: str = ""
 
     def call(self, method: str, params: dict[str, Json] | None = None) -> dict[str, Json]:
         return self.pipe.call(method, params or {}, self.session, self.timeout)
+
+    def close(self) -> None:
+        """Close the tab (the browser keeps running)."""
+        self.pipe.call("Target.closeTarget", {"targetId": self.target}, None, self.timeout)
 
     @property
     def console(self) -> list[ConsoleMessage]:
@@ -261,11 +266,13 @@ class Page:
         """A PNG of the page, as on screen or as printed (``media="print"``).
 
         The whole page when ``full_page`` (up to 16000 px), else the viewport; ``top`` and
-        ``height`` cut out a band of the page instead.
+        ``height`` cut out a band of the page instead (``height`` also caps ``full_page``).
         """
         self.call("Emulation.setEmulatedMedia", {"media": "" if media == "screen" else media})
-        if height is None:
-            height = self.content_height() - top if full_page else self.height
+        if full_page:
+            height = min(height or 16000, self.content_height() - top)
+        elif height is None:
+            height = self.height
         clip: dict[str, Json] = {"x": 0, "y": top, "width": self.width, "height": height}
         shot = self.call(
             "Page.captureScreenshot",
@@ -294,8 +301,12 @@ class Browser:
     pipe: _Pipe
     timeout: float
 
-    def open(self, url: str, width: int = 1366, height: int = 768) -> Page:
-        """A new tab showing ``url``, returned once the page's load event fired."""
+    def open(self, url: str, width: int = 1366, height: int = 768, javascript: bool = True) -> Page:
+        """A new tab showing ``url``, returned once the page's load event fired.
+
+        ``javascript=False`` disables the page's own scripts (as a reader with scripts
+        off would see it); :meth:`Page.evaluate` still works.
+        """
         target = self.pipe.call("Target.createTarget", {"url": "about:blank"}, None, self.timeout)
         attached = self.pipe.call(
             "Target.attachToTarget",
@@ -303,11 +314,14 @@ class Browser:
             None,
             self.timeout,
         )
-        page = Page(self.pipe, str(attached.get("sessionId")), self.timeout, width, height)
+        session = str(attached.get("sessionId"))
+        page = Page(self.pipe, session, self.timeout, width, height, str(target.get("targetId")))
         for domain in ("Runtime", "Log", "Page"):
             page.call(f"{domain}.enable")
         metrics: dict[str, Json] = {"width": width, "height": height, "deviceScaleFactor": 1}
         page.call("Emulation.setDeviceMetricsOverride", {**metrics, "mobile": False})
+        if not javascript:
+            page.call("Emulation.setScriptExecutionDisabled", {"value": True})
         self._load(page, url)
         return page
 

@@ -14,6 +14,7 @@ import math
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import yaml
@@ -126,6 +127,8 @@ def _rows(golden: Sequence[Golden]) -> list[hp.QueryRow]:
             ranked = rank(q, configuration, rng, pool)
             values = metrics(ranked, q.grades)
             outcome, reason = _outcome(q, values, configuration, rng)
+            if outcome == "skipped":  # a skipped item has no scores (CONTRACT section 4)
+                values, ranked = dict.fromkeys(METRICS), []
             ids = [hp.RankedId(d, q.grades.get(d)) for d in ranked]
             moves = _moves(q, ranked, rng) if configuration == "fused" else ()
             rows.append(
@@ -175,10 +178,10 @@ def _means(rows: Sequence[hp.QueryRow]) -> list[hp.CategoryMeans]:
     return out
 
 
-def _comparisons(rows: Sequence[hp.QueryRow]) -> list[hp.ComparisonRow]:
-    rng = random.Random(11)
+def _differences(rows: Sequence[hp.QueryRow]) -> list[tuple[str, str, str, list[float]]]:
+    """(configuration, category, metric, per-query differences from bm25) for each row."""
     by_key = {(r.configuration, r.id): r for r in rows}
-    raw = []
+    out = []
     for configuration in CONFIGURATIONS[1:]:
         for category in ["all", *sorted({r.category for r in rows})]:
             ids = [
@@ -190,25 +193,24 @@ def _comparisons(rows: Sequence[hp.QueryRow]) -> list[hp.ComparisonRow]:
                     - (by_key[("bm25", i)].metrics[m] or 0.0)
                     for i in ids
                 ]
-                cell = bootstrap(diffs, rng)
-                raw.append((configuration, category, m, cell, _p_value(diffs), diffs))
-    holm = _holm([p for *_, p, _ in raw])
-    return [
-        hp.ComparisonRow(
-            c,
-            cat,
-            m,
-            cell.value,
-            cell.lo,
-            cell.hi,
-            ph,
-            ph < 0.05,
-            sum(d > 0 for d in diffs),
-            sum(d == 0 for d in diffs),
-            sum(d < 0 for d in diffs),
+                out.append((configuration, category, m, diffs))
+    return out
+
+
+def _comparisons(rows: Sequence[hp.QueryRow]) -> list[hp.ComparisonRow]:
+    rng = random.Random(11)
+    raw = _differences(rows)
+    holm = _holm([_p_value(diffs) for *_, diffs in raw])
+    out = []
+    for (configuration, category, m, diffs), p in zip(raw, holm, strict=True):
+        cell = bootstrap(diffs, rng)
+        counts = (sum(d > 0 for d in diffs), sum(d == 0 for d in diffs), sum(d < 0 for d in diffs))
+        out.append(
+            hp.ComparisonRow(
+                configuration, category, m, cell.value, cell.lo, cell.hi, p, p < 0.05, *counts
+            )
         )
-        for (c, cat, m, cell, _, diffs), ph in zip(raw, holm, strict=True)
-    ]
+    return out
 
 
 def _trend() -> list[hp.TrendSeries]:
@@ -233,8 +235,13 @@ retrieval gate: FAILED (baseline golden/baseline.json, tolerance 0.02)
   fused / paraphrase / recall@20 0.861 -> 0.822 (-0.039, allowed 0.020)"""
 
 
+@cache
 def sample_page_data() -> hp.PageData:
-    """The page data of a realistic run: 3 configurations x 5 categories x 72 queries."""
+    """The page data of a realistic run: 3 configurations x 5 categories x 72 queries.
+
+    Built once per process (the bootstraps take a moment); it is frozen, and tests
+    derive variants with ``dataclasses.replace``.
+    """
     golden = load_golden()
     rows = _rows(golden)
     breached = [
@@ -248,15 +255,15 @@ def sample_page_data() -> hp.PageData:
         ),
         metrics=METRICS,
         configurations=CONFIGURATIONS,
-        means=_means(rows),
-        queries=rows,
+        means=tuple(_means(rows)),
+        queries=tuple(rows),
         verdict=hp.Verdict("failed", VERDICT_TEXT, breached),
         reference="bm25",
-        comparisons=_comparisons(rows),
-        trends=_trend(),
-        warnings=[
+        comparisons=tuple(_comparisons(rows)),
+        trends=tuple(_trend()),
+        warnings=(
             "with 12-18 queries a category cannot resolve differences under about \u00b10.1",
             "exact-name is saturated on mrr for every configuration (means above 0.98)",
-        ],
+        ),
         generated="2025-12-01 08:40 UTC",
     )
