@@ -273,6 +273,17 @@ def tick_values(root: ET.Element) -> list[float]:
     return [float(t) for t in texts(axis)[:-1]]
 
 
+def test_forest_printed_column_fits_the_chart() -> None:
+    """The longest printed delta (with its star) ends inside the viewBox."""
+    rows = [ForestRow("a", -0.333, -0.666, -0.111, True), ForestRow("b", 0.5, 0.25, 0.75, False)]
+    root = parse(svg.forest_plot(rows, "m", "ref", width=640))
+    width = float((root.get("viewBox") or "").split()[2])
+    for g in find(root, "g", "forest-row"):
+        text = next(e for e in find(g, "text") if (e.text or "").startswith(("+", "-")))
+        end = float(text.get("x") or 0) + len(text.text or "") * 11 * 0.62
+        assert end <= width, (text.text, end, width)
+
+
 def test_forest_axis_is_symmetric_and_covers_every_interval() -> None:
     rows = [ForestRow("a", 0.05, -0.02, 0.31, True), ForestRow("b", -0.2, -0.43, 0.01, False)]
     ticks = tick_values(parse(svg.forest_plot(rows, "m", "ref")))

@@ -381,9 +381,9 @@ def _whisker(
     """
     d = f"M{num(x_lo)} {num(y)}H{num(x_hi)}"
     d += f"M{num(x_lo)} {num(y - half)}V{num(y + half)}M{num(x_hi)} {num(y - half)}V{num(y + half)}"
-    halo: Attrs = {"class": "halo", "d": d, "stroke": "#ffffff", "stroke-width": weight + 2}
+    halo: Attrs = {"class": "halo", "d": d, "stroke": "#ffffff", "stroke-width": weight + 1.4}
     line: Attrs = {"class": "whisker", "d": d, "stroke": stroke, "stroke-width": weight}
-    return tag("path", {**halo, "stroke-opacity": 0.85}) + tag("path", line)
+    return tag("path", {**halo, "stroke-opacity": 0.7}) + tag("path", line)
 
 
 def _one_bar(bar: Bar, y: float, f: _BarFrame, prefix: str, index: int, category: str) -> str:
@@ -474,6 +474,15 @@ def _forest_values(rows: Sequence[ForestRow]) -> list[float]:
     return values
 
 
+def _forest_text(row: ForestRow) -> str:
+    """What a row prints on the right: ``+0.120 [+0.050, +0.190] *``."""
+    delta, lo, hi = finite(row.delta), finite(row.lo), finite(row.hi)
+    if delta is None:
+        return "n/a"
+    star = " *" if row.significant else ""
+    return fmt_signed(delta) + interval_text(lo, hi, signed=True) + star
+
+
 def _shaded(rows: Sequence[ForestRow]) -> list[bool]:
     """Which rows get a band: every other group (a row without a group is its own)."""
     out, shade, previous = [], False, None
@@ -485,25 +494,29 @@ def _shaded(rows: Sequence[ForestRow]) -> list[bool]:
     return out
 
 
-def _forest_row(
-    row: ForestRow, i: int, f: _ForestFrame, index: int, width: float, shaded: bool
-) -> str:
+def _forest_bands(rows: Sequence[ForestRow], f: _ForestFrame, width: float) -> str:
+    """The background bands, drawn first so that grid and zero line stay on top."""
+    bands = []
+    for i, shaded in enumerate(_shaded(rows)):
+        if shaded:
+            band: Attrs = {"x": 0, "y": f.top + i * f.row_h, "width": width, "height": f.row_h}
+            bands.append(tag("rect", {**band, "fill": "#f6f8fa"}))
+    return tag("g", {"class": "bands"}, *bands) if bands else ""
+
+
+def _forest_row(row: ForestRow, i: int, f: _ForestFrame, index: int) -> str:
     y = f.top + i * f.row_h
     mid = y + f.row_h / 2
     delta, lo, hi = finite(row.delta), finite(row.lo), finite(row.hi)
-    parts = []
-    if shaded:
-        band: Attrs = {"x": 0, "y": y, "width": width, "height": f.row_h, "fill": "#f6f8fa"}
-        parts.append(tag("rect", band))
-    parts.append(label_el(f.x0 - 8, mid + 4, row.label, f.chars, text_anchor="end"))
+    parts = [label_el(f.x0 - 8, mid + 4, row.label, f.chars, text_anchor="end")]
     star = " *" if row.significant and delta is not None else ""
-    shown = "n/a" if delta is None else fmt_signed(delta) + interval_text(lo, hi, signed=True)
+    shown = _forest_text(row)
     weight = "700" if star else None
-    parts.append(text_el(f.x1 + 10, mid + 4, shown + star, font_size=11, font_weight=weight))
+    parts.append(text_el(f.x1 + 10, mid + 4, shown, font_size=11, font_weight=weight))
     if delta is not None:
         parts.append(_forest_marks(delta, lo, hi, mid, f, colour(index), row.significant))
     note = f"; {row.note}" if row.note else ""
-    tip = f"{row.label}: {shown}{' significant' if star else ''}{note}"
+    tip = f"{row.label}: {shown}{' (significant)' if star else ''}{note}"
     attrs: Attrs = {"class": "forest-row", "data-significant": "true" if star else "false"}
     return tag("g", attrs, title(tip), *parts)
 
@@ -545,14 +558,17 @@ def forest_plot(
     names = order([r.configuration for r in rows if r.configuration], configurations)
     limit, step = symmetric_limit(_forest_values(rows))
     chars = label_chars([r.label for r in rows])
-    f = _ForestFrame(12 + chars * 12 * CHAR_W, width - 168, 30, limit, chars)
+    # the printed column, sized for its longest text (bold, so a little wider per glyph)
+    column = 20 + max(len(_forest_text(r)) for r in rows) * 11 * (CHAR_W + 0.05)
+    f = _ForestFrame(12 + chars * 12 * CHAR_W, width - column, 30, limit, chars)
     bottom = f.top + len(rows) * f.row_h
     caption = f"{metric} difference, configuration minus {reference} (95% interval)"
-    body = [x_axis(-limit, limit, step, (f.x0, f.x1, f.top - 4, bottom), caption)]
+    body = [_forest_bands(rows, f, width)]
+    body.append(x_axis(-limit, limit, step, (f.x0, f.x1, f.top - 4, bottom), caption))
     body.append(_forest_header(f, reference, bottom))
-    for i, (row, shaded) in enumerate(zip(rows, _shaded(rows), strict=True)):
+    for i, row in enumerate(rows):
         index = names.index(row.configuration) if row.configuration else len(PALETTE) - 1
-        body.append(_forest_row(row, i, f, index, width, shaded))
+        body.append(_forest_row(row, i, f, index))
     aria = f"{label}: {len(rows)} rows, {sum(r.significant for r in rows)} significant"
     return document(width, bottom + 40, aria, body, cls="chart forest")
 
