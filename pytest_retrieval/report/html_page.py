@@ -289,6 +289,9 @@ def _figure(caption: str, chart: str, cls: str = "") -> Raw:
     return el("figure", el("figcaption", caption), Raw(chart), cls=cls or None)
 
 
+WIDE = 960  # viewBox width of the full-width charts: readable both on screen and on A4
+
+
 def _trend_figures(data: PageData, metric: str) -> list[Raw]:
     configs = list(data.configurations)
     out = []
@@ -296,7 +299,7 @@ def _trend_figures(data: PageData, metric: str) -> list[Raw]:
         if t.metric != metric:
             continue
         index = configs.index(t.configuration) if t.configuration in configs else 0
-        chart = svg.trend(t.points, metric, index, width=1240)
+        chart = svg.trend(t.points, metric, index, width=WIDE)
         out.append(_figure(f"{t.configuration} \u00b7 {t.category} over runs", chart, cls="wide"))
     return out
 
@@ -309,7 +312,7 @@ def _metric_section(data: PageData, metric: str) -> Raw:
     if data.reference is not None:
         forest = svg.forest_plot(_forest_rows(data, metric), metric, data.reference, configs)
         figures.append(_figure(f"Paired difference from {data.reference}", forest))
-    dots = svg.query_dots(_dot_series(data, metric), metric, configs, width=1240)
+    dots = svg.query_dots(_dot_series(data, metric), metric, configs, width=WIDE)
     return el(
         "section",
         el("h3", metric),
@@ -676,11 +679,12 @@ thead th{background:var(--panel);border-bottom:2px solid var(--line);white-space
 .controls[hidden],[hidden]{display:none!important}
 .controls label{font-weight:600}
 select{font:inherit;padding:2px 4px;margin-left:4px}
-.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,560px),1fr));
+.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,560px),1fr));
  gap:12px 28px;align-items:start}
 figure{margin:0 0 12px}
 figcaption{font-weight:600;font-size:13px;color:var(--muted);margin:0 0 4px}
 svg.chart{display:block;width:100%;height:auto;max-width:100%}
+figure.wide svg.chart{max-width:1120px}
 .queries{width:100%;font-size:13px;table-layout:fixed}
 .queries thead th{position:sticky;top:0;z-index:1;white-space:normal;font-size:12px;
  padding:6px 5px;vertical-align:bottom}
