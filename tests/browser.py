@@ -72,6 +72,9 @@ def require_chromium() -> str:
     """The chromium binary, or skip the calling test saying how to install it."""
     found = find_chromium()
     if found is None:
+        named = os.environ.get("CHROMIUM")
+        if named:
+            pytest.skip(f"browser check: CHROMIUM={named} is not an executable")
         pytest.skip(f"browser check needs chromium, which is not installed ({INSTALL})")
     return found
 
