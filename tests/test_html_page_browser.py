@@ -21,6 +21,7 @@ from report_sample import NASTY_ID, sample_page_data  # beside this file
 
 from pytest_retrieval.report import html_page as hp
 
+ROWS = len(sample_page_data().queries)  # 3 configurations x the golden queries (+1)
 SHOTS = Path(os.environ.get("RETRIEVAL_SCREENSHOT_DIR", tempfile.gettempdir()))
 
 
@@ -100,7 +101,7 @@ def test_script_initialised_the_controls(page: Page) -> None:
     assert '<div class="controls" id="filters">' in dom  # no longer hidden
     assert '<div class="controls" id="metric-controls">' in dom
     assert dom.count('<button type="button" class="sort"') == 4 + 3 + 1
-    assert "Showing 216 of 216 rows" in dom
+    assert f"Showing {ROWS} of {ROWS} rows" in dom
     assert value(page, "document.getElementById('f-metric').value") == "ndcg@10"
     sections = value(
         page,
@@ -159,7 +160,7 @@ def test_filters_narrow_the_rows_and_say_how_many(page: Page) -> None:
     )
     assert shown == expected > 0
     assert value(page, "document.getElementById('row-count').textContent") == (
-        f"Showing {expected} of 216 rows"
+        f"Showing {expected} of {ROWS} rows"
     )
     page.choose("#f-outcome", "error")  # no dense paraphrase query errors
     assert visible_rows(page, "data-order") == []
@@ -177,7 +178,7 @@ def test_metric_selector_switches_charts_and_sorts_by_that_column(page: Page) ->
     kept = [v for v in visible_values(page, "recall@20") if v is not None]
     assert kept == sorted(kept)
     active = value(page, "document.querySelectorAll('td.active').length")
-    assert active == 216
+    assert active == ROWS
 
 
 def test_state_comes_from_the_url_fragment(browser: Browser, report: Path) -> None:
@@ -195,7 +196,7 @@ def test_state_comes_from_the_url_fragment(browser: Browser, report: Path) -> No
 def test_without_javascript_everything_is_shown(browser: Browser, report: Path) -> None:
     page = browser.open(report.as_uri(), javascript=False)
     assert value(page, "document.documentElement.dataset.reportReady") is None
-    assert len(visible_rows(page, "data-order")) == 216
+    assert len(visible_rows(page, "data-order")) == ROWS
     sections = value(
         page,
         "[...document.querySelectorAll('[data-metric-section]')]"
