@@ -40,6 +40,10 @@ class RetrievalSettingsWarning(RetrievalWarning):
     """A setting that names nothing in the run, or configurations named by position."""
 
 
+class RetrievalLogWarning(RetrievalWarning):
+    """A line of the history log that could not be read (a torn line from a killed run)."""
+
+
 @dataclass(frozen=True)
 class Advice:
     """One piece of advice: its warning class, its text, and the category it is about."""

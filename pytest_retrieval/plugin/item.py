@@ -16,6 +16,7 @@ from ..model import QueryRecord
 from ..scoring import Expectation, detail_text, errored, failure_text, score_query, skipped
 from ..settings import Settings
 from ..shapes import ResultShapeError
+from .gathered import note_retriever
 from .keys import CONFIGURATION_KEY, RECORD_KEY, SETTINGS_KEY
 
 
@@ -90,6 +91,7 @@ def run_query(query: GoldenQuery, request: pytest.FixtureRequest, retriever: obj
     item = request.node
     settings = request.config.stash[SETTINGS_KEY].settings
     configuration, position = item.stash[CONFIGURATION_KEY]
+    note_retriever(request.config, configuration, retriever)  # once per configuration
     if not callable(retriever):
         message = (
             f"the '{settings.fixture}' fixture must return a callable that takes the golden "
