@@ -20,7 +20,7 @@ from pathlib import Path
 import yaml
 
 from pytest_retrieval.report import html_page as hp
-from pytest_retrieval.report.svg import TrendPoint
+from pytest_retrieval.report.svg import TrendLine, TrendPoint
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGURATIONS = ("bm25", "dense", "fused")
@@ -213,19 +213,24 @@ def _comparisons(rows: Sequence[hp.QueryRow]) -> list[hp.ComparisonRow]:
     return out
 
 
-def _trend() -> list[hp.TrendSeries]:
+def _trend() -> list[hp.TrendChart]:
+    """Nine nightly runs (one without a value) of each configuration's ndcg@10."""
     values = [0.742, 0.751, 0.748, 0.77, 0.781, None, 0.779, 0.802, 0.796]
-    points = [
-        TrendPoint(
-            f"#{120 + i}",
-            f"2025-11-{3 + 3 * i:02d}",
-            v,
-            None if v is None else v - 0.085,
-            None if v is None else min(1.0, v + 0.08),
-        )
-        for i, v in enumerate(values)
-    ]
-    return [hp.TrendSeries("ndcg@10", "fused", "all", points)]
+    lines = []
+    for i, configuration in enumerate(CONFIGURATIONS):
+        shift = (-0.17, -0.02, 0.0)[i]
+        points = [
+            TrendPoint(
+                f"c0ffee{120 + k}"[:7],
+                f"2025-11-{3 + 3 * k:02d}",
+                None if v is None else v + shift,
+                None if v is None else v + shift - 0.085,
+                None if v is None else min(1.0, v + shift + 0.08),
+            )
+            for k, v in enumerate(values)
+        ]
+        lines.append(TrendLine(configuration, points))
+    return [hp.TrendChart("ndcg@10", "nightly", lines, "9 runs")]
 
 
 VERDICT_TEXT = """\

@@ -159,11 +159,15 @@ class BreachedRow:
 
 @dataclass(frozen=True)
 class Verdict:
-    """The gate: ``word`` is passed, failed, refused, no-baseline or skipped."""
+    """The gate: ``word`` is passed, failed, refused, no-baseline or skipped.
+
+    ``blocking`` False: report mode, a failure does not fail the run (shown as a warning).
+    """
 
     word: str
     text: str
     breached: Sequence[BreachedRow] = ()
+    blocking: bool = True
 
 
 @dataclass(frozen=True)
@@ -213,13 +217,13 @@ class QueryRow:
 
 
 @dataclass(frozen=True)
-class TrendSeries:
-    """A metric of one configuration and category over logged runs."""
+class TrendChart:
+    """A metric's ``all`` mean over the logged runs of one label, a line per configuration."""
 
     metric: str
-    configuration: str
-    category: str
-    points: Sequence[svg.TrendPoint]
+    label: str  # the runs' --retrieval-label ("" for runs without one)
+    lines: Sequence[svg.TrendLine]
+    note: str = ""  # e.g. how many runs are shown, and of how many
 
 
 @dataclass(frozen=True)
@@ -234,7 +238,9 @@ class PageData:
     verdict: Verdict | None = None
     reference: str | None = None
     comparisons: Sequence[ComparisonRow] = ()
-    trends: Sequence[TrendSeries] = ()
+    trends: Sequence[TrendChart] = ()
+    retrievers: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    queries_note: str = ""  # e.g. that the table shows a part of the rows
     warnings: Sequence[str] = ()
     title: str = "Retrieval evaluation"
     overall: str = "all"
@@ -298,9 +304,10 @@ def _trend_figures(data: PageData, metric: str) -> list[Raw]:
     for t in data.trends:
         if t.metric != metric:
             continue
-        index = configs.index(t.configuration) if t.configuration in configs else 0
-        chart = svg.trend(t.points, metric, index, width=WIDE)
-        out.append(_figure(f"{t.configuration} \u00b7 {t.category} over runs", chart, cls="wide"))
+        chart = svg.trends(t.lines, metric, configs, width=WIDE)
+        runs = f"runs labelled '{t.label}'" if t.label else "runs without a label"
+        note = f" ({t.note})" if t.note else ""
+        out.append(_figure(f"{data.overall} over the logged {runs}{note}", chart, cls="wide"))
     return out
 
 
@@ -357,7 +364,9 @@ VERDICT_TONE = {"passed": "tone-good", "failed": "tone-bad", "refused": "tone-ba
 def _verdict(verdict: Verdict | None) -> Raw | None:
     if verdict is None:
         return None
-    tone = VERDICT_TONE.get(verdict.word, "tone-warn")
+    tone = VERDICT_TONE.get(verdict.word, "tone-warn") if verdict.blocking else "tone-warn"
+    if verdict.word == "passed":
+        tone = "tone-good"
     return el(
         "section",
         el("p", el("span", verdict.word.upper(), cls="word"), " regression gate", cls="headline"),
@@ -427,6 +436,26 @@ def _overview(data: PageData) -> Raw:
     )
 
 
+def _retrievers(data: PageData) -> Raw | None:
+    """What each retriever said about itself (its ``metadata``), when any did."""
+    described = {c: m for c, m in data.retrievers.items() if m}
+    if not described:
+        return None
+    body = [
+        el(
+            "tr",
+            el("th", _swatch(data, name), name, scope="row"),
+            el("td", el("ul", [el("li", el("code", k), " ", v) for k, v in meta.items()])),
+        )
+        for name, meta in described.items()
+    ]
+    head = el("tr", el("th", "configuration"), el("th", "retriever metadata"))
+    caption = "What each retriever says about itself"
+    return el(
+        "table", el("caption", caption), el("thead", head), el("tbody", body), cls="retrievers"
+    )
+
+
 # --------------------------------------------------------------------------- the query table
 
 
@@ -435,19 +464,11 @@ def _ranked(ids: Sequence[RankedId], threshold: int) -> Raw | None:
         return None
     items = []
     for r in ids:
-        if r.grade is None:
-            items.append(el("li", r.id, cls="unjudged", title=f"{r.id}: not judged"))
+        if r.grade is None:  # the note above the table says what dashed means
+            items.append(el("li", r.id, cls="unjudged"))
             continue
         tone = "rel" if r.grade >= threshold else "nonrel"
-        items.append(
-            el(
-                "li",
-                r.id,
-                el("span", r.grade, cls="grade"),
-                cls=f"{tone} g{r.grade}",
-                title=f"{r.id}: grade {r.grade}",
-            )
-        )
+        items.append(el("li", r.id, el("span", r.grade, cls="grade"), cls=f"{tone} g{r.grade}"))
     return el("ol", items, cls="ranked")
 
 
@@ -545,7 +566,8 @@ def _queries(data: PageData) -> Raw:
     rows = [_query_row(data, q, i) for i, q in enumerate(data.queries)]
     empty = el("p", "No query matches these filters.", id="no-rows", hidden=True)
     note = (
-        f"{len(data.queries)} rows. Ranked results in rank order with their grade; "
+        f"{len(data.queries)} rows{'; ' + data.queries_note if data.queries_note else ''}. "
+        "Ranked results in rank order with their grade; "
         f"green: relevant (grade \u2265 {data.relevance_threshold}), plain: judged not "
         "relevant, dashed: not judged."
     )
@@ -596,7 +618,7 @@ def _body(data: PageData) -> Raw:
         [_metric_section(data, m) for m in data.metrics],
         id="charts",
     )
-    summary = el("section", el("h2", "Summary"), _overview(data), id="summary")
+    summary = el("section", el("h2", "Summary"), _overview(data), _retrievers(data), id="summary")
     return el(
         "main",
         _header(data),
@@ -720,6 +742,7 @@ th[aria-sort=ascending] button.sort::after{content:"\\a0\\25B2";color:var(--ink)
 th[aria-sort=descending] button.sort::after{content:"\\a0\\25BC";color:var(--ink)}
 button.sort:focus-visible,select:focus-visible{outline:2px solid #0969da;outline-offset:2px}
 .warnings li{margin:2px 0}
+.retrievers{margin-top:12px}.retrievers ul{list-style:none;margin:0;padding:0}
 @media (max-width:900px){main{padding:12px}.table-wrap{overflow-x:auto}
  .queries{table-layout:auto;min-width:860px}.queries col{width:auto}
  .queries thead th{position:static}}

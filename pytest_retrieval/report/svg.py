@@ -86,6 +86,14 @@ class TrendPoint:
     hi: float | None = None
 
 
+@dataclass(frozen=True)
+class TrendLine:
+    """One configuration's values over the same runs as the other lines of its chart."""
+
+    configuration: str
+    points: Sequence[TrendPoint]
+
+
 # --------------------------------------------------------------------------- markup
 
 
@@ -606,8 +614,9 @@ def _lane(
     parts = [tag("rect", {**back, "fill": "#f6f8fa" if i % 2 == 0 else "#ffffff"})]
     parts.append(label_el(x0 - 8, y0 + lane_h / 2 + 4, s.configuration, chars, text_anchor="end"))
     values = [(qid, finite(v)) for qid, v in s.points]
+    share = MAX_DOTS / len(values) if len(values) > MAX_DOTS else 1.0
     for qid, v in sorted(values, key=lambda p: p[0]):
-        if v is not None:
+        if v is not None and (share >= 1.0 or unit(qid) < share):
             x = x0 + min(1.0, max(0.0, v)) * (x1 - x0)
             y = y0 + lane_h / 2 + (unit(qid) - 0.5) * (lane_h - 14)
             parts.append(_dot(qid, v, x, y, index))
@@ -640,6 +649,9 @@ def _lane_summary(
     return "".join(parts)
 
 
+MAX_DOTS = 2500  # per lane: beyond, a stable share of the queries (by id hash) is drawn
+
+
 def query_dots(
     series: Sequence[DotSeries],
     metric: str,
@@ -649,7 +661,9 @@ def query_dots(
     """Every query's value as a dot, one lane per configuration, so outliers show.
 
     Dots are spread vertically by a hash of the query id (deterministic, never random),
-    each with a ``<title>`` "query-id: 0.734"; a black line marks the lane's mean.
+    each with a ``<title>`` "query-id: 0.734"; a black line marks the lane's mean. A lane
+    of more than :data:`MAX_DOTS` queries draws a stable sample of them (the same query
+    ids in every lane); its mean and counts are over all of them.
     """
     label = f"{metric} per query"
     if not any(s.points for s in series):
@@ -838,3 +852,43 @@ def trend(
     if kept:
         aria += f", latest {fmt(kept[-1].value)} ({kept[-1].run_label})"
     return document(width, 250, aria, body, cls="chart trend")
+
+
+DASHES = (None, "7 4", "2 3", "9 3 2 3", "4 4", "1 2")  # line styles, so print tells lines apart
+
+
+def _trend_series(line: TrendLine, f: _TrendFrame, index: int) -> str:
+    ink = colour(index)
+    dash = DASHES[index % len(DASHES)]
+    path = tag("g", {"stroke-dasharray": dash}, *_trend_line(line.points, f, ink))
+    parts = [*_band(line.points, f, ink), path, *_trend_markers(line.points, f, ink)]
+    return tag("g", {"class": "series", "data-configuration": line.configuration}, *parts)
+
+
+def trends(
+    lines: Sequence[TrendLine],
+    metric: str,
+    configurations: Sequence[str] | None = None,
+    width: float = 960,
+) -> str:
+    """Several configurations' values over the same logged runs: one line (colour and dash
+    per configuration), its markers and its interval band each, and a legend.
+
+    The runs (x labels, time under them) are the longest line's; the value axis zooms to
+    the data as :func:`trend` does.
+    """
+    label = f"{metric} over runs"
+    drawn = [line for line in lines if line.points]
+    if not drawn:
+        return no_data(label, width=width)
+    names = order([line.configuration for line in drawn], configurations)
+    longest = max(drawn, key=lambda line: len(line.points))
+    lo, hi, step = _trend_range([p for line in drawn for p in line.points])
+    top = 34 + legend_height(names, 52, width)
+    f = _TrendFrame(52, width - 16, top, top + 180, lo, hi, len(longest.points))
+    prefix = uid("tr", (metric, names, len(longest.points)))
+    body = [pattern_defs(prefix, len(names)), legend(prefix, names, 52, 14, width)]
+    body.append(_trend_axes(longest.points, f, step, metric))
+    body += [_trend_series(line, f, names.index(line.configuration)) for line in drawn]
+    aria = f"{label}: {len(longest.points)} runs, configurations {', '.join(names)}"
+    return document(width, f.bottom + 44, aria, body, cls="chart trend")
