@@ -1,11 +1,10 @@
 """The history log file: JSON Lines, appended safely, read back despite a killed writer.
 
 An append takes an exclusive lock on the file (``fcntl.flock``; two CI jobs sharing a
-log wait for each other), starts a new line when the file does not end with one (a
-writer killed mid-line leaves a torn line, which then stays on its own line), writes the
-whole entry and its newline, and fsyncs before unlocking. A reader takes a shared lock
-and skips any line it cannot read, naming it: a torn last line is what a killed run
-leaves, and the next run's append starts after it.
+log wait for each other), cuts off a torn last line (what a writer killed mid-line
+leaves), writes the whole entry and its newline, and fsyncs before unlocking. A reader
+takes a shared lock and skips any line it cannot read, naming it: a torn last line is
+reported once, by the run whose append then removes it.
 """
 
 from __future__ import annotations
@@ -53,8 +52,35 @@ def _locked(fd: int, exclusive: bool) -> Iterator[None]:
         fcntl.flock(fd, fcntl.LOCK_UN)
 
 
+def _tail_start(fd: int, size: int) -> int:
+    """Where the file's last line starts when it has no newline (``size``: it has one)."""
+    if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
+        return size
+    start = size
+    while start > 0:
+        chunk = os.pread(fd, min(start, 1 << 16), max(0, start - (1 << 16)))
+        found = chunk.rfind(b"\n")
+        if found >= 0:
+            return start - len(chunk) + found + 1
+        start -= len(chunk)
+    return 0
+
+
+def _readable(data: bytes) -> bool:
+    try:
+        json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return True
+
+
 def append_line(path: Path, line: str) -> None:
-    """Append one line (a newline is added) under an exclusive lock, then fsync."""
+    """Append one line (a newline is added) under an exclusive lock, then fsync.
+
+    A last line without its newline is what a writer killed mid-line leaves (a live
+    writer holds the lock until its line is whole): when it is no JSON it is cut off,
+    when it is (a line written by hand without its newline) it gets its newline.
+    """
     if "\n" in line or "\r" in line:
         raise ValueError("a log entry must be one line")
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -62,8 +88,14 @@ def append_line(path: Path, line: str) -> None:
     try:
         with _locked(fd, exclusive=True):
             size = os.fstat(fd).st_size
-            torn = size > 0 and os.pread(fd, 1, size - 1) != b"\n"
-            data = (b"\n" if torn else b"") + line.encode("utf-8") + b"\n"
+            start = _tail_start(fd, size)
+            prefix = b""
+            if start < size:
+                if _readable(os.pread(fd, size - start, start)):
+                    prefix = b"\n"
+                else:
+                    os.ftruncate(fd, start)
+            data = prefix + line.encode("utf-8") + b"\n"
             while data:
                 written = os.write(fd, data)
                 data = data[written:]
@@ -101,8 +133,8 @@ def parse_log(data: bytes) -> LogRead:
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             if number == last:
                 message = (
-                    "the last line is incomplete (a run killed while writing it?): skipped; "
-                    "the next run appends after it"
+                    "the last line is incomplete (a run killed while writing it?): skipped, "
+                    "and removed when this run is appended"
                 )
             else:
                 message = f"line {number} is not valid JSON ({exc}): skipped"
