@@ -33,10 +33,13 @@ from ..report.run_report import RunReport
 from ..settings import LOG, RunSettings
 
 
-def stamp(root: Path) -> RunStamp:
-    """Now (UTC), the git commit and dirty flag at ``root``, the plugin's version."""
-    now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-    return RunStamp(now, git_commit(root), git_dirty(root), f"pytest-retrieval {__version__}")
+def utc_now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def stamp(root: Path, time: str) -> RunStamp:
+    """The run's time, the git commit and dirty flag at ``root``, the plugin's version."""
+    return RunStamp(time, git_commit(root), git_dirty(root), f"pytest-retrieval {__version__}")
 
 
 def shown_path(config: pytest.Config, path: Path) -> str:

@@ -41,7 +41,7 @@ from .collect import golden_ids
 from .gate_case import log_verdict
 from .gathered import Gathered
 from .keys import COLLECTED_KEY, GOLDEN_SET_KEY, SELECTED_KEY
-from .outputs import History, github_output, log_path, on_github, record_run, stamp
+from .outputs import History, github_output, log_path, on_github, record_run, stamp, utc_now
 from .terminal import write_summary
 
 if TYPE_CHECKING:
@@ -72,6 +72,7 @@ class RetrievalSession:
         self.baseline: Baseline | None = None  # what the gate compared with
         self.history: History | None = None  # --retrieval-log
         self.annotations: list[str] = []  # GitHub Actions workflow commands
+        self.finished = ""  # when the items were done (UTC, ISO 8601)
 
     # -- gathering --------------------------------------------------------------------
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -142,6 +143,7 @@ class RetrievalSession:
         outcome = yield
         if self.config.option.collectonly:
             return outcome
+        self.finished = utc_now()
         self.gathered = self.gathered.with_local(self.config)
         self.notes.extend(self.gathered.notes)
         self._advise()
@@ -218,7 +220,8 @@ class RetrievalSession:
         golden = GoldenInfo.of(self.results)
         entry = build_entry(
             self.evaluation, self.run.settings.as_dict(), (golden.queries, golden.sha256),
-            self.gathered.retrievers, self.gate, stamp(self.config.rootpath), self.run.run.label,
+            self.gathered.retrievers, self.gate, stamp(self.config.rootpath, self.finished),
+            self.run.run.label,
         )  # fmt: skip
         self.history = history = record_run(self.config, path, entry)
         self.notes += history.notes
@@ -272,8 +275,7 @@ class RetrievalSession:
             run.settings, self.results, self.evaluation, golden, self.gate, gate_text,
             tolerance=self.tolerance, retrievers=self.gathered.retrievers, baseline=self.baseline,
             places=self.gathered.places, label=run.run.label,
-            history=self.history.entries if self.history else (),
-            generated=self.history.entries[-1].stamp.time if self.history else "",
+            history=self.history.entries if self.history else (), generated=self.finished,
         )  # fmt: skip
 
     @pytest.hookimpl(trylast=True)
