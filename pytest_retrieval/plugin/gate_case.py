@@ -65,8 +65,9 @@ def _report(gate: GateResult, when: str, headline: str, text: str) -> pytest.Tes
     elif gate.failed and when == "call" and gate.blocking:
         outcome, longrepr = "failed", GateFailure(headline, text)
     elif gate.failed and when == "call":  # report mode: passed, the findings in its text
-        user_properties.append(("findings", text))
         sections.append(("Captured stdout call", text))
+    if gate.failed and not gate.blocking:  # JUnit reads the properties of the last phase
+        user_properties.append(("findings", text))
     return pytest.TestReport(
         nodeid=GATE_NODEID,
         location=(GATE_NODEID, None, GATE_NODEID),

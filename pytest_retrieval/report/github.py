@@ -4,7 +4,8 @@
 on the pull request's diff and the run's summary. Breached gate rows come first (at the
 line of the query that dropped most), then failing and erroring queries (at their own
 line). GitHub shows at most 10 error annotations per step, so the lines stop at
-``limit`` and a final ``::notice`` says how many more there are and where to read them.
+``limit`` (breached rows and queries each get at least half of it when both have more)
+and a final ``::notice`` says how many more there are and where to read them.
 Under ``retrieval_gate_mode = report`` a breach is a ``::warning``: it does not fail.
 """
 
@@ -114,10 +115,12 @@ def workflow_commands(
     def place(qid: str) -> tuple[str | None, int | None]:
         return places.get(qid, (None, None))
 
-    found = gate_annotations(gate, results, place) if gate is not None else []
-    found += query_annotations(results.all_records(), place)
+    rows = gate_annotations(gate, results, place) if gate is not None else []
+    queries = query_annotations(results.all_records(), place)
+    shown_rows = max(limit - min(len(queries), limit // 2), 0)  # both kinds get their share
+    found = rows[:shown_rows] + queries
     lines = [a.command() for a in found[:limit]]
-    more = len(found) - limit
+    more = len(rows) + len(queries) - len(lines)
     if more > 0:
         text = (
             f"{more} more retrieval finding(s) not annotated (GitHub shows {limit} per step): "

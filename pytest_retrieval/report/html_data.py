@@ -121,7 +121,8 @@ def _line(configuration: str, metric: str, runs: Sequence[LogEntry]) -> TrendLin
 
 
 def _trend_note(shown_runs: int, total: int, other_settings: int) -> str:
-    note = f"{shown_runs} runs" if shown_runs == total else f"the last {shown_runs} of {total}"
+    runs = "1 run" if shown_runs == 1 else f"{shown_runs} runs"
+    note = runs if shown_runs == total else f"the last {shown_runs} of {total} runs"
     if other_settings:
         note += f"; {other_settings} with other settings left out"
     return note

@@ -29,7 +29,10 @@ def _cell(text: str) -> str:
 
 def breached_table(rows: Sequence[GateRow], shown: int = BREACHED_SHOWN) -> str:
     cells = [[_cell(c) for c in row_cells(r)] for r in rows[:shown]]
-    table = tabulate(cells, headers=HEADERS, tablefmt="github", disable_numparse=True)
+    align = ["left"] * 3 + ["right"] * (len(HEADERS) - 3)
+    table = tabulate(
+        cells, headers=HEADERS, tablefmt="github", disable_numparse=True, colalign=align
+    )
     more = len(rows) - shown
     return table + (
         f"\n\n...and {more} more breached rows (in the details below)" if more > 0 else ""
