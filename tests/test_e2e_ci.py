@@ -322,3 +322,5 @@ def test_the_html_page_shows_rank_moves_and_the_markdown_the_verdict_first(
     markdown = (project.path / "r.md").read_text(encoding="utf-8")
     assert markdown.startswith("## Retrieval evaluation\n\n**retrieval gate: FAILED (baseline")
     assert markdown.index("| fused ") < markdown.index("<details>")
+    assert "### retrievers\n\n| configuration | retriever metadata |\n|---|---|\n" in markdown
+    assert "| fused | index_version=2024-06 |" in markdown

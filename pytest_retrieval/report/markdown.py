@@ -7,7 +7,7 @@ Verdict and breached rows first, the rest collapsed, under the comment limit
 from __future__ import annotations
 
 from ..scoring import why
-from .pr_comment import pull_request_comment
+from .pr_comment import pull_request_comment, retrievers_section
 from .run_report import RunReport
 from .tables import render
 
@@ -30,9 +30,8 @@ def markdown_report(report: RunReport) -> str:
     gate's whole explanation, collapsed."""
     text = report.settings_line() + "\n\n"
     text += render(report.evaluation, style="markdown")
-    failed = _not_passed(report)
-    if failed:
-        text += "\n" + failed
+    for section in (_not_passed(report), retrievers_section(report)):
+        text += "\n" + section if section else ""
     if report.gate_text:
         text += f"\n### the gate's explanation\n\n```\n{report.gate_text}\n```\n"
     return pull_request_comment(report, text)

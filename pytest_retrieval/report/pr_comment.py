@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from tabulate import tabulate
 
 from ..gate import GateRow
-from ..retriever_metadata import change_lines
+from ..retriever_metadata import change_lines, shown
 from .gate_text import HEADERS, row_cells, verdict_line
 from .run_report import RunReport
 
@@ -55,6 +55,19 @@ def head(report: RunReport) -> str:
     elif gate.messages:
         lines += ["", *(f"> {m}" for m in gate.messages)]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def retrievers_section(report: RunReport) -> str:
+    """What each retriever says about itself, when any says something (Markdown)."""
+    rows = [
+        f"| {_cell(name)} | {_cell(', '.join(f'{k}={shown(v)}' for k, v in meta.items()))} |"
+        for name, meta in report.retrievers.items()
+        if meta
+    ]
+    if not rows:
+        return ""
+    head = "### retrievers\n\n| configuration | retriever metadata |\n|---|---|\n"
+    return head + "\n".join(rows) + "\n"
 
 
 def _truncate(text: str, budget: int) -> tuple[str, int]:
