@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .catalog import Listing, filter_mask, query_filters, query_text
+from .catalog import Listing, catalog_fingerprint, filter_mask, query_filters, query_text
 
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 # torch intra-op threads for the demo. One query is a few dozen tokens: a second thread
@@ -156,6 +156,12 @@ class DenseRetriever:
             raise ValueError("one embedding per listing expected")
         self.matrix = matrix
         self._query_cache: dict[str, np.ndarray] = {}
+        # what pytest-retrieval records in the baseline, the reports and the history log
+        self.metadata = {
+            "model": MODEL_NAME.rsplit("/", 1)[-1],
+            "model_package": f"{MODEL_PACKAGE} {_package_version()}",
+            "catalog_sha256": catalog_fingerprint(self.listings)[:12],
+        }
 
     def embed_query(self, text: str) -> np.ndarray:
         vector = self._query_cache.get(text)

@@ -56,6 +56,13 @@ class FusedRetriever:
         self.k = k
         self.abstain_below = abstain_below
         self.top_k = top_k
+        # what pytest-retrieval records in the baseline, the reports and the history log
+        self.metadata = {
+            "fusion": f"reciprocal rank fusion, k={k}",
+            "abstain_below": abstain_below,
+            "model": dense.metadata["model"],
+            "catalog_sha256": dense.metadata["catalog_sha256"],
+        }
 
     def best_cosine(self, query: Any) -> float | None:
         """The dense cosine of the best candidate that passes the filters (None if none)."""

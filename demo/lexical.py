@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from .catalog import Listing, filter_mask, query_filters, query_text
+from .catalog import Listing, catalog_fingerprint, filter_mask, query_filters, query_text
 
 FIELD_WEIGHTS = {"name": 3.0, "tags": 1.5, "description": 1.0}
 FIELD_B = {"name": 0.75, "tags": 0.75, "description": 0.75}
@@ -151,6 +151,12 @@ class BM25FRetriever:
             corpus = [tokens[field] or [FILLER] for tokens in per_field]
             index.index(corpus, show_progress=False)
             self.indexes[field] = index
+        # what pytest-retrieval records in the baseline, the reports and the history log
+        self.metadata = {
+            "ranker": "BM25F (bm25s, lucene)",
+            "field_weights": " ".join(f"{f}={w:g}" for f, w in FIELD_WEIGHTS.items()),
+            "catalog_sha256": catalog_fingerprint(self.listings)[:12],
+        }
 
     def scores(self, text: str) -> np.ndarray:
         """BM25F-style score of every listing (catalog order) for the query text."""

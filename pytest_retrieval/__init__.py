@@ -7,6 +7,7 @@ README for the golden file format, the options and the reports.
 
 from ._version import __version__
 from .advice import (
+    RetrievalLogWarning,
     RetrievalNoiseWarning,
     RetrievalOverlapWarning,
     RetrievalReproducibilityWarning,
@@ -22,6 +23,7 @@ __all__ = [
     "Conventions",
     "GoldenQuery",
     "Metric",
+    "RetrievalLogWarning",
     "RetrievalNoiseWarning",
     "RetrievalOverlapWarning",
     "RetrievalQuery",

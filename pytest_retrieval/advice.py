@@ -44,6 +44,10 @@ class RetrievalReproducibilityWarning(RetrievalWarning):
     """Queries whose rankings differ when run again (``retrieval_repeat``)."""
 
 
+class RetrievalLogWarning(RetrievalWarning):
+    """A line of the history log that could not be read (a torn line from a killed run)."""
+
+
 @dataclass(frozen=True)
 class Advice:
     """One piece of advice: its warning class, its text, and the category it is about."""

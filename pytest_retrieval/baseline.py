@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .model import QueryRecord, Results
+from .retriever_metadata import Metadata
 from .settings import Settings
 
 UPDATE_HINT = "pytest --retrieval-eval --retrieval-update-baseline"
@@ -32,6 +33,7 @@ class Baseline:
     settings: dict[str, object]
     configurations: dict[str, dict[str, QueryRecord]]
     provenance: dict[str, object] = field(default_factory=dict)
+    retrievers: dict[str, Metadata] = field(default_factory=dict)  # what each retriever said
 
     def files(self) -> set[str]:
         """The golden files its queries came from."""
@@ -47,6 +49,7 @@ class RunFacts:
     existing_files: frozenset[str] = frozenset()  # baseline files that still exist
     selected: frozenset[str] | None = None  # configurations with items after selection
     collected: frozenset[str] | None = None  # configurations with items before selection
+    retrievers: Mapping[str, Metadata] = field(default_factory=dict)  # this run's metadata
 
     @property
     def collected_files(self) -> set[str]:
@@ -131,8 +134,10 @@ def merge_update(
     configurations: dict[str, dict[str, QueryRecord]] = {}
     kept: dict[str, int] = {}
     dropped: list[str] = []
+    retrievers: dict[str, Metadata] = {}
     if previous is not None and not reset:
         configurations, kept, dropped = _kept_from(previous, facts)
+        retrievers = dict(previous.retrievers)
     updated: dict[str, int] = {}
     errored: list[str] = []
     for name in results.configurations():
@@ -146,10 +151,12 @@ def merge_update(
                 kept[name] -= 1
             block[record.id] = record
             updated[name] = updated.get(name, 0) + 1
+    retrievers.update({n: dict(m) for n, m in facts.retrievers.items() if n in updated})
     baseline = Baseline(
         settings=current,
         configurations={n: dict(sorted(q.items())) for n, q in configurations.items() if q},
         provenance=dict(provenance),
+        retrievers={n: m for n, m in sorted(retrievers.items()) if n in configurations},
     )
     kept = {k: v for k, v in kept.items() if v}
     return UpdateOutcome(baseline, updated, kept, dropped, reset, errored)

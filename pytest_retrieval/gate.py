@@ -17,6 +17,8 @@ from .baseline import UPDATE_HINT, Baseline, RunFacts, settings_differences
 from .comparisons import apply_holm, paired
 from .metrics import parse_metric
 from .model import ALL, QueryRecord, Results, by_category
+from .query_changes import QueryCounts, count_changes
+from .retriever_metadata import MetadataChange, differences
 from .settings import GateMode, GateSettings, Settings, StatsSettings
 from .stats import TestMethod, mean, smallest_significant_n
 
@@ -108,6 +110,8 @@ class GateResult:
     messages: list[str] = field(default_factory=list)
     mode: GateMode = "absolute"
     min_significant_n: int | None = None  # significant mode: fewer queries never fail a row
+    counts: dict[str, QueryCounts] = field(default_factory=dict)  # per compared configuration
+    retriever_changes: list[MetadataChange] = field(default_factory=list)
 
     @property
     def breached(self) -> list[GateRow]:
@@ -132,6 +136,11 @@ class GateResult:
     def failed(self) -> bool:
         return self.verdict in ("failed", "refused")
 
+    @property
+    def blocking(self) -> bool:
+        """Whether a failure fails the run (not under ``retrieval_gate_mode = report``)."""
+        return self.mode != "report"
+
     def as_dict(self) -> dict[str, object]:
         return {
             "verdict": self.verdict,
@@ -143,6 +152,9 @@ class GateResult:
             "skipped": self.skipped,
             "messages": self.messages,
             "mode": self.mode,
+            "blocking": self.blocking,
+            "counts": {name: c.as_dict() for name, c in self.counts.items()},
+            "retriever_changes": [c.as_dict() for c in self.retriever_changes],
         }
 
 
@@ -389,8 +401,11 @@ def run_gate(
                 "crashed worker?)"
             )
             continue
+        result.counts[name] = count_changes(pairing.pairs, metrics)
         found += _rows(name, pairing.pairs, gate, metrics, stats)
     total.note(result)
+    described = [name for name in result.counts if name in facts.retrievers]
+    result.retriever_changes = differences(baseline.retrievers, facts.retrievers, described)
     _finalise(result, found, gate, stats, settings.depth)
     if skipped and not result.rows and result.verdict == "passed":
         result.verdict = "skipped"

@@ -35,7 +35,7 @@ Raw = str | bool | Sequence[str] | None
 IniType = Literal["string", "args"]
 Action = Literal["store", "store_true", "append"]
 Scope = Literal["category", "all"]
-GateMode = Literal["absolute", "significant"]
+GateMode = Literal["absolute", "significant", "report"]
 SCOPES: tuple[Scope, ...] = get_args(Scope)
 MIN_RESAMPLES = 100
 GATE_MODES: tuple[GateMode, ...] = get_args(GateMode)
@@ -160,11 +160,20 @@ def _scope(key: str, raw: Raw) -> Scope:
 
 def _gate_mode(key: str, raw: Raw) -> GateMode:
     value = choice(GATE_MODES)(key, raw)
-    return "significant" if value == "significant" else "absolute"
+    return next(mode for mode in GATE_MODES if mode == value)
 
 
 def _flag(key: str, raw: Raw) -> bool:
     return bool(raw)
+
+
+def _on_off(key: str, raw: Raw) -> bool:
+    value = _text(raw).lower()
+    if value in ("true", "1", "yes", "on"):
+        return True
+    if value in ("false", "0", "no", "off"):
+        return False
+    raise SettingsError(f"{key} must be true or false, got '{_text(raw)}'")
 
 
 def _optional_text(key: str, raw: Raw) -> str | None:
@@ -442,7 +451,8 @@ GATE_SCOPE = Setting(
 )  # fmt: skip
 GATE_MODE = Setting(
     "retrieval_gate_mode",
-    "absolute, or significant (a drop must also be significant after Holm correction)",
+    "absolute; significant (a drop must also be significant after Holm correction); or "
+    "report (compute and print everything, never fail the run)",
     "absolute", _gate_mode,
 )  # fmt: skip
 DIFF = Setting(
@@ -500,12 +510,32 @@ SHOW = Setting(
     "", lambda key, raw: tuple(_entries(raw)), ini=None, option="--retrieval-show",
     metavar="ID", action="append",
 )  # fmt: skip
+# -- history and CI
+LOG = Setting(
+    "retrieval_log",
+    "append one JSON line per run to this history file (the ini value relative to the "
+    "rootdir, the option's to the current folder)",
+    "", _optional_text, option="--retrieval-log", metavar="PATH", default_shown="none",
+)  # fmt: skip
+LABEL = Setting(
+    "retrieval_label",
+    "name of this run in the history log (e.g. nightly); the terminal compares with the "
+    "previous run of the same label",
+    "", _text_value, ini=None, option="--retrieval-label", metavar="TEXT",
+)  # fmt: skip
+GITHUB = Setting(
+    "retrieval_github",
+    "under GitHub Actions: append the Markdown summary to $GITHUB_STEP_SUMMARY and print "
+    "::error annotations at the golden file's line (false turns both off)",
+    "true", _on_off,
+)  # fmt: skip
 
 SCHEMA: tuple[Setting[object], ...] = (
     EVAL, REPORTS, BASELINE, UPDATE_BASELINE, TOLERANCE, DIFF, GROUP_BY, SHOW, TIMEOUT,
+    LOG, LABEL,
     GOLDEN, FIXTURE, METRICS, GAIN, THRESHOLD, MAX_GRADE, EMPTY,
     GATE_CONFIGURATIONS, GATE_METRICS, GATE_SCOPE, GATE_MODE,
-    SEED, BOOTSTRAP, REFERENCE, ALPHA, MIN_QUERIES, WEIGHTS, REPEAT,
+    SEED, BOOTSTRAP, REFERENCE, ALPHA, MIN_QUERIES, WEIGHTS, REPEAT, GITHUB,
 )  # fmt: skip
 
 
@@ -578,6 +608,9 @@ class RunOptions:
     show: tuple[str, ...] = ()  # query ids or globs whose rankings are printed
     timeout: float | None = None  # seconds a retriever call may take
     repeat: int = 1  # calls per query, to check that rankings are reproducible
+    log: str | None = None  # the history log (--retrieval-log / retrieval_log)
+    label: str = ""  # this run's name in the history log
+    github: bool = GITHUB.default_value  # GitHub Actions annotations and step summary
 
 
 @dataclass(frozen=True)
@@ -647,6 +680,9 @@ def _run(raw: Mapping[str, Raw]) -> RunOptions:
         show=SHOW.read(raw),
         timeout=TIMEOUT.read(raw),
         repeat=REPEAT.read(raw),
+        log=LOG.read(raw),
+        label=LABEL.read(raw),
+        github=GITHUB.read(raw),
     )
 
 

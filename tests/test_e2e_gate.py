@@ -567,7 +567,9 @@ def test_no_change_passes(project: pytest.Pytester):
     case = done.gate_case()
     assert case.find("failure") is None and case.find("error") is None
     props = {p.get("name"): p.get("value") for p in case.iter("property")}
-    assert props == {"verdict": "passed", "baseline": BASELINE}
+    counts = {f"{c}.{k}": "0" for c in CONFIGS for k in ("improved", "degraded")}
+    counts |= {f"{c}.unchanged": str(len(QUERY_IDS)) for c in CONFIGS}
+    assert props == {"verdict": "passed", "baseline": BASELINE, "mode": "absolute", **counts}
     gate = done.gate
     assert gate["baseline"] == BASELINE
     assert set(rows_by_key(gate)) == all_keys()
@@ -672,7 +674,12 @@ def test_degraded_category_fails_although_every_item_passed(project: pytest.Pyte
     assert lex2[1] in report and lex3[1] in report
     assert report[-1] == lines[-1]
     props = {p.get("name"): p.get("value") for p in case.iter("property")}
-    assert props == {"verdict": "failed", "baseline": BASELINE}
+    assert props.pop("fused.degraded") == "2"  # lex-2 and lex-3 missed everything
+    assert props.pop("fused.unchanged") == str(len(QUERY_IDS) - 2)
+    assert props == {
+        "verdict": "failed", "baseline": BASELINE, "mode": "absolute", "fused.improved": "0",
+        "bm25.improved": "0", "bm25.degraded": "0", "bm25.unchanged": str(len(QUERY_IDS)),
+    }  # fmt: skip
 
 
 def test_junit_gate_message_names_the_breached_category_and_worst_queries(
@@ -998,7 +1005,7 @@ def test_other_settings_refuse(project: pytest.Pytester, ini_line: str, differs:
     assert f"run `{UPDATE}` to rewrite the baseline with the current settings" in message
     assert differs in done.text
     props = {p.get("name"): p.get("value") for p in done.gate_case().iter("property")}
-    assert props == {"verdict": "refused", "baseline": BASELINE}
+    assert props == {"verdict": "refused", "baseline": BASELINE, "mode": "absolute"}
 
 
 @pytest.mark.parametrize(

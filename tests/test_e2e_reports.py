@@ -109,7 +109,8 @@ def test_the_json_report_holds_what_contract_section_4_says(
     assert list(report["configurations"]) == E2E_CONFIGS
     for configuration in E2E_CONFIGS:
         block = report["configurations"][configuration]
-        assert set(block) == {"summary", "queries"}
+        assert set(block) == {"retriever", "summary", "queries"}
+        assert block["retriever"] == {}  # this project's retriever does not describe itself
         assert _summary(block["summary"]) == e2e_approx(e2e_expected_summary(configuration))
         assert sorted(block["queries"]) == sorted(E2E_QUERY_IDS)
         for qid, record in block["queries"].items():

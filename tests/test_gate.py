@@ -119,7 +119,8 @@ def test_no_change_passes_with_every_row_at_zero() -> None:
     assert all(r.delta == 0.0 and r.worst_queries == [] and not r.breached for r in result.rows)
     assert (result.added, result.removed, result.changed) == ([], [], [])
     assert explain(result, GateSettings().tolerance).splitlines() == [
-        "retrieval gate: PASSED (baseline golden/baseline.json, tolerance 0.02, mode absolute)"
+        "retrieval gate: PASSED (baseline golden/baseline.json, tolerance 0.02, mode absolute)",
+        "  fused: 0 queries improved, 0 degraded, 6 unchanged",
     ]
 
 
@@ -395,6 +396,8 @@ def test_explain_shows_the_table_of_breaches() -> None:
     assert lines[0] == (
         "retrieval gate: FAILED (baseline golden/baseline.json, tolerance 0.02, mode absolute)"
     )
+    assert lines[1] == "  fused: 0 queries improved, 6 degraded, 0 unchanged"
+    lines = lines[1:]
     header = lines[2].split()
     assert header[:7] == [
         "configuration",

@@ -14,6 +14,7 @@ from ..aggregate import summarize
 from ..baseline import Baseline, BaselineError, BaselineMissing
 from ..metrics import EMPTY_CONVENTIONS, GAINS, MetricNameError, parse_metric
 from ..model import BASELINE_FIELDS, ConfigurationRecords, QueryRecord, RecordError
+from ..retriever_metadata import Metadata, parse_metadata
 from .atomic import write_atomic
 
 FORMAT = "pytest-retrieval-baseline"
@@ -103,6 +104,7 @@ def parse_baseline(text: str, shown: str = "baseline") -> Baseline:
         raise BaselineError(f"{shown} lacks 'settings' or 'configurations'")
     names = _check_settings(settings, shown)
     parsed: dict[str, dict[str, QueryRecord]] = {}
+    retrievers: dict[str, Metadata] = {}
     for name, block in configurations.items():
         queries = block.get("queries") if isinstance(block, dict) else None
         if not isinstance(queries, dict):
@@ -114,11 +116,15 @@ def parse_baseline(text: str, shown: str = "baseline") -> Baseline:
             _check_summary(block, parsed[str(name)], names)
         except BaselineError as exc:
             raise BaselineError(f"{shown}: configuration '{name}': {exc}") from None
+        described = parse_metadata(block.get("retriever"), "")[0]  # older baselines: none
+        if described:
+            retrievers[str(name)] = described
     provenance = data.get("provenance")
     return Baseline(
         settings=settings,
         configurations=parsed,
         provenance=provenance if isinstance(provenance, dict) else {},
+        retrievers=retrievers,
     )
 
 
@@ -170,10 +176,13 @@ def _one(value: object) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
-def _configuration_lines(queries: dict[str, QueryRecord], metrics: list[str]) -> list[str]:
+def _configuration_lines(
+    queries: dict[str, QueryRecord], metrics: list[str], retriever: Metadata | None
+) -> list[str]:
     view = ConfigurationRecords(tuple(queries[q] for q in sorted(queries)))
     summary = summarize(view, metrics)
-    lines = [f'      "summary": {{"all": {_one(summary.all.as_dict())}, "categories": {{']
+    lines = [f'      "retriever": {_one(retriever)},'] if retriever else []
+    lines += [f'      "summary": {{"all": {_one(summary.all.as_dict())}, "categories": {{']
     cats = sorted(summary.categories.items())
     for i, (cat, row) in enumerate(cats):
         lines.append(
@@ -201,7 +210,8 @@ def dumps(baseline: Baseline) -> str:
     names = sorted(baseline.configurations)
     for ci, name in enumerate(names):
         lines.append(f"    {_one(name)}: {{")
-        lines += _configuration_lines(baseline.configurations[name], metrics)
+        described = baseline.retrievers.get(name)
+        lines += _configuration_lines(baseline.configurations[name], metrics, described)
         lines.append("    }" + ("," if ci < len(names) - 1 else ""))
     lines += ["  }", "}"]
     return "\n".join(lines) + "\n"

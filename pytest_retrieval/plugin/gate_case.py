@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Literal, cast
 import pytest
 
 from ..gate import GateResult
+from ..retriever_metadata import change_lines
 
 if TYPE_CHECKING:
     from _pytest._io import TerminalWriter
@@ -41,13 +42,32 @@ class GateFailure:
         return self.text
 
 
+def properties(gate: GateResult) -> list[tuple[str, object]]:
+    """The testcase's JUnit properties: the verdict, its mode, each configuration's query
+    counts and retriever changes; in report mode, the findings' text."""
+    found: list[tuple[str, object]] = [("verdict", gate.verdict), ("baseline", gate.baseline)]
+    found.append(("mode", gate.mode))
+    for name, counts in gate.counts.items():
+        found += [(f"{name}.{key}", value) for key, value in counts.as_dict().items()]
+    for line in change_lines(gate.retriever_changes):
+        name, _, changed = line.partition(": ")
+        found.append((f"{name}.retriever_changed", changed))
+    return found
+
+
 def _report(gate: GateResult, when: str, headline: str, text: str) -> pytest.TestReport:
     skipped = gate.verdict == "skipped"
     outcome, longrepr = "passed", cast(object, None)
+    user_properties = properties(gate)
+    sections: list[tuple[str, str]] = []
     if skipped and when == "setup":
         outcome, longrepr = "skipped", (GATE_NODEID, 0, f"Skipped: {headline}")
-    elif gate.failed and when == "call":
+    elif gate.failed and when == "call" and gate.blocking:
         outcome, longrepr = "failed", GateFailure(headline, text)
+    elif gate.failed and when == "call":  # report mode: passed, the findings in its text
+        sections.append(("Captured stdout call", text))
+    if gate.failed and not gate.blocking:  # JUnit reads the properties of the last phase
+        user_properties.append(("findings", text))
     return pytest.TestReport(
         nodeid=GATE_NODEID,
         location=(GATE_NODEID, None, GATE_NODEID),
@@ -55,9 +75,9 @@ def _report(gate: GateResult, when: str, headline: str, text: str) -> pytest.Tes
         outcome=cast("Literal['passed', 'failed', 'skipped']", outcome),
         longrepr=cast("None", longrepr),
         when=cast("Literal['setup', 'call', 'teardown']", when),
-        sections=[],
+        sections=sections,
         duration=0.0,
-        user_properties=[("verdict", gate.verdict), ("baseline", gate.baseline)],
+        user_properties=user_properties,
     )
 
 

@@ -26,6 +26,7 @@ from ..settings import (
     parse_run_settings,
 )
 from .collect import GoldenFile, check_fixture, golden_ids, golden_query_of, item_configuration
+from .gathered import note_queries
 from .item import record_without_scoring
 from .keys import (
     COLLECTED_KEY,
@@ -186,6 +187,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         workeroutput["retrieval_selected"] = selected
         collected: set[str] = config.stash.get(COLLECTED_KEY, set())
         workeroutput["retrieval_collected"] = sorted(collected)
+        note_queries(config)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

@@ -19,6 +19,7 @@ from ..runner import Repeats, RetrieverTimeout, call_with_timeout
 from ..scoring import Expectation, detail_text, errored, failure_text, score_query, skipped
 from ..settings import RunSettings, Settings
 from ..shapes import ResultShapeError, dedupe, ranked_ids
+from .gathered import note_retriever
 from .keys import CONFIGURATION_KEY, RECORD_KEY, SETTINGS_KEY
 
 
@@ -164,6 +165,7 @@ def run_query(query: GoldenQuery, request: pytest.FixtureRequest, retriever: obj
     item = request.node
     run = request.config.stash[SETTINGS_KEY]
     configuration, position = item.stash[CONFIGURATION_KEY]
+    note_retriever(request.config, configuration, retriever)  # once per configuration
     if not callable(retriever):
         message = (
             f"the '{run.settings.fixture}' fixture must return a callable that takes the "

@@ -8,6 +8,7 @@ import pytest
 
 from ..golden import GoldenSet
 from ..model import QueryRecord
+from ..retriever_metadata import Metadata
 from ..settings import RunSettings
 
 # on the config
@@ -17,6 +18,8 @@ GOLDEN_ROOTS_KEY = pytest.StashKey[list[Path]]()  # retrieval_golden, resolved
 EXPLICIT_KEY = pytest.StashKey[set[Path]]()  # files named on the command line
 SELECTED_KEY = pytest.StashKey[list[str]]()  # configurations with selected golden items
 COLLECTED_KEY = pytest.StashKey[set[str]]()  # configurations collected, before selection
+RETRIEVERS_KEY = pytest.StashKey[dict[str, Metadata]]()  # configuration -> its retriever's metadata
+RETRIEVER_NOTES_KEY = pytest.StashKey[list[str]]()  # what was wrong with that metadata
 
 # on an item
 RECORD_KEY = pytest.StashKey[QueryRecord]()  # what the item's call produced

@@ -29,6 +29,7 @@ from ..baseline import (
 )
 from ..evaluation import Evaluation, analyse
 from ..gate import GateResult, run_gate
+from ..history import build_entry
 from ..io.baseline_file import read_baseline, write_baseline
 from ..io.provenance import provenance
 from ..model import QueryRecord, RecordError, Results
@@ -38,8 +39,10 @@ from ..report.writers import write_reports
 from ..settings import RunSettings, Tolerances
 from .collect import golden_ids
 from .gate_case import log_verdict
+from .gathered import Gathered
 from .keys import COLLECTED_KEY, GOLDEN_SET_KEY, SELECTED_KEY
 from .missing import is_golden_nodeid, missing_records
+from .outputs import History, github_output, log_path, on_github, record_run, stamp, utc_now
 from .terminal import write_summary
 
 if TYPE_CHECKING:
@@ -78,6 +81,11 @@ class RetrievalSession:
         self.incomplete: str | None = None  # why the run did not run every item
         self.failed_write = False  # a baseline or report could not be written
         self.written: list[Path] = []
+        self.gathered = Gathered()  # retriever metadata, query lines and texts
+        self.baseline: Baseline | None = None  # what the gate compared with
+        self.history: History | None = None  # --retrieval-log
+        self.annotations: list[str] = []  # GitHub Actions workflow commands
+        self.finished = ""  # when the items were done (UTC, ISO 8601)
 
     # -- gathering --------------------------------------------------------------------
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -110,6 +118,7 @@ class RetrievalSession:
         self.worker_golden.update(output.get("retrieval_golden") or {})
         self.worker_selected.update(output.get("retrieval_selected") or [])
         self.worker_collected.update(output.get("retrieval_collected") or [])
+        self.gathered.add_worker(output)
 
     def facts(self, baseline: Baseline | None) -> RunFacts:
         """What this run saw: golden ids and files, collected and selected configurations."""
@@ -121,6 +130,7 @@ class RetrievalSession:
             existing_files=frozenset(existing),
             selected=frozenset(self.worker_selected | set(own_selected)),
             collected=frozenset(self.worker_collected | own_collected),
+            retrievers=self.gathered.retrievers,
         )
 
     def _exists(self, path: str) -> bool:
@@ -159,10 +169,12 @@ class RetrievalSession:
             outcome = yield
         except (session.Failed, session.Interrupted):
             # -x / --maxfail / a stop request ends the loop by raising
+            self._gather_local()
             self._mark_incomplete(session)
             raise
         if self.config.option.collectonly:
             return outcome
+        self._gather_local()
         if self._mark_incomplete(session):
             return outcome
         self._add_missing()
@@ -171,7 +183,14 @@ class RetrievalSession:
             self._update_baseline()
         else:
             self._run_gate(session)
+        self._record_history()
         return outcome
+
+    def _gather_local(self) -> None:
+        """The end of the items: when, and what this process gathered beside the records."""
+        self.finished = utc_now()
+        self.gathered = self.gathered.with_local(self.config)
+        self.notes.extend(self.gathered.notes)
 
     def _mark_incomplete(self, session: pytest.Session) -> bool:
         """Record why the run is incomplete, if it is; True when it is."""
@@ -245,6 +264,7 @@ class RetrievalSession:
         except BaselineError as exc:
             message = f"{exc}. Fix or delete the file, or run `{UPDATE_HINT}` to rewrite it"
             return GateResult(verdict="refused", baseline=shown, messages=[message])
+        self.baseline = baseline
         run = self.run
         return run_gate(
             baseline, shown, self.results, run.settings, run.gate, run.stats, self.facts(baseline)
@@ -252,8 +272,25 @@ class RetrievalSession:
 
     def _run_gate(self, session: pytest.Session) -> None:
         self.gate = self._gate_result()
+        self.gate.mode = self.run.gate.mode  # also for a refusal: report mode never fails
         if self.gate.verdict != "no-baseline":
             log_verdict(session, self.gate, headline(self.gate), self.gate_text())
+
+    def _record_history(self) -> None:
+        """``--retrieval-log``: compare with the previous run of the label, append this one."""
+        path = log_path(self.config, self.run)
+        if path is None or not self.results:
+            return
+        golden = GoldenInfo.of(self.results)
+        entry = build_entry(
+            self.evaluation, self.run.settings.as_dict(), (golden.queries, golden.sha256),
+            self.gathered.retrievers, self.gate, stamp(self.config.rootpath, self.finished),
+            self.run.run.label,
+        )  # fmt: skip
+        self.history = history = record_run(self.config, path, entry)
+        self.notes += history.notes
+        self.escalated += history.escalated
+        self.failed_write = self.failed_write or history.failed
 
     def _advise(self) -> None:
         """Issue the evaluation's advice as warnings, through pytest's filters.
@@ -300,7 +337,10 @@ class RetrievalSession:
         run = self.run
         return RunReport(
             run.settings, self.results, self.evaluation, golden, self.gate, gate_text,
-            self.incomplete,
+            incomplete=self.incomplete, tolerance=self.tolerance,
+            retrievers=self.gathered.retrievers, baseline=self.baseline,
+            places=self.gathered.places, label=run.run.label,
+            history=self.history.entries if self.history else (), generated=self.finished,
         )  # fmt: skip
 
     @pytest.hookimpl(trylast=True)
@@ -308,13 +348,16 @@ class RetrievalSession:
         failed = self.failed_write or self.escalated
         if failed and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        paths = self.run.run.reports
-        if not paths or self.config.option.collectonly:
-            return
-        if session.exitstatus == pytest.ExitCode.USAGE_ERROR:
+        if self.config.option.collectonly or session.exitstatus == pytest.ExitCode.USAGE_ERROR:
             return  # the run stopped before anything ran: nothing to report
         if self.incomplete is None and session.exitstatus == pytest.ExitCode.INTERRUPTED:
             self.incomplete = "interrupted"
+        if on_github(self.run) and (self.results or self.gate is not None):
+            self.annotations, notes = github_output(self.config, self.run_report())
+            self.notes.extend(notes)
+        paths = self.run.run.reports
+        if not paths:
+            return
         base = self.config.invocation_params.dir
         self.written, failed = write_reports([base / p for p in paths], self.run_report())
         if failed:

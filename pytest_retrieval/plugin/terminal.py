@@ -13,6 +13,7 @@ from ..evaluation import Evaluation
 from ..gate import GateResult
 from ..model import Results
 from ..report.gate_text import explain, verdict_lines
+from ..report.history_text import since_lines
 from ..report.summary import Verbosity, summary_lines
 from ..settings import Tolerances
 
@@ -20,6 +21,8 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from _pytest.terminal import TerminalReporter
+
+    from .outputs import History
 
 VERDICT_COLOURS = {"passed": "green", "no-baseline": "yellow", "skipped": "yellow"}
 
@@ -34,6 +37,8 @@ class Summary(Protocol):
     escalated: list[str]
     advice_shown: int
     written: list[Path]
+    history: History | None
+    annotations: list[str]
 
     @property
     def evaluation(self) -> Evaluation: ...
@@ -106,7 +111,8 @@ def _gate_lines(tr: TerminalReporter, session: Summary, width: int) -> None:
     if gate is None:
         return
     tr.write_line("")
-    colour = VERDICT_COLOURS.get(gate.verdict, "red")
+    colour = VERDICT_COLOURS.get(gate.verdict, "red") if gate.blocking else "yellow"
+    colour = "green" if gate.verdict == "passed" else colour
     if verbosity_of(tr) == "quiet":
         for i, line in enumerate(verdict_lines(gate, session.tolerance, width)):
             tr.write_line(line, **({colour: True, "bold": True} if i == 0 else {}))
@@ -115,6 +121,16 @@ def _gate_lines(tr: TerminalReporter, session: Summary, width: int) -> None:
         return
     for i, line in enumerate(explain(gate, session.tolerance, width).splitlines()):
         tr.write_line(line, **({colour: True, "bold": True} if i == 0 else {}))
+
+
+def _history_lines(tr: TerminalReporter, session: Summary, width: int) -> None:
+    """``--retrieval-log``: the change since the previous run of the same label."""
+    history = session.history
+    if history is None or not history.appended or verbosity_of(tr) == "quiet":
+        return
+    tr.write_line("")
+    for line in since_lines(history.since, history.label, width):
+        tr.write_line(line)
 
 
 def write_summary(tr: TerminalReporter, session: Summary) -> None:
@@ -132,6 +148,11 @@ def write_summary(tr: TerminalReporter, session: Summary) -> None:
     if session.update is not None:
         for line, warn in _update_lines(session.update, session.baseline_shown):
             tr.write_line(line, **({"yellow": True} if warn else {}))
+    _history_lines(tr, session, width)
     _gate_lines(tr, session, width)
     for path in session.written:
         tr.write_line(f"retrieval report written: {path}")
+    if session.history is not None and session.history.appended:
+        tr.write_line(f"retrieval log appended: {session.history.shown}")
+    for command in session.annotations:  # GitHub reads these whole: never wrapped
+        tr.write_line(command)

@@ -17,6 +17,7 @@ from tabulate import tabulate
 
 from ..baseline import UPDATE_HINT
 from ..gate import GateResult, GateRow, WorstQuery
+from ..retriever_metadata import change_lines
 from ..settings import Tolerances
 from .summary import fit
 from .tables import short
@@ -65,6 +66,11 @@ def headline(result: GateResult, limit: int = 3) -> str:
 
 def _interval(row: GateRow) -> str:
     return "n/a" if row.ci is None else f"[{row.ci[0]:+.3f}, {row.ci[1]:+.3f}]"
+
+
+def row_cells(r: GateRow, label: Callable[[str], str] = str) -> list[str]:
+    """A gate row's cells under :data:`HEADERS`."""
+    return _cells(r, label)
 
 
 def _cells(r: GateRow, label: Callable[[str], str] = str) -> list[str]:
@@ -200,6 +206,8 @@ def verdict_line(result: GateResult, tolerance: Tolerances | None = None) -> str
     if tolerance is None or result.verdict not in ("passed", "failed"):
         return head
     head += f" (baseline {result.baseline}, tolerance {tolerance}, mode {result.mode}"
+    if not result.blocking:
+        head += ": findings only, the exit code is not changed"
     quiet = len(result.not_significant)
     if quiet:
         head += f"; {quiet} row(s) dropped beyond the tolerance but not significantly"
@@ -217,6 +225,20 @@ def verdict_lines(result: GateResult, tolerance: Tolerances | None, width: int |
     return [word, *_wrap(rest.removesuffix(")"), width, "  ", "  ")]
 
 
+def beside_verdict(result: GateResult, width: int | None = None) -> list[str]:
+    """What goes right under the verdict: per compared configuration how many queries
+    improved, degraded or stayed, and what each retriever says changed since the baseline."""
+    lines: list[str] = []
+    for name, counts in result.counts.items():
+        lines += _wrap(f"{name}: {counts.text()}", width, "  ", "    ")
+    changes = change_lines(result.retriever_changes)
+    if changes:
+        lines += _wrap("retriever changed since the baseline (still compared):", width, "  ", "  ")
+        for text in changes:
+            lines += _wrap(text, width, "    ", "      ")
+    return lines
+
+
 def explain(
     result: GateResult, tolerance: Tolerances | None = None, width: int | None = None
 ) -> str:
@@ -224,7 +246,7 @@ def explain(
 
     ``width``: the terminal's, to wrap and narrow to; None for reports and JUnit.
     """
-    lines = verdict_lines(result, tolerance, width)
+    lines = verdict_lines(result, tolerance, width) + beside_verdict(result, width)
     for message in result.messages:
         lines += _wrap(message, width, "  ", "    ")
     breached = result.breached

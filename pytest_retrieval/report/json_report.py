@@ -16,10 +16,10 @@ def _configurations(report: RunReport) -> dict[str, object]:
     out: dict[str, object] = {}
     for name in report.evaluation.summaries:
         records = report.results.view(name).records
-        out[name] = {
-            "summary": report.evaluation.summary_dict(name),
-            "queries": {r.id: r.to_dict(REPORT_FIELDS) for r in records},
-        }
+        block: dict[str, object] = {"retriever": dict(report.retrievers.get(name, {}))}
+        block["summary"] = report.evaluation.summary_dict(name)
+        block["queries"] = {r.id: r.to_dict(REPORT_FIELDS) for r in records}
+        out[name] = block
     return out
 
 

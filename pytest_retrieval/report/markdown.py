@@ -1,8 +1,13 @@
-"""The Markdown report: the terminal's tables for a CI job summary."""
+"""The Markdown report: the terminal's tables for a CI job summary or a pull-request comment.
+
+Verdict and breached rows first, the rest collapsed, under the comment limit
+(:mod:`pytest_retrieval.report.pr_comment`).
+"""
 
 from __future__ import annotations
 
 from ..scoring import why
+from .pr_comment import pull_request_comment, retrievers_section
 from .run_report import RunReport
 from .tables import render
 
@@ -21,15 +26,13 @@ def _not_passed(report: RunReport) -> str:
 
 
 def markdown_report(report: RunReport) -> str:
-    """The same tables as the terminal, in Markdown, then why items failed and the verdict."""
-    text = "## Retrieval evaluation\n\n"
-    if report.incomplete:
-        text += f"**{report.incomplete_line()}**\n\n"
+    """The verdict first, then the same tables as the terminal, why items failed and the
+    gate's whole explanation, collapsed."""
+    text = f"**{report.incomplete_line()}**\n\n" if report.incomplete else ""
     text += report.settings_line() + "\n\n"
     text += render(report.evaluation, style="markdown")
-    failed = _not_passed(report)
-    if failed:
-        text += "\n" + failed
+    for section in (_not_passed(report), retrievers_section(report)):
+        text += "\n" + section if section else ""
     if report.gate_text:
-        text += f"\n```\n{report.gate_text}\n```\n"
-    return text
+        text += f"\n### the gate's explanation\n\n```\n{report.gate_text}\n```\n"
+    return pull_request_comment(report, text)

@@ -6,13 +6,17 @@ cannot disagree on what the run was.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
+from ..baseline import Baseline
 from ..evaluation import Evaluation
 from ..gate import GateResult
 from ..golden import golden_digest
+from ..history import LogEntry
 from ..model import Results
-from ..settings import Settings
+from ..retriever_metadata import Metadata
+from ..settings import Settings, Tolerances
 
 
 @dataclass(frozen=True)
@@ -48,6 +52,13 @@ class RunReport:
     gate: GateResult | None = None
     gate_text: str | None = None  # the gate's explanation, as the terminal shows it
     incomplete: str | None = None  # why the run did not run every item (then not gated)
+    tolerance: Tolerances | None = None  # the gate's, for its verdict line
+    retrievers: Mapping[str, Metadata] = field(default_factory=dict)  # what each one said
+    baseline: Baseline | None = None  # the baseline the gate read (rank moves per query)
+    places: Mapping[str, tuple[int, str]] = field(default_factory=dict)  # id -> (line, text)
+    history: Sequence[LogEntry] = ()  # the history log's runs, this one last
+    label: str = ""  # this run's --retrieval-label
+    generated: str = ""  # when the run finished (UTC)
 
     def incomplete_line(self) -> str:
         """A sentence that says the numbers are partial, or ""."""

@@ -1,0 +1,90 @@
+"""What the controller gathers beside the records: retriever metadata, query lines and texts.
+
+Each process (the controller, or every xdist worker) notes its retrievers' metadata the
+first time a configuration's retriever reaches an item (:func:`note_retriever`), and the
+line and text of every golden query it collected (:func:`note_queries`). A worker hands
+both to the controller in its ``workeroutput``; :class:`Gathered` merges them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import pytest
+
+from ..retriever_metadata import Metadata, describe, parse_metadata
+from .keys import GOLDEN_SET_KEY, RETRIEVER_NOTES_KEY, RETRIEVERS_KEY
+
+WORKER_RETRIEVERS = "retrieval_retrievers"
+WORKER_NOTES = "retrieval_retriever_notes"
+WORKER_QUERIES = "retrieval_queries"
+
+
+def _workeroutput(config: pytest.Config) -> dict[str, object] | None:
+    output = getattr(config, "workeroutput", None)
+    return output if isinstance(output, dict) else None
+
+
+def note_retriever(config: pytest.Config, configuration: str, retriever: object) -> None:
+    """Read a configuration's retriever metadata, once per configuration and process."""
+    seen = config.stash.setdefault(RETRIEVERS_KEY, {})
+    if configuration in seen:
+        return
+    metadata, problems = describe(configuration, retriever)
+    seen[configuration] = metadata
+    notes = config.stash.setdefault(RETRIEVER_NOTES_KEY, [])
+    notes.extend(problems)
+    output = _workeroutput(config)
+    if output is not None:
+        output[WORKER_RETRIEVERS] = dict(seen)
+        output[WORKER_NOTES] = list(notes)
+
+
+def query_places(config: pytest.Config) -> dict[str, tuple[int, str]]:
+    """Every golden query collected by this process: id -> (line in its file, text)."""
+    golden = config.stash.get(GOLDEN_SET_KEY, None)
+    return {} if golden is None else {q.id: (q.line, q.text) for q in golden.queries.values()}
+
+
+def note_queries(config: pytest.Config) -> None:
+    """On a worker: hand the controller the lines and texts of the golden queries."""
+    output = _workeroutput(config)
+    if output is not None:
+        output[WORKER_QUERIES] = query_places(config)
+
+
+@dataclass
+class Gathered:
+    """Retriever metadata, notes about it, and query lines and texts, from every process."""
+
+    retrievers: dict[str, Metadata] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    places: dict[str, tuple[int, str]] = field(default_factory=dict)
+
+    def add_worker(self, output: Mapping[str, object]) -> None:
+        found = output.get(WORKER_RETRIEVERS)
+        if isinstance(found, Mapping):
+            for name, data in found.items():
+                metadata, _ = parse_metadata(data, str(name))
+                self.retrievers.setdefault(str(name), metadata)
+        notes = output.get(WORKER_NOTES)
+        if isinstance(notes, list):
+            self.notes.extend(str(n) for n in notes if str(n) not in self.notes)
+        places = output.get(WORKER_QUERIES)
+        if isinstance(places, Mapping):
+            for qid, place in places.items():
+                if isinstance(place, (list, tuple)) and len(place) == 2:
+                    self.places[str(qid)] = (int(place[0]), str(place[1]))
+
+    def with_local(self, config: pytest.Config) -> Gathered:
+        """This merged with what the controller's own process noted."""
+        notes = [*self.notes]
+        local_notes: list[str] = config.stash.get(RETRIEVER_NOTES_KEY, [])
+        notes += [n for n in local_notes if n not in notes]
+        local: dict[str, Metadata] = config.stash.get(RETRIEVERS_KEY, {})
+        return Gathered(
+            {**self.retrievers, **local},
+            notes,
+            {**self.places, **query_places(config)},
+        )

@@ -1,0 +1,152 @@
+"""What the controller writes beside the reports: the history log and GitHub Actions output.
+
+- ``--retrieval-log PATH``: the log is read (each unreadable line a
+  :class:`~pytest_retrieval.RetrievalLogWarning` at its line), the previous run of the same
+  label found, and this run appended (:mod:`pytest_retrieval.io.history_file`).
+- Under GitHub Actions (``GITHUB_ACTIONS=true``, unless ``retrieval_github = false``): the
+  Markdown report is appended to ``$GITHUB_STEP_SUMMARY`` and the findings become
+  ``::error`` annotations at the golden file's line (printed by the terminal summary).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import os
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from _pytest.warnings import catch_warnings_for_item
+
+from .._version import __version__
+from ..advice import RetrievalLogWarning, RetrievalWarning
+from ..history import LogEntry, RunStamp, SincePrevious, previous_run, since_previous
+from ..io.history_file import append_entry, read_log
+from ..io.provenance import git_commit, git_dirty
+from ..model import Results
+from ..report.github import workflow_commands
+from ..report.markdown import markdown_report
+from ..report.run_report import RunReport
+from ..settings import LOG, RunSettings
+
+
+def utc_now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def stamp(root: Path, time: str) -> RunStamp:
+    """The run's time, the git commit and dirty flag at ``root``, the plugin's version."""
+    return RunStamp(time, git_commit(root), git_dirty(root), f"pytest-retrieval {__version__}")
+
+
+def shown_path(config: pytest.Config, path: Path) -> str:
+    try:
+        return str(path.relative_to(config.rootpath))
+    except ValueError:
+        return str(path)
+
+
+def log_path(config: pytest.Config, run: RunSettings) -> Path | None:
+    """The log: the option's path from the current folder, the ini key's from the rootdir."""
+    if not run.run.log:
+        return None
+    given = config.getoption(LOG.name, None)
+    base = config.invocation_params.dir if given else config.rootpath
+    return base / run.run.log
+
+
+def warn_at(config: pytest.Config, text: str, path: str, line: int) -> bool:
+    """Issue a log warning through pytest's filters; False when -W made it an error."""
+    with catch_warnings_for_item(config, config.hook, "runtest", None):
+        try:
+            warnings.warn_explicit(RetrievalLogWarning(text), RetrievalLogWarning, path, line)
+        except RetrievalWarning:
+            return False
+    return True
+
+
+@dataclass
+class History:
+    """The log after this run: where it is, its runs (this one last when appended)."""
+
+    path: Path
+    shown: str
+    label: str
+    entries: list[LogEntry] = field(default_factory=list)
+    since: SincePrevious | None = None
+    appended: bool = False
+    notes: list[str] = field(default_factory=list)
+    escalated: list[str] = field(default_factory=list)
+    failed: bool = False  # the log could not be written
+
+
+def record_run(config: pytest.Config, path: Path, entry: LogEntry) -> History:
+    """Read the log (warning about each line skipped), compare, then append this run."""
+    shown = shown_path(config, path)
+    history = History(path, shown, entry.label)
+    try:
+        read = read_log(path)
+    except OSError as exc:
+        history.notes.append(f"retrieval log could not be read: {shown}: {exc.strerror or exc}")
+        read = None
+    if read is not None:
+        for problem in read.problems:
+            text = f"retrieval log {shown}: {problem.message}"
+            if not warn_at(config, text, shown, problem.line):
+                history.escalated.append(text)
+        history.entries = list(read.entries)
+        previous = previous_run(read.entries, entry.label)
+        history.since = since_previous(entry, previous) if previous is not None else None
+    try:
+        append_entry(path, entry)
+    except OSError as exc:
+        history.notes.append(f"retrieval log NOT written: {shown}: {exc.strerror or exc}")
+        history.failed = True
+        return history
+    history.entries.append(entry)
+    history.appended = True
+    return history
+
+
+# --------------------------------------------------------------------------- GitHub Actions
+
+
+def on_github(run: RunSettings, environ: Mapping[str, str] | None = None) -> bool:
+    env = os.environ if environ is None else environ
+    return run.run.github and env.get("GITHUB_ACTIONS") == "true"
+
+
+def annotation_places(
+    config: pytest.Config, results: Results, lines: Mapping[str, tuple[int, str]]
+) -> dict[str, tuple[str | None, int | None]]:
+    """query id -> (file relative to the repository, line), as GitHub wants them."""
+    workspace = os.environ.get("GITHUB_WORKSPACE")
+    root = Path(workspace).resolve() if workspace else None
+    places: dict[str, tuple[str | None, int | None]] = {}
+    for record in results.all_records():
+        if record.id in places or not record.path:
+            continue
+        file = record.path
+        if root is not None:
+            with contextlib.suppress(ValueError):  # outside the workspace: as pytest shows it
+                file = str((config.rootpath / record.path).resolve().relative_to(root))
+        line = lines.get(record.id, (0, ""))[0]
+        places[record.id] = (file, line or None)
+    return places
+
+
+def github_output(config: pytest.Config, report: RunReport) -> tuple[list[str], list[str]]:
+    """Append the step summary; return the annotation lines and any note."""
+    notes: list[str] = []
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        try:
+            with open(summary, "a", encoding="utf-8") as handle:
+                handle.write(markdown_report(report) + "\n")
+        except OSError as exc:
+            notes.append(f"GITHUB_STEP_SUMMARY not written: {summary}: {exc.strerror or exc}")
+    places = annotation_places(config, report.results, report.places)
+    return workflow_commands(report.results, report.gate, places), notes

@@ -1,0 +1,104 @@
+"""The Markdown report's shape: fit for a pull-request comment and a CI job summary. Pure.
+
+What a reviewer needs first comes first: the gate's verdict, what sits beside it (queries
+improved / degraded / unchanged, retriever changes), the breached rows; then everything
+else in a collapsed ``<details>``. The whole text stays under GitHub's 65,536-character
+comment limit: what does not fit is cut at a line, with a note saying so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tabulate import tabulate
+
+from ..gate import GateRow
+from ..retriever_metadata import change_lines, shown
+from .gate_text import HEADERS, row_cells, verdict_line
+from .run_report import RunReport
+
+COMMENT_LIMIT = 65_536  # GitHub's limit on a comment's body, in characters
+BREACHED_SHOWN = 25  # breached rows in the open part; the details have every one
+TITLE = "## Retrieval evaluation"
+SUMMARY = "Every table, the failed queries and the gate's full explanation"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "/")
+
+
+def breached_table(rows: Sequence[GateRow], shown: int = BREACHED_SHOWN) -> str:
+    cells = [[_cell(c) for c in row_cells(r)] for r in rows[:shown]]
+    align = ["left"] * 3 + ["right"] * (len(HEADERS) - 3)
+    table = tabulate(
+        cells, headers=HEADERS, tablefmt="github", disable_numparse=True, colalign=align
+    )
+    more = len(rows) - shown
+    return table + (
+        f"\n\n...and {more} more breached rows (in the details below)" if more > 0 else ""
+    )
+
+
+def head(report: RunReport) -> str:
+    """The open part: the verdict, the lines beside it and the breached rows."""
+    gate = report.gate
+    if gate is None:
+        return TITLE + "\n"
+    lines = [TITLE, "", f"**{verdict_line(gate, report.tolerance)}**", ""]
+    lines += [f"- {name}: {counts.text()}" for name, counts in gate.counts.items()]
+    lines += [
+        f"- retriever changed since the baseline (still compared): {text}"
+        for text in change_lines(gate.retriever_changes)
+    ]
+    if gate.breached:
+        lines += ["", breached_table(gate.breached)]
+    elif gate.messages:
+        lines += ["", *(f"> {m}" for m in gate.messages)]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def retrievers_section(report: RunReport) -> str:
+    """What each retriever says about itself, when any says something (Markdown)."""
+    rows = [
+        f"| {_cell(name)} | {_cell(', '.join(f'{k}={shown(v)}' for k, v in meta.items()))} |"
+        for name, meta in report.retrievers.items()
+        if meta
+    ]
+    if not rows:
+        return ""
+    head = "### retrievers\n\n| configuration | retriever metadata |\n|---|---|\n"
+    return head + "\n".join(rows) + "\n"
+
+
+def _truncate(text: str, budget: int) -> tuple[str, int]:
+    """``text`` cut at the last line that fits in ``budget`` characters (an open code
+    fence closed again), and how many characters were left out."""
+    if len(text) <= budget:
+        return text, 0
+    cut = text[:budget]
+    cut = cut[: cut.rfind("\n") + 1] if "\n" in cut else ""
+    if sum(1 for line in cut.splitlines() if line.startswith("```")) % 2:
+        cut += "```\n"
+    return cut, len(text) - len(cut)
+
+
+def note(left_out: int, limit: int) -> str:
+    return (
+        f"\n**Truncated:** {left_out:,} characters left out to stay under the "
+        f"{limit:,}-character limit of a pull-request comment; the JSON and HTML reports "
+        "(`--retrieval-report`) hold everything.\n"
+    )
+
+
+def pull_request_comment(report: RunReport, body: str, limit: int = COMMENT_LIMIT) -> str:
+    """The head, then ``body`` collapsed (open when there is no gate), within ``limit``."""
+    top = head(report)
+    if report.gate is None:
+        opening, closing = "\n", ""
+    else:
+        opening, closing = f"\n<details><summary>{SUMMARY}</summary>\n\n", "\n</details>\n"
+    reserve = len(top) + len(opening) + len(closing) + len(note(len(body), limit)) + 2
+    text, left_out = _truncate(body, max(0, limit - reserve))
+    tail = note(left_out, limit) if left_out else ""
+    whole = top + opening + text + tail + closing
+    return whole if len(whole) <= limit else whole[: limit - 1] + "\n"  # a head over the limit

@@ -1,0 +1,154 @@
+"""Unit tests of the Markdown report's pull-request shape and of the GitHub workflow commands."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from test_gate import QUERY_IDS, baseline_of, gate, perfect, record, results_of  # beside this file
+
+from pytest_retrieval.evaluation import analyse
+from pytest_retrieval.gate import GateResult
+from pytest_retrieval.model import Results
+from pytest_retrieval.report.gate_text import explain
+from pytest_retrieval.report.github import Annotation, workflow_commands
+from pytest_retrieval.report.markdown import markdown_report
+from pytest_retrieval.report.pr_comment import COMMENT_LIMIT, pull_request_comment
+from pytest_retrieval.report.run_report import GoldenInfo, RunReport
+from pytest_retrieval.settings import GateSettings, Settings, StatsSettings
+
+SETTINGS = Settings(metrics=Settings().metrics[:2])
+STATS = StatsSettings(resamples=200)
+TOLERANCE = GateSettings().tolerance
+
+
+def report_of(results: Results, verdict: GateResult | None) -> RunReport:
+    evaluation = analyse(results, SETTINGS, STATS)
+    text = explain(verdict, TOLERANCE) if verdict is not None else None
+    return RunReport(
+        SETTINGS, results, evaluation, GoldenInfo.of(results), verdict, text, tolerance=TOLERANCE
+    )
+
+
+def failing_run() -> RunReport:
+    now = [record(q, 0.5) for q in QUERY_IDS]
+    now[0] = record(QUERY_IDS[0], 0.0, outcome="failed")
+    now[0].violations = ["expect mrr >= 1.0, got 0.000"]
+    results = results_of(now)
+    return report_of(results, gate(baseline_of(perfect()), results))
+
+
+# --------------------------------------------------------------------------- Markdown
+
+
+def test_verdict_then_counts_then_breached_rows_then_the_rest_collapsed() -> None:
+    text = markdown_report(failing_run())
+    lines = text.splitlines()
+    assert lines[0] == "## Retrieval evaluation"
+    assert lines[2] == (
+        "**retrieval gate: FAILED (baseline golden/baseline.json, tolerance 0.02, mode absolute)**"
+    )
+    assert lines[4] == "- fused: 0 queries improved, 6 degraded, 0 unchanged"
+    table = next(i for i, line in enumerate(lines) if line.startswith("| configuration "))
+    assert lines[table].split("|")[1:-1] == [
+        " configuration   ", " category   ", " metric   ", "   n ", "   baseline ",
+        "   current ", "   delta ", "   allowed ", "     95% interval ", "   p (Holm) ",
+    ]  # fmt: skip
+    details = lines.index(
+        "<details><summary>Every table, the failed queries and the gate's full explanation"
+        "</summary>"
+    )
+    assert 4 < table < details
+    first = lines[table + 2].split("|")[1:6]
+    assert [c.strip() for c in first] == ["fused", "all", "ndcg@10", "6", "1.000"]
+    rest = "\n".join(lines[details:])
+    assert "### configuration: fused" in rest
+    assert "### failed and errored queries" in rest
+    assert "expect mrr >= 1.0, got 0.000" in rest
+    assert "### the gate's explanation" in rest and "\n```\nretrieval gate: FAILED" in rest
+    assert lines[-1] == "</details>"
+    assert len(text) <= COMMENT_LIMIT
+
+
+def test_without_a_gate_nothing_is_collapsed() -> None:
+    results = results_of(perfect())
+    text = markdown_report(report_of(results, None))
+    assert text.startswith("## Retrieval evaluation\n\n6 golden queries from 1 file(s)")
+    assert "<details>" not in text and "### configuration: fused" in text
+
+
+def test_a_long_report_is_cut_under_the_limit_with_a_note() -> None:
+    report = failing_run()
+    body = "".join(f"| row {i} | {'x' * 90} |\n" for i in range(2000))
+    body = "### big\n\n```\n" + body + "```\n"
+    text = pull_request_comment(report, body)
+    assert len(text) <= COMMENT_LIMIT
+    assert len(pull_request_comment(report, body, limit=5000)) <= 5000
+    assert text.startswith("## Retrieval evaluation\n\n**retrieval gate: FAILED")
+    assert "**Truncated:**" in text and "characters left out to stay under the 65,536" in text
+    inside = text.split("<details>", 1)[1]
+    assert inside.count("```") % 2 == 0  # the code fence cut open is closed again
+    assert text.rstrip().endswith("</details>")
+    short = pull_request_comment(report, "tiny\n")
+    assert "Truncated" not in short
+
+
+def test_many_breached_rows_show_25_then_say_how_many_more() -> None:
+    report = failing_run()
+    assert report.gate is not None
+    rows = [dataclasses.replace(report.gate.rows[0], category=f"c{i}") for i in range(40)]
+    many = dataclasses.replace(report.gate, rows=rows)
+    text = markdown_report(dataclasses.replace(report, gate=many))
+    head = text.split("<details>", 1)[0]
+    assert head.count("| fused ") == 25
+    assert "...and 15 more breached rows (in the details below)" in head
+
+
+def test_report_mode_says_the_exit_code_is_not_changed() -> None:
+    report = failing_run()
+    assert report.gate is not None
+    quiet = dataclasses.replace(report.gate, mode="report")
+    text = markdown_report(dataclasses.replace(report, gate=quiet))
+    assert "mode report: findings only, the exit code is not changed)**" in text
+
+
+# --------------------------------------------------------------------------- GitHub
+
+
+def test_a_command_escapes_its_message_and_properties() -> None:
+    note = Annotation("error", "50% lost\nsecond line", "a: b, c", "golden/x,y.yaml", 14)
+    assert note.command() == (
+        "::error file=golden/x%2Cy.yaml,line=14,title=a%3A b%2C c::50%25 lost%0Asecond line"
+    )
+    assert Annotation("notice", "plain").command() == "::notice::plain"
+
+
+def test_breached_rows_first_at_the_worst_query_then_failing_queries() -> None:
+    report = failing_run()
+    places = {q: ("golden/core.yaml", 10 + i) for i, q in enumerate(QUERY_IDS)}
+    lines = workflow_commands(report.results, report.gate, places)
+    assert lines[0] == (  # the worst breach first, at its worst query's line
+        "::error file=golden/core.yaml,line=10,title=retrieval gate FAILED::fused / lexical / "
+        "ndcg@10: 1.000 -> 0.375 (-0.625, allowed 0.020); dropped most: lex-1, lex-2, lex-3, lex-4"
+    )
+    assert lines[0].count("dropped most: ") == 1
+    failed = [line for line in lines if "title=retrieval%3A query" in line]
+    assert failed == [
+        f"::error file=golden/core.yaml,line=10,title=retrieval%3A query '{QUERY_IDS[0]}' "
+        "[fused] failed::expect mrr >= 1.0, got 0.000"
+    ]
+    assert len(lines) == 6 + 1  # six breached rows, one failed query
+    capped = workflow_commands(report.results, report.gate, places, limit=3)
+    assert capped[:3] == [lines[0], lines[1], lines[6]]  # the failing query keeps its share
+    assert capped[3] == (
+        "::notice title=retrieval::4 more retrieval finding(s) not annotated (GitHub shows 3 per "
+        "step): see the job summary or the --retrieval-report files"
+    )
+
+
+def test_in_report_mode_a_breach_is_a_warning() -> None:
+    report = failing_run()
+    assert report.gate is not None
+    quiet = dataclasses.replace(report.gate, mode="report")
+    lines = workflow_commands(report.results, quiet, {}, limit=50)
+    assert {line.split(" ", 1)[0].split("::")[1] for line in lines if "gate" in line} == {"warning"}
+    assert all("file=" not in line for line in lines)  # no place known: no file property
