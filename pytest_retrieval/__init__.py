@@ -18,6 +18,7 @@ from .advice import (
 from .golden import GoldenQuery, RetrievalQuery
 from .io.golden_file import load_golden_file
 from .metrics import Conventions, Metric, evaluate, parse_metric
+from .retrievers import batch
 
 __all__ = [
     "Conventions",
@@ -32,6 +33,7 @@ __all__ = [
     "RetrievalSettingsWarning",
     "RetrievalWarning",
     "__version__",
+    "batch",
     "evaluate",
     "load_golden_file",
     "parse_metric",

@@ -27,6 +27,7 @@ from .comparisons import (
     shared_bootstrap,
     summary_intervals,
 )
+from .latency import LatencySummary, latencies
 from .model import ALL, WEIGHTED, Results
 from .settings import GroupBy, Settings, StatsSettings
 from .slices import Slice, group_records, weighted_interval, weighted_row
@@ -43,6 +44,7 @@ class Evaluation:
     weighted_left_out: list[str] = field(default_factory=list)
     groups: dict[str, dict[str, dict[str, Slice]]] = field(default_factory=dict)
     warnings: list[Advice] = field(default_factory=list)
+    latency: dict[str, LatencySummary] = field(default_factory=dict)  # per configuration timed
 
     def rows(self, configuration: str) -> list[tuple[str, Slice]]:
         """A configuration's rows: categories, ``all``, then ``all (weighted)`` if any."""
@@ -142,6 +144,7 @@ def analyse(
         summaries=summaries(results, metrics),
         intervals=summary_intervals(results, metrics, stats, shared),
         comparisons=compare_configurations(results, metrics, stats, shared),
+        latency=latencies(results),
     )
     if stats.weights:
         _weighted(evaluation, results, stats)

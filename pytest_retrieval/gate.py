@@ -15,6 +15,7 @@ from typing import Literal
 
 from .baseline import UPDATE_HINT, Baseline, RunFacts, settings_differences
 from .comparisons import apply_holm, paired
+from .latency import LatencyBreach, check_budgets
 from .metrics import parse_metric
 from .model import ALL, QueryRecord, Results, by_category
 from .query_changes import QueryCounts, count_changes
@@ -112,6 +113,7 @@ class GateResult:
     min_significant_n: int | None = None  # significant mode: fewer queries never fail a row
     counts: dict[str, QueryCounts] = field(default_factory=dict)  # per compared configuration
     retriever_changes: list[MetadataChange] = field(default_factory=list)
+    latency: list[LatencyBreach] = field(default_factory=list)  # retrieval_latency_budget
 
     @property
     def breached(self) -> list[GateRow]:
@@ -155,7 +157,18 @@ class GateResult:
             "blocking": self.blocking,
             "counts": {name: c.as_dict() for name, c in self.counts.items()},
             "retriever_changes": [c.as_dict() for c in self.retriever_changes],
+            "latency_budget": [b.as_dict() for b in self.latency],
         }
+
+
+def hold_latency_budgets(result: GateResult, results: Results, gate: GateSettings) -> list[str]:
+    """``retrieval_latency_budget``: every budget exceeded fails the gate, baseline or none.
+    Returns notes for configurations with a budget but no measured latency."""
+    limits = {name: gate.latency_limits(name) for name in results.configurations()}
+    result.latency, notes = check_budgets(results, limits)
+    if result.latency and result.verdict in ("passed", "skipped", "no-baseline"):
+        result.verdict = "failed"
+    return notes
 
 
 # --------------------------------------------------------------------------- step 1: comparable?

@@ -50,6 +50,8 @@ class QueryRecord:
     detail: str | None = None  # --retrieval-show: the ranking as a person reads it
     repeat_overlap: float | None = None  # retrieval_repeat: smallest top-k overlap of the runs
     repeat_same: bool = True  # retrieval_repeat: every run ranked alike
+    latency_ms: float | None = None  # the retriever's time for this query (None: not called)
+    latency_shared: bool = False  # latency_ms is a batch call's time divided over its queries
 
     @property
     def evaluated(self) -> bool:
@@ -71,6 +73,17 @@ class QueryRecord:
                 value = list(value)
             out[name] = value
         return out
+
+    def to_row(self) -> list[object]:
+        """Every field's value in :data:`FIELD_NAMES` order (what crosses from a worker)."""
+        return [getattr(self, name) for name in FIELD_NAMES]
+
+    @classmethod
+    def from_row(cls, row: Sequence[object]) -> QueryRecord:
+        """Read :meth:`to_row`'s output back, checked; :class:`RecordError` names a bad field."""
+        if not isinstance(row, (list, tuple)) or len(row) != len(FIELD_NAMES):
+            raise RecordError(f"a record row must hold {len(FIELD_NAMES)} values")
+        return cls.from_dict(dict(zip(FIELD_NAMES, row, strict=True)))
 
     @classmethod
     def from_dict(cls, data: Mapping[str, object], **given: object) -> QueryRecord:
@@ -99,6 +112,8 @@ REPORT_FIELDS = (
     "violations",
     "skip_reason",
     "repeat_overlap",
+    "latency_ms",
+    "latency_shared",
 )
 BASELINE_FIELDS = (
     "category",
@@ -134,6 +149,16 @@ def _optional_share(name: str, value: object) -> None:
         isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1
     ):
         raise _fail(name, "a number in 0..1 or null", value)
+
+
+def _optional_duration(name: str, value: object) -> None:
+    if value is not None and (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or value < 0
+    ):
+        raise _fail(name, "a duration in milliseconds >= 0 or null", value)
 
 
 def _flag(name: str, value: object) -> None:
@@ -197,6 +222,8 @@ _CHECKS = {
     "detail": _optional_text,
     "repeat_overlap": _optional_share,
     "repeat_same": _flag,
+    "latency_ms": _optional_duration,
+    "latency_shared": _flag,
 }
 assert set(_CHECKS) == set(FIELD_NAMES), "every record field has a check"
 

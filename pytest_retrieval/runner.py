@@ -1,18 +1,32 @@
-"""Calling a retriever: with a deadline (``retrieval_timeout``), and repeated to check that
-its rankings are reproducible (``retrieval_repeat``).
+"""Calling a retriever: one query or a chunk of them, sync or async, within a deadline.
 
-Pure: no pytest. A synchronous call with a deadline runs in a daemon thread; past the
-deadline the run goes on without it. Python cannot stop a thread, so the abandoned
-call keeps running in the background until it returns (its result is discarded);
-one that never returns holds its thread until the process exits.
+Pure: no pytest. Every call's outcome is an :class:`Answer` (what came back, or the
+error and the exception, and the latency), so a fault in one query never stops the
+others. ``retrieval_timeout`` is one deadline shared by every kind of call:
+
+- a synchronous call runs in a daemon thread; past the deadline the run goes on
+  without it. Python cannot stop a thread, so the abandoned call keeps running in
+  the background until it returns (its result is discarded); one that never
+  returns holds its thread until the process exits;
+- an ``async`` call is cancelled at the deadline (``asyncio.wait_for``);
+- a batch call of n queries has n times the deadline.
+
+Async retrievers run on an event loop the plugin owns (:class:`EventLoopThread`), in
+a thread of its own, so a loop the user's code or pytest-asyncio/anyio runs elsewhere
+is never touched.
 """
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import threading
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
+
+from .retrievers import Protocol
 
 T = TypeVar("T")
 
@@ -20,13 +34,38 @@ T = TypeVar("T")
 class RetrieverTimeout(Exception):
     """A retriever call that did not return within ``retrieval_timeout``."""
 
-    def __init__(self, timeout: float, what: str = "call"):
+    def __init__(self, timeout: float, what: str = "call", cancelled: bool = False):
         self.timeout = timeout
+        fate = (
+            "was cancelled"
+            if cancelled
+            else "was abandoned (it runs on in a background thread; its result is discarded)"
+        )
         super().__init__(
             f"the retriever did not return within {timeout:g} s (retrieval_timeout): the "
-            f"{what} was abandoned (it runs on in a background thread; its result is "
-            "discarded) and the query scores 0"
+            f"{what} {fate} and the query scores 0"
         )
+
+
+@dataclass
+class Answer:
+    """One query's outcome of a retriever call."""
+
+    returned: object = None
+    error: str | None = None  # why there is no ranking (a timeout, a raise, a bad batch)
+    exception: BaseException | None = None  # what the user's code raised, for its traceback
+    latency: float = 0.0  # seconds: the query's call, or its share of a batch call
+    shared: bool = False  # the latency is a batch call's time divided over its queries
+    origin: str = ""  # for a failed batch: the query whose item shows the traceback
+
+
+def _consumed(returned: object) -> object:
+    """A generator is consumed inside the call: its code is the retriever's."""
+    return list(returned) if isinstance(returned, Iterator) else returned
+
+
+def _raised(exc: BaseException) -> str:
+    return f"the retriever raised {type(exc).__name__}: {exc}"
 
 
 def call_with_timeout(call: Callable[[], T], timeout: float | None) -> T:
@@ -55,6 +94,201 @@ def call_with_timeout(call: Callable[[], T], timeout: float | None) -> T:
         assert isinstance(value, BaseException)
         raise value
     return value  # type: ignore[return-value]
+
+
+# --------------------------------------------------------------------------- the event loop
+
+
+class EventLoopThread:
+    """An event loop of the plugin's own, running in a daemon thread, started on first use."""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+
+    def run(self, coroutine: Awaitable[T]) -> T:
+        """Run ``coroutine`` on the loop and wait for its result (in the calling thread)."""
+        if self._loop is None:
+            self._loop = asyncio.new_event_loop()
+            self._thread = threading.Thread(
+                target=self._loop.run_forever, name="pytest-retrieval loop", daemon=True
+            )
+            self._thread.start()
+        future = asyncio.run_coroutine_threadsafe(_awaited(coroutine), self._loop)
+        return future.result()
+
+    def close(self) -> None:
+        """Cancel what is left (calls abandoned at a deadline) and stop the loop."""
+        loop, self._loop = self._loop, None
+        if loop is None:
+            return
+
+        async def cancel_all() -> None:
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+        asyncio.run_coroutine_threadsafe(cancel_all(), loop).result(timeout=5)
+        loop.call_soon_threadsafe(loop.stop)
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        loop.close()
+
+
+async def _awaited(awaitable: Awaitable[T]) -> T:
+    return await awaitable
+
+
+async def _resolve(value: object) -> object:
+    """What an async retriever's call gives: awaited, an async generator drained."""
+    if inspect.isawaitable(value):
+        value = await value
+    if hasattr(value, "__aiter__"):
+        return [item async for item in value]
+    return _consumed(value)
+
+
+# --------------------------------------------------------------------------- calls
+
+
+@dataclass(frozen=True)
+class Calls:
+    """How calls are made: the protocol, the deadline, the limits and the loop."""
+
+    protocol: Protocol
+    timeout: float | None = None
+    batch_size: int = 64
+    concurrency: int = 16
+    loop: EventLoopThread | None = None
+
+    def chunk_size(self) -> int:
+        """Queries fetched ahead at once."""
+        if self.protocol.style == "batch":
+            return self.batch_size
+        return max(self.batch_size, self.concurrency) if self.protocol.is_async else 1
+
+    def one(self, query: object) -> Answer:
+        """A per-query call of a synchronous retriever."""
+        function = self.protocol.function
+        start = time.perf_counter()
+        try:
+            returned = call_with_timeout(lambda: _consumed(function(query)), self.timeout)
+        except RetrieverTimeout as exc:
+            return Answer(error=str(exc), latency=time.perf_counter() - start)
+        except BaseException as exc:
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            return Answer(error=_raised(exc), exception=exc, latency=time.perf_counter() - start)
+        if inspect.isawaitable(returned) or hasattr(returned, "__aiter__"):
+            return self._async_one(returned, start)  # a sync callable that returned a coroutine
+        return Answer(returned, latency=time.perf_counter() - start)
+
+    def _async_one(self, returned: object, start: float) -> Answer:
+        answers = self._loop().run(_gather([lambda: returned], 1, self.timeout))
+        answers[0].latency = time.perf_counter() - start
+        return answers[0]
+
+    def _loop(self) -> EventLoopThread:
+        if self.loop is None:
+            raise RuntimeError("an async retriever needs the plugin's event loop")
+        return self.loop
+
+    def many(self, queries: Sequence[object], ids: Sequence[str]) -> list[Answer]:
+        """The answers to a chunk of queries (``ids`` name them in messages)."""
+        if self.protocol.style == "batch":
+            return self._batch(queries, ids)
+        if self.protocol.is_async:
+            function = self.protocol.function
+            calls = [functools_partial(function, q) for q in queries]
+            return self._loop().run(_gather(calls, self.concurrency, self.timeout))
+        return [self.one(q) for q in queries]
+
+    def _batch(self, queries: Sequence[object], ids: Sequence[str]) -> list[Answer]:
+        function, n = self.protocol.function, len(queries)
+        deadline = None if self.timeout is None else self.timeout * n
+        start = time.perf_counter()
+        try:
+            if self.protocol.is_async:
+                returned = self._loop().run(_within(function(list(queries)), deadline))
+            else:
+                returned = call_with_timeout(lambda: _consumed(function(list(queries))), deadline)
+            if inspect.isawaitable(returned):
+                returned = self._loop().run(_within(returned, deadline))
+        except RetrieverTimeout as exc:
+            return _failed_batch(n, ids, f"{exc} (a batch of {n} queries)", None, start)
+        except BaseException as exc:
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            message = f"the batch call raised {type(exc).__name__}: {exc}"
+            return _failed_batch(n, ids, message, exc, start)
+        return _split(returned, n, ids, (time.perf_counter() - start) / max(n, 1))
+
+
+def functools_partial(function: Callable[..., object], query: object) -> Callable[[], object]:
+    return lambda: function(query)
+
+
+def _failed_batch(
+    n: int, ids: Sequence[str], message: str, exc: BaseException | None, start: float
+) -> list[Answer]:
+    share = (time.perf_counter() - start) / max(n, 1)
+    first = ids[0] if ids else ""
+    return [
+        Answer(error=message, exception=exc, latency=share, shared=True, origin=first)
+        for _ in range(n)
+    ]
+
+
+def _split(returned: object, n: int, ids: Sequence[str], share: float) -> list[Answer]:
+    """One answer per query from a batch's return value, which must be a list of n."""
+    if isinstance(returned, (str, bytes, dict)) or not isinstance(returned, Sequence):
+        kind = type(returned).__name__
+        message = (
+            f"the batch call returned {kind}, not a list with one result list per query "
+            f"({n} queries, in their order)"
+        )
+        return [Answer(error=message, latency=share, shared=True) for _ in range(n)]
+    if len(returned) != n:
+        message = (
+            f"the batch call returned {len(returned)} result lists for {n} queries; return "
+            "one per query, in the queries' order"
+        )
+        return [Answer(error=message, latency=share, shared=True) for _ in range(n)]
+    return [Answer(_consumed(r), latency=share, shared=True) for r in returned]
+
+
+async def _within(awaitable: object, timeout: float | None) -> object:
+    """Await with a deadline: a :class:`RetrieverTimeout` past it (the call cancelled)."""
+    try:
+        return await asyncio.wait_for(_resolve(awaitable), timeout)
+    except asyncio.TimeoutError:
+        assert timeout is not None
+        raise RetrieverTimeout(timeout, cancelled=True) from None
+
+
+async def _gather(
+    calls: Sequence[Callable[[], object]], concurrency: int, timeout: float | None
+) -> list[Answer]:
+    """Every call, at most ``concurrency`` in flight, each within ``timeout``."""
+    limit = asyncio.Semaphore(concurrency)
+
+    async def one(call: Callable[[], object]) -> Answer:
+        async with limit:
+            start = time.perf_counter()
+            try:
+                returned = await _within(call(), timeout)
+            except RetrieverTimeout as exc:
+                return Answer(error=str(exc), latency=time.perf_counter() - start)
+            except Exception as exc:
+                latency = time.perf_counter() - start
+                return Answer(error=_raised(exc), exception=exc, latency=latency)
+            return Answer(returned, latency=time.perf_counter() - start)
+
+    return list(await asyncio.gather(*(one(call) for call in calls)))
+
+
+# --------------------------------------------------------------------------- repeats
 
 
 @dataclass(frozen=True)

@@ -232,6 +232,79 @@ def _seconds(key: str, raw: Raw) -> float | None:
     return value or None  # 0: no deadline
 
 
+ItemsMode = Literal["query", "category", "shard"]
+LATENCY_STATISTICS = ("p50", "p90", "p95", "p99", "max", "mean")
+
+
+@dataclass(frozen=True)
+class Items:
+    """What one golden item evaluates: a query, a category of a file, or a shard of N."""
+
+    mode: ItemsMode = "query"
+    size: int = 0  # queries per shard
+
+    def __str__(self) -> str:
+        return f"shard:{self.size}" if self.mode == "shard" else self.mode
+
+
+def _items(key: str, raw: Raw) -> Items:
+    text = _text(raw).lower()
+    if text in ("query", "category"):
+        return Items(text)  # type: ignore[arg-type]
+    name, _, size = text.partition(":")
+    if name == "shard" and size.isdigit() and int(size) >= 1:
+        return Items("shard", int(size))
+    raise SettingsError(
+        f"{key} must be query, category or shard:N (e.g. shard:1000), got '{_text(raw)}'"
+    )
+
+
+@dataclass(frozen=True)
+class LatencyLimit:
+    """One latency budget: a statistic of a configuration's per-query latencies."""
+
+    statistic: str  # one of LATENCY_STATISTICS
+    seconds: float
+    configuration: str | None = None  # None: every configuration without its own
+
+    def __str__(self) -> str:
+        where = f"{self.configuration}:" if self.configuration else ""
+        return f"{where}{self.statistic}={format_seconds(self.seconds)}"
+
+
+def format_seconds(seconds: float) -> str:
+    """A duration as a person writes it: 200ms, 1.5s."""
+    return f"{seconds * 1000:g}ms" if seconds < 1 else f"{seconds:g}s"
+
+
+def _duration(key: str, word: str, text: str) -> float:
+    unit = "ms" if text.endswith("ms") else "s" if text.endswith("s") else ""
+    try:
+        value = float(text[: -len(unit)] if unit else "x")
+    except ValueError:
+        raise SettingsError(f"{key}: '{word}' needs a duration with its unit (200ms, 2s)") from None
+    if not math.isfinite(value) or value <= 0:
+        raise SettingsError(f"{key}: '{word}' must be a positive duration")
+    return value / 1000 if unit == "ms" else value
+
+
+def _latency_budget(key: str, raw: Raw) -> tuple[LatencyLimit, ...]:
+    limits: dict[tuple[str | None, str], LatencyLimit] = {}
+    for word in words(raw):
+        target, _, value = word.partition("=")
+        configuration, _, statistic = target.rpartition(":")
+        if statistic not in LATENCY_STATISTICS or not value:
+            raise SettingsError(
+                f"{key}: '{word}' is not statistic=duration (statistics: "
+                f"{', '.join(LATENCY_STATISTICS)}; e.g. p95=200ms max=2s dense:p95=300ms)"
+            )
+        place = (configuration or None, statistic)
+        if place in limits:
+            raise SettingsError(f"{key}: {target} is given twice; keep one")
+        limits[place] = LatencyLimit(statistic, _duration(key, word, value), place[0])
+    return tuple(limits.values())
+
+
 def _alpha(key: str, raw: Raw) -> float:
     text = _text(raw)
     try:
@@ -503,6 +576,42 @@ REPEAT = Setting(
     "first run)",
     "1", integer(1, 100),
 )  # fmt: skip
+BATCH_SIZE = Setting(
+    "retrieval_batch_size",
+    "queries per call of a batch retriever (retrieve_batch), fetched ahead of their items",
+    "64", integer(1, 100_000),
+)  # fmt: skip
+CONCURRENCY = Setting(
+    "retrieval_concurrency",
+    "calls of an async retriever in flight at once",
+    "16", integer(1, 10_000),
+)  # fmt: skip
+ITEMS = Setting(
+    "retrieval_items",
+    "what one item evaluates: query, category (one item per category of a file) or shard:N "
+    "(N queries of a category each; what xdist distributes)",
+    "query", _items, option="--retrieval-items", metavar="MODE",
+)  # fmt: skip
+RECORD = Setting(
+    "retrieval_record",
+    "write every configuration's results (ids, scores, latency, errors) to this recording "
+    "as the run goes",
+    "", _optional_text, ini=None, option="--retrieval-record", metavar="PATH",
+)  # fmt: skip
+REPLAY = Setting(
+    "retrieval_replay",
+    "evaluate a recording (or TREC run files) instead of calling the retriever; the "
+    "fixture is not built (may repeat for several run files)",
+    "", lambda key, raw: tuple(_entries(raw)), ini=None, option="--retrieval-replay",
+    metavar="PATH", action="append",
+)  # fmt: skip
+LATENCY_BUDGET = Setting(
+    "retrieval_latency_budget",
+    "latency limits the gate enforces, per configuration if prefixed: p95=200ms max=2s "
+    "dense:p95=300ms (statistics p50 p90 p95 p99 max mean)",
+    "", _latency_budget, ini="args", option="--retrieval-latency-budget", metavar="LIMITS",
+    default_shown="none",
+)  # fmt: skip
 SHOW = Setting(
     "retrieval_show",
     "print one query's ranked results with their grades and metrics, per configuration "
@@ -532,10 +641,11 @@ GITHUB = Setting(
 
 SCHEMA: tuple[Setting[object], ...] = (
     EVAL, REPORTS, BASELINE, UPDATE_BASELINE, TOLERANCE, DIFF, GROUP_BY, SHOW, TIMEOUT,
-    LOG, LABEL,
+    ITEMS, RECORD, REPLAY, LATENCY_BUDGET, LOG, LABEL,
     GOLDEN, FIXTURE, METRICS, GAIN, THRESHOLD, MAX_GRADE, EMPTY,
     GATE_CONFIGURATIONS, GATE_METRICS, GATE_SCOPE, GATE_MODE,
-    SEED, BOOTSTRAP, REFERENCE, ALPHA, MIN_QUERIES, WEIGHTS, REPEAT, GITHUB,
+    SEED, BOOTSTRAP, REFERENCE, ALPHA, MIN_QUERIES, WEIGHTS, REPEAT, BATCH_SIZE, CONCURRENCY,
+    GITHUB,
 )  # fmt: skip
 
 
@@ -593,6 +703,26 @@ class GateSettings:
     scope: Scope = GATE_SCOPE.default_value
     mode: GateMode = GATE_MODE.default_value
     diff: int = DIFF.default_value
+    latency: tuple[LatencyLimit, ...] = ()  # retrieval_latency_budget
+
+    def latency_limits(self, configuration: str) -> list[LatencyLimit]:
+        """The budgets a configuration is held to: its own, else the shared ones."""
+        own = {x.statistic: x for x in self.latency if x.configuration == configuration}
+        shared = [x for x in self.latency if x.configuration is None and x.statistic not in own]
+        return [*own.values(), *shared]
+
+
+@dataclass(frozen=True)
+class CallSettings:
+    """How the retriever is called, and what one item evaluates."""
+
+    timeout: float | None = None  # seconds a retriever call may take
+    repeat: int = 1  # calls per query, to check that rankings are reproducible
+    batch_size: int = BATCH_SIZE.default_value
+    concurrency: int = CONCURRENCY.default_value
+    items: Items = ITEMS.default_value
+    record: str | None = None  # --retrieval-record
+    replay: tuple[str, ...] = ()  # --retrieval-replay
 
 
 @dataclass(frozen=True)
@@ -606,8 +736,7 @@ class RunOptions:
     reports: tuple[str, ...] = ()
     group_bys: tuple[GroupBy, ...] = ()
     show: tuple[str, ...] = ()  # query ids or globs whose rankings are printed
-    timeout: float | None = None  # seconds a retriever call may take
-    repeat: int = 1  # calls per query, to check that rankings are reproducible
+    calls: CallSettings = field(default_factory=lambda: CallSettings())
     log: str | None = None  # the history log (--retrieval-log / retrieval_log)
     label: str = ""  # this run's name in the history log
     github: bool = GITHUB.default_value  # GitHub Actions annotations and step summary
@@ -644,6 +773,7 @@ def _gate(raw: Mapping[str, Raw], computed: Sequence[str]) -> GateSettings:
         scope=GATE_SCOPE.read(raw),
         mode=GATE_MODE.read(raw),
         diff=DIFF.read(raw),
+        latency=LATENCY_BUDGET.read(raw),
     )
     for setting, names in (
         (GATE_METRICS, gate.metrics),
@@ -678,8 +808,15 @@ def _run(raw: Mapping[str, Raw]) -> RunOptions:
         reports=REPORTS.read(raw),
         group_bys=GROUP_BY.read(raw),
         show=SHOW.read(raw),
-        timeout=TIMEOUT.read(raw),
-        repeat=REPEAT.read(raw),
+        calls=CallSettings(
+            timeout=TIMEOUT.read(raw),
+            repeat=REPEAT.read(raw),
+            batch_size=BATCH_SIZE.read(raw),
+            concurrency=CONCURRENCY.read(raw),
+            items=ITEMS.read(raw),
+            record=RECORD.read(raw),
+            replay=REPLAY.read(raw),
+        ),
         log=LOG.read(raw),
         label=LABEL.read(raw),
         github=GITHUB.read(raw),

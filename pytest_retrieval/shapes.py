@@ -7,8 +7,9 @@ Anything else is a :class:`ResultShapeError` whose message names what came back.
 
 from __future__ import annotations
 
+import math
 import numbers
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 
@@ -89,6 +90,29 @@ def ranked_ids(returned: Any) -> list[str]:
             f"the retriever returned {_describe(returned)}, not a ranked sequence of results"
         )
     return [_result_id(result, rank) for rank, result in enumerate(returned, start=1)]
+
+
+def _score_of(result: Any) -> float | None:
+    """A result's score, when it carries one: (id, score), {"score": ...}, ``.score``."""
+    if isinstance(result, (tuple, list)) and len(result) == 2:
+        score = result[1]
+    elif isinstance(result, Mapping):
+        score = result.get("score")
+    else:
+        score = getattr(result, "score", None)
+    if isinstance(score, numbers.Real) and not isinstance(score, bool):
+        value = float(score)
+        return value if math.isfinite(value) else None
+    return None
+
+
+def ranked_results(returned: Any) -> tuple[list[str], list[float | None]]:
+    """The ids of a retriever's results and their scores (None where a result has none),
+    in the order returned: what a recording keeps."""
+    ids = ranked_ids(returned)
+    if isinstance(returned, Iterator):  # pragma: no cover - callers pass consumed values
+        raise TypeError("consume the generator first")
+    return ids, [_score_of(result) for result in returned]
 
 
 def dedupe(ids: Sequence[str]) -> tuple[list[str], int]:

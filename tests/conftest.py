@@ -300,6 +300,16 @@ def e2e_load_json(path: Path) -> Any:
     return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
+def e2e_without_latency(report: Any) -> Any:
+    """A JSON report without its latencies, the one part that differs from run to run."""
+    for block in report.get("configurations", {}).values():
+        block.pop("latency", None)
+        for record in block.get("queries", {}).values():
+            record.pop("latency_ms", None)
+            record.pop("latency_shared", None)
+    return report
+
+
 def e2e_junit_properties(path: Path) -> dict[str, dict[str, str]]:
     """testcase ``classname::name`` -> {property name: value} from a JUnit XML file."""
     root = ET.parse(path).getroot()

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from cli_project import cli, load_json, write_project, write_run, write_run_conftest
 
+from conftest import e2e_without_latency
 from pytest_retrieval.baseline import RunFacts, merge_update
 from pytest_retrieval.io.baseline_file import write_baseline
 from pytest_retrieval.io.golden_file import load_golden_file
@@ -82,7 +83,8 @@ def test_evaluate_equals_the_plugin_on_the_same_rankings(pytester, monkeypatch):
         "--retrieval-eval", "--retrieval-report", "plugin.json", "-p", "no:cacheprovider",
         "-W", "ignore::pytest.PytestAssertRewriteWarning",
     )  # fmt: skip
-    ours, theirs = load_json(project / "cli.json"), load_json(project / "plugin.json")
+    ours = e2e_without_latency(load_json(project / "cli.json"))
+    theirs = e2e_without_latency(load_json(project / "plugin.json"))
     assert ours["configurations"] == theirs["configurations"]
     assert ours["comparisons"] == theirs["comparisons"]
     assert ours["settings"] == theirs["settings"] and ours["golden"] == theirs["golden"]

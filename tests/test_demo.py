@@ -97,7 +97,7 @@ def test_the_demo_summary_is_one_screen_at_80_columns(demo_run) -> None:
     text = [line for line in section if not line.startswith("retrieval report written: ")]
     assert [line for line in text if len(line) > 80] == []
     before_verdict = next(i for i, line in enumerate(section) if line.startswith("retrieval gate"))
-    assert before_verdict <= 42
+    assert before_verdict <= 45  # with the latency line: one screen of a 50-line terminal
 
 
 def test_demo_passes_and_gates_on_the_committed_baseline(demo_run) -> None:

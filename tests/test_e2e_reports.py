@@ -28,6 +28,7 @@ from conftest import (
     e2e_load_json,
     e2e_run,
     e2e_tables,
+    e2e_without_latency,
     e2e_write,
     e2e_write_project,
 )
@@ -51,6 +52,8 @@ QUERY_KEYS = {
     "violations",
     "skip_reason",
     "repeat_overlap",
+    "latency_ms",
+    "latency_shared",
 }
 
 
@@ -109,12 +112,15 @@ def test_the_json_report_holds_what_contract_section_4_says(
     assert list(report["configurations"]) == E2E_CONFIGS
     for configuration in E2E_CONFIGS:
         block = report["configurations"][configuration]
-        assert set(block) == {"retriever", "summary", "queries"}
+        assert set(block) == {"retriever", "summary", "latency", "queries"}
+        assert block["latency"]["n"] == 7 and block["latency"]["batch_share"] == 0
+        assert 0 <= block["latency"]["p50_ms"] <= block["latency"]["max_ms"]
         assert block["retriever"] == {}  # this project's retriever does not describe itself
         assert _summary(block["summary"]) == e2e_approx(e2e_expected_summary(configuration))
         assert sorted(block["queries"]) == sorted(E2E_QUERY_IDS)
         for qid, record in block["queries"].items():
             assert set(record) == QUERY_KEYS, qid
+            assert record.pop("latency_ms") >= 0 and record.pop("latency_shared") is False
             assert record == e2e_approx(_expected_query(configuration, qid)), (configuration, qid)
 
     # spot checks against hand-computed values
@@ -554,8 +560,8 @@ def test_dash_n_2_prints_the_same_tables_and_writes_the_same_reports(
     parallel.assert_outcomes(passed=14)
     assert "2 workers" in parallel.stdout.str()
 
-    serial_json = e2e_load_json(pytester.path / "serial.json")
-    xdist_json = e2e_load_json(pytester.path / "xdist.json")
+    serial_json = e2e_without_latency(e2e_load_json(pytester.path / "serial.json"))
+    xdist_json = e2e_without_latency(e2e_load_json(pytester.path / "xdist.json"))
     assert xdist_json == serial_json
 
     serial_tables = e2e_tables(serial.stdout.str().split("retrieval evaluation", 1)[1])

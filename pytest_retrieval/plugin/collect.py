@@ -1,10 +1,12 @@
-"""Golden files as pytest collectors: one ``pytest.Function`` per query per configuration.
+"""Golden files as pytest collectors: one ``pytest.Function`` per item per configuration.
 
 A golden file becomes a :class:`GoldenFile`, a ``pytest.Module`` whose object is a
-synthetic module holding one generated function per query. The function's
-signature names the retriever fixture, so pytest's own machinery fans a
-parametrized fixture out into ``query-id[bm25]``, ``query-id[dense]``... and
-``-k``, node ids, ``--setup-show`` and xdist work as for any test.
+synthetic module holding one generated function per item (a query, or with
+``retrieval_items`` a category or a shard of one). The function's signature names
+the retriever fixture (under ``--retrieval-replay``: the recorded configurations'
+parameter), so pytest's own machinery fans a parametrized fixture out into
+``query-id[bm25]``, ``query-id[dense]``... and ``-k``, node ids, ``--setup-show``
+and xdist work as for any test.
 """
 
 from __future__ import annotations
@@ -15,91 +17,74 @@ from collections.abc import Callable, Iterable
 
 import pytest
 
-from ..golden import GoldenFileError, GoldenQuery
+from ..golden import GoldenFileError
 from ..io.golden_file import load_golden_file
-from .item import ExpectationFailed, run_query
-from .keys import COLLECTED_KEY, CONFIGURATION_KEY, GOLDEN_SET_KEY, SETTINGS_KEY
+from ..sharding import item_groups
+from .item import ExpectationFailed, run_queries, run_query
+from .keys import COLLECTED_KEY, GOLDEN_SET_KEY, SETTINGS_KEY
+from .nodes import (
+    GOLDEN_KEY,
+    REPLAY_ARG,
+    Golden,
+    configuration_arg,
+    golden_of,
+    item_configuration,
+)
 
-QUERY_ATTR = "__golden_query__"
-
-
-def golden_query_of(item: pytest.Item) -> GoldenQuery | None:
-    """The golden query behind an item, or None for any other test."""
-    if not isinstance(item, pytest.Function):
-        return None
-    query = getattr(item.obj, QUERY_ATTR, None)
-    return query if isinstance(query, GoldenQuery) else None
-
-
-def golden_ids(config: pytest.Config) -> dict[str, str]:
-    """Every golden query collected by this process (selected or not): id -> file."""
-    golden = config.stash.get(GOLDEN_SET_KEY, None)
-    return {} if golden is None else {q.id: q.path for q in golden.queries.values()}
+QUERIES_ATTR = "__golden_queries__"  # on a generated function: its Golden
 
 
-def configuration_of(item: pytest.Item, fixture: str) -> tuple[str, int]:
-    """The configuration name (the retriever fixture's parameter id) and its index.
+def _function(golden: Golden, name: str, module_name: str, arg: str) -> Callable[..., None]:
+    """The test function of one golden item, its report location the first query's line."""
+    queries = golden.queries
 
-    Only the retriever fixture's id counts: ids of other parametrized fixtures
-    do not enter it. Not parametrized: ``default``. pytest keeps one id per
-    parametrize() call in ``callspec._idlist`` (checked on pytest 8 and 9); when
-    that private list is absent or unaligned the fallbacks below apply.
-    """
-    callspec = getattr(item, "callspec", None)
-    if callspec is None or fixture not in callspec.params:
-        return "default", 0
-    index = int(callspec.indices.get(fixture, 0))
-    names = list(callspec.params)
-    ids = list(getattr(callspec, "_idlist", ()))
-    if len(ids) == len(names):
-        return str(ids[names.index(fixture)]), index
-    if len(names) == 1:
-        return callspec.id, index
-    return f"{fixture}{index}", index
+    if golden.coarse:
 
+        def golden_item(**kwargs: object) -> None:
+            __tracebackhide__ = True
+            run_queries(queries, kwargs["request"], kwargs[arg])  # type: ignore[arg-type]
+    else:
 
-def item_configuration(item: pytest.Item, fixture: str) -> tuple[str, int]:
-    """:func:`configuration_of`, worked out once per item and kept on it."""
-    found = item.stash.get(CONFIGURATION_KEY, None)
-    if found is None:
-        found = item.stash[CONFIGURATION_KEY] = configuration_of(item, fixture)
-    return found
+        def golden_item(**kwargs: object) -> None:
+            __tracebackhide__ = True
+            run_query(queries[0], kwargs["request"], kwargs[arg])  # type: ignore[arg-type]
 
-
-def _make_function(query: GoldenQuery, module_name: str, fixture: str) -> Callable[..., None]:
-    def golden_query(**kwargs: object) -> None:
-        __tracebackhide__ = True
-        run_query(query, kwargs["request"], kwargs[fixture])  # type: ignore[arg-type]
-
-    # Point pytest's report location at the query in its golden file.
-    golden_query.__code__ = golden_query.__code__.replace(
-        co_filename=query.path, co_firstlineno=max(query.line, 1)
+    golden_item.__code__ = golden_item.__code__.replace(
+        co_filename=queries[0].path, co_firstlineno=max(queries[0].line, 1)
     )
-    golden_query.__module__ = module_name
-    golden_query.__name__ = query.id
-    golden_query.__qualname__ = query.id
-    golden_query.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+    golden_item.__module__ = module_name
+    golden_item.__name__ = golden_item.__qualname__ = name
+    golden_item.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         [
             inspect.Parameter("request", inspect.Parameter.KEYWORD_ONLY),
-            inspect.Parameter(fixture, inspect.Parameter.KEYWORD_ONLY),
+            inspect.Parameter(arg, inspect.Parameter.KEYWORD_ONLY),
         ]
     )
-    setattr(golden_query, QUERY_ATTR, query)
+    setattr(golden_item, QUERIES_ATTR, golden)
+    return _marked(golden_item, golden)
+
+
+def _marked(function: Callable[..., None], golden: Golden) -> Callable[..., None]:
+    """A per-query item's ``skip:`` and ``xfail:`` as pytest marks (a coarse item keeps
+    them per query)."""
+    query = golden.queries[0]
+    if golden.coarse:
+        return function
     if query.skip is not None:
-        golden_query = pytest.mark.skip(reason=query.skip)(golden_query)
+        function = pytest.mark.skip(reason=query.skip)(function)
     if query.xfail is not None:
-        golden_query = pytest.mark.xfail(reason=query.xfail, raises=ExpectationFailed)(golden_query)
-    return golden_query
+        function = pytest.mark.xfail(reason=query.xfail, raises=ExpectationFailed)(function)
+    return function
 
 
 class GoldenFile(pytest.Module):
-    """A golden YAML file: collects one item per query per configuration."""
+    """A golden file: collects its items (per query, category or shard) per configuration."""
 
     def _getobj(self) -> types.ModuleType:
-        settings = self.config.stash[SETTINGS_KEY].settings
+        run = self.config.stash[SETTINGS_KEY]
         shown = self.nodeid.split("::")[0] or self.path.name
         try:
-            queries = load_golden_file(self.path, max_grade=settings.max_grade, shown=shown)
+            queries = load_golden_file(self.path, max_grade=run.settings.max_grade, shown=shown)
             self.config.stash[GOLDEN_SET_KEY].add_file(queries)
         except GoldenFileError as exc:
             count = len(exc.problems)
@@ -109,35 +94,92 @@ class GoldenFile(pytest.Module):
             ) from None
         module = types.ModuleType(f"golden:{shown}")
         module.__file__ = str(self.path)
-        for query in queries:
-            setattr(module, query.id, _make_function(query, module.__name__, settings.fixture))
+        arg, coarse = configuration_arg(self.config), run.run.calls.items.mode != "query"
+        for name, members in item_groups(queries, run.run.calls.items):
+            function = _function(Golden(members, coarse), name, module.__name__, arg)
+            setattr(module, name, function)
         return module
 
     def istestfunction(self, obj: object, name: str) -> bool:
-        return isinstance(getattr(obj, QUERY_ATTR, None), GoldenQuery)
+        return isinstance(getattr(obj, QUERIES_ATTR, None), Golden)
 
     def istestclass(self, obj: object, name: str) -> bool:
         return False
 
     def collect(self) -> Iterable[pytest.Item | pytest.Collector]:
-        collected = list(super().collect())
-        fixture = self.config.stash[SETTINGS_KEY].settings.fixture
+        functions = [
+            (name, f) for name, f in vars(self.obj).items() if self.istestfunction(f, name)
+        ]
+        collected = _items_alike(self, functions)
+        if collected is None:  # pytest's own path, one function at a time
+            collected = list(super().collect())
+        return self._checked(collected)
+
+    def _checked(
+        self, collected: list[pytest.Item | pytest.Collector]
+    ) -> list[pytest.Item | pytest.Collector]:
+        arg = configuration_arg(self.config)
         seen: dict[tuple[str, str], pytest.Function] = {}
         for node in collected:
-            query = golden_query_of(node) if isinstance(node, pytest.Function) else None
-            if query is None or not isinstance(node, pytest.Function):
+            golden = getattr(getattr(node, "obj", None), QUERIES_ATTR, None)
+            if not isinstance(node, pytest.Function) or not isinstance(golden, Golden):
                 continue
-            node.extra_keyword_matches.update({query.category, *query.tags})
-            key = (query.id, item_configuration(node, fixture)[0])
+            node.stash[GOLDEN_KEY] = golden
+            node.extra_keyword_matches.update(_keywords(golden))
+            key = (node.originalname, item_configuration(node)[0])
             self.config.stash.setdefault(COLLECTED_KEY, set()).add(key[1])
             if key in seen:
-                raise self.CollectError(_ambiguous(seen[key], node, fixture, *key))
+                raise self.CollectError(_ambiguous(seen[key], node, arg, *key))
             seen[key] = node
-        if hasattr(self.config, "workerinput"):  # an xdist worker cannot stop the run cleanly
-            missing = missing_fixture(collected, fixture)  # type: ignore[arg-type]
-            if missing is not None:
+        if hasattr(self.config, "workerinput") and arg != REPLAY_ARG:
+            missing = missing_fixture(collected, arg)  # type: ignore[arg-type]
+            if missing is not None:  # an xdist worker cannot stop the run cleanly
                 raise self.CollectError(missing)
         return collected
+
+
+def _keywords(golden: Golden) -> set[str]:
+    """What ``-k`` matches beside the item's name: categories, and a query's tags."""
+    if golden.coarse:
+        return {q.category for q in golden.queries}
+    return {golden.queries[0].category, *golden.queries[0].tags}
+
+
+def _items_alike(
+    parent: GoldenFile, functions: list[tuple[str, Callable[..., None]]]
+) -> list[pytest.Item | pytest.Collector] | None:
+    """The items of every function, parametrized as pytest parametrizes the first.
+
+    Every generated function has the same signature in the same file, so pytest's
+    fixture closure and parametrization (``pytest_generate_tests``) are worked out
+    once, for the first, and the others' items are made with the same call specs:
+    about a third of the collection time per item. None when pytest's private
+    collection API is not what this expects (then each function goes pytest's way).
+    """
+    if not functions:
+        return []
+    first_name, first = functions[0]
+    try:
+        template = list(parent._genfunctions(first_name, first))
+        info = template[0]._fixtureinfo
+        specs = [getattr(t, "callspec", None) for t in template]
+    except (AttributeError, IndexError, TypeError):
+        return None
+    items: list[pytest.Item | pytest.Collector] = list(template)
+    for name, function in functions[1:]:
+        for spec in specs:
+            items.append(
+                pytest.Function.from_parent(
+                    parent,
+                    name=f"{name}[{spec.id}]" if spec is not None and spec._idlist else name,
+                    callspec=spec,
+                    callobj=function,
+                    fixtureinfo=info,
+                    keywords={spec.id: True} if spec is not None else None,
+                    originalname=name,
+                )
+            )
+    return items
 
 
 def _ambiguous(
@@ -182,7 +224,7 @@ def _conftest_fixtures(config: pytest.Config) -> list[str]:
 
 def missing_fixture(items: Iterable[pytest.Item], fixture: str) -> str | None:
     """The message when the golden items have no retriever fixture to use; else None."""
-    golden = next((i for i in items if golden_query_of(i) is not None), None)
+    golden = next((i for i in items if golden_of(i) is not None), None)
     info = getattr(golden, "_fixtureinfo", None)
     if golden is None or info is None or info.name2fixturedefs.get(fixture):
         return None

@@ -17,6 +17,7 @@ import pytest
 
 from ..golden import GoldenSet
 from ..io.golden_file import GOLDEN_SUFFIXES
+from ..replay import Replay, ReplayError, load_replay
 from ..settings import (
     SCHEMA,
     Raw,
@@ -25,19 +26,24 @@ from ..settings import (
     given_without_eval,
     parse_run_settings,
 )
-from .collect import GoldenFile, check_fixture, golden_ids, golden_query_of, item_configuration
+from .collect import GoldenFile, check_fixture
+from .fetch import FETCHER_KEY, Fetcher
 from .gathered import note_queries
-from .item import record_without_scoring
+from .item import records_without_scoring
 from .keys import (
     COLLECTED_KEY,
     EXPLICIT_KEY,
     GOLDEN_ROOTS_KEY,
     GOLDEN_SET_KEY,
-    RECORD_KEY,
+    OUTBOX_KEY,
+    RECORDED_KEY,
+    RECORDS_KEY,
+    REPLAY_KEY,
     SELECTED_KEY,
     SETTINGS_KEY,
 )
 from .misread import check_misread_paths
+from .nodes import REPLAY_ARG, golden_ids, golden_of, item_configuration
 from .session import RetrievalSession
 
 SESSION_PLUGIN = "retrieval-session"
@@ -140,6 +146,8 @@ def pytest_configure(config: pytest.Config) -> None:
     run = _parse(config)
     config.stash[SETTINGS_KEY] = run
     config.stash[GOLDEN_SET_KEY] = GoldenSet()
+    replay = _replay(config, run)
+    config.stash[FETCHER_KEY] = Fetcher(run.run.calls, run.settings.fixture, replay)
     _redirect_collection(config, run)
     if not hasattr(config, "workerinput"):
         if _from_option(config, "retrieval_baseline"):
@@ -149,6 +157,35 @@ def pytest_configure(config: pytest.Config) -> None:
         _refuse_report_over_baseline(config, run, baseline_path)
         session = RetrievalSession(config, run, baseline_path)
         config.pluginmanager.register(session, SESSION_PLUGIN)
+
+
+def _replay(config: pytest.Config, run: RunSettings) -> Replay | None:
+    """``--retrieval-replay``: the recorded answers, read once per process."""
+    given = run.run.calls.replay
+    if not given:
+        return None
+    base = config.invocation_params.dir
+    try:
+        replay = load_replay([base / p for p in given], list(given))
+    except ReplayError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    config.stash[REPLAY_KEY] = replay
+    return replay
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Under ``--retrieval-replay`` the configurations are the recording's."""
+    if REPLAY_ARG not in metafunc.fixturenames:
+        return
+    replay = metafunc.config.stash.get(REPLAY_KEY, None)
+    names = replay.configurations if replay is not None else []
+    metafunc.parametrize(REPLAY_ARG, names, ids=names)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    fetcher = config.stash.get(FETCHER_KEY, None)
+    if fetcher is not None:
+        fetcher.close()
 
 
 def _refuse_report_over_baseline(config: pytest.Config, run: RunSettings, baseline: Path) -> None:
@@ -175,10 +212,10 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     config = session.config
     if not _enabled(config):
         return
-    fixture = config.stash[SETTINGS_KEY].settings.fixture
-    check_fixture(session.items, fixture)
+    if config.stash.get(REPLAY_KEY, None) is None:
+        check_fixture(session.items, config.stash[SETTINGS_KEY].settings.fixture)
     selected = sorted(
-        {item_configuration(item, fixture)[0] for item in session.items if golden_query_of(item)}
+        {item_configuration(item)[0] for item in session.items if golden_of(item) is not None}
     )
     config.stash[SELECTED_KEY] = selected
     workeroutput = getattr(config, "workeroutput", None)
@@ -201,11 +238,14 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    query = golden_query_of(item)
-    if query is None:
+    golden = golden_of(item)
+    if golden is None:
         return
-    configuration, _ = item_configuration(item, item.config.stash[SETTINGS_KEY].settings.fixture)
-    item.user_properties.extend([("configuration", configuration), ("category", query.category)])
+    configuration, _ = item_configuration(item)
+    categories = sorted({q.category for q in golden.queries})
+    item.user_properties.extend(
+        [("configuration", configuration), ("category", " ".join(categories))]
+    )
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -213,14 +253,21 @@ def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
-    query = golden_query_of(item)
-    if query is None:
+    golden = golden_of(item)
+    if golden is None:
         return report
     if call.when == "teardown" or (call.when == "setup" and report.passed):
         return report
-    record = item.stash.get(RECORD_KEY, None) if call.when == "call" else None
-    if record is None:  # skipped, or stopped in setup or before scoring
+    records = item.stash.get(RECORDS_KEY, None) if call.when == "call" else None
+    if records is None:  # skipped, or stopped in setup or before scoring
         settings = item.config.stash[SETTINGS_KEY].settings
-        record = record_without_scoring(item, query, report, call, settings)
-    report.retrieval = record.to_dict()  # type: ignore[attr-defined]
+        records = records_without_scoring(item, golden.queries, report, call, settings)
+    if hasattr(item.config, "workerinput"):  # what crosses to the controller is plain data
+        report.retrieval = [r.to_row() for r in records]  # type: ignore[attr-defined]
+    else:  # the report stays plain data (for report-log plugins); the records wait here
+        item.config.stash.setdefault(OUTBOX_KEY, {})[report.nodeid] = records
+        report.retrieval = len(records)  # type: ignore[attr-defined]
+    recorded = item.stash.get(RECORDED_KEY, None) if call.when == "call" else None
+    if recorded:
+        report.retrieval_recorded = recorded  # type: ignore[attr-defined]
     return report

@@ -1,26 +1,32 @@
-"""The body of every golden item: call the retriever, score, keep the record, pass or fail.
+"""The body of every golden item: get the answers, score, keep the records, pass or fail.
 
-Also the records of items that never reached scoring (skipped, or stopped in
-setup or by another plugin), made when pytest reports them.
+A per-query item scores one query; a coarse item (a category or a shard) scores all
+of its queries and fails listing every miss and error. Also the records of items
+that never reached scoring (skipped, or stopped in setup or by another plugin),
+made when pytest reports them.
 """
 
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 
 import pytest
 
-from ..golden import GoldenQuery, RetrievalQuery
+from ..golden import GoldenQuery
+from ..io.recording import Recorded
 from ..model import QueryRecord
-from ..runner import Repeats, RetrieverTimeout, call_with_timeout
+from ..retrievers import ProtocolError
+from ..runner import Answer, Repeats
 from ..scoring import Expectation, detail_text, errored, failure_text, score_query, skipped
 from ..settings import RunSettings, Settings
-from ..shapes import ResultShapeError, dedupe, ranked_ids
+from ..shapes import ResultShapeError, dedupe, ranked_ids, ranked_results
+from .fetch import FETCHER_KEY
 from .gathered import note_retriever
-from .keys import CONFIGURATION_KEY, RECORD_KEY, SETTINGS_KEY
+from .keys import RECORDED_KEY, RECORDS_KEY, SETTINGS_KEY
+from .nodes import item_configuration
 
 
 class ExpectationFailed(pytest.fail.Exception):  # type: ignore[misc, name-defined]
@@ -42,18 +48,6 @@ def expectation(query: GoldenQuery, config: pytest.Config) -> Expectation:
     return Expectation(xfail=True, strict=bool(config.getini("xfail_strict")))
 
 
-def _retrieve(query: GoldenQuery, retriever: object) -> object:
-    """Call the retriever; a generator is consumed here, since it runs the retriever's code.
-
-    Its exceptions propagate: the item shows the user's traceback (the plugin's frames
-    hidden) and ``--pdb`` lands in the user's frame.
-    """
-    __tracebackhide__ = True
-    assert callable(retriever)
-    returned = retriever(RetrievalQuery.of(query))
-    return list(returned) if isinstance(returned, Iterator) else returned
-
-
 PACKAGE = str(Path(__file__).resolve().parents[1])
 
 
@@ -71,116 +65,238 @@ def _users_frames(exc: BaseException) -> TracebackType | None:
     return tb
 
 
-def _keep(
-    item: pytest.Item, record: QueryRecord, query: GoldenQuery, ranking: Sequence[str] = ()
-) -> None:
-    """Keep the item's record (and, for ``--retrieval-show``, how it reads)."""
-    patterns = item.config.stash[SETTINGS_KEY].run.show
-    if any(fnmatch.fnmatchcase(query.id, p) for p in patterns):
-        record.detail = detail_text(query, record, ranking)
-    item.stash[RECORD_KEY] = record
-    item.user_properties.extend(
-        (name, "n/a" if value is None else value) for name, value in record.metrics.items()
-    )
-
-
-def _raised(item: pytest.Item, query: GoldenQuery, exc: BaseException, settings: Settings) -> None:
-    """Keep the record of a retriever that raised: an error, 0.0 on every metric."""
-    configuration, position = item.stash[CONFIGURATION_KEY]
-    message = f"the retriever raised {type(exc).__name__}: {exc}"
-    note = (
-        f"(pytest-retrieval) query '{query.id}' [{configuration}]: {message}; the query "
-        "scores 0.0 on every metric"
-    )
-    if hasattr(exc, "add_note"):  # Python 3.11+: shown under the traceback
-        exc.add_note(note)
-    else:
-        item.add_report_section("call", "retrieval", note)
-    _keep(item, errored(query, configuration, settings, message, position), query)
-
-
 def _hide_for_users_errors(excinfo: pytest.ExceptionInfo[BaseException]) -> bool:
     """Hide the plugin's frames under the user's exception; keep one for our own failures
     (shown as their message alone), or pytest says every entry was hidden."""
     return not isinstance(excinfo.value, (ExpectationFailed, RetrieverError))
 
 
-def _call(item: pytest.Item, query: GoldenQuery, retriever: object, run: RunSettings) -> object:
-    """The retriever's answer to one query, within ``retrieval_timeout``.
+# --------------------------------------------------------------------------- scoring an answer
 
-    A timeout is this item's error; the retriever's own exception propagates with the
-    user's frames (an error record is kept first).
-    """
+
+class _Scorer:
+    """Turns one item's answers into records, for its configuration."""
+
+    def __init__(self, item: pytest.Item, run: RunSettings, coarse: bool = False):
+        self.item = item
+        self.coarse = coarse
+        self.run = run
+        self.configuration, self.position = item_configuration(item)
+        self.show = run.run.show
+        self.records: list[QueryRecord] = []
+        self.recorded: list[str] | None = [] if run.run.calls.record else None
+
+    def error(self, query: GoldenQuery, message: str, answer: Answer | None = None) -> QueryRecord:
+        record = errored(query, self.configuration, self.run.settings, message, self.position)
+        self.keep(query, record, [], answer)
+        return record
+
+    def score(self, query: GoldenQuery, answer: Answer) -> tuple[QueryRecord, list[str]]:
+        """The record of one answer; a result object whose ``.id`` raises propagates."""
+        if answer.error is not None:
+            return self.error(query, answer.error, answer), []
+        expect = expectation(query, self.item.config)
+        try:
+            record, ranking = score_query(
+                query, self.configuration, answer.returned, self.run.settings, self.position,
+                expect,
+            )  # fmt: skip
+        except ResultShapeError as exc:
+            return self.error(query, str(exc), answer), []
+        self.keep(query, record, ranking, answer)
+        return record, ranking
+
+    def keep(
+        self, query: GoldenQuery, record: QueryRecord, ranking: list[str], answer: Answer | None
+    ) -> None:
+        if answer is not None:
+            record.latency_ms = round(answer.latency * 1000, 4)
+            record.latency_shared = answer.shared
+        if any(fnmatch.fnmatchcase(query.id, p) for p in self.show):
+            record.detail = detail_text(query, record, ranking)
+        self.records.append(record)
+        if self.recorded is not None and answer is not None:
+            self.recorded.append(_recorded(query, self.configuration, record, answer))
+
+    def done(self) -> None:
+        """Hand the records (and recording lines) to the report."""
+        self.item.stash[RECORDS_KEY] = self.records
+        self.item.user_properties.extend(_properties(self.records, self.coarse))
+        if self.recorded is not None:
+            self.item.stash[RECORDED_KEY] = self.recorded
+
+
+def _properties(records: Sequence[QueryRecord], coarse: bool) -> list[tuple[str, object]]:
+    """JUnit properties: a query item's metrics; a coarse item's query count and means."""
+    if not coarse:
+        return [(k, "n/a" if v is None else v) for k, v in records[0].metrics.items()]
+    counted = [r for r in records if r.evaluated]
+    out: list[tuple[str, object]] = [("queries", len(counted))]
+    for name in records[0].metrics if records else ():
+        values = [v for r in counted if (v := r.metrics.get(name)) is not None]
+        out.append((name, round(sum(values) / len(values), 6) if values else "n/a"))
+    return out
+
+
+def _recorded(query: GoldenQuery, configuration: str, record: QueryRecord, answer: Answer) -> str:
+    results: tuple[tuple[str, float | None], ...] = ()
+    if answer.error is None and record.error is None:
+        ids, scores = ranked_results(answer.returned)
+        results = tuple(zip(ids, scores, strict=True))
+    entry = Recorded(
+        configuration, query.id, query.text, results, dict(query.filters), record.latency_ms,
+        record.latency_shared, answer.error or record.error,
+    )  # fmt: skip
+    return entry.line()
+
+
+def _raise_users(scorer: _Scorer, query: GoldenQuery, exc: BaseException, message: str) -> None:
+    """Keep the error record, then raise the user's exception with the user's frames."""
     __tracebackhide__ = _hide_for_users_errors
-    configuration, position = item.stash[CONFIGURATION_KEY]
-    try:
-        return call_with_timeout(lambda: _retrieve(query, retriever), run.run.timeout)
-    except RetrieverTimeout as exc:
-        _keep(item, errored(query, configuration, run.settings, str(exc), position), query)
-        raise RetrieverError(
-            f"query '{query.id}' [{configuration}]: {exc}", pytrace=False
-        ) from None
-    except Exception as exc:
-        _raised(item, query, exc, run.settings)
-        raise exc.with_traceback(_users_frames(exc) or exc.__traceback__)  # noqa: B904
-
-
-def _score(
-    item: pytest.Item, query: GoldenQuery, returned: object, run: RunSettings
-) -> tuple[QueryRecord, list[str]]:
-    __tracebackhide__ = _hide_for_users_errors
-    configuration, position = item.stash[CONFIGURATION_KEY]
-    settings = run.settings
-    try:
-        expect = expectation(query, item.config)
-        return score_query(query, configuration, returned, settings, position, expect)
-    except ResultShapeError as exc:
-        return errored(query, configuration, settings, str(exc), position), []
-    except Exception as exc:
-        user = _users_frames(exc)
-        if user is None:
-            raise  # the plugin's own bug: its frames stay visible
-        _raised(item, query, exc, settings)  # a result's .id or iteration raised
-        raise exc.with_traceback(user) from None
+    note = (
+        f"(pytest-retrieval) query '{query.id}' [{scorer.configuration}]: {message}; the query "
+        "scores 0.0 on every metric"
+    )
+    if hasattr(exc, "add_note"):  # Python 3.11+: shown under the traceback
+        exc.add_note(note)
+    else:
+        scorer.item.add_report_section("call", "retrieval", note)
+    scorer.done()
+    raise exc.with_traceback(_users_frames(exc) or exc.__traceback__)
 
 
 def _repeats(
-    query: GoldenQuery, retriever: object, run: RunSettings, record: QueryRecord, first: list[str]
+    scorer: _Scorer, query: GoldenQuery, retriever: object, record: QueryRecord, first: list[str]
 ) -> None:
     """``retrieval_repeat``: call again, and note how far the rankings agree."""
+    fetcher = scorer.item.config.stash[FETCHER_KEY]
     rankings = [first]
-    try:
-        for _ in range(run.run.repeat - 1):
-            returned = call_with_timeout(lambda: _retrieve(query, retriever), run.run.timeout)
-            rankings.append(dedupe(ranked_ids(returned))[0])
-    except Exception:  # a repeat that fails is a ranking that did not reproduce
-        rankings.append([])
-    found = Repeats.of(rankings, run.settings.depth)
+    for _ in range(scorer.run.run.calls.repeat - 1):
+        answer = fetcher.again(query, retriever)
+        try:
+            ids = ranked_ids(answer.returned) if answer.error is None else []
+        except ResultShapeError:
+            ids = []  # a repeat that fails is a ranking that did not reproduce
+        rankings.append(dedupe(ids)[0])
+    found = Repeats.of(rankings, scorer.run.settings.depth)
     record.repeat_overlap, record.repeat_same = found.overlap, found.same
 
 
+# --------------------------------------------------------------------------- the item bodies
+
+
 def run_query(query: GoldenQuery, request: pytest.FixtureRequest, retriever: object) -> None:
-    """The body of every golden item: run, score, record, then pass or fail."""
+    """The body of every per-query item: answer, score, record, then pass or fail."""
     __tracebackhide__ = _hide_for_users_errors
-    item = request.node
-    run = request.config.stash[SETTINGS_KEY]
-    configuration, position = item.stash[CONFIGURATION_KEY]
-    note_retriever(request.config, configuration, retriever)  # once per configuration
-    if not callable(retriever):
-        message = (
-            f"the '{run.settings.fixture}' fixture must return a callable that takes the "
-            f"golden query; it returned {type(retriever).__name__}"
-        )
-        _keep(item, errored(query, configuration, run.settings, message, position), query)
-        raise RetrieverError(f"query '{query.id}' [{configuration}]: {message}", pytrace=False)
-    record, ranking = _score(item, query, _call(item, query, retriever, run), run)
-    if run.run.repeat > 1 and record.error is None:
-        _repeats(query, retriever, run, record, ranking)
-    _keep(item, record, query, ranking)
+    item, run = request.node, request.config.stash[SETTINGS_KEY]
+    scorer = _Scorer(item, run)
+    fetcher = request.config.stash[FETCHER_KEY]
+    if fetcher.replay is None:
+        note_retriever(request.config, scorer.configuration, retriever)  # once per configuration
+    try:
+        answer = fetcher.answer(item, query, scorer.configuration, retriever)
+    except ProtocolError as exc:
+        answer = Answer(error=str(exc))
+    if answer.exception is not None and answer.origin in ("", query.id):
+        scorer.error(query, answer.error or "", answer)
+        _raise_users(scorer, query, answer.exception, answer.error or "")
+    try:
+        record, ranking = scorer.score(query, answer)
+    except Exception as exc:
+        if _users_frames(exc) is None:
+            raise  # the plugin's own bug: its frames stay visible
+        scorer.error(query, f"the retriever raised {type(exc).__name__}: {exc}", answer)
+        _raise_users(scorer, query, exc, f"the retriever raised {type(exc).__name__}: {exc}")
+        raise  # pragma: no cover - _raise_users raised
+    if run.run.calls.repeat > 1 and record.error is None:
+        _repeats(scorer, query, retriever, record, ranking)
+    scorer.done()
+    _verdict(query, record, ranking, scorer.configuration, answer)
+
+
+def _verdict(
+    query: GoldenQuery, record: QueryRecord, ranking: list[str], configuration: str, answer: Answer
+) -> None:
+    __tracebackhide__ = _hide_for_users_errors
     if record.error is not None:
-        raise RetrieverError(f"query '{query.id}' [{configuration}]: {record.error}", pytrace=False)
+        where = ""
+        if answer.origin and answer.origin != query.id and answer.exception is not None:
+            where = f" (its traceback is under query '{answer.origin}' [{configuration}])"
+        raise RetrieverError(
+            f"query '{query.id}' [{configuration}]: {record.error}{where}", pytrace=False
+        )
     if record.violations:
         raise ExpectationFailed(failure_text(query, record, ranking), pytrace=False)
+
+
+def run_queries(
+    queries: Sequence[GoldenQuery], request: pytest.FixtureRequest, retriever: object
+) -> None:
+    """The body of a coarse item: every query answered and scored; one failure lists all."""
+    __tracebackhide__ = _hide_for_users_errors
+    item, run = request.node, request.config.stash[SETTINGS_KEY]
+    scorer = _Scorer(item, run, coarse=True)
+    fetcher = request.config.stash[FETCHER_KEY]
+    if fetcher.replay is None:
+        note_retriever(request.config, scorer.configuration, retriever)
+    asked = [q for q in queries if q.skip is None]
+    try:
+        answers = fetcher.answers(asked, scorer.configuration, retriever)
+    except ProtocolError as exc:
+        answers = [Answer(error=str(exc)) for _ in asked]
+    by_id = dict(zip((q.id for q in asked), answers, strict=True))
+    for query in queries:
+        _score_in_coarse(scorer, query, by_id.get(query.id), retriever)
+    scorer.done()
+    _coarse_verdict(item.name, scorer.configuration, queries, scorer.records)
+
+
+def _score_in_coarse(
+    scorer: _Scorer, query: GoldenQuery, answer: Answer | None, retriever: object
+) -> None:
+    if answer is None:  # skip: in the golden file
+        reason = f"Skipped: {query.skip}"  # as pytest words a skip mark's reason
+        record = skipped(query, scorer.configuration, scorer.run.settings, reason, scorer.position)
+        scorer.keep(query, record, [], None)
+        return
+    try:
+        record, ranking = scorer.score(query, answer)
+    except Exception as exc:  # a result object that raises: this query's error
+        scorer.error(query, f"the retriever raised {type(exc).__name__}: {exc}", answer)
+        return
+    if scorer.run.run.calls.repeat > 1 and record.error is None:
+        _repeats(scorer, query, retriever, record, ranking)
+
+
+def _coarse_verdict(
+    name: str, configuration: str, queries: Sequence[GoldenQuery], records: list[QueryRecord]
+) -> None:
+    __tracebackhide__ = _hide_for_users_errors
+    problems = [_problem_line(r) for r in records if r.outcome in ("error", "failed")]
+    if not problems:
+        if records and all(r.outcome == "skipped" for r in records):
+            pytest.skip(f"every query of '{name}' [{configuration}] is skipped")
+        return
+    errors = sum(1 for r in records if r.outcome == "error")
+    head = (
+        f"'{name}' [{configuration}]: {len(problems) - errors} of {len(queries)} queries "
+        f"failed, {errors} error(s):"
+    )
+    text = "\n".join([head, *problems])
+    if errors:
+        raise RetrieverError(text, pytrace=False)
+    raise ExpectationFailed(text, pytrace=False)
+
+
+def _problem_line(record: QueryRecord) -> str:
+    if record.error is not None:
+        return f"  query '{record.id}': error: {record.error}"
+    if not record.violations:  # an xfail that passed under xfail_strict
+        return f"  query '{record.id}': XPASS(strict): it was expected to fail (xfail) but passed"
+    return f"  query '{record.id}': " + "; ".join(record.violations)
+
+
+# --------------------------------------------------------------------------- unscored items
 
 
 def _short(call: pytest.CallInfo[None]) -> str:
@@ -191,22 +307,26 @@ def _short(call: pytest.CallInfo[None]) -> str:
     return first if len(first) <= 300 else first[:297] + "..."
 
 
-def record_without_scoring(
+def records_without_scoring(
     item: pytest.Item,
-    query: GoldenQuery,
+    queries: Sequence[GoldenQuery],
     report: pytest.TestReport,
     call: pytest.CallInfo[None],
     settings: Settings,
-) -> QueryRecord:
-    """The record of an item that produced none: skipped, or stopped before scoring
-    (a failing fixture, another plugin's timeout). A stopped item scores 0.0."""
-    configuration, position = item.stash[CONFIGURATION_KEY]
+) -> list[QueryRecord]:
+    """The records of an item that produced none: skipped, or stopped before scoring
+    (a failing fixture, another plugin's timeout). A stopped item's queries score 0.0."""
+    configuration, position = item_configuration(item)
     if report.skipped and not hasattr(report, "wasxfail"):
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else _short(call)
-        return skipped(query, configuration, settings, str(reason), position)
+        return [skipped(q, configuration, settings, str(reason), position) for q in queries]
     prefix = "setup failed: " if call.when == "setup" else ""
-    record = errored(query, configuration, settings, prefix + _short(call), position)
-    if report.skipped:  # an imperative pytest.xfail() before scoring
-        record.outcome = "xfailed"
-    item.user_properties.extend((name, 0.0) for name in record.metrics)
-    return record
+    records = [
+        errored(q, configuration, settings, prefix + _short(call), position) for q in queries
+    ]
+    for record in records:
+        if report.skipped:  # an imperative pytest.xfail() before scoring
+            record.outcome = "xfailed"
+    if len(records) == 1:
+        item.user_properties.extend((name, 0.0) for name in records[0].metrics)
+    return records

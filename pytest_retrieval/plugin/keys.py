@@ -8,6 +8,7 @@ import pytest
 
 from ..golden import GoldenSet
 from ..model import QueryRecord
+from ..replay import Replay
 from ..retriever_metadata import Metadata
 from ..settings import RunSettings
 
@@ -20,7 +21,10 @@ SELECTED_KEY = pytest.StashKey[list[str]]()  # configurations with selected gold
 COLLECTED_KEY = pytest.StashKey[set[str]]()  # configurations collected, before selection
 RETRIEVERS_KEY = pytest.StashKey[dict[str, Metadata]]()  # configuration -> its retriever's metadata
 RETRIEVER_NOTES_KEY = pytest.StashKey[list[str]]()  # what was wrong with that metadata
+REPLAY_KEY = pytest.StashKey[Replay]()  # --retrieval-replay: the recorded answers
+OUTBOX_KEY = pytest.StashKey[dict[str, list[QueryRecord]]]()  # node id -> records not yet taken
 
 # on an item
-RECORD_KEY = pytest.StashKey[QueryRecord]()  # what the item's call produced
+RECORDS_KEY = pytest.StashKey[list[QueryRecord]]()  # what the item's call produced
+RECORDED_KEY = pytest.StashKey[list[str]]()  # --retrieval-record: the item's recording lines
 CONFIGURATION_KEY = pytest.StashKey[tuple[str, int]]()  # (configuration, parameter index)

@@ -13,12 +13,16 @@ from ..golden import GoldenFileError, GoldenQuery
 from ..io.golden_file import GOLDEN_SUFFIXES, load_golden_file
 from ..model import QueryRecord
 from ..scoring import errored
-from ..settings import Settings
+from ..settings import Items, Settings
+from ..sharding import item_groups
 
 MESSAGE = (
     "no result came back for this item (its xdist worker crashed or was lost): it counts "
     "as an error scoring 0"
 )
+
+
+PER_QUERY = Items()
 
 
 def is_golden_nodeid(nodeid: str) -> bool:
@@ -35,27 +39,34 @@ def _configuration(params: str, known: list[str]) -> str:
     return params or "default"
 
 
+def _items_of(
+    path: str, root: Path, settings: Settings, items: Items
+) -> dict[str, tuple[GoldenQuery, ...]]:
+    """A golden file's items as collection made them: item name -> its queries."""
+    try:
+        loaded = load_golden_file(root / path, max_grade=settings.max_grade, shown=path)
+    except GoldenFileError:
+        return {}
+    return dict(item_groups(loaded, items))
+
+
 def missing_records(
-    nodeids: list[str], root: Path, settings: Settings, known: list[str]
+    nodeids: list[str], root: Path, settings: Settings, known: list[str], items: Items = PER_QUERY
 ) -> tuple[list[QueryRecord], list[str]]:
     """Error records for the items that sent nothing; and the ids it could not read."""
-    files: dict[str, dict[str, GoldenQuery]] = {}
+    files: dict[str, dict[str, tuple[GoldenQuery, ...]]] = {}
     records: list[QueryRecord] = []
     unread: list[str] = []
     for nodeid in nodeids:
         path, _, rest = nodeid.partition("::")
-        qid, _, params = rest.partition("[")
+        name, _, params = rest.partition("[")
         if path not in files:
-            try:
-                loaded = load_golden_file(root / path, max_grade=settings.max_grade, shown=path)
-            except GoldenFileError:
-                loaded = []
-            files[path] = {q.id: q for q in loaded}
-        query = files[path].get(qid)
-        if query is None:
+            files[path] = _items_of(path, root, settings, items)
+        queries = files[path].get(name)
+        if queries is None:
             unread.append(nodeid)
             continue
         configuration = _configuration(params.rstrip("]"), known)
         position = known.index(configuration) if configuration in known else len(known)
-        records.append(errored(query, configuration, settings, MESSAGE, position))
+        records += [errored(q, configuration, settings, MESSAGE, position) for q in queries]
     return records, unread

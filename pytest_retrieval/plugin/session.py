@@ -28,20 +28,21 @@ from ..baseline import (
     merge_update,
 )
 from ..evaluation import Evaluation, analyse
-from ..gate import GateResult, run_gate
+from ..gate import GateResult, hold_latency_budgets, run_gate
 from ..history import build_entry
 from ..io.baseline_file import read_baseline, write_baseline
 from ..io.provenance import provenance
+from ..io.recording import RecordingWriter
 from ..model import QueryRecord, RecordError, Results
 from ..report.gate_text import explain, headline
 from ..report.run_report import GoldenInfo, RunReport
 from ..report.writers import write_reports
 from ..settings import RunSettings, Tolerances
-from .collect import golden_ids
 from .gate_case import log_verdict
 from .gathered import Gathered
-from .keys import COLLECTED_KEY, GOLDEN_SET_KEY, SELECTED_KEY
+from .keys import COLLECTED_KEY, GOLDEN_SET_KEY, OUTBOX_KEY, SELECTED_KEY
 from .missing import is_golden_nodeid, missing_records
+from .nodes import golden_ids
 from .outputs import History, github_output, log_path, on_github, record_run, stamp, utc_now
 from .terminal import write_summary
 
@@ -55,6 +56,24 @@ def _stopped(session: pytest.Session, collection_errors: int) -> str | None:
         return f"{collection_errors} collection error(s)"
     reason = session.shouldfail or session.shouldstop
     return f"stopped early: {reason}" if reason else None
+
+
+def _recording(config: pytest.Config, run: RunSettings) -> RecordingWriter | None:
+    path = run.run.calls.record
+    if path is None:
+        return None
+    target = config.invocation_params.dir / path
+    if any(
+        (config.invocation_params.dir / p).resolve() == target.resolve()
+        for p in run.run.calls.replay
+    ):
+        raise pytest.UsageError(
+            f"--retrieval-record {path} is the file being replayed: record to another file"
+        )
+    try:
+        return RecordingWriter(target, run.settings.as_dict())
+    except OSError as exc:
+        raise pytest.UsageError(f"--retrieval-record {path}: cannot write there: {exc}") from None
 
 
 class RetrievalSession:
@@ -86,16 +105,30 @@ class RetrievalSession:
         self.history: History | None = None  # --retrieval-log
         self.annotations: list[str] = []  # GitHub Actions workflow commands
         self.finished = ""  # when the items were done (UTC, ISO 8601)
+        self.recording = _recording(config, run)  # --retrieval-record
 
     # -- gathering --------------------------------------------------------------------
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         data = getattr(report, "retrieval", None)
-        if isinstance(data, dict):
+        if data is None:
+            return
+        self.received.add(report.nodeid)
+        if isinstance(data, int):  # made in this process: the records wait in the outbox
+            for record in self.config.stash.get(OUTBOX_KEY, {}).pop(report.nodeid, []):
+                self.results.add(record)
+        else:
+            self._read_rows(report.nodeid, data)
+        recorded = getattr(report, "retrieval_recorded", None)
+        if recorded and self.recording is not None:
+            for line in recorded:
+                self.recording.add(line)
+
+    def _read_rows(self, nodeid: str, rows: object) -> None:
+        for row in rows if isinstance(rows, list) else [rows]:
             try:
-                self.results.add(QueryRecord.from_dict(data))
+                self.results.add(QueryRecord.from_row(row))  # type: ignore[arg-type]
             except RecordError as exc:
-                self.notes.append(f"{report.nodeid}: a record that could not be read: {exc}")
-            self.received.add(report.nodeid)
+                self.notes.append(f"{nodeid}: a record that could not be read: {exc}")
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
@@ -186,6 +219,21 @@ class RetrievalSession:
         self._record_history()
         return outcome
 
+    def _close_recording(self) -> None:
+        if self.recording is None:
+            return
+        try:
+            digest = GoldenInfo.of(self.results).sha256
+            self.recording.close(complete=self.incomplete is None, golden=digest)
+            partial = "" if self.incomplete is None else ", incomplete"
+            self.notes.append(
+                f"retrieval recording written: {self.recording.path} "
+                f"({self.recording.entries} results{partial})"
+            )
+        except OSError as exc:
+            self.notes.append(f"the recording could not be written: {exc}")
+            self.failed_write = True
+
     def _gather_local(self) -> None:
         """The end of the items: when, and what this process gathered beside the records."""
         self.finished = utc_now()
@@ -208,7 +256,8 @@ class RetrievalSession:
             return
         known = self.results.configurations()
         root, settings = self.config.rootpath, self.run.settings
-        records, unread = missing_records(missing, root, settings, known)
+        items = self.run.run.calls.items
+        records, unread = missing_records(missing, root, settings, known, items)
         for record in records:
             self.results.add(record)
         self.notes.append(
@@ -272,6 +321,8 @@ class RetrievalSession:
 
     def _run_gate(self, session: pytest.Session) -> None:
         self.gate = self._gate_result()
+        if self.gate.verdict != "refused":
+            self.notes += hold_latency_budgets(self.gate, self.results, self.run.gate)
         self.gate.mode = self.run.gate.mode  # also for a refusal: report mode never fails
         if self.gate.verdict != "no-baseline":
             log_verdict(session, self.gate, headline(self.gate), self.gate_text())
@@ -349,9 +400,12 @@ class RetrievalSession:
         if failed and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         if self.config.option.collectonly or session.exitstatus == pytest.ExitCode.USAGE_ERROR:
+            if self.recording is not None:
+                self.recording.abandon()
             return  # the run stopped before anything ran: nothing to report
         if self.incomplete is None and session.exitstatus == pytest.ExitCode.INTERRUPTED:
             self.incomplete = "interrupted"
+        self._close_recording()
         if on_github(self.run) and (self.results or self.gate is not None):
             self.annotations, notes = github_output(self.config, self.run_report())
             self.notes.extend(notes)

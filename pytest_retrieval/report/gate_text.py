@@ -59,6 +59,8 @@ def headline(result: GateResult, limit: int = 3) -> str:
             )
         more = len(breached) - limit
         text += ": " + "; ".join(parts) + (f"; and {more} more breached rows" if more > 0 else "")
+    elif result.latency:
+        text += ": " + "; ".join(b.message() for b in result.latency[:limit])
     elif result.messages:
         text += ": " + result.messages[0]
     return text
@@ -252,6 +254,8 @@ def explain(
     breached = result.breached
     if breached:
         lines += ["", *row_table(breached, width), *_worst_lines(breached, width)]
+    for breach in result.latency:
+        lines += _wrap(breach.message(), width, "  ", "    ")
     lines += _significance_lines(result, width)
     lines += _notes(result, width)
     return "\n".join(lines)

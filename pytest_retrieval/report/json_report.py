@@ -18,6 +18,9 @@ def _configurations(report: RunReport) -> dict[str, object]:
         records = report.results.view(name).records
         block: dict[str, object] = {"retriever": dict(report.retrievers.get(name, {}))}
         block["summary"] = report.evaluation.summary_dict(name)
+        latency = report.evaluation.latency.get(name)
+        if latency is not None:
+            block["latency"] = latency.as_dict()
         block["queries"] = {r.id: r.to_dict(REPORT_FIELDS) for r in records}
         out[name] = block
     return out

@@ -20,15 +20,18 @@ from typing import Literal
 from tabulate import tabulate
 
 from ..evaluation import Evaluation
+from ..latency import milliseconds
 from ..model import ALL, WEIGHTED
 from ..slices import Slice
 from .tables import (
+    LATENCY_TITLE,
     Table,
     cell,
     comparison_table,
     comparison_title,
     configuration_table,
     group_table,
+    latency_table,
     short,
     side_by_side_table,
 )
@@ -135,9 +138,21 @@ def normal_lines(evaluation: Evaluation, width: int) -> list[str]:
     lines: list[str] = []
     for metric in evaluation.metrics:
         lines += _titled(f"{metric}: {legend}", metric_table(evaluation, metric, width), width)
+    if evaluation.latency:
+        lines += ["", *latency_lines(evaluation, width)]
     if len(evaluation.summaries) > 1:
         lines += ["", *significant_lines(evaluation, width)]
     return lines[1:]
+
+
+def latency_lines(evaluation: Evaluation, width: int) -> list[str]:
+    """Latency in a few lines (the whole table comes with -v)."""
+    parts = []
+    for name, s in evaluation.latency.items():
+        values = "/".join(milliseconds(s.value(x)) for x in ("p50", "p95", "max"))
+        parts.append(f"{name} {values}" + (" (batch share)" if s.shared else ""))
+    text = "latency p50/p95/max per query: " + "; ".join(parts)
+    return textwrap.wrap(text, width, subsequent_indent="  ")
 
 
 def fitted(table: Table, width: int) -> list[str]:
@@ -159,6 +174,8 @@ def verbose_lines(evaluation: Evaluation, width: int) -> list[str]:
     if evaluation.comparisons is not None:
         title = comparison_title(evaluation.comparisons.reference, "terminal")
         lines += _titled(title, fitted(comparison_table(evaluation, "terminal"), width), width)
+    if evaluation.latency:
+        lines += _titled(LATENCY_TITLE, fitted(latency_table(evaluation, "terminal"), width), width)
     return lines
 
 

@@ -14,6 +14,7 @@ from typing import Literal
 from tabulate import tabulate
 
 from ..evaluation import Evaluation
+from ..latency import milliseconds
 from ..model import ALL
 from ..slices import Slice
 
@@ -117,6 +118,23 @@ def group_table(evaluation: Evaluation, title: str, configuration: str, style: S
     )
 
 
+LATENCY_TITLE = "latency per query (the retriever's time, never compared with the baseline)"
+
+
+def latency_table(evaluation: Evaluation, style: Style) -> Table:
+    """Per configuration: n timed, p50, p95, max; which are a batch call's shares."""
+    rows = []
+    for name, s in evaluation.latency.items():
+        batch = f"{s.shared} of {s.n}" if s.shared else ""
+        rows.append(
+            [name, str(s.n), *(milliseconds(s.value(x)) for x in ("p50", "p95", "max")), batch]
+        )
+    headers = ["configuration", "n", "p50", "p95", "max", "batch share"]
+    if not any(row[-1] for row in rows):
+        headers, rows = headers[:-1], [row[:-1] for row in rows]
+    return Table(headers, rows, labels=1)
+
+
 def comparison_title(reference: str, style: Style) -> str:
     title = (
         f"paired comparison with {reference} (delta = configuration - {reference}, 95% "
@@ -142,6 +160,8 @@ def tables(evaluation: Evaluation, style: Style) -> list[tuple[str, Table]]:
         for c in group:
             table = group_table(evaluation, group_title, c, style)
             out.append((f"configuration: {c}, by {group_title}", table))
+    if evaluation.latency:
+        out.append((LATENCY_TITLE, latency_table(evaluation, style)))
     return out
 
 

@@ -1,0 +1,197 @@
+"""Recordings (``--retrieval-record``): every configuration's results, one JSON line each.
+
+Pure apart from the file. A recording is JSON lines: a header, one line per (query,
+configuration), and a footer written when the run ends::
+
+    {"format": "pytest-retrieval recording", "version": 1, "settings": {...}}
+    {"configuration": "bm25", "id": "rain", "text": "...", "results": [["doc", 12.5], ...],
+     "latency_ms": 3.1, "shared": false, "error": null}
+    {"complete": true, "entries": 71, "golden": "<sha256 of the golden set>"}
+
+``results`` are ``[id, score]`` pairs as the retriever returned them (score null when
+it gave none); ``filters`` appears when the query had some. The file is written to a
+temporary file beside the path as the run goes and renamed over the path at the end,
+so the path holds a whole recording or the one before.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from ..golden import Problem
+from .common import FormatError, ProblemLog
+
+FORMAT = "pytest-retrieval recording"
+VERSION = 1
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """One (query, configuration) as recorded."""
+
+    configuration: str
+    id: str
+    text: str
+    results: tuple[tuple[str, float | None], ...] = ()
+    filters: Mapping[str, object] = field(default_factory=dict)
+    latency_ms: float | None = None
+    shared: bool = False
+    error: str | None = None
+
+    def line(self) -> str:
+        data: dict[str, object] = {"configuration": self.configuration, "id": self.id}
+        data["text"] = self.text
+        if self.filters:
+            data["filters"] = dict(self.filters)
+        data["results"] = [list(pair) for pair in self.results]
+        data.update(latency_ms=self.latency_ms, shared=self.shared, error=self.error)
+        return json.dumps(data, ensure_ascii=False, allow_nan=False, default=str)
+
+
+class RecordingWriter:
+    """Appends entries to a temporary file; :meth:`close` renames it over the path."""
+
+    def __init__(self, path: Path, settings: Mapping[str, object]):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, self._tmp = tempfile.mkstemp(
+            prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent
+        )
+        self._file: IO[str] | None = os.fdopen(fd, "w", encoding="utf-8", newline="\n")
+        self.entries = 0
+        header = {"format": FORMAT, "version": VERSION, "settings": dict(settings)}
+        self._file.write(json.dumps(header, ensure_ascii=False) + "\n")
+
+    def add(self, line: str) -> None:
+        """One entry's line (:meth:`Recorded.line`)."""
+        if self._file is not None:
+            self._file.write(line + "\n")
+            self.entries += 1
+
+    def close(self, complete: bool, golden: str) -> None:
+        """Write the footer and put the recording in place (atomically)."""
+        handle, self._file = self._file, None
+        if handle is None:
+            return
+        try:
+            footer = {"complete": complete, "entries": self.entries, "golden": golden}
+            handle.write(json.dumps(footer) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+            handle.close()
+            os.chmod(self._tmp, 0o644)
+            os.replace(self._tmp, self.path)
+        except BaseException:
+            handle.close()
+            with contextlib.suppress(OSError):
+                os.unlink(self._tmp)
+            raise
+
+    def abandon(self) -> None:
+        """Drop the temporary file (the run could not record)."""
+        handle, self._file = self._file, None
+        if handle is not None:
+            handle.close()
+            with contextlib.suppress(OSError):
+                os.unlink(self._tmp)
+
+
+# --------------------------------------------------------------------------- reading
+
+
+@dataclass(frozen=True)
+class Recording:
+    """A recording read back: its entries by configuration, in the order first seen."""
+
+    entries: Mapping[str, Mapping[str, Recorded]]
+    complete: bool
+    settings: Mapping[str, object]
+    golden: str = ""
+
+    @property
+    def configurations(self) -> list[str]:
+        return list(self.entries)
+
+
+def is_recording(path: Path) -> bool:
+    """Whether the file starts with a recording's header (else: a TREC run, perhaps)."""
+    try:
+        with path.open("rb") as handle:
+            first = handle.readline(4096)
+    except OSError:
+        return False
+    return first.lstrip().startswith(b"{") and FORMAT.encode() in first
+
+
+def _entry(data: Mapping[str, object], log: ProblemLog, number: int) -> Recorded | None:
+    try:
+        results = tuple(
+            (str(doc), None if score is None else float(score))
+            for doc, score in data.get("results") or ()  # type: ignore[attr-defined]
+        )
+        latency = data.get("latency_ms")
+        filters = data.get("filters") or {}
+        return Recorded(
+            configuration=str(data["configuration"]),
+            id=str(data["id"]),
+            text=str(data.get("text", "")),
+            results=results,
+            filters=filters if isinstance(filters, dict) else {},
+            latency_ms=None if latency is None else float(latency),  # type: ignore[arg-type]
+            shared=bool(data.get("shared", False)),
+            error=None if data.get("error") is None else str(data["error"]),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        log.add(number, f"not a recording entry ({type(exc).__name__}: {exc}); record again")
+        return None
+
+
+def _header(line: str, log: ProblemLog) -> Mapping[str, object]:
+    try:
+        header = json.loads(line)
+    except json.JSONDecodeError:
+        header = None
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        log.add(1, f"not a recording: the first line is not a '{FORMAT}' header")
+        log.raise_if_any()
+    if header.get("version") != VERSION:
+        log.add(1, f"recording version {header.get('version')!r}; this plugin reads {VERSION}")
+        log.raise_if_any()
+    settings = header.get("settings")
+    return settings if isinstance(settings, dict) else {}
+
+
+def read_recording(path: Path, shown: str | None = None) -> Recording:
+    """A recording file read back; :class:`FormatError` names the lines that are not."""
+    log = ProblemLog(shown or str(path))
+    try:
+        lines = path.read_text(encoding="utf-8").split("\n")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise FormatError([Problem(log.shown, 0, f"cannot read the recording: {exc}")]) from None
+    settings = _header(lines[0], log)
+    entries: dict[str, dict[str, Recorded]] = {}
+    footer: Mapping[str, object] = {}
+    for number, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            log.add(number, f"not JSON ({exc.msg}); the recording is damaged: record again")
+            continue
+        if isinstance(data, dict) and "complete" in data:
+            footer = data
+            continue
+        entry = _entry(data, log, number) if isinstance(data, dict) else None
+        if entry is not None:
+            entries.setdefault(entry.configuration, {})[entry.id] = entry
+    log.raise_if_any()
+    golden = str(footer.get("golden", ""))
+    return Recording(entries, bool(footer.get("complete", False)), settings, golden)

@@ -1,0 +1,140 @@
+"""Retriever latency: per configuration p50, p95 and max, and the budgets the gate holds.
+
+Pure. Latency is the retriever's time per query as the plugin measured it around
+the call (for a batch call, the call's time divided over its queries; for a
+replayed recording, the recorded time). It is machine-dependent, so it is never
+compared with the baseline: ``retrieval_latency_budget`` holds it to absolute
+limits instead. Percentiles interpolate linearly between ranks (numpy's default).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .model import QueryRecord, Results
+from .settings import LatencyLimit, format_seconds
+
+
+def percentile(ordered: Sequence[float], q: float) -> float:
+    """The q-th percentile (0..100) of sorted values, linearly interpolated."""
+    if not ordered:
+        return math.nan
+    position = (len(ordered) - 1) * q / 100
+    low = math.floor(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+@dataclass(frozen=True)
+class LatencySummary:
+    """One configuration's latencies, in milliseconds."""
+
+    n: int
+    p50: float
+    p90: float
+    p95: float
+    p99: float
+    max: float
+    mean: float
+    shared: int  # latencies that are a batch call's share
+
+    @classmethod
+    def of(cls, records: Sequence[QueryRecord]) -> LatencySummary | None:
+        """The summary of the records that were called (skipped ones were not)."""
+        timed = [r for r in records if r.latency_ms is not None and r.outcome != "skipped"]
+        if not timed:
+            return None
+        values = sorted(r.latency_ms for r in timed if r.latency_ms is not None)
+        return cls(
+            n=len(values),
+            p50=percentile(values, 50),
+            p90=percentile(values, 90),
+            p95=percentile(values, 95),
+            p99=percentile(values, 99),
+            max=values[-1],
+            mean=sum(values) / len(values),
+            shared=sum(1 for r in timed if r.latency_shared),
+        )
+
+    def value(self, statistic: str) -> float:
+        return float(getattr(self, statistic))
+
+    def as_dict(self) -> dict[str, object]:
+        """The JSON report's ``latency`` block (milliseconds, rounded to 0.001)."""
+        out: dict[str, object] = {"n": self.n}
+        for name in ("p50", "p90", "p95", "p99", "max", "mean"):
+            out[f"{name}_ms"] = round(self.value(name), 3)
+        out["batch_share"] = self.shared
+        return out
+
+
+def latencies(results: Results) -> dict[str, LatencySummary]:
+    """Each configuration's summary (configurations never timed are left out)."""
+    found = {}
+    for name in results.configurations():
+        summary = LatencySummary.of(results.view(name).records)
+        if summary is not None:
+            found[name] = summary
+    return found
+
+
+def milliseconds(value: float) -> str:
+    """A latency as a person reads it: 6.9µs, 0.42ms... 12.3ms, 1.20s."""
+    if value >= 1000:
+        return f"{value / 1000:.2f}s"
+    if value < 0.1:
+        return f"{value * 1000:.3g}µs"
+    return f"{value:.3g}ms" if value < 10 else f"{value:.1f}ms"
+
+
+@dataclass(frozen=True)
+class LatencyBreach:
+    """A configuration over one of its latency budgets, with its slowest queries."""
+
+    configuration: str
+    limit: LatencyLimit
+    value_ms: float
+    slowest: tuple[tuple[str, float], ...]  # (query id, ms), slowest first
+
+    def message(self) -> str:
+        slowest = ", ".join(f"{q} {milliseconds(ms)}" for q, ms in self.slowest)
+        return (
+            f"{self.configuration}: latency {self.limit.statistic} {milliseconds(self.value_ms)} "
+            f"is over its budget {format_seconds(self.limit.seconds)} "
+            f"(retrieval_latency_budget); slowest: {slowest}"
+        )
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "configuration": self.configuration,
+            "statistic": self.limit.statistic,
+            "budget_ms": round(self.limit.seconds * 1000, 3),
+            "value_ms": round(self.value_ms, 3),
+            "slowest": [{"id": q, "latency_ms": round(ms, 3)} for q, ms in self.slowest],
+        }
+
+
+def check_budgets(
+    results: Results, limits_for: dict[str, list[LatencyLimit]], shown: int = 5
+) -> tuple[list[LatencyBreach], list[str]]:
+    """Every budget exceeded; and notes for configurations with budgets but no latency."""
+    breaches: list[LatencyBreach] = []
+    notes: list[str] = []
+    summaries = latencies(results)
+    for name, limits in limits_for.items():
+        if not limits:
+            continue
+        summary = summaries.get(name)
+        if summary is None:
+            notes.append(f"no latency was measured for '{name}': its latency budget is not checked")
+            continue
+        timed = [r for r in results.view(name).records if r.latency_ms is not None]
+        slowest = sorted(timed, key=lambda r: (-(r.latency_ms or 0.0), r.id))[:shown]
+        for limit in limits:
+            value = summary.value(limit.statistic)
+            if value > limit.seconds * 1000:
+                top = tuple((r.id, r.latency_ms or 0.0) for r in slowest)
+                breaches.append(LatencyBreach(name, limit, value, top))
+    return breaches, notes

@@ -1,0 +1,145 @@
+"""Where an item's answers come from: the retriever, or a recording being replayed.
+
+A per-query retriever is called when its item runs. A batch or async retriever is
+called ahead: the first item of a configuration that has no answer yet fetches a
+chunk (``retrieval_batch_size`` queries; for async at least ``retrieval_concurrency``)
+made of itself and the next items this process will run for the same configuration,
+and those items then read their answers. Under xdist a worker batches only its own
+items: the ones xdist has already handed it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import pytest
+
+from ..golden import GoldenQuery, RetrievalQuery
+from ..replay import Replay
+from ..retrievers import protocol_of
+from ..runner import Answer, Calls, EventLoopThread
+from ..settings import CallSettings
+from .nodes import golden_queries_of, item_configuration
+
+SCAN = 20  # items looked at ahead per query wanted in a chunk
+
+
+class Fetcher:
+    """One per process: each retriever's protocol, the loop, and the answers fetched ahead."""
+
+    def __init__(self, calls: CallSettings, fixture: str, replay: Replay | None = None):
+        self.settings = calls
+        self.fixture = fixture
+        self.replay = replay
+        self.loop = EventLoopThread()
+        self._calls: dict[int, tuple[object, Calls]] = {}
+        self._ahead: dict[tuple[str, str], Answer] = {}
+        self._positions: dict[int, int] = {}
+
+    def calls(self, retriever: object) -> Calls:
+        """How this retriever is called (its protocol read once per object)."""
+        found = self._calls.get(id(retriever))
+        if found is None:
+            protocol = protocol_of(retriever, self.fixture)
+            s = self.settings
+            calls = Calls(protocol, s.timeout, s.batch_size, s.concurrency, self.loop)
+            found = self._calls[id(retriever)] = (retriever, calls)  # kept: ids stay unique
+        return found[1]
+
+    def answer(
+        self, item: pytest.Item, query: GoldenQuery, configuration: str, retriever: object
+    ) -> Answer:
+        """The answer to one query item."""
+        if self.replay is not None:
+            return self.replay.answer(configuration, query)
+        calls = self.calls(retriever)
+        if not calls.protocol.prefetches:
+            return calls.one(RetrievalQuery.of(query))
+        key = (configuration, query.id)
+        if key not in self._ahead:
+            chunk = self._chunk(item, query, configuration, calls.chunk_size())
+            self._fetch(calls, configuration, chunk)
+        return self._ahead.pop(key)
+
+    def answers(
+        self, queries: Sequence[GoldenQuery], configuration: str, retriever: object
+    ) -> list[Answer]:
+        """The answers to every query of a coarse item, fetched chunk by chunk."""
+        if self.replay is not None:
+            replay = self.replay
+            return [replay.answer(configuration, q) for q in queries]
+        calls = self.calls(retriever)
+        size = calls.chunk_size() if calls.protocol.prefetches else len(queries) or 1
+        answers: list[Answer] = []
+        for start in range(0, len(queries), size):
+            chunk = queries[start : start + size]
+            answers += calls.many([RetrievalQuery.of(q) for q in chunk], [q.id for q in chunk])
+        return answers
+
+    def again(self, query: GoldenQuery, retriever: object) -> Answer:
+        """One more call for one query (``retrieval_repeat``), whatever the protocol."""
+        calls = self.calls(retriever)
+        if not calls.protocol.prefetches:
+            return calls.one(RetrievalQuery.of(query))
+        return calls.many([RetrievalQuery.of(query)], [query.id])[0]
+
+    def _fetch(self, calls: Calls, configuration: str, chunk: list[GoldenQuery]) -> None:
+        answers = calls.many([RetrievalQuery.of(q) for q in chunk], [q.id for q in chunk])
+        for query, answer in zip(chunk, answers, strict=True):
+            self._ahead[(configuration, query.id)] = answer
+
+    def _chunk(
+        self, item: pytest.Item, query: GoldenQuery, configuration: str, size: int
+    ) -> list[GoldenQuery]:
+        """This query and the next ones of its configuration this process will run."""
+        chunk, ids = [query], {query.id}
+        for scanned, other in enumerate(self._upcoming(item)):
+            if len(chunk) >= size or scanned > SCAN * size:
+                break
+            queries = golden_queries_of(other)
+            if len(queries) != 1 or other is item:
+                continue
+            candidate = queries[0]
+            if candidate.skip is not None or candidate.id in ids:
+                continue
+            if item_configuration(other)[0] != configuration:
+                continue
+            if (configuration, candidate.id) not in self._ahead:
+                chunk.append(candidate)
+                ids.add(candidate.id)
+        return chunk
+
+    def _upcoming(self, item: pytest.Item) -> Iterator[pytest.Item]:
+        """The items this process runs from this one on, as far as it knows them."""
+        items = item.session.items
+        pending = _worker_pending(item.config)
+        if pending is not None:
+            yield from (items[i] for i in pending if 0 <= i < len(items))
+            return
+        if not self._positions:
+            self._positions = {id(each): index for index, each in enumerate(items)}
+        start = self._positions.get(id(item))
+        if start is not None:
+            yield from items[start + 1 :]
+
+    def close(self) -> None:
+        self.loop.close()
+
+
+FETCHER_KEY = pytest.StashKey[Fetcher]()  # on the config: this process's calls
+
+
+def _worker_pending(config: pytest.Config) -> list[int] | None:
+    """Under xdist, the indices of the items this worker has been handed and not yet run
+    (pytest-xdist's worker queue; checked on 3.x). None when this is no worker."""
+    if not hasattr(config, "workerinput"):
+        return None
+    for plugin in config.pluginmanager.get_plugins():
+        queue = getattr(plugin, "torun", None)
+        if queue is None or not hasattr(queue, "lock"):
+            continue
+        nxt = getattr(plugin, "nextitem_index", None)
+        with queue.lock() as waiting:
+            pending = [nxt, *waiting]
+        return [i for i in pending if isinstance(i, int)]
+    return []  # a worker whose queue cannot be read: no prefetching beyond the item

@@ -1,0 +1,116 @@
+"""Replay (``--retrieval-replay``): answers read from a recording or TREC run files.
+
+Pure apart from reading the files. The configurations are the recording's (or the
+run files' tags). A query the recording does not hold, or holds for another text or
+other filters, is an error naming it: its results would not be this query's. A
+TREC run cannot say "nothing came back" but by leaving a query out, so there a
+query it lacks has an empty ranking (as ``trec_eval -c`` scores it), and the run's
+queries that are not golden queries are ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .golden import GoldenQuery
+from .io.common import FormatError
+from .io.recording import Recorded, Recording, is_recording, read_recording
+from .io.trec import read_run
+from .runner import Answer
+
+
+class ReplayError(ValueError):
+    """Files that cannot be replayed; the message names them and why."""
+
+
+@dataclass(frozen=True)
+class Replay:
+    """Every configuration's recorded answers."""
+
+    entries: Mapping[str, Mapping[str, Recorded]]
+    source: str  # the file(s), as shown in messages
+    trec: bool = False  # TREC runs: a missing query returned nothing
+    complete: bool = True
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def configurations(self) -> list[str]:
+        return list(self.entries)
+
+    def answer(self, configuration: str, query: GoldenQuery) -> Answer:
+        found = self.entries.get(configuration, {}).get(query.id)
+        if found is None:
+            if self.trec:
+                return Answer([])
+            return Answer(
+                error=f"query '{query.id}' is not in the recording {self.source} for "
+                f"configuration '{configuration}'; record again (--retrieval-record)"
+            )
+        stale = _stale(found, query)
+        if stale:
+            return Answer(
+                error=f"the recording {self.source} holds this query with {stale}: its results "
+                "are not this query's; record again (--retrieval-record)"
+            )
+        latency = None if found.latency_ms is None else found.latency_ms / 1000
+        if found.error is not None:
+            return Answer(error=f"recorded: {found.error}", latency=latency or 0.0)
+        return Answer(list(found.results), latency=latency or 0.0, shared=found.shared)
+
+
+def _stale(found: Recorded, query: GoldenQuery) -> str:
+    """How the recorded query differs from the golden one ("" when it does not)."""
+    if found.text and found.text != query.text:
+        return f"another text ({found.text!r})"
+    if dict(found.filters) != dict(query.filters):
+        return f"other filters ({dict(found.filters)!r})"
+    return ""
+
+
+def _from_trec(paths: Sequence[Path], shown: Sequence[str]) -> Replay:
+    runs: dict[tuple[str, str], dict[str, Recorded]] = {}
+    for path, name in zip(paths, shown, strict=True):
+        for tag, run in read_run(path, shown=name).items():
+            runs[(path.stem, tag)] = {
+                qid: Recorded(tag, qid, "", tuple((d.doc, d.score) for d in docs))
+                for qid, docs in run.rankings.items()
+            }
+    tags = [tag for _, tag in runs]
+    entries = {
+        (tag if tags.count(tag) == 1 else f"{stem}-{tag}"): found
+        for (stem, tag), found in runs.items()
+    }
+    return Replay(entries, ", ".join(shown), trec=True)
+
+
+def load_replay(paths: Sequence[Path], shown: Sequence[str]) -> Replay:
+    """One recording, or any number of TREC run files; :class:`ReplayError` says why not."""
+    kinds = [is_recording(p) for p in paths]
+    missing = [s for p, s in zip(paths, shown, strict=True) if not p.is_file()]
+    if missing:
+        raise ReplayError(f"--retrieval-replay: no such file: {', '.join(missing)}")
+    try:
+        if any(kinds):
+            if len(paths) > 1:
+                raise ReplayError(
+                    "--retrieval-replay: give one recording, or TREC run files only "
+                    f"(got {', '.join(shown)})"
+                )
+            return _from_recording(read_recording(paths[0], shown[0]), shown[0])
+        return _from_trec(paths, shown)
+    except FormatError as exc:
+        raise ReplayError(f"--retrieval-replay: cannot read it:\n{exc}") from None
+
+
+def _from_recording(recording: Recording, shown: str) -> Replay:
+    notes: tuple[str, ...] = ()
+    if not recording.complete:
+        notes = (
+            f"the recording {shown} is incomplete (its run was interrupted or stopped early): "
+            "queries it lacks are errors",
+        )
+    if not recording.entries:
+        raise ReplayError(f"--retrieval-replay: the recording {shown} holds no results")
+    return Replay(recording.entries, shown, complete=recording.complete, notes=notes)

@@ -1,0 +1,84 @@
+"""What a retriever fixture may return, and how each kind is called.
+
+Pure: no pytest. The fixture's value is one of:
+
+- a callable ``retriever(query) -> results``, called once per query;
+- an object with a ``retrieve_batch(queries) -> list of results`` method (one ranked
+  result list per query, in the queries' order), or a callable marked with
+  :func:`batch`: called with chunks of ``retrieval_batch_size`` queries;
+- either of them ``async def``: run on the plugin's own event loop with up to
+  ``retrieval_concurrency`` calls in flight.
+
+:func:`protocol_of` tells which, once per configuration.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+Style = Literal["call", "batch"]
+BATCH_ATTRIBUTE = "__pytest_retrieval_batch__"
+BATCH_METHOD = "retrieve_batch"
+
+F = Callable[..., object]
+
+
+def batch(function: F) -> F:
+    """Mark a callable as taking a list of queries and returning a list of results."""
+    setattr(function, BATCH_ATTRIBUTE, True)
+    return function
+
+
+class ProtocolError(TypeError):
+    """The fixture's value is neither a retriever callable nor a batch retriever."""
+
+
+def _is_async(function: object) -> bool:
+    while isinstance(function, functools.partial):
+        function = function.func
+    if inspect.iscoroutinefunction(function) or inspect.isasyncgenfunction(function):
+        return True
+    if inspect.isfunction(function) or inspect.ismethod(function):
+        return False
+    return inspect.iscoroutinefunction(type(function).__call__)
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """How a configuration's retriever is called."""
+
+    style: Style
+    is_async: bool
+    function: F  # what is called: with one query ("call") or a list of them ("batch")
+
+    @property
+    def prefetches(self) -> bool:
+        """Queries are fetched ahead of their items (batch or async), not one by one."""
+        return self.style == "batch" or self.is_async
+
+    def describe(self) -> str:
+        kind = "batch" if self.style == "batch" else "per-query"
+        return f"{'async ' if self.is_async else ''}{kind}"
+
+
+def protocol_of(retriever: object, fixture: str) -> Protocol:
+    """The protocol of the fixture's value; :class:`ProtocolError` names what is wrong."""
+    method = getattr(retriever, BATCH_METHOD, None)
+    if method is not None:
+        if not callable(method):
+            raise ProtocolError(
+                f"the '{fixture}' fixture's value has a {BATCH_METHOD} that is not callable "
+                f"({type(method).__name__}); make it a method taking a list of queries"
+            )
+        return Protocol("batch", _is_async(method), method)
+    if not callable(retriever):
+        raise ProtocolError(
+            f"the '{fixture}' fixture must return a callable that takes the golden query (or "
+            f"an object with {BATCH_METHOD}(queries)); it returned {type(retriever).__name__}"
+        )
+    style: Style = "batch" if getattr(retriever, BATCH_ATTRIBUTE, False) else "call"
+    return Protocol(style, _is_async(retriever), retriever)
