@@ -34,16 +34,23 @@ T = TypeVar("T")
 class RetrieverTimeout(Exception):
     """A retriever call that did not return within ``retrieval_timeout``."""
 
-    def __init__(self, timeout: float, what: str = "call", cancelled: bool = False):
+    def __init__(self, timeout: float, cancelled: bool = False, batch: int = 0):
         self.timeout = timeout
         fate = (
             "was cancelled"
             if cancelled
             else "was abandoned (it runs on in a background thread; its result is discarded)"
         )
+        if batch:
+            super().__init__(
+                f"the retriever did not return within {timeout * batch:g} s (retrieval_timeout "
+                f"{timeout:g} s x a batch of {batch} queries): the batch call {fate} and each "
+                "of its queries scores 0"
+            )
+            return
         super().__init__(
             f"the retriever did not return within {timeout:g} s (retrieval_timeout): the "
-            f"{what} {fate} and the query scores 0"
+            f"call {fate} and the query scores 0"
         )
 
 
@@ -68,8 +75,9 @@ def _raised(exc: BaseException) -> str:
     return f"the retriever raised {type(exc).__name__}: {exc}"
 
 
-def call_with_timeout(call: Callable[[], T], timeout: float | None) -> T:
-    """``call()``, or :class:`RetrieverTimeout` once ``timeout`` seconds have passed.
+def call_with_timeout(call: Callable[[], T], timeout: float | None, batch: int = 0) -> T:
+    """``call()``, or :class:`RetrieverTimeout` once ``timeout`` seconds have passed
+    (``batch`` queries: that many times ``timeout``).
 
     The call's own exception is raised here with its traceback.
     """
@@ -87,8 +95,8 @@ def call_with_timeout(call: Callable[[], T], timeout: float | None) -> T:
             done.set()
 
     threading.Thread(target=work, name="pytest-retrieval call", daemon=True).start()
-    if not done.wait(timeout):
-        raise RetrieverTimeout(timeout)
+    if not done.wait(timeout * (batch or 1)):
+        raise RetrieverTimeout(timeout, batch=batch)
     ok, value = outcome[0]
     if not ok:
         assert isinstance(value, BaseException)
@@ -206,17 +214,17 @@ class Calls:
 
     def _batch(self, queries: Sequence[object], ids: Sequence[str]) -> list[Answer]:
         function, n = self.protocol.function, len(queries)
-        deadline = None if self.timeout is None else self.timeout * n
         start = time.perf_counter()
         try:
             if self.protocol.is_async:
-                returned = self._loop().run(_within(function(list(queries)), deadline))
+                returned = self._loop().run(_within(function(list(queries)), self.timeout, n))
             else:
-                returned = call_with_timeout(lambda: _consumed(function(list(queries))), deadline)
+                call = lambda: _consumed(function(list(queries)))  # noqa: E731
+                returned = call_with_timeout(call, self.timeout, batch=n)
             if inspect.isawaitable(returned):
-                returned = self._loop().run(_within(returned, deadline))
+                returned = self._loop().run(_within(returned, self.timeout, n))
         except RetrieverTimeout as exc:
-            return _failed_batch(n, ids, f"{exc} (a batch of {n} queries)", None, start)
+            return _failed_batch(n, ids, str(exc), None, start)
         except BaseException as exc:
             if isinstance(exc, KeyboardInterrupt):
                 raise
@@ -258,13 +266,15 @@ def _split(returned: object, n: int, ids: Sequence[str], share: float) -> list[A
     return [Answer(_consumed(r), latency=share, shared=True) for r in returned]
 
 
-async def _within(awaitable: object, timeout: float | None) -> object:
-    """Await with a deadline: a :class:`RetrieverTimeout` past it (the call cancelled)."""
+async def _within(awaitable: object, timeout: float | None, batch: int = 0) -> object:
+    """Await with a deadline (``batch`` queries: that many times ``timeout``): a
+    :class:`RetrieverTimeout` past it, the call cancelled."""
+    deadline = None if timeout is None else timeout * (batch or 1)
     try:
-        return await asyncio.wait_for(_resolve(awaitable), timeout)
+        return await asyncio.wait_for(_resolve(awaitable), deadline)
     except asyncio.TimeoutError:
         assert timeout is not None
-        raise RetrieverTimeout(timeout, cancelled=True) from None
+        raise RetrieverTimeout(timeout, cancelled=True, batch=batch) from None
 
 
 async def _gather(

@@ -11,6 +11,7 @@ Everything here is prefixed ``e2e_`` so it cannot clash with other test files.
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 import math
 import re
@@ -301,7 +302,9 @@ def e2e_load_json(path: Path) -> Any:
 
 
 def e2e_without_latency(report: Any) -> Any:
-    """A JSON report without its latencies, the one part that differs from run to run."""
+    """A copy of a JSON report without its latencies, the one part that differs from run to
+    run."""
+    report = copy.deepcopy(report)
     for block in report.get("configurations", {}).values():
         block.pop("latency", None)
         for record in block.get("queries", {}).values():

@@ -156,6 +156,7 @@ def pytest_configure(config: pytest.Config) -> None:
             baseline_path = config.rootpath / run.run.baseline
         _refuse_report_over_baseline(config, run, baseline_path)
         session = RetrievalSession(config, run, baseline_path)
+        session.notes.extend(replay.notes if replay is not None else ())
         config.pluginmanager.register(session, SESSION_PLUGIN)
 
 

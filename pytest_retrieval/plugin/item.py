@@ -248,7 +248,8 @@ def run_queries(
     for query in queries:
         _score_in_coarse(scorer, query, by_id.get(query.id), retriever)
     scorer.done()
-    _coarse_verdict(item.name, scorer.configuration, queries, scorer.records)
+    name = getattr(item, "originalname", item.name)
+    _coarse_verdict(name, scorer.configuration, queries, scorer.records)
 
 
 def _score_in_coarse(

@@ -1,0 +1,448 @@
+"""End to end: batch and async retrievers, errors inside batches, timeouts of each kind,
+latency and latency budgets (issue 11, items 1-4).
+
+Every protocol must give the numbers the plain per-query retriever gives: each test
+compares its JSON report (latencies aside) with the plain run's.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import (
+    E2E_INI,
+    E2E_RANKINGS,
+    e2e_load_json,
+    e2e_run,
+    e2e_without_latency,
+    e2e_write_project,
+)
+
+PLAIN = """\
+import pytest
+
+RANKINGS = {rankings!r}
+
+
+def answer(configuration, query):
+    return [(doc, 1.0 / (rank + 1)) for rank, doc in enumerate(RANKINGS[configuration][query.id])]
+"""
+
+FIXTURE = """
+
+@pytest.fixture(scope="session", params=["bm25", "dense"])
+def retriever(request):
+    return make(request.param)
+"""
+
+
+def _project(pytester: pytest.Pytester, body: str, ini: str = E2E_INI) -> Path:
+    conftest = PLAIN.format(rankings=E2E_RANKINGS) + "\n" + body + FIXTURE
+    return e2e_write_project(pytester, ini=ini, conftest=conftest)
+
+
+def _report(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, Any]:
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-report=r.json", *args)
+    return result, e2e_load_json(pytester.path / "r.json")
+
+
+@pytest.fixture
+def plain_report(pytester: pytest.Pytester) -> Any:
+    """The report of the plain per-query retriever: what every protocol must equal."""
+    _project(pytester, "def make(configuration):\n    return lambda q: answer(configuration, q)\n")
+    result, report = _report(pytester)
+    result.assert_outcomes(passed=14)
+    return e2e_without_latency(report)["configurations"]
+
+
+def _calls(pytester: pytest.Pytester) -> list[list[object]]:
+    path = pytester.path / "calls.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+# --------------------------------------------------------------------------- batch
+
+BATCH = """\
+import json
+from pathlib import Path
+
+
+class Batched:
+    def __init__(self, configuration):
+        self.configuration = configuration
+
+    def retrieve_batch(self, queries):
+        with open(Path(__file__).parent / "calls.jsonl", "a") as log:
+            log.write(json.dumps([self.configuration, [q.id for q in queries]]) + "\\n")
+        return [answer(self.configuration, q) for q in queries]
+
+    def __call__(self, query):
+        raise AssertionError("a batch retriever is called in batches")
+
+
+def make(configuration):
+    return Batched(configuration)
+"""
+
+
+def test_a_batch_retriever_is_called_in_chunks_and_scores_as_per_query(
+    pytester: pytest.Pytester, plain_report: Any
+) -> None:
+    _project(pytester, BATCH, ini=E2E_INI + "retrieval_batch_size = 3\n")
+    result, report = _report(pytester)
+    result.assert_outcomes(passed=14)
+    assert e2e_without_latency(report)["configurations"] == plain_report
+    calls = _calls(pytester)
+    for configuration in ("bm25", "dense"):
+        chunks = [ids for name, ids in calls if name == configuration]
+        assert [len(c) for c in chunks] == [3, 3, 1]  # 7 queries, chunks of 3
+        assert sorted(q for c in chunks for q in c) == sorted(E2E_RANKINGS[configuration])
+    latency = report["configurations"]["bm25"]["latency"]
+    assert latency["batch_share"] == 7  # every latency is a share of a batch call
+    assert all(q["latency_shared"] for q in report["configurations"]["bm25"]["queries"].values())
+
+
+DECORATED = """\
+import pytest_retrieval
+
+
+def make(configuration):
+    @pytest_retrieval.batch
+    def search(queries):
+        return [answer(configuration, q) for q in queries]
+
+    return search
+"""
+
+
+def test_a_callable_marked_batch_takes_lists_of_queries(
+    pytester: pytest.Pytester, plain_report: Any
+) -> None:
+    _project(pytester, DECORATED)
+    result, report = _report(pytester)
+    result.assert_outcomes(passed=14)
+    assert e2e_without_latency(report)["configurations"] == plain_report
+
+
+def test_batch_and_per_query_skip_the_queries_marked_skip(pytester: pytest.Pytester) -> None:
+    project = _project(pytester, BATCH)
+    catalog = project / "golden" / "catalog.yaml"
+    text = catalog.read_text().replace("    relevant: {}\n", "    relevant: {}\n    skip: later\n")
+    catalog.write_text(text)
+    result, _ = _report(pytester)
+    result.assert_outcomes(passed=12, skipped=2)
+    assert "teleport-ticket" not in {q for _, ids in _calls(pytester) for q in ids}
+
+
+RAISING_BATCH = """\
+class Batched:
+    def __init__(self, configuration):
+        self.configuration = configuration
+
+    def retrieve_batch(self, queries):
+        if self.configuration == "dense":
+            raise ConnectionError("the embedding service is down")
+        return [answer(self.configuration, q) for q in queries]
+
+
+def make(configuration):
+    return Batched(configuration)
+"""
+
+
+def test_a_batch_call_that_raises_makes_each_query_of_its_chunk_an_error(
+    pytester: pytest.Pytester,
+) -> None:
+    _project(pytester, RAISING_BATCH, ini=E2E_INI + "retrieval_batch_size = 4\n")
+    result, report = _report(pytester)
+    result.assert_outcomes(passed=7, failed=7)
+    dense = report["configurations"]["dense"]["queries"]
+    assert {q["outcome"] for q in dense.values()} == {"error"}
+    assert {q["error"] for q in dense.values()} == {
+        "the batch call raised ConnectionError: the embedding service is down"
+    }
+    assert all(set(q["metrics"].values()) == {0.0} for q in dense.values())
+    text = result.stdout.str()
+    # the traceback once per chunk, in the user's code; the others point at it
+    assert text.count('raise ConnectionError("the embedding service is down")') == 2
+    assert "(its traceback is under query 'rain-tomorrow' [dense])" in text
+
+
+WRONG_COUNT = """\
+class Batched:
+    def __init__(self, configuration):
+        self.configuration = configuration
+
+    def retrieve_batch(self, queries):
+        answers = [answer(self.configuration, q) for q in queries]
+        if self.configuration == "dense":
+            return answers[:-1]  # one short
+        if len(queries) == 1:
+            return {{q.id: a for q, a in zip(queries, answers)}}  # a mapping, not a list
+        return answers
+
+
+def make(configuration):
+    return Batched(configuration)
+"""
+
+
+def test_a_batch_that_returns_the_wrong_number_of_results_is_an_error_that_says_so(
+    pytester: pytest.Pytester,
+) -> None:
+    _project(pytester, WRONG_COUNT.replace("{{", "{").replace("}}", "}"),
+             ini=E2E_INI + "retrieval_batch_size = 3\n")  # fmt: skip
+    result, report = _report(pytester)
+    dense = report["configurations"]["dense"]["queries"]
+    assert {q["error"] for q in dense.values()} == {
+        "the batch call returned 2 result lists for 3 queries; return one per query, in the "
+        "queries' order",
+        "the batch call returned 0 result lists for 1 queries; return one per query, in the "
+        "queries' order",
+    }
+    bm25 = report["configurations"]["bm25"]["queries"]
+    errors = [q["error"] for q in bm25.values() if q["error"]]
+    assert errors == [
+        "the batch call returned dict, not a list with one result list per query (1 queries, "
+        "in their order)"
+    ]
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+# --------------------------------------------------------------------------- async
+
+ASYNC = """\
+import asyncio
+
+IN_FLIGHT = [0, 0]  # now, most
+
+
+def make(configuration):
+    async def search(query):
+        IN_FLIGHT[0] += 1
+        IN_FLIGHT[1] = max(IN_FLIGHT[1], IN_FLIGHT[0])
+        await asyncio.sleep(0.02)
+        IN_FLIGHT[0] -= 1
+        asyncio.get_running_loop()  # the plugin's own loop runs it
+        return answer(configuration, query)
+
+    return search
+
+
+def pytest_sessionfinish(session):
+    from pathlib import Path
+    (Path(__file__).parent / "in_flight.txt").write_text(str(IN_FLIGHT[1]))
+"""
+
+
+def test_an_async_retriever_runs_concurrently_and_scores_as_per_query(
+    pytester: pytest.Pytester, plain_report: Any
+) -> None:
+    _project(pytester, ASYNC, ini=E2E_INI + "retrieval_concurrency = 3\n")
+    result, report = _report(pytester)
+    result.assert_outcomes(passed=14)
+    assert e2e_without_latency(report)["configurations"] == plain_report
+    assert (pytester.path / "in_flight.txt").read_text() == "3"
+    for block in report["configurations"].values():
+        assert block["latency"]["p50_ms"] >= 19  # each call awaited 20 ms
+        assert block["latency"]["batch_share"] == 0
+
+
+ASYNC_BATCH = """\
+import asyncio
+
+
+class Batched:
+    def __init__(self, configuration):
+        self.configuration = configuration
+
+    async def retrieve_batch(self, queries):
+        await asyncio.sleep(0.01)
+        return [answer(self.configuration, q) for q in queries]
+
+
+def make(configuration):
+    return Batched(configuration)
+"""
+
+
+def test_an_async_batch_retriever_and_the_anyio_plugin_get_along(
+    pytester: pytest.Pytester, plain_report: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYTEST_ADDOPTS", "--assert=plain -p no:hypothesispytest")  # anyio on
+    _project(pytester, ASYNC_BATCH)
+    result, report = _report(pytester)
+    result.assert_outcomes(passed=14)
+    assert e2e_without_latency(report)["configurations"] == plain_report
+
+
+LOOP_IN_FIXTURE = """\
+import asyncio
+
+
+def make(configuration):
+    asyncio.run(asyncio.sleep(0))  # the user's code runs (and closes) a loop of its own
+
+    async def search(query):
+        await asyncio.sleep(0)
+        return answer(configuration, query)
+
+    return search
+"""
+
+
+def test_an_async_retriever_whose_fixture_used_asyncio_itself(
+    pytester: pytest.Pytester, plain_report: Any
+) -> None:
+    _project(pytester, LOOP_IN_FIXTURE)
+    result, report = _report(pytester)
+    result.assert_outcomes(passed=14)
+    assert e2e_without_latency(report)["configurations"] == plain_report
+
+
+# --------------------------------------------------------------------------- timeouts
+
+SLOW = """\
+import asyncio
+import time
+
+SLOW = "umbrella-needed"
+
+
+class SyncBatch:
+    def retrieve_batch(self, queries):
+        if any(q.id == SLOW for q in queries):
+            time.sleep(3)
+        return [answer("bm25", q) for q in queries]
+
+
+def make(configuration):
+    if configuration == "bm25":
+        return SyncBatch()
+
+    async def search(query):
+        if query.id == SLOW:
+            await asyncio.sleep(30)
+        return answer("dense", query)
+
+    return search
+"""
+
+
+def test_timeouts_of_batch_and_async_calls_are_errors_and_the_run_goes_on(
+    pytester: pytest.Pytester,
+) -> None:
+    _project(pytester, SLOW, ini=E2E_INI + "retrieval_batch_size = 2\nretrieval_timeout = 0.4\n")
+    result, report = _report(pytester)
+    bm25, dense = (report["configurations"][c]["queries"] for c in ("bm25", "dense"))
+    slow_batch = {q for q, r in bm25.items() if r["outcome"] == "error"}
+    assert len(slow_batch) == 2 and "umbrella-needed" in slow_batch  # its whole chunk of 2
+    assert bm25["umbrella-needed"]["error"] == (
+        "the retriever did not return within 0.8 s (retrieval_timeout 0.4 s x a batch of 2 "
+        "queries): the batch call was abandoned (it runs on in a background thread; its result "
+        "is discarded) and each of its queries scores 0"
+    )
+    assert [q for q, r in dense.items() if r["outcome"] == "error"] == ["umbrella-needed"]
+    assert dense["umbrella-needed"]["error"] == (
+        "the retriever did not return within 0.4 s (retrieval_timeout): the call was cancelled "
+        "and the query scores 0"
+    )
+    assert dense["umbrella-needed"]["latency_ms"] >= 400
+    result.assert_outcomes(passed=11, failed=3)
+
+
+# --------------------------------------------------------------------------- latency budgets
+
+LAGGING = """\
+import time
+
+
+def make(configuration):
+    def search(query):
+        if configuration == "dense" and query.id == "share-price":
+            time.sleep(0.25)
+        return answer(configuration, query)
+
+    return search
+"""
+
+
+def test_a_latency_budget_fails_the_gate_naming_the_slowest_queries(
+    pytester: pytest.Pytester,
+) -> None:
+    _project(pytester, LAGGING, ini=E2E_INI + "retrieval_latency_budget = max=150ms\n")
+    result, report = _report(pytester)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED  # no baseline: the budget still holds
+    result.assert_outcomes(passed=14, failed=1)
+    text = " ".join(result.stdout.str().split())
+    assert "retrieval gate: FAILED: dense: latency max" in text
+    assert "is over its budget 150ms (retrieval_latency_budget); slowest: share-price" in text
+    breach = report["gate"]["latency_budget"]
+    assert [(b["configuration"], b["statistic"], b["budget_ms"]) for b in breach] == [
+        ("dense", "max", 150.0)
+    ]
+    assert breach[0]["slowest"][0]["id"] == "share-price"
+    assert breach[0]["value_ms"] >= 250
+
+
+def test_a_budget_per_configuration_replaces_the_shared_one(pytester: pytest.Pytester) -> None:
+    budget = "retrieval_latency_budget = max=150ms dense:max=2s dense:p50=100ms\n"
+    _project(pytester, LAGGING, ini=E2E_INI + budget)
+    result, report = _report(pytester)
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    assert report["gate"]["latency_budget"] == []
+    assert report["gate"]["verdict"] == "no-baseline"
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        (
+            "p95=200",
+            "retrieval_latency_budget: 'p95=200' needs a duration with its unit (200ms, 2s)",
+        ),
+        ("p42=2s", "retrieval_latency_budget: 'p42=2s' is not statistic=duration (statistics: p50"),
+        ("max=1s max=2s", "retrieval_latency_budget: max is given twice; keep one"),
+        ("max=-1s", "retrieval_latency_budget: 'max=-1s' must be a positive duration"),
+    ],
+)
+def test_a_bad_latency_budget_is_a_usage_error(
+    pytester: pytest.Pytester, value: str, says: str
+) -> None:
+    _project(pytester, LAGGING, ini=E2E_INI + f"retrieval_latency_budget = {value}\n")
+    result = e2e_run(pytester, "--retrieval-eval")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert says in result.stderr.str()
+
+
+def test_the_latency_line_and_the_verbose_table(pytester: pytest.Pytester) -> None:
+    _project(pytester, BATCH)
+    text = e2e_run(pytester, "--retrieval-eval").stdout.str()
+    assert "latency p50/p95/max per query: bm25 " in text and "(batch share)" in text
+    verbose = e2e_run(pytester, "--retrieval-eval", "-v").stdout.str()
+    assert "latency per query (the retriever's time, never compared with the baseline)" in verbose
+    assert "batch share" in verbose and "7 of 7" in verbose
+
+
+# --------------------------------------------------------------------------- xdist
+
+
+def test_batches_under_xdist_score_as_the_serial_run(
+    pytester: pytest.Pytester, plain_report: Any
+) -> None:
+    pytest.importorskip("xdist")
+    _project(pytester, BATCH, ini=E2E_INI + "retrieval_batch_size = 2\n")
+    result = pytester.runpytest_subprocess(
+        "--retrieval-eval", "-n", "2", "-p", "no:randomly", "--retrieval-report=x.json",
+        timeout=120,
+    )  # fmt: skip
+    result.assert_outcomes(passed=14)
+    report = e2e_without_latency(e2e_load_json(pytester.path / "x.json"))
+    assert report["configurations"] == plain_report
+    calls = _calls(pytester)
+    assert sum(len(ids) for _, ids in calls) == 14  # every query asked once, by its worker
+    assert max(len(ids) for _, ids in calls) <= 2

@@ -1,0 +1,251 @@
+"""End to end: coarse items (``retrieval_items = category`` or ``shard:N``) and JSONL golden
+files (issue 11, items 5-6).
+
+A coarse item evaluates many queries: its failure lists every miss and error, each
+query's values still reach the reports and the baseline, ``-k`` still selects
+categories and configurations, and the numbers equal the per-query run's.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import (
+    E2E_INI,
+    E2E_QUERY_IDS,
+    e2e_collected_ids,
+    e2e_load_json,
+    e2e_run,
+    e2e_without_latency,
+    e2e_write_project,
+)
+
+UPDATE = ("--retrieval-eval", "--retrieval-update-baseline")
+
+
+def _report(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, Any]:
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-report=r.json", *args)
+    return result, e2e_without_latency(e2e_load_json(pytester.path / "r.json"))
+
+
+@pytest.fixture
+def per_query(pytester: pytest.Pytester, e2e_project: Path) -> Any:
+    result, report = _report(pytester)
+    result.assert_outcomes(passed=14)
+    return report
+
+
+def test_category_items_are_one_per_category_of_a_file_and_configuration(
+    pytester: pytest.Pytester, e2e_project: Path
+) -> None:
+    ids = e2e_collected_ids(
+        e2e_run(
+            pytester, "--retrieval-eval", "--retrieval-items", "category", "--collect-only", "-q"
+        )
+    )
+    assert sorted(ids) == sorted(
+        f"golden/{file}::{name}[{configuration}]"
+        for configuration in ("bm25", "dense")
+        for file, name in (
+            ("catalog.yaml", "paraphrase"),
+            ("catalog.yaml", "lexical"),
+            ("catalog.yaml", "adversarial"),
+            ("catalog.yaml", "no-result"),
+            ("holdout.yml", "lexical"),
+            ("holdout.yml", "adversarial"),
+        )
+    )
+
+
+@pytest.mark.parametrize("items", ["category", "shard:1", "shard:2", "shard:1000"])
+def test_coarse_items_give_the_per_query_numbers(
+    pytester: pytest.Pytester, per_query: Any, items: str
+) -> None:
+    result, report = _report(pytester, "--retrieval-items", items)
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    assert report["configurations"] == per_query["configurations"]
+    assert report.get("comparisons") == per_query.get("comparisons")
+
+
+def test_shard_names_and_sizes(pytester: pytest.Pytester, e2e_project: Path) -> None:
+    collected = e2e_run(
+        pytester,
+        "--retrieval-eval",
+        "--retrieval-items=shard:1",
+        "--collect-only",
+        "-q",
+        "-k",
+        "bm25",
+    )
+    ids = e2e_collected_ids(collected)
+    assert "golden/catalog.yaml::paraphrase-01[bm25]" in ids
+    assert "golden/catalog.yaml::paraphrase-02[bm25]" in ids
+    assert len(ids) == 7  # a shard of 1 per query
+
+
+FAILING = "    expect: {mrr: 0.5}\n"
+
+
+def test_a_coarse_item_fails_listing_every_miss_and_error(
+    pytester: pytest.Pytester, e2e_project: Path
+) -> None:
+    catalog = e2e_project / "golden" / "catalog.yaml"
+    text = catalog.read_text()
+    text = text.replace(FAILING, "    expect: {mrr: 1.0}\n")  # rain-tomorrow: bm25 mrr 0.5
+    text = text.replace(
+        "    tags: [rolling]\n    relevant: {weather-forecast: 2, tide-tables: 0}\n",
+        "    tags: [rolling]\n    relevant: {weather-forecast: 2, tide-tables: 0}\n"
+        "    forbid: [tide-tables]\n",
+    )
+    catalog.write_text(text)
+    result, report = _report(pytester, "--retrieval-items=category", "-k", "bm25")
+    result.assert_outcomes(passed=5, failed=1)
+    out = result.stdout.str()
+    assert "'paraphrase' [bm25]: 2 of 2 queries failed, 0 error(s):" in out
+    assert "  query 'rain-tomorrow': expected mrr >= 1, got 0.5" in out
+    assert "  query 'umbrella-needed': forbidden 'tide-tables' came back at rank 1" in out
+    queries = report["configurations"]["bm25"]["queries"]
+    assert queries["rain-tomorrow"]["outcome"] == "failed"
+    assert queries["convert-euros"]["outcome"] == "passed"
+
+
+def test_minus_k_selects_categories_and_configurations_of_coarse_items(
+    pytester: pytest.Pytester, e2e_project: Path
+) -> None:
+    result, report = _report(pytester, "--retrieval-items=shard:1", "-k", "lexical and dense")
+    result.assert_outcomes(passed=2)
+    assert list(report["configurations"]) == ["dense"]
+    assert sorted(report["configurations"]["dense"]["queries"]) == ["convert-euros", "share-price"]
+
+
+def test_skip_and_xfail_hold_per_query_inside_a_coarse_item(
+    pytester: pytest.Pytester, e2e_project: Path
+) -> None:
+    catalog = e2e_project / "golden" / "catalog.yaml"
+    text = catalog.read_text().replace(
+        FAILING, "    expect: {mrr: 1.0}\n    xfail: bm25 ranks it 2nd\n"
+    )
+    text = text.replace("    relevant: {}\n", "    relevant: {}\n    skip: not yet\n")
+    catalog.write_text(text)
+    result, report = _report(pytester, "--retrieval-items=category")
+    result.assert_outcomes(passed=10, skipped=2)  # no-result holds only the skipped query
+    queries = report["configurations"]["bm25"]["queries"]
+    assert queries["rain-tomorrow"]["outcome"] == "xfailed"
+    assert queries["teleport-ticket"]["outcome"] == "skipped"
+    assert queries["teleport-ticket"]["skip_reason"] == "Skipped: not yet"
+    assert report["configurations"]["dense"]["queries"]["rain-tomorrow"]["outcome"] == "xpassed"
+
+
+def test_a_baseline_written_with_shards_gates_per_query_items_and_back(
+    pytester: pytest.Pytester, e2e_project: Path
+) -> None:
+    assert e2e_run(pytester, *UPDATE, "--retrieval-items=shard:3").ret == 0
+    assert "retrieval gate: PASSED" in e2e_run(pytester, "--retrieval-eval").stdout.str()
+    assert e2e_run(pytester, *UPDATE).ret == 0
+    gated = e2e_run(pytester, "--retrieval-eval", "--retrieval-items=category")
+    assert "retrieval gate: PASSED" in gated.stdout.str()
+
+
+def test_junit_properties_of_a_coarse_item(pytester: pytest.Pytester, e2e_project: Path) -> None:
+    e2e_run(pytester, "--retrieval-eval", "--retrieval-items=category", "--junitxml=j.xml")
+    xml = (pytester.path / "j.xml").read_text()
+    assert '<property name="queries" value="2"' in xml
+    assert '<property name="configuration" value="bm25"' in xml
+
+
+def test_shards_under_xdist_give_the_serial_numbers(
+    pytester: pytest.Pytester, per_query: Any
+) -> None:
+    pytest.importorskip("xdist")
+    result = pytester.runpytest_subprocess(
+        "--retrieval-eval", "--retrieval-items=shard:1", "-n", "2", "--dist", "worksteal",
+        "--retrieval-report=x.json", "-p", "no:randomly", timeout=120,
+    )  # fmt: skip
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    report = e2e_without_latency(e2e_load_json(pytester.path / "x.json"))
+    assert report["configurations"] == per_query["configurations"]
+
+
+CRASH = """
+
+import os
+
+
+@pytest.fixture(autouse=True)
+def crash_one_shard(request):
+    if os.environ.get("CRASH") and request.node.name == "lexical[dense]":
+        os._exit(1)
+"""
+
+
+def test_a_shard_whose_worker_crashed_counts_each_query_as_an_error(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("xdist")
+    from conftest import E2E_RETRIEVER_CONFTEST
+
+    e2e_write_project(pytester, conftest=E2E_RETRIEVER_CONFTEST + CRASH)
+    monkeypatch.setenv("CRASH", "1")
+    result = pytester.runpytest_subprocess(
+        "--retrieval-eval", "--retrieval-items=category", "-n", "2", "--retrieval-report=r.json",
+        "-p", "no:randomly", timeout=120,
+    )  # fmt: skip
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    dense = e2e_load_json(pytester.path / "r.json")["configurations"]["dense"]["queries"]
+    lexical_in_catalog = ["convert-euros"]
+    for qid in lexical_in_catalog:
+        assert dense[qid]["outcome"] == "error"
+        assert "its xdist worker crashed or was lost" in dense[qid]["error"]
+    assert len(dense) == len(E2E_QUERY_IDS)
+
+
+# --------------------------------------------------------------------------- JSONL
+
+
+def test_a_jsonl_golden_file_is_collected_beside_yaml_ones(
+    pytester: pytest.Pytester, per_query: Any, e2e_project: Path
+) -> None:
+    holdout = e2e_project / "golden" / "holdout.yml"
+    import yaml
+
+    queries = yaml.safe_load(holdout.read_text())
+    holdout.unlink()
+    (e2e_project / "golden" / "holdout.jsonl").write_text(
+        "".join(json.dumps(q) + "\n" for q in queries)
+    )
+    result, report = _report(pytester)
+    result.assert_outcomes(passed=14)
+    expected = per_query["configurations"]
+    assert report["configurations"] == expected
+    assert report["golden"]["files"] == ["golden/catalog.yaml", "golden/holdout.jsonl"]
+    ids = e2e_collected_ids(e2e_run(pytester, "--retrieval-eval", "--collect-only", "-q"))
+    assert "golden/holdout.jsonl::share-price[dense]" in ids
+
+
+def test_a_broken_jsonl_line_is_a_collection_error_naming_the_line(
+    pytester: pytest.Pytester, e2e_project: Path
+) -> None:
+    (e2e_project / "golden" / "more.jsonl").write_text(
+        '{"id": "ok", "query": "fine", "relevant": {}}\n'
+        '{"id": "bad", "query": "x", "relevant": {"d": 9}}\n'
+    )
+    result = e2e_run(pytester, "--retrieval-eval")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    assert (
+        "golden/more.jsonl:2: query 'bad': grade of 'd' is 9, outside 0..3 (retrieval_max_grade)"
+        in result.stdout.str()
+    )
+
+
+def test_items_is_checked(pytester: pytest.Pytester, e2e_project: Path) -> None:
+    pytester.makefile(".ini", pytest=E2E_INI + "retrieval_items = shards\n")
+    result = e2e_run(pytester, "--retrieval-eval")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert (
+        "retrieval_items must be query, category or shard:N (e.g. shard:1000), got 'shards'"
+        in result.stderr.str()
+    )

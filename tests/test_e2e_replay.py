@@ -1,0 +1,212 @@
+"""End to end: ``--retrieval-record`` and ``--retrieval-replay`` (issue 11, item 7).
+
+A replay evaluates a recording without calling any retriever and without building
+the fixture: the configurations are the recording's, a query it lacks is an error
+naming it, a query recorded for another text is stale. TREC run files replay the
+same way, one configuration per run tag.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import (
+    E2E_RANKINGS,
+    E2E_RETRIEVER_CONFTEST,
+    e2e_load_json,
+    e2e_run,
+    e2e_without_latency,
+    e2e_write_project,
+)
+
+UNBUILDABLE = """
+
+import os
+
+if os.environ.get("NO_SERVICE"):
+    @pytest.fixture(params=["bm25", "dense"])
+    def retriever(request):
+        raise RuntimeError("the live service is not reachable from CI")
+"""
+
+
+@pytest.fixture
+def recorded(pytester: pytest.Pytester) -> Any:
+    """The standard project, run once with --retrieval-record: its report."""
+    e2e_write_project(pytester, conftest=E2E_RETRIEVER_CONFTEST + UNBUILDABLE)
+    result = e2e_run(
+        pytester, "--retrieval-eval", "--retrieval-record=rec.jsonl", "--retrieval-report=a.json"
+    )
+    result.assert_outcomes(passed=14)
+    assert "retrieval recording written: " in result.stdout.str()
+    return e2e_without_latency(e2e_load_json(pytester.path / "a.json"))
+
+
+def _replay(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, Any]:
+    result = e2e_run(
+        pytester,
+        "--retrieval-eval",
+        "--retrieval-replay=rec.jsonl",
+        "--retrieval-report=b.json",
+        *args,
+    )
+    report = pytester.path / "b.json"
+    return result, e2e_without_latency(e2e_load_json(report)) if report.exists() else None
+
+
+def test_a_recording_holds_every_result_with_scores_settings_and_the_golden_digest(
+    pytester: pytest.Pytester, recorded: Any
+) -> None:
+    lines = [json.loads(x) for x in (pytester.path / "rec.jsonl").read_text().splitlines()]
+    header, entries, footer = lines[0], lines[1:-1], lines[-1]
+    assert header["format"] == "pytest-retrieval recording" and header["version"] == 1
+    assert header["settings"] == recorded["settings"]
+    assert footer == {"complete": True, "entries": 14, "golden": recorded["golden"]["sha256"]}
+    entry = next(e for e in entries if (e["configuration"], e["id"]) == ("bm25", "share-price"))
+    assert [doc for doc, _ in entry["results"]] == E2E_RANKINGS["bm25"]["share-price"]  # all 25
+    assert entry["results"][0][1] == 10.0  # the score as returned
+    assert entry["text"] == "live share price for a ticker symbol" and entry["error"] is None
+    assert entry["latency_ms"] >= 0
+    euros = next(e for e in entries if e["id"] == "convert-euros")
+    assert euros["filters"] == {"network": "base"}
+
+
+def test_a_replay_gives_the_recorded_numbers_without_building_the_fixture(
+    pytester: pytest.Pytester, recorded: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NO_SERVICE", "1")
+    result, replayed = _replay(pytester)
+    result.assert_outcomes(passed=14)
+    assert replayed["configurations"] == recorded["configurations"]
+    assert replayed["comparisons"] == recorded["comparisons"]
+    ids = [line for line in e2e_run(pytester, "--retrieval-eval", "--retrieval-replay=rec.jsonl",
+                                    "--collect-only", "-q").outlines if "::" in line]  # fmt: skip
+    assert "golden/catalog.yaml::rain-tomorrow[bm25]" in ids and len(ids) == 14
+
+
+def test_a_replay_gates_like_the_live_run(pytester: pytest.Pytester, recorded: Any) -> None:
+    assert e2e_run(pytester, "--retrieval-eval", "--retrieval-update-baseline").ret == 0
+    result, replayed = _replay(pytester)
+    assert "retrieval gate: PASSED" in result.stdout.str()
+    assert replayed["gate"]["verdict"] == "passed"
+
+
+def test_a_query_recorded_for_another_text_is_stale(
+    pytester: pytest.Pytester, recorded: Any
+) -> None:
+    catalog = pytester.path / "golden" / "catalog.yaml"
+    catalog.write_text(catalog.read_text().replace("convert euros to dollars", "euros in dollars"))
+    result, replayed = _replay(pytester)
+    result.assert_outcomes(passed=12, failed=2)
+    error = replayed["configurations"]["dense"]["queries"]["convert-euros"]["error"]
+    assert error == (
+        "the recording rec.jsonl holds this query with another text ('convert euros to dollars'): "
+        "its results are not this query's; record again (--retrieval-record)"
+    )
+
+
+def test_a_partial_recording_names_the_queries_it_lacks(pytester: pytest.Pytester) -> None:
+    e2e_write_project(pytester)
+    e2e_run(pytester, "--retrieval-eval", "--retrieval-record=rec.jsonl", "-k", "not share")
+    result, replayed = _replay(pytester)
+    result.assert_outcomes(passed=12, failed=2)
+    assert replayed["configurations"]["bm25"]["queries"]["share-price"]["error"] == (
+        "query 'share-price' is not in the recording rec.jsonl for configuration 'bm25'; "
+        "record again (--retrieval-record)"
+    )
+    only_bm25 = pytester.path / "bm25.jsonl"
+    e2e_run(pytester, "--retrieval-eval", f"--retrieval-record={only_bm25}", "-k", "bm25")
+    result = e2e_run(pytester, "--retrieval-eval", f"--retrieval-replay={only_bm25}")
+    result.assert_outcomes(passed=7)  # the configurations are the recording's
+
+
+def test_a_recording_of_a_stopped_run_says_it_is_incomplete(pytester: pytest.Pytester) -> None:
+    e2e_write_project(pytester)
+    catalog = pytester.path / "golden" / "catalog.yaml"
+    catalog.write_text(catalog.read_text().replace("{mrr: 0.5}", "{mrr: 1.0}"))
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-record=rec.jsonl", "-x")
+    assert "results, incomplete)" in result.stdout.str()
+    footer = json.loads((pytester.path / "rec.jsonl").read_text().splitlines()[-1])
+    assert footer["complete"] is False
+    replayed = e2e_run(pytester, "--retrieval-eval", "--retrieval-replay=rec.jsonl")
+    assert "the recording rec.jsonl is incomplete" in " ".join(replayed.stdout.str().split())
+
+
+def _trec(path: Path, runs: dict[str, dict[str, list[str]]]) -> None:
+    lines = []
+    for tag, queries in runs.items():
+        for qid, docs in queries.items():
+            seen: list[str] = []
+            for doc in docs:
+                if doc not in seen:
+                    seen.append(doc)
+            lines += [f"{qid} Q0 {d} {r} {100 - r} {tag}" for r, d in enumerate(seen, 1)]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_trec_run_files_replay_one_configuration_per_tag(pytester: pytest.Pytester) -> None:
+    e2e_write_project(pytester)
+    live = e2e_run(pytester, "--retrieval-eval", "--retrieval-report=a.json")
+    expected = e2e_without_latency(e2e_load_json(pytester.path / "a.json"))["configurations"]
+    _trec(pytester.path / "one.run", {"bm25": E2E_RANKINGS["bm25"]})
+    _trec(pytester.path / "two.run", {"dense": E2E_RANKINGS["dense"]})
+    result = e2e_run(
+        pytester, "--retrieval-eval", "--retrieval-replay=one.run", "--retrieval-replay=two.run",
+        "--retrieval-report=t.json",
+    )  # fmt: skip
+    assert result.ret == live.ret
+    replayed = e2e_without_latency(e2e_load_json(pytester.path / "t.json"))["configurations"]
+    for configuration in ("bm25", "dense"):
+        for qid, entry in expected[configuration]["queries"].items():
+            mine = replayed[configuration]["queries"][qid]
+            assert mine["metrics"] == entry["metrics"], (configuration, qid)
+            assert mine["retrieved"] == entry["retrieved"]
+
+
+def test_a_query_a_trec_run_lacks_returned_nothing(pytester: pytest.Pytester) -> None:
+    e2e_write_project(pytester)
+    rankings = {q: d for q, d in E2E_RANKINGS["dense"].items() if q != "share-price"}
+    _trec(pytester.path / "dense.run", {"dense": rankings})
+    result = e2e_run(
+        pytester, "--retrieval-eval", "--retrieval-replay=dense.run", "--retrieval-report=t.json"
+    )
+    result.assert_outcomes(passed=7)
+    share = e2e_load_json(pytester.path / "t.json")["configurations"]["dense"]["queries"][
+        "share-price"
+    ]
+    assert share["retrieved"] == [] and share["outcome"] == "passed"
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("--retrieval-replay=nope.jsonl",), "--retrieval-replay: no such file: nope.jsonl"),
+        (
+            ("--retrieval-replay=rec.jsonl", "--retrieval-record=rec.jsonl"),
+            "--retrieval-record rec.jsonl is the file being replayed: record to another file",
+        ),
+        (("--retrieval-replay=garbage.run",), "--retrieval-replay: cannot read it:"),
+    ],
+)
+def test_replay_refuses_what_it_cannot_use(
+    pytester: pytest.Pytester, recorded: Any, args: tuple[str, ...], says: str
+) -> None:
+    (pytester.path / "garbage.run").write_text("this is not a run\n")
+    result = e2e_run(pytester, "--retrieval-eval", *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert says in result.stderr.str()
+
+
+def test_replay_under_xdist(pytester: pytest.Pytester, recorded: Any) -> None:
+    pytest.importorskip("xdist")
+    result = pytester.runpytest_subprocess(
+        "--retrieval-eval", "--retrieval-replay=rec.jsonl", "-n", "2", "--retrieval-report=x.json",
+        "-p", "no:randomly", timeout=120,
+    )  # fmt: skip
+    result.assert_outcomes(passed=14)
+    replayed = e2e_without_latency(e2e_load_json(pytester.path / "x.json"))
+    assert replayed["configurations"] == recorded["configurations"]
