@@ -25,6 +25,7 @@ from ..settings import (
     given_without_eval,
     parse_run_settings,
 )
+from . import hookspecs
 from .collect import GoldenFile, check_fixture, golden_ids, golden_query_of, item_configuration
 from .gathered import note_queries
 from .item import record_without_scoring
@@ -37,11 +38,18 @@ from .keys import (
     SELECTED_KEY,
     SETTINGS_KEY,
 )
+from .metric_hooks import install_custom_metrics
 from .misread import check_misread_paths
+from .result_keys import stash_result_keys
 from .session import RetrievalSession
 
 SESSION_PLUGIN = "retrieval-session"
 _OPTION_DEFAULTS: dict[str, object] = {"store": None, "append": [], "store_true": False}
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    """The plugin's own hooks: pytest_retrieval_metrics, pytest_retrieval_result_key."""
+    pluginmanager.add_hookspecs(hookspecs)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -137,6 +145,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if not _enabled(config):
         _refuse_options_without_eval(config)
         return
+    install_custom_metrics(config)  # before any metric name is read
+    stash_result_keys(config)
     run = _parse(config)
     config.stash[SETTINGS_KEY] = run
     config.stash[GOLDEN_SET_KEY] = GoldenSet()

@@ -18,9 +18,10 @@ from ..model import QueryRecord
 from ..runner import Repeats, RetrieverTimeout, call_with_timeout
 from ..scoring import Expectation, detail_text, errored, failure_text, score_query, skipped
 from ..settings import RunSettings, Settings
-from ..shapes import ResultShapeError, dedupe, ranked_ids
+from ..shapes import ResultKey, ResultShapeError, rank_results
 from .gathered import note_retriever
 from .keys import CONFIGURATION_KEY, RECORD_KEY, SETTINGS_KEY
+from .result_keys import result_key
 
 
 class ExpectationFailed(pytest.fail.Exception):  # type: ignore[misc, name-defined]
@@ -133,7 +134,8 @@ def _score(
     settings = run.settings
     try:
         expect = expectation(query, item.config)
-        return score_query(query, configuration, returned, settings, position, expect)
+        key = result_key(item.config, query)
+        return score_query(query, configuration, returned, settings, position, expect, key)
     except ResultShapeError as exc:
         return errored(query, configuration, settings, str(exc), position), []
     except Exception as exc:
@@ -145,14 +147,19 @@ def _score(
 
 
 def _repeats(
-    query: GoldenQuery, retriever: object, run: RunSettings, record: QueryRecord, first: list[str]
+    query: GoldenQuery,
+    retriever: object,
+    run: RunSettings,
+    record: QueryRecord,
+    first: list[str],
+    key: ResultKey | None,
 ) -> None:
     """``retrieval_repeat``: call again, and note how far the rankings agree."""
     rankings = [first]
     try:
         for _ in range(run.run.repeat - 1):
             returned = call_with_timeout(lambda: _retrieve(query, retriever), run.run.timeout)
-            rankings.append(dedupe(ranked_ids(returned))[0])
+            rankings.append(rank_results(returned, key).ranking)
     except Exception:  # a repeat that fails is a ranking that did not reproduce
         rankings.append([])
     found = Repeats.of(rankings, run.settings.depth)
@@ -175,7 +182,7 @@ def run_query(query: GoldenQuery, request: pytest.FixtureRequest, retriever: obj
         raise RetrieverError(f"query '{query.id}' [{configuration}]: {message}", pytrace=False)
     record, ranking = _score(item, query, _call(item, query, retriever, run), run)
     if run.run.repeat > 1 and record.error is None:
-        _repeats(query, retriever, run, record, ranking)
+        _repeats(query, retriever, run, record, ranking, result_key(request.config, query))
     _keep(item, record, query, ranking)
     if record.error is not None:
         raise RetrieverError(f"query '{query.id}' [{configuration}]: {record.error}", pytrace=False)

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from ..golden import GoldenSet
+from ..golden import GoldenQuery, GoldenSet
 from ..model import QueryRecord
 from ..retriever_metadata import Metadata
 from ..settings import RunSettings
+from ..shapes import ResultKey
 
 # on the config
 SETTINGS_KEY = pytest.StashKey[RunSettings]()
@@ -20,6 +22,8 @@ SELECTED_KEY = pytest.StashKey[list[str]]()  # configurations with selected gold
 COLLECTED_KEY = pytest.StashKey[set[str]]()  # configurations collected, before selection
 RETRIEVERS_KEY = pytest.StashKey[dict[str, Metadata]]()  # configuration -> its retriever's metadata
 RETRIEVER_NOTES_KEY = pytest.StashKey[list[str]]()  # what was wrong with that metadata
+# pytest_retrieval_result_key as a function per query (None: nothing implements it)
+RESULT_KEYS_KEY = pytest.StashKey[Callable[[GoldenQuery], ResultKey | None]]()
 
 # on an item
 RECORD_KEY = pytest.StashKey[QueryRecord]()  # what the item's call produced
