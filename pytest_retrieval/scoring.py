@@ -103,10 +103,8 @@ def score_query(
     extra = _expect_metrics(query, settings)
     try:
         values = evaluate(ranking, query.relevant, settings.metrics + extra, settings.conventions)
-    except CustomMetricError as exc:
-        where = f"{query.path}:{query.line}: " if query.path else ""
-        message = f"{where}query '{query.id}': {exc}"
-        return errored(query, configuration, settings, message, position), ranking
+    except CustomMetricError as exc:  # the item's message names the query and configuration
+        return errored(query, configuration, settings, str(exc), position), ranking
     record.metrics = {m.name: values[m.name] for m in settings.metrics}
     record.violations = check_expectations(query, ranking, values)
     record.outcome = outcome_of(record.violations, None, expect)

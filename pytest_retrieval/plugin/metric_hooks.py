@@ -27,15 +27,17 @@ def _shown(config: pytest.Config, path: Path) -> str:
 
 
 def source_of(config: pytest.Config, plugin: object, function: object) -> str:
-    """Where a hook implementation lives: ``conftest.py:12``, or ``plugin 'name' (...)``."""
+    """Where a hook implementation lives: ``conftest.py:12`` (the function's file and
+    line, also when a conftest imported it), or ``plugin 'name' (file:line)``."""
     code = getattr(function, "__code__", None)
     name = getattr(plugin, "__name__", type(plugin).__name__)
     if code is None:
         return f"plugin '{name}'"
     where = f"{_shown(config, Path(code.co_filename))}:{code.co_firstlineno}"
-    is_conftest = isinstance(plugin, types.ModuleType) and Path(code.co_filename).name == (
-        "conftest.py"
+    module_file = (
+        getattr(plugin, "__file__", None) if isinstance(plugin, types.ModuleType) else None
     )
+    is_conftest = module_file is not None and Path(module_file).name == "conftest.py"
     return where if is_conftest else f"plugin '{name}' ({where})"
 
 
