@@ -234,7 +234,7 @@ class MetricRegistry:
     builtins: tuple[Registered, ...]
     custom: tuple[Registered, ...] = ()
     hint: str = ""  # said when a name is unknown and nothing close exists
-    _index: dict[str, Registered] = field(default_factory=dict, repr=False)
+    _index: dict[str, Registered] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self._index = _index(self.builtins + self.custom)

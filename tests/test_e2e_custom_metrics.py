@@ -45,7 +45,13 @@ from conftest import (
     e2e_write_project,
 )
 from pytest_retrieval.metric_registry import Registered
-from pytest_retrieval.metrics import Conventions, evaluate, install_metrics, parse_metrics
+from pytest_retrieval.metrics import (
+    REGISTRY,
+    Conventions,
+    evaluate,
+    install_metrics,
+    parse_metrics,
+)
 from pytest_retrieval.metrics import restore_metrics as restore
 
 pytestmark = pytest.mark.filterwarnings("ignore::Warning:numba")
@@ -120,6 +126,7 @@ def test_the_readme_metric_works_wherever_a_builtin_does(
     )  # fmt: skip
     # rain-tomorrow expects rbp@10 >= 0.25: bm25 has 0.288 (ranks 2, 3), dense 0.2 (rank 1)
     result.assert_outcomes(passed=13, failed=1)
+    assert REGISTRY.custom == ()  # the run put this process's registry back
     result.stdout.fnmatch_lines(
         [
             "*rain-tomorrow?dense?*",
@@ -155,12 +162,13 @@ DEGRADED = E2E_RETRIEVER_CONFTEST.replace(
 TOLERANCE = "--retrieval-tolerance=0.9 rbp.80@10=0.01"  # only a drop in rbp.80@10 can fail
 
 
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
 def test_the_gate_fails_on_a_drop_in_the_custom_metric(
-    pytester: pytest.Pytester, forget_metrics_module: None
+    pytester: pytest.Pytester, forget_metrics_module: None, workers: list[str]
 ) -> None:
     assert DEGRADED != E2E_RETRIEVER_CONFTEST
     root = write_rbp_project(pytester)
-    common = ("--retrieval-eval", "-p", "no:randomly", TOLERANCE)
+    common = ("--retrieval-eval", "-p", "no:randomly", *workers, TOLERANCE)
     updated = e2e_run(pytester, *common, "--retrieval-update-baseline", "--retrieval-report=a.json")
     assert "retrieval baseline written" in updated.stdout.str()
     baseline = e2e_load_json(root / "golden" / "baseline.json")
@@ -378,6 +386,7 @@ def test_an_unknown_expect_metric_is_a_collection_error_listing_the_custom_ones(
     """)  # fmt: skip
     result = e2e_run(pytester, "--retrieval-eval")
     assert result.ret == pytest.ExitCode.INTERRUPTED
+    assert REGISTRY.custom == ()  # put back after a run that stopped at collection
     result.stdout.fnmatch_lines([
         "golden/more.yaml: 1 problem in this golden file:",
         "  golden/more.yaml:4: query 'more': 'expect': unknown metric 'rbp.90' (did you mean "
