@@ -2,7 +2,8 @@
 
 Golden queries in YAML become pytest items; each runs through the user's
 ``retriever`` fixture and is scored with nDCG, MRR, recall and more. See the
-README for the golden file format, the options and the reports.
+README for the golden file format, the options and the reports; custom metrics
+are :class:`MetricSpec` objects a ``pytest_retrieval_metrics`` hook returns.
 """
 
 from ._version import __version__
@@ -17,13 +18,17 @@ from .advice import (
 )
 from .golden import GoldenQuery, RetrievalQuery
 from .io.golden_file import load_golden_file
-from .metrics import Conventions, Metric, evaluate, parse_metric
+from .metric_registry import MetricInput, MetricSpec
+from .metrics import Conventions, Metric, MetricNameError, evaluate, parse_metric
 from .retrievers import batch
 
 __all__ = [
     "Conventions",
     "GoldenQuery",
     "Metric",
+    "MetricInput",
+    "MetricNameError",
+    "MetricSpec",
     "RetrievalLogWarning",
     "RetrievalNoiseWarning",
     "RetrievalOverlapWarning",

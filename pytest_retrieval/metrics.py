@@ -18,16 +18,38 @@ Conventions, written down once:
 * ``judged@k`` is a coverage measure, not a quality measure: it ignores the
   relevance threshold and the empty convention (0.0 when nothing came back,
   as ir_measures' ``Judged@k`` gives for a query missing from the run).
+
+Every metric, built-in or custom, is a :class:`~pytest_retrieval.metric_registry.MetricSpec`
+in :data:`REGISTRY`: names, aliases and cuts are parsed from it and :func:`evaluate`
+applies the conventions by its ``nothing_to_find``. A run installs its custom
+metrics with :func:`install_metrics` (the plugin from the ``pytest_retrieval_metrics``
+hook, the command line from ``--metrics-module``) and restores the registry after.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import functools
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+
+from .metric_registry import CustomMetricError as CustomMetricError
+from .metric_registry import (
+    Installed,
+    MetricFunction,
+    MetricRegistry,
+    Registered,
+    checked_value,
+    raised_at,
+)
+from .metric_registry import MetricDefinitionError as MetricDefinitionError
+from .metric_registry import MetricInput as MetricInput
+from .metric_registry import MetricNameError as MetricNameError
+from .metric_registry import MetricSpec as MetricSpec
+from .metric_registry import gain_of as gain_of
 
 GAINS = ("exponential", "linear")
 EMPTY_CONVENTIONS = ("abstain", "one", "zero", "skip")
@@ -41,13 +63,6 @@ _LOG2 = [0.0] + [math.log2(r + 1) for r in range(1, 1025)]
 def _discount(rank: int) -> float:
     """log2(rank + 1), rank counted from 1 (cached for the first 1024 ranks)."""
     return _LOG2[rank] if rank < len(_LOG2) else math.log2(rank + 1)
-
-
-def gain_of(grade: int, gain: str) -> float:
-    """The nDCG gain of a grade: 2^g - 1 (exponential) or g (linear)."""
-    if grade <= 0:
-        return 0.0
-    return float(2**grade - 1) if gain == "exponential" else float(grade)
 
 
 def _cut(ranking: Ranking, k: int | None) -> Ranking:
@@ -164,7 +179,7 @@ def bpref(ranking: Ranking, judgments: Judgments, threshold: int = 1) -> float:
 
 @dataclass(frozen=True, order=True)
 class Metric:
-    """A parsed metric name: ``base`` in :data:`BASES`, ``k`` a cut or None."""
+    """A parsed metric name: ``base`` a registered metric's name, ``k`` a cut or None."""
 
     base: str
     k: int | None = None
@@ -178,76 +193,95 @@ class Metric:
         return self.name
 
 
-# base -> (k allowed, k required)
-BASES: dict[str, tuple[bool, bool]] = {
-    "ndcg": (True, False),
-    "mrr": (True, False),
-    "recall": (True, True),
-    "precision": (True, True),
-    "hit_rate": (True, True),
-    "map": (True, False),
-    "r_precision": (False, False),
-    "judged": (True, True),
-    "bpref": (False, False),
-}
-
-# lower-cased alias -> base (ir_measures spellings and a few common ones)
-ALIASES: dict[str, str] = {
-    "ndcg": "ndcg",
-    "mrr": "mrr",
-    "rr": "mrr",
-    "recall": "recall",
-    "r": "recall",
-    "precision": "precision",
-    "p": "precision",
-    "hit_rate": "hit_rate",
-    "success": "hit_rate",
-    "map": "map",
-    "ap": "map",
-    "r_precision": "r_precision",
-    "rprec": "r_precision",
-    "judged": "judged",
-    "bpref": "bpref",
-}
-
-_NAME = re.compile(r"^\s*([A-Za-z_]+)\s*(?:@\s*(\S+))?\s*$")
+def _q(function: Callable[[Ranking, frozenset[str], int], float]) -> MetricFunction:
+    """A binary metric with a required cut, as a metric function."""
+    return lambda q: function(q.ranking, q.relevant, q.k or 0)
 
 
-class MetricNameError(ValueError):
-    """A metric name that cannot be parsed; the message says how to write it."""
+BUILTIN_METRICS: tuple[MetricSpec, ...] = (
+    MetricSpec(
+        "ndcg",
+        lambda q: ndcg(q.ranking, q.judgments, q.k, q.gain),
+        nothing_to_find="no-gain",
+    ),
+    MetricSpec("mrr", lambda q: reciprocal_rank(q.ranking, q.relevant, q.k), aliases=("rr",)),
+    MetricSpec("recall", _q(recall), cut="required", aliases=("r",)),
+    MetricSpec("precision", _q(precision), cut="required", aliases=("p",)),
+    MetricSpec("hit_rate", _q(hit_rate), cut="required", aliases=("success",)),
+    MetricSpec("map", lambda q: average_precision(q.ranking, q.relevant, q.k), aliases=("ap",)),
+    MetricSpec(
+        "r_precision", lambda q: r_precision(q.ranking, q.relevant), cut="none", aliases=("rprec",)
+    ),
+    MetricSpec(
+        "judged",
+        lambda q: judged(q.ranking, q.judgments, q.k or 0),
+        cut="required",
+        nothing_to_find="never",  # coverage: no threshold, no empty convention
+    ),
+    MetricSpec("bpref", lambda q: bpref(q.ranking, q.judgments, q.threshold), cut="none"),
+)
+
+# The built-ins and the custom metrics a run installs (install_metrics).
+REGISTRY = MetricRegistry(tuple(Registered(spec) for spec in BUILTIN_METRICS))
+COMMON = ("ndcg@10", "recall@20", "mrr@10")
+
+_NAME = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_.]*)\s*(?:@\s*(\S+))?\s*$")
 
 
 def _suggest(word: str) -> str:
-    spelled = sorted(
-        {f"{b}@10" if BASES[b][1] else b for b in BASES} | {"ndcg@10", "recall@20", "mrr@10"}
-    )
+    spelled = sorted({e for entry in REGISTRY.all() for e in entry.spec.examples} | set(COMMON))
     close = difflib.get_close_matches(word.lower(), spelled, n=1, cutoff=0.5)
     return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def _unknown(name: str) -> MetricNameError:
+    """The error for a name no metric has: the closest, and the custom metrics there are
+    (or the registry's hint on adding one)."""
+    custom = ", ".join(f"{e.spec.spelled} ({e.source})" for e in REGISTRY.custom)
+    more = (
+        f"; custom metrics: {custom}" if custom else (f"; {REGISTRY.hint}" if REGISTRY.hint else "")
+    )
+    return MetricNameError(f"unknown metric '{name}'{_suggest(name)}{more}")
 
 
 @functools.lru_cache(maxsize=1024)
 def parse_metric(name: str) -> Metric:
     """Parse ``nDCG@10``, ``RR``, ``recall@20``... into a :class:`Metric` (memoised:
-    expectations are parsed per item)."""
+    expectations are parsed per item; :func:`install_metrics` clears the memo)."""
     if not isinstance(name, str):
         raise MetricNameError(f"metric name must be text, got {type(name).__name__} {name!r}")
     match = _NAME.match(name)
     if not match:
-        raise MetricNameError(f"unknown metric '{name}'{_suggest(name)}")
+        raise _unknown(name)
     word, cut = match.group(1), match.group(2)
-    base = ALIASES.get(word.lower())
-    if base is None:
-        raise MetricNameError(f"unknown metric '{name}'{_suggest(name)}")
-    allows_k, needs_k = BASES[base]
+    entry = REGISTRY.lookup(word)
+    if entry is None:
+        raise _unknown(name)
+    base = entry.spec.name
     if cut is None:
-        if needs_k:
+        if entry.spec.cut == "required":
             raise MetricNameError(f"metric '{name}' needs a cut: write '{base}@10' (any k >= 1)")
         return Metric(base)
-    if not allows_k:
+    if entry.spec.cut == "none":
         raise MetricNameError(f"metric '{name}' takes no cut: write '{base}'")
     if not cut.isdigit() or int(cut) < 1:
         raise MetricNameError(f"metric '{name}': the cut must be an integer >= 1, got '{cut}'")
     return Metric(base, int(cut))
+
+
+def install_metrics(custom: Sequence[Registered], hint: str = "") -> Installed:
+    """Make ``custom`` the metrics a run may name beside the built-ins; returns what to
+    hand :func:`restore_metrics` when the run ends. :class:`MetricDefinitionError` when
+    two definitions claim one name or alias (nothing changes then)."""
+    previous = REGISTRY.install(custom, hint)
+    parse_metric.cache_clear()
+    return previous
+
+
+def restore_metrics(previous: Installed) -> None:
+    """Put back the custom metrics :func:`install_metrics` replaced."""
+    REGISTRY.restore(previous)
+    parse_metric.cache_clear()
 
 
 def parse_metrics(names: Sequence[str]) -> tuple[Metric, ...]:
@@ -296,14 +330,16 @@ def _empty_score(convention: str, returned_anything: bool) -> float | None:
     return None
 
 
-_BINARY: dict[str, Callable[[Ranking, frozenset[str], int | None], float]] = {
-    "mrr": reciprocal_rank,
-    "map": average_precision,
-    "recall": lambda r, rel, k: recall(r, rel, k or 0),
-    "precision": lambda r, rel, k: precision(r, rel, k or 0),
-    "hit_rate": lambda r, rel, k: hit_rate(r, rel, k or 0),
-    "r_precision": lambda r, rel, k: r_precision(r, rel),
-}
+def _custom(entry: Registered, metric: Metric, given: MetricInput) -> float:
+    """A custom metric's value, checked; :class:`CustomMetricError` names the metric."""
+    try:
+        value = entry.spec.function(given)
+    except Exception as exc:
+        raise CustomMetricError(
+            f"metric '{metric.name}' ({entry.source}) raised {type(exc).__name__}: "
+            f"{exc}{raised_at(exc)}; fix the metric function"
+        ) from exc
+    return checked_value(entry, metric.name, value)
 
 
 def evaluate(
@@ -314,25 +350,25 @@ def evaluate(
 ) -> dict[str, float | None]:
     """Score one de-duplicated ranking on every metric, conventions applied.
 
-    Returns ``{canonical name: value}``; ``None`` only under ``empty = skip``.
+    Returns ``{canonical name: value}``; ``None`` only under ``empty = skip``. A custom
+    metric that raises or returns something outside 0..1 is a :class:`CustomMetricError`.
     """
-    relevant = frozenset(
-        doc for doc, grade in judgments.items() if grade >= conventions.relevance_threshold
-    )
-    has_gain = any(g > 0 for g in judgments.values())
+    given = MetricInput(ranking, judgments, None, conventions.gain, conventions.relevance_threshold)
+    nothing = {
+        "no-relevant": not given.relevant,
+        "no-gain": not any(g > 0 for g in judgments.values()),
+        "never": False,
+    }
     returned = len(ranking) > 0
     out: dict[str, float | None] = {}
     for metric in metrics:
-        base, k = metric.base, metric.k
-        nothing_to_find = not has_gain if base == "ndcg" else not relevant
-        if base == "judged":  # coverage: no threshold, no empty convention
-            out[metric.name] = judged(ranking, judgments, k or 0)
-        elif nothing_to_find:
+        entry = REGISTRY.entry(metric.base)
+        if nothing[entry.spec.nothing_to_find]:
             out[metric.name] = _empty_score(conventions.empty, returned)
-        elif base == "ndcg":
-            out[metric.name] = ndcg(ranking, judgments, k, conventions.gain)
-        elif base == "bpref":
-            out[metric.name] = bpref(ranking, judgments, conventions.relevance_threshold)
+            continue
+        cut = dataclasses.replace(given, k=metric.k)
+        if entry.builtin:
+            out[metric.name] = entry.spec.function(cut)
         else:
-            out[metric.name] = _BINARY[base](ranking, relevant, k)
+            out[metric.name] = _custom(entry, metric, cut)
     return out

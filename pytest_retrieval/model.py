@@ -43,6 +43,7 @@ class QueryRecord:
     retrieved: list[str] = field(default_factory=list)
     grades: dict[str, int] = field(default_factory=dict)  # judged ids among ``retrieved``
     duplicates: int = 0
+    merged: int = 0  # results whose judgment key came back earlier under another id
     error: str | None = None
     violations: list[str] = field(default_factory=list)  # expect/forbid misses
     skip_reason: str | None = None
@@ -108,6 +109,7 @@ REPORT_FIELDS = (
     "metrics",
     "retrieved",
     "duplicates",
+    "merged",
     "error",
     "violations",
     "skip_reason",
@@ -215,6 +217,7 @@ _CHECKS = {
     "retrieved": _texts,
     "grades": _grade_map,
     "duplicates": _count,
+    "merged": _count,
     "error": _optional_text,
     "violations": _texts,
     "skip_reason": _optional_text,

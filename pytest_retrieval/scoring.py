@@ -1,4 +1,4 @@
-"""Score one query's results: metrics, duplicates, ``expect`` and ``forbid``, the outcome.
+"""Score one query's results: metrics, repeats and merged keys, ``expect``/``forbid``, outcome.
 
 Pure. :func:`score_query` turns what a retriever returned into a
 :class:`~pytest_retrieval.model.QueryRecord`; :func:`errored` and :func:`skipped`
@@ -12,10 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .golden import GoldenQuery
-from .metrics import Metric, evaluate, parse_metrics
+from .metrics import CustomMetricError, Metric, evaluate, parse_metrics
 from .model import Outcome, QueryRecord
 from .settings import Settings
-from .shapes import dedupe, ranked_ids
+from .shapes import ResultKey, rank_results
 
 
 @dataclass(frozen=True)
@@ -84,20 +84,27 @@ def score_query(
     settings: Settings,
     position: int = 0,
     expect: Expectation = Expectation(),
+    key: ResultKey | None = None,
 ) -> tuple[QueryRecord, list[str]]:
     """Score what the retriever returned: the record and the whole de-duplicated ranking.
 
-    Raises :class:`~pytest_retrieval.shapes.ResultShapeError` for a non-ranking.
+    ``key`` maps a result to the key judgments use (None: its id); results mapping
+    to a key already ranked count once, at the first rank (``record.merged``). A
+    custom metric that fails makes the record an error naming the metric. Raises
+    :class:`~pytest_retrieval.shapes.ResultShapeError` for a non-ranking.
     """
-    ids = ranked_ids(returned)
-    ranking, duplicates = dedupe(ids)
+    ranked = rank_results(returned, key)
+    ranking = ranked.ranking
     record = base_record(query, configuration, position)
-    record.duplicates = duplicates
+    record.duplicates, record.merged = ranked.duplicates, ranked.merged
     depth = settings.depth
     record.retrieved = ranking if depth is None else ranking[:depth]
     record.grades = {d: query.relevant[d] for d in record.retrieved if d in query.relevant}
     extra = _expect_metrics(query, settings)
-    values = evaluate(ranking, query.relevant, settings.metrics + extra, settings.conventions)
+    try:
+        values = evaluate(ranking, query.relevant, settings.metrics + extra, settings.conventions)
+    except CustomMetricError as exc:  # the item's message names the query and configuration
+        return errored(query, configuration, settings, str(exc), position), ranking
     record.metrics = {m.name: values[m.name] for m in settings.metrics}
     record.violations = check_expectations(query, ranking, values)
     record.outcome = outcome_of(record.violations, None, expect)
@@ -174,4 +181,9 @@ def failure_text(
         )
     if record.duplicates:
         lines.append(f"{record.duplicates} duplicate id(s) came back and were counted once")
+    if record.merged:
+        lines.append(
+            f"{record.merged} result(s) shared a judgment key with a result ranked above "
+            "(pytest_retrieval_result_key) and were counted once, at the first rank"
+        )
     return "\n".join(lines)

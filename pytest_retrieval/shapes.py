@@ -3,14 +3,24 @@
 A result is an id (str), an ``(id, score)`` pair, a mapping with an ``"id"``
 key, or an object with an ``.id`` attribute; rank order is the order returned.
 Anything else is a :class:`ResultShapeError` whose message names what came back.
+
+A *key* function (the plugin's ``pytest_retrieval_result_key`` hook) may map each
+result to the key judgments use (a chunk ``doc7#s2@v3`` to its clause ``doc7#s2``);
+:func:`rank_results` keeps each key once, at its first rank.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
+
+from .metric_registry import raised_at
+
+# a result -> the key judgments use, or None to keep the result's id
+ResultKey = Callable[[object], "str | None"]
 
 
 class ResultShapeError(TypeError):
@@ -61,8 +71,9 @@ def _result_id(result: Any, rank: int) -> str:
     raise ResultShapeError(f"result at rank {rank} has an id that is not text: {_describe(doc)}")
 
 
-def ranked_ids(returned: Any) -> list[str]:
-    """The ids of a retriever's results, in the order returned (duplicates kept)."""
+def _results(returned: Any) -> list[Any]:
+    """The results of what a retriever returned, in order; :class:`ResultShapeError`
+    when it is not a ranked sequence."""
     if returned is None:
         raise ResultShapeError("the retriever returned None; return a ranked list of results")
     if isinstance(returned, (str, bytes)):
@@ -89,7 +100,12 @@ def ranked_ids(returned: Any) -> list[str]:
         raise ResultShapeError(
             f"the retriever returned {_describe(returned)}, not a ranked sequence of results"
         )
-    return [_result_id(result, rank) for rank, result in enumerate(returned, start=1)]
+    return list(returned)
+
+
+def ranked_ids(returned: Any) -> list[str]:
+    """The ids of a retriever's results, in the order returned (duplicates kept)."""
+    return [_result_id(result, rank) for rank, result in enumerate(_results(returned), start=1)]
 
 
 def _score_of(result: Any) -> float | None:
@@ -124,3 +140,64 @@ def dedupe(ids: Sequence[str]) -> tuple[list[str], int]:
             seen.add(doc)
             ranking.append(doc)
     return ranking, len(ids) - len(ranking)
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """A retriever's answer as the metrics see it.
+
+    ``ranking``: the judgment keys, each at its first rank; ``duplicates``: results
+    dropped because their id came back earlier; ``merged``: results dropped because
+    their key came back earlier under another id.
+    """
+
+    ranking: list[str]
+    duplicates: int = 0
+    merged: int = 0
+
+
+def _key_of(key: ResultKey, result: Any, rank: int) -> str | None:
+    name = getattr(key, "__name__", "the result key function")
+    try:
+        found = key(result)
+    except Exception as exc:
+        raise ResultShapeError(
+            f"result at rank {rank}: {name} raised {type(exc).__name__}: {exc}"
+            f"{raised_at(exc)}, for {_describe(result)}"
+        ) from exc
+    if found is not None and not isinstance(found, str):
+        raise ResultShapeError(
+            f"result at rank {rank}: {name} returned {_describe(found)} for "
+            f"{_describe(result)}; return the judgment key as text, or None to keep the "
+            "result's id"
+        )
+    return found
+
+
+def rank_results(returned: Any, key: ResultKey | None = None) -> Ranked:
+    """What came back, as judgment keys: each key once, at its first rank.
+
+    Without ``key`` a result's key is its id. With it, a result the function maps to
+    None keeps its id, and a result that has no id of its own may still be mapped.
+    """
+    if key is None:
+        ranking, duplicates = dedupe(ranked_ids(returned))
+        return Ranked(ranking, duplicates)
+    ids: set[str] = set()
+    keys: dict[str, None] = {}
+    duplicates = merged = 0
+    for position, result in enumerate(_results(returned), start=1):
+        found = _key_of(key, result, position)
+        try:
+            doc = _result_id(result, position)
+        except ResultShapeError:
+            if found is None:
+                raise
+            doc = found  # a result the key function alone can read
+        judged_as = doc if found is None else found
+        if judged_as in keys:
+            duplicates += doc in ids
+            merged += doc not in ids
+        keys.setdefault(judged_as, None)
+        ids.add(doc)
+    return Ranked(list(keys), duplicates, merged)

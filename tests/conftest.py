@@ -239,6 +239,14 @@ def e2e_run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     return pytester.runpytest(*E2E_QUIET, *args)
 
 
+def e2e_readme_code(marker: str) -> str:
+    """The Python block after ``<!-- marker -->`` in the README (an example the tests run)."""
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert f"<!-- {marker} -->" in text, f"the README lost its block '{marker}'"
+    block = text.split(f"<!-- {marker} -->", 1)[1]
+    return block.split("```python\n", 1)[1].split("```", 1)[0]
+
+
 def e2e_write(pytester: pytest.Pytester, relpath: str, text: str) -> Path:
     """Write a file (dedented) under the pytester directory, creating folders."""
     path = pytester.path / relpath

@@ -48,6 +48,7 @@ QUERY_KEYS = {
     "metrics",
     "retrieved",
     "duplicates",
+    "merged",
     "error",
     "violations",
     "skip_reason",
@@ -81,6 +82,7 @@ def _expected_query(configuration: str, qid: str, depth: int | None = 20) -> dic
         "metrics": e2e_expected_metrics(configuration, qid),
         "retrieved": ranking if depth is None else ranking[:depth],
         "duplicates": len(ranked) - len(ranking),
+        "merged": 0,  # no pytest_retrieval_result_key: ids are the judgment keys
         "error": None,
         "violations": [],
         "skip_reason": None,

@@ -21,7 +21,10 @@ from ..golden import GoldenFileError, GoldenQuery, GoldenSet, Problem
 from ..io.common import FormatError
 from ..io.golden_file import load_golden_file
 from ..io.ini import IniConfig, IniError, find_config, parse_overrides
+from ..metric_registry import Installed, MetricDefinitionError
+from ..metrics import install_metrics, restore_metrics
 from ..settings import SCHEMA, RunSettings, SettingsError, parse_run_settings
+from .metrics_module import HINT, MetricModuleError, load_metric_modules
 
 OK, FINDINGS, USAGE = 0, 1, 2
 GOLDEN_SUFFIXES = (".yaml", ".yml")
@@ -51,6 +54,11 @@ class Context:
     run: RunSettings
     out: TextIO = field(default_factory=lambda: sys.stdout)
     err: TextIO = field(default_factory=lambda: sys.stderr)
+    replaced: Installed = field(default_factory=Installed)  # the metrics before --metrics-module
+
+    def close(self) -> None:
+        """The command is done: the custom metrics it installed are removed."""
+        restore_metrics(self.replaced)
 
     @property
     def rootdir(self) -> Path:
@@ -101,22 +109,46 @@ def add_common(parser: argparse.ArgumentParser) -> None:
         help="override an ini key, as pytest's -o does (may repeat): "
         "--override-ini retrieval_gain=linear",
     )
+    group.add_argument(
+        "--metrics-module",
+        metavar="MODULE",
+        action="append",
+        default=[],
+        help="import MODULE (a dotted name, from the current folder or the rootdir, or a .py "
+        "file) and add the metrics its pytest_retrieval_metrics() returns, as the plugin's "
+        "hook adds them (may repeat)",
+    )
+
+
+def _custom_metrics(args: argparse.Namespace, cwd: Path, rootdir: Path) -> Installed:
+    """Install the metrics of ``--metrics-module``; returns what they replaced."""
+    given = list(getattr(args, "metrics_module", None) or [])
+    try:
+        return install_metrics(load_metric_modules(given, cwd, rootdir), "" if given else HINT)
+    except (MetricModuleError, MetricDefinitionError) as exc:
+        raise CliError(str(exc)) from None
 
 
 def context(args: argparse.Namespace, cwd: Path, out: TextIO, err: TextIO) -> Context:
-    """The settings of the project the command runs in; :class:`CliError` when unusable."""
+    """The settings of the project the command runs in; :class:`CliError` when unusable.
+
+    Custom metrics (``--metrics-module``) stay installed until :meth:`Context.close`.
+    """
     try:
         explicit = Path(args.config) if getattr(args, "config", None) else None
         if explicit is not None and not explicit.is_absolute():
             explicit = cwd / explicit
         ini = find_config(cwd, explicit)
         raw = ini.raw_settings(parse_overrides(getattr(args, "override_ini", []) or []))
-        run = parse_run_settings(raw)
     except IniError as exc:
         raise CliError(str(exc)) from None
+    replaced = _custom_metrics(args, cwd, ini.rootdir)
+    try:
+        run = parse_run_settings(raw)
     except SettingsError as exc:
+        restore_metrics(replaced)
         raise CliError(f"{ini.shown}: {exc}") from None
-    ctx = Context(cwd=cwd, ini=ini, run=run, out=out, err=err)
+    ctx = Context(cwd=cwd, ini=ini, run=run, out=out, err=err, replaced=replaced)
     for message in unknown_keys(ini):
         ctx.note(message)
     return ctx

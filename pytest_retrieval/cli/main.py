@@ -82,7 +82,10 @@ def main(
             return USAGE
         handler = _handler(args)
         ctx = context(args, (cwd or Path.cwd()).resolve(), out, err)
-        return handler(ctx, args)
+        try:
+            return handler(ctx, args)
+        finally:
+            ctx.close()
     except CliError as exc:
         print(f"pytest-retrieval: error: {exc}", file=err)
         return USAGE

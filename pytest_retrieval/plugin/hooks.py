@@ -26,6 +26,7 @@ from ..settings import (
     given_without_eval,
     parse_run_settings,
 )
+from . import hookspecs
 from .collect import GoldenFile, check_fixture
 from .fetch import FETCHER_KEY, Fetcher
 from .gathered import note_queries
@@ -42,12 +43,19 @@ from .keys import (
     SELECTED_KEY,
     SETTINGS_KEY,
 )
+from .metric_hooks import install_custom_metrics
 from .misread import check_misread_paths
 from .nodes import REPLAY_ARG, golden_ids, golden_of, item_configuration
+from .result_keys import stash_result_keys
 from .session import RetrievalSession
 
 SESSION_PLUGIN = "retrieval-session"
 _OPTION_DEFAULTS: dict[str, object] = {"store": None, "append": [], "store_true": False}
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    """The plugin's own hooks: pytest_retrieval_metrics, pytest_retrieval_result_key."""
+    pluginmanager.add_hookspecs(hookspecs)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -143,6 +151,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if not _enabled(config):
         _refuse_options_without_eval(config)
         return
+    install_custom_metrics(config)  # before any metric name is read
+    stash_result_keys(config)
     run = _parse(config)
     config.stash[SETTINGS_KEY] = run
     config.stash[GOLDEN_SET_KEY] = GoldenSet()

@@ -22,11 +22,12 @@ from ..retrievers import ProtocolError
 from ..runner import Answer, Repeats
 from ..scoring import Expectation, detail_text, errored, failure_text, score_query, skipped
 from ..settings import RunSettings, Settings
-from ..shapes import ResultShapeError, dedupe, ranked_ids, ranked_results
+from ..shapes import ResultShapeError, rank_results, ranked_results
 from .fetch import FETCHER_KEY
 from .gathered import note_retriever
 from .keys import RECORDED_KEY, RECORDS_KEY, SETTINGS_KEY
 from .nodes import item_configuration
+from .result_keys import result_key
 
 
 class ExpectationFailed(pytest.fail.Exception):  # type: ignore[misc, name-defined]
@@ -96,10 +97,11 @@ class _Scorer:
         if answer.error is not None:
             return self.error(query, answer.error, answer), []
         expect = expectation(query, self.item.config)
+        key = result_key(self.item.config, query)
         try:
             record, ranking = score_query(
                 query, self.configuration, answer.returned, self.run.settings, self.position,
-                expect,
+                expect, key,
             )  # fmt: skip
         except ResultShapeError as exc:
             return self.error(query, str(exc), answer), []
@@ -170,14 +172,15 @@ def _repeats(
 ) -> None:
     """``retrieval_repeat``: call again, and note how far the rankings agree."""
     fetcher = scorer.item.config.stash[FETCHER_KEY]
+    key = result_key(scorer.item.config, query)
     rankings = [first]
     for _ in range(scorer.run.run.calls.repeat - 1):
         answer = fetcher.again(query, retriever)
         try:
-            ids = ranked_ids(answer.returned) if answer.error is None else []
-        except ResultShapeError:
-            ids = []  # a repeat that fails is a ranking that did not reproduce
-        rankings.append(dedupe(ids)[0])
+            ids = rank_results(answer.returned, key).ranking if answer.error is None else []
+        except Exception:  # a repeat that fails is a ranking that did not reproduce
+            ids = []
+        rankings.append(ids)
     found = Repeats.of(rankings, scorer.run.settings.depth)
     record.repeat_overlap, record.repeat_same = found.overlap, found.same
 

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from ..golden import GoldenSet
+from ..golden import GoldenQuery, GoldenSet
 from ..model import QueryRecord
 from ..replay import Replay
 from ..retriever_metadata import Metadata
 from ..settings import RunSettings
+from ..shapes import ResultKey
 
 # on the config
 SETTINGS_KEY = pytest.StashKey[RunSettings]()
@@ -23,6 +25,8 @@ RETRIEVERS_KEY = pytest.StashKey[dict[str, Metadata]]()  # configuration -> its 
 RETRIEVER_NOTES_KEY = pytest.StashKey[list[str]]()  # what was wrong with that metadata
 REPLAY_KEY = pytest.StashKey[Replay]()  # --retrieval-replay: the recorded answers
 OUTBOX_KEY = pytest.StashKey[dict[str, list[QueryRecord]]]()  # node id -> records not yet taken
+# pytest_retrieval_result_key as a function per query (None: nothing implements it)
+RESULT_KEYS_KEY = pytest.StashKey[Callable[[GoldenQuery], ResultKey | None]]()
 
 # on an item
 RECORDS_KEY = pytest.StashKey[list[QueryRecord]]()  # what the item's call produced
