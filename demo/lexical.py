@@ -177,4 +177,14 @@ class BM25FRetriever:
         return out if limit is None else out[:limit]
 
     def __call__(self, query: Any) -> list[tuple[str, float]]:
+        """One query: up to ``top_k`` ``(listing_id, score)`` pairs, best first."""
         return self.rank(query, self.top_k)
+
+    def retrieve_batch(self, queries: Sequence[Any]) -> list[list[tuple[str, float]]]:
+        """Several queries at once: one result list per query, in order.
+
+        BM25 has nothing to share between queries (no model call to batch), so this is
+        the single path in a loop; it is here so every demo configuration speaks the
+        batch protocol the plugin can call.
+        """
+        return [self(q) for q in queries]
