@@ -1,7 +1,7 @@
 """The batch protocol of the demo retrievers gives what one query at a time gives.
 
 ``retriever.retrieve_batch(queries)`` encodes the queries in one model call; this checks,
-on the 71 golden queries, that each configuration returns the same ids in the same
+on the 71 golden queries, that every configuration returns the same ids in the same
 order, with scores equal to 1e-6, as ``retriever(query)`` called on each. The single and
 the batch path get retrievers of their own (sharing the model and the catalog matrix,
 not the query cache), so neither can answer from embeddings the other computed.
@@ -38,6 +38,7 @@ def twins(name: str) -> tuple[Any, Any]:
     """Two retrievers of one configuration that share the model but no query cache."""
     from demo import build_retriever, catalog
     from demo.dense import DenseRetriever
+    from demo.hybrid import FusedRetriever
 
     shared = build_retriever("dense")
     lexical = build_retriever("bm25")
@@ -47,7 +48,9 @@ def twins(name: str) -> tuple[Any, Any]:
 
     if name == "bm25":
         return lexical, lexical
-    return dense(), dense()
+    if name == "dense":
+        return dense(), dense()
+    return FusedRetriever(lexical, dense()), FusedRetriever(lexical, dense())
 
 
 def assert_same(single: list[tuple[str, float]], batch: list[tuple[str, float]]) -> None:
@@ -56,7 +59,7 @@ def assert_same(single: list[tuple[str, float]], batch: list[tuple[str, float]])
         assert b == pytest.approx(a, abs=1e-6)
 
 
-@pytest.mark.parametrize("name", ["bm25", "dense"])
+@pytest.mark.parametrize("name", ["bm25", "dense", "fused"])
 def test_batch_equals_one_at_a_time(name: str, golden_queries: list[Any]) -> None:
     one, other = twins(name)
     singles = [one(q) for q in golden_queries]
@@ -64,6 +67,8 @@ def test_batch_equals_one_at_a_time(name: str, golden_queries: list[Any]) -> Non
     assert len(batches) == len(golden_queries)
     for single, batch in zip(singles, batches, strict=True):
         assert_same(single, batch)
+    if name == "fused":  # the comparison covered both answers and abstentions
+        assert any(not r for r in singles) and any(singles)
 
 
 def test_dense_batch_is_one_encode_call(golden_queries: list[Any]) -> None:
@@ -85,7 +90,7 @@ def test_dense_batch_is_one_encode_call(golden_queries: list[Any]) -> None:
     assert calls == [len({q.text for q in golden_queries})]
 
 
-@pytest.mark.parametrize("name", ["bm25", "dense"])
+@pytest.mark.parametrize("name", ["bm25", "dense", "fused"])
 def test_empty_batch(name: str) -> None:
     retriever, _ = twins(name)
     assert retriever.retrieve_batch([]) == []
