@@ -55,8 +55,11 @@ def build_retriever(name: str, cache_dir: str | Path | None = None) -> Any:
         built = DenseRetriever(catalog(), cache_dir=cache_dir)
     elif name == "fused":
         from .hybrid import FusedRetriever
+        from .questions import QuestionIndex
 
-        built = FusedRetriever(build_retriever("bm25"), build_retriever("dense", cache_dir))
+        dense = build_retriever("dense", cache_dir)
+        questions = QuestionIndex(dense.listings, dense.model, cache_dir=cache_dir)
+        built = FusedRetriever(build_retriever("bm25"), dense, questions)
     else:
         raise ValueError(f"unknown demo configuration {name!r}; choose from {CONFIGURATIONS}")
     _BUILT[key] = built

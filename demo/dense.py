@@ -86,14 +86,19 @@ def _package_version() -> str:
         return "unknown"
 
 
-def cache_key(passages: Sequence[str]) -> str:
-    """File name for the cached catalog embeddings: model name + hash of the passages."""
+def cache_key(passages: Sequence[str], label: str = "") -> str:
+    """File name for cached embeddings: model name, ``label`` if any, hash of the texts.
+
+    The catalog's entries have no label; other texts (the fused retriever's example
+    questions) carry one, so that each kind of entry replaces only its own stale files.
+    """
     blob = json.dumps(
         {"model": MODEL_NAME, "package": _package_version(), "passages": list(passages)},
         ensure_ascii=False,
     ).encode("utf-8")
     digest = hashlib.sha256(blob).hexdigest()[:20]
-    return f"{MODEL_NAME.replace('/', '__')}-{digest}.npy"
+    prefix = MODEL_NAME.replace("/", "__") + (f"-{label}" if label else "")
+    return f"{prefix}-{digest}.npy"
 
 
 def encode(model: Any, texts: Sequence[str]) -> np.ndarray:
@@ -108,10 +113,10 @@ def encode(model: Any, texts: Sequence[str]) -> np.ndarray:
 
 
 def catalog_embeddings(
-    model: Any, passages: Sequence[str], cache_dir: str | Path | None
+    model: Any, passages: Sequence[str], cache_dir: str | Path | None, label: str = ""
 ) -> np.ndarray:
     """Embeddings of the passages, read from / written to the disk cache when given one."""
-    path = Path(cache_dir) / cache_key(passages) if cache_dir is not None else None
+    path = Path(cache_dir) / cache_key(passages, label) if cache_dir is not None else None
     if path is not None and path.is_file():
         try:
             cached = np.load(path, allow_pickle=False)
@@ -130,9 +135,10 @@ def catalog_embeddings(
         finally:
             if os.path.exists(tmp):
                 os.unlink(tmp)
-        # entries for an older catalog (same model) are dead weight: drop them
-        for stale in path.parent.glob(path.name.rsplit("-", 1)[0] + "-*.npy"):
-            if stale != path:
+        # entries for an older catalog (same model, same label) are dead weight: drop them
+        prefix = path.name.rsplit("-", 1)[0]
+        for stale in path.parent.glob(prefix + "-*.npy"):
+            if stale != path and "-" not in stale.name[len(prefix) + 1 :]:
                 stale.unlink(missing_ok=True)
     return vectors
 
