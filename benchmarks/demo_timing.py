@@ -11,8 +11,8 @@ Stages, each timed on its own:
 Each configuration encodes its own queries (the in-memory query cache is cleared between
 configurations), so its line is what it would cost alone.
 
-Then the dense retriever over the golden queries twice more, side by side: one query at
-a time (``retriever(query)``, one encode call each) and as one batch
+Then the dense and the fused retriever over the golden queries twice more each, side by
+side: one query at a time (``retriever(query)``, one encode call each) and as one batch
 (``retriever.retrieve_batch(queries)``, one encode call in all), each with a cold query
 cache, alternating, ``--batch-repeat`` times; it prints the median per-query time of
 each and their ratio.
@@ -51,18 +51,22 @@ def build(stages: Stages) -> tuple[list[Any], Any, Any, Any]:
     from demo.catalog import load_catalog
     from demo.hybrid import FusedRetriever
     from demo.lexical import BM25FRetriever
+    from demo.questions import QuestionIndex
 
     listings = timed(stages, "catalog load", load_catalog)
     model = timed(stages, "model load", dense_mod.load_model)
     passages = [x.text() for x in listings]
     matrix = timed(stages, "catalog encoding", dense_mod.catalog_embeddings, model, passages, None)
     bm25 = timed(stages, "bm25 index build", BM25FRetriever, listings)
+    questions = timed(stages, "example questions encoding", QuestionIndex, listings, model)
     dense = dense_mod.DenseRetriever(listings, model=model, matrix=matrix)
-    return listings, bm25, dense, FusedRetriever(bm25, dense)
+    return listings, bm25, dense, FusedRetriever(bm25, dense, questions)
 
 
-def batch_vs_single(dense: Any, queries: Sequence[Any], repeat: int) -> tuple[float, float]:
-    """Median seconds per query of the dense retriever: one at a time, then batched.
+def batch_vs_single(
+    retriever: Any, dense: Any, queries: Sequence[Any], repeat: int
+) -> tuple[float, float]:
+    """Median seconds per query of a retriever: one at a time, then batched.
 
     Both runs start from a cold query cache (otherwise the second would only rank) and
     alternate within each repeat, so a slow spell on the machine hits both alike.
@@ -72,11 +76,11 @@ def batch_vs_single(dense: Any, queries: Sequence[Any], repeat: int) -> tuple[fl
         dense._query_cache.clear()
         t0 = time.perf_counter()
         for q in queries:
-            dense(q)
+            retriever(q)
         single.append((time.perf_counter() - t0) / len(queries))
         dense._query_cache.clear()
         t0 = time.perf_counter()
-        dense.retrieve_batch(queries)
+        retriever.retrieve_batch(queries)
         batched.append((time.perf_counter() - t0) / len(queries))
     return statistics.median(single), statistics.median(batched)
 
@@ -122,14 +126,16 @@ def main() -> int:
         per_query = dict(stages)[f"queries: {name} ({n})"] / n
         print(f"  {name}: {1000 * per_query:.2f} ms per query")
 
-    single, batched = batch_vs_single(dense, queries, args.batch_repeat)
     print(
-        f"\ndense over {len(queries)} golden queries, cold query cache, "
+        f"\n{len(queries)} golden queries, cold query cache, "
         f"median of {args.batch_repeat} (ms per query):"
     )
-    print(f"  one at a time  {1000 * single:7.2f}")
-    print(f"  one batch      {1000 * batched:7.2f}")
-    print(f"  ratio          {single / batched:7.1f}x faster batched")
+    for name, retriever in (("dense", dense), ("fused", fused)):
+        single, batched = batch_vs_single(retriever, dense, queries, args.batch_repeat)
+        print(
+            f"  {name}: one at a time {1000 * single:6.2f}  one batch {1000 * batched:6.2f}"
+            f"  ratio {single / batched:4.1f}x faster batched"
+        )
     return 0
 
 
