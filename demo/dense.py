@@ -11,6 +11,12 @@ Catalog embeddings are computed once, in batches, L2-normalized, and cached on d
 are memoized in memory for the session. Cosine similarity is then a dot product. Torch
 runs one intra-op thread by default (see TORCH_THREADS_ENV).
 
+Two ways in: ``retriever(query)`` answers one query, ``retriever.retrieve_batch(queries)``
+answers several, encoding the texts not yet cached in one ``model.encode`` call and then
+ranking each through the same code as the single path. Both give the same ids and the
+same cosines (to float rounding: a batch pads its texts to a common length, and the
+attention mask keeps the padding out of the result).
+
 Hard filters (network, asset, max_price) are applied before ranking: the search API
 enforces them whatever the ranker, so a listing that fails one is never returned.
 """
@@ -80,14 +86,19 @@ def _package_version() -> str:
         return "unknown"
 
 
-def cache_key(passages: Sequence[str]) -> str:
-    """File name for the cached catalog embeddings: model name + hash of the passages."""
+def cache_key(passages: Sequence[str], label: str = "") -> str:
+    """File name for cached embeddings: model name, ``label`` if any, hash of the texts.
+
+    The catalog's entries have no label; other texts (the fused retriever's example
+    questions) carry one, so that each kind of entry replaces only its own stale files.
+    """
     blob = json.dumps(
         {"model": MODEL_NAME, "package": _package_version(), "passages": list(passages)},
         ensure_ascii=False,
     ).encode("utf-8")
     digest = hashlib.sha256(blob).hexdigest()[:20]
-    return f"{MODEL_NAME.replace('/', '__')}-{digest}.npy"
+    prefix = MODEL_NAME.replace("/", "__") + (f"-{label}" if label else "")
+    return f"{prefix}-{digest}.npy"
 
 
 def encode(model: Any, texts: Sequence[str]) -> np.ndarray:
@@ -102,10 +113,10 @@ def encode(model: Any, texts: Sequence[str]) -> np.ndarray:
 
 
 def catalog_embeddings(
-    model: Any, passages: Sequence[str], cache_dir: str | Path | None
+    model: Any, passages: Sequence[str], cache_dir: str | Path | None, label: str = ""
 ) -> np.ndarray:
     """Embeddings of the passages, read from / written to the disk cache when given one."""
-    path = Path(cache_dir) / cache_key(passages) if cache_dir is not None else None
+    path = Path(cache_dir) / cache_key(passages, label) if cache_dir is not None else None
     if path is not None and path.is_file():
         try:
             cached = np.load(path, allow_pickle=False)
@@ -124,9 +135,10 @@ def catalog_embeddings(
         finally:
             if os.path.exists(tmp):
                 os.unlink(tmp)
-        # entries for an older catalog (same model) are dead weight: drop them
-        for stale in path.parent.glob(path.name.rsplit("-", 1)[0] + "-*.npy"):
-            if stale != path:
+        # entries for an older catalog (same model, same label) are dead weight: drop them
+        prefix = path.name.rsplit("-", 1)[0]
+        for stale in path.parent.glob(prefix + "-*.npy"):
+            if stale != path and "-" not in stale.name[len(prefix) + 1 :]:
                 stale.unlink(missing_ok=True)
     return vectors
 
@@ -163,27 +175,69 @@ class DenseRetriever:
             "catalog_sha256": catalog_fingerprint(self.listings)[:12],
         }
 
-    def embed_query(self, text: str) -> np.ndarray:
-        vector = self._query_cache.get(text)
-        if vector is None:
-            vector = encode(self.model, [text])[0]
-            self._query_cache[text] = vector
-        return vector
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """One L2-normalized embedding per text (a row each, in order).
 
-    def scores(self, text: str) -> np.ndarray:
-        """Cosine similarity of every listing (catalog order) to the query text."""
+        The texts not yet in the session cache are encoded together in one
+        ``model.encode`` call: that is what makes a batch cheaper than one call per
+        query (one tokenizer pass and a few padded forward passes instead of one each).
+        """
+        missing = [t for t in dict.fromkeys(texts) if t not in self._query_cache]
+        if missing:
+            for text, vector in zip(missing, encode(self.model, missing), strict=True):
+                self._query_cache[text] = vector
+        if not texts:
+            return np.zeros((0, self.matrix.shape[1]), dtype=np.float32)
+        return np.stack([self._query_cache[t] for t in texts])
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """The embedding of one query text (encoded alone unless already cached)."""
+        return self.embed_queries([text])[0]
+
+    def similarities(self, vector: np.ndarray) -> np.ndarray:
+        """Cosine similarity of every listing (catalog order) to one query embedding."""
         # Elementwise product and sum rather than `matrix @ vector`: at this size it costs
         # nothing, and it keeps numpy's BLAS thread pool out of the way of torch's (on a
         # 2-core machine a BLAS call between two encodes made every encode ~50x slower).
-        return (self.matrix * self.embed_query(text)).sum(axis=1)
+        return (self.matrix * vector).sum(axis=1)
 
-    def rank(self, query: Any, limit: int | None = None) -> list[tuple[str, float]]:
-        """Every listing that passes the filters, by cosine, best first."""
-        scores = self.scores(query_text(query))
+    def scores(self, text: str) -> np.ndarray:
+        """Cosine similarity of every listing (catalog order) to the query text."""
+        return self.similarities(self.embed_query(text))
+
+    def rank_scores(
+        self, query: Any, scores: np.ndarray, limit: int | None = None
+    ) -> list[tuple[str, float]]:
+        """Every listing that passes the query's filters, by the given cosines, best first.
+
+        Split from ``rank`` so that the batch path ranks with cosines it computed from a
+        batched encode, through exactly the same ordering code as the single path.
+        """
         mask = filter_mask(self.listings, query_filters(query))
         order = np.argsort(-scores, kind="stable")
         out = [(self.ids[i], float(scores[i])) for i in order if mask[i]]
         return out if limit is None else out[:limit]
 
+    def rank(self, query: Any, limit: int | None = None) -> list[tuple[str, float]]:
+        """Every listing that passes the filters, by cosine, best first."""
+        return self.rank_scores(query, self.scores(query_text(query)), limit)
+
+    def batch_scores(self, queries: Sequence[Any]) -> list[np.ndarray]:
+        """Cosines of every listing for each query, from one batched encode."""
+        vectors = self.embed_queries([query_text(q) for q in queries])
+        return [self.similarities(v) for v in vectors]
+
     def __call__(self, query: Any) -> list[tuple[str, float]]:
+        """One query: up to ``top_k`` ``(listing_id, cosine)`` pairs, best first."""
         return self.rank(query, self.top_k)
+
+    def retrieve_batch(self, queries: Sequence[Any]) -> list[list[tuple[str, float]]]:
+        """Several queries at once: one result list per query, in order.
+
+        The same results as calling the retriever on each query (to float rounding of
+        the batched encode), for a fraction of the encoding time.
+        """
+        return [
+            self.rank_scores(q, scores, self.top_k)
+            for q, scores in zip(queries, self.batch_scores(queries), strict=True)
+        ]

@@ -38,6 +38,7 @@ other way to say "nothing matches").
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -151,6 +152,14 @@ class BM25FRetriever:
             corpus = [tokens[field] or [FILLER] for tokens in per_field]
             index.index(corpus, show_progress=False)
             self.indexes[field] = index
+        self.terms = [
+            frozenset(t for tokens in fields.values() for t in tokens if t != FILLER)
+            for fields in per_field
+        ]
+        self.doc_freq: dict[str, int] = {}
+        for terms in self.terms:
+            for t in terms:
+                self.doc_freq[t] = self.doc_freq.get(t, 0) + 1
         # what pytest-retrieval records in the baseline, the reports and the history log
         self.metadata = {
             "ranker": "BM25F (bm25s, lucene)",
@@ -174,6 +183,31 @@ class BM25FRetriever:
             total += best + TIE_BREAKER * (stacked.sum(axis=0) - best)
         return total * self.prior
 
+    def idf(self, term: str) -> float:
+        """Lucene's IDF of a term over whole listings (a term no listing has gets the most)."""
+        n, df = len(self.listings), self.doc_freq.get(term, 0)
+        return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+    def coverage(self, text: str) -> np.ndarray:
+        """For each listing (catalog order), the IDF-weighted share of the query's terms it has.
+
+        A BM25 score says how well a listing matches the terms it matched, not how much of
+        the query it answers: one rare word in common ("Tokyo", "Sunday") can put a listing
+        on top of the lexical ranking. Coverage is that missing part. Terms that no
+        listing contains count in the denominator with the highest IDF, so a query made
+        mostly of words the catalog never uses (a paraphrase) has low coverage
+        everywhere, while a listing's own name covers its own query fully. The fused
+        retriever uses it to tell a lexical match from a stray one.
+        """
+        terms = list(dict.fromkeys(tokenize(text)))
+        if not terms:
+            return np.zeros(len(self.listings), dtype=np.float64)
+        weights = {t: self.idf(t) for t in terms}
+        total = sum(weights.values())
+        return np.array(
+            [sum(w for t, w in weights.items() if t in have) / total for have in self.terms]
+        )
+
     def rank(self, query: Any, limit: int | None = None) -> list[tuple[str, float]]:
         """All matching listings that pass the filters, best first."""
         scores = self.scores(query_text(query))
@@ -183,4 +217,14 @@ class BM25FRetriever:
         return out if limit is None else out[:limit]
 
     def __call__(self, query: Any) -> list[tuple[str, float]]:
+        """One query: up to ``top_k`` ``(listing_id, score)`` pairs, best first."""
         return self.rank(query, self.top_k)
+
+    def retrieve_batch(self, queries: Sequence[Any]) -> list[list[tuple[str, float]]]:
+        """Several queries at once: one result list per query, in order.
+
+        BM25 has nothing to share between queries (no model call to batch), so this is
+        the single path in a loop; it is here so every demo configuration speaks the
+        batch protocol the plugin can call.
+        """
+        return [self(q) for q in queries]

@@ -130,6 +130,8 @@ def test_meaning_beats_words_on_paraphrase(demo_run) -> None:
     bm25 = ndcg(report, "bm25", "paraphrase")
     assert ndcg(report, "dense", "paraphrase") > bm25 + 0.2
     assert ndcg(report, "fused", "paraphrase") > bm25 + 0.2
+    # the served configuration gives up at most 0.05 of dense's paraphrase nDCG@10
+    assert ndcg(report, "fused", "paraphrase") >= ndcg(report, "dense", "paraphrase") - 0.05
 
 
 def test_fused_abstains_on_no_result_queries(demo_run) -> None:
