@@ -43,8 +43,10 @@ def _lean_inner_runs(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyP
         request.getfixturevalue("pytester")  # it clears PYTEST_ADDOPTS when it starts
         monkeypatch.setenv("PYTEST_ADDOPTS", INNER_RUN_OPTIONS)
         # when this suite runs under GitHub Actions, the test projects must not annotate
-        # the real run or append to its job summary (tests/test_e2e_ci.py sets them itself)
-        for name in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY"):
+        # the real run or append to its job summary (tests/test_e2e_ci.py sets them itself);
+        # and under any CI (CI or BUILD_NUMBER set) pytest stops cutting its short test
+        # summary to the terminal's width, which the width tests read
+        for name in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "CI", "BUILD_NUMBER"):
             monkeypatch.delenv(name, raising=False)
 
 
