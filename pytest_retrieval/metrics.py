@@ -50,6 +50,7 @@ from .metric_registry import MetricInput as MetricInput
 from .metric_registry import MetricNameError as MetricNameError
 from .metric_registry import MetricSpec as MetricSpec
 from .metric_registry import gain_of as gain_of
+from .metrics_pass import BUILTIN, Pass
 
 GAINS = ("exponential", "linear")
 EMPTY_CONVENTIONS = ("abstain", "one", "zero", "skip")
@@ -353,22 +354,27 @@ def evaluate(
     Returns ``{canonical name: value}``; ``None`` only under ``empty = skip``. A custom
     metric that raises or returns something outside 0..1 is a :class:`CustomMetricError`.
     """
-    given = MetricInput(ranking, judgments, None, conventions.gain, conventions.relevance_threshold)
+    found = Pass(ranking, judgments, conventions.relevance_threshold)
     nothing = {
-        "no-relevant": not given.relevant,
+        "no-relevant": not found.relevant,
         "no-gain": not any(g > 0 for g in judgments.values()),
         "never": False,
     }
     returned = len(ranking) > 0
     out: dict[str, float | None] = {}
+    given: MetricInput | None = None
     for metric in metrics:
         entry = REGISTRY.entry(metric.base)
         if nothing[entry.spec.nothing_to_find]:
             out[metric.name] = _empty_score(conventions.empty, returned)
             continue
+        fast = BUILTIN.get(metric.base) if entry.builtin else None
+        if fast is not None:
+            out[metric.name] = fast(found, metric.k, conventions.gain)
+            continue
+        threshold = conventions.relevance_threshold
+        given = given or MetricInput(ranking, judgments, None, conventions.gain, threshold)
         cut = dataclasses.replace(given, k=metric.k)
-        if entry.builtin:
-            out[metric.name] = entry.spec.function(cut)
-        else:
-            out[metric.name] = _custom(entry, metric, cut)
+        builtin = entry.builtin
+        out[metric.name] = entry.spec.function(cut) if builtin else _custom(entry, metric, cut)
     return out

@@ -28,7 +28,7 @@ class RecordError(ValueError):
     """A serialized record with a missing field or a value of the wrong type."""
 
 
-@dataclass
+@dataclass(slots=True)
 class QueryRecord:
     """What one (query, configuration) item produced."""
 

@@ -73,6 +73,8 @@ def skipped(
 
 
 def _expect_metrics(query: GoldenQuery, settings: Settings) -> tuple[Metric, ...]:
+    if not query.expect:
+        return ()
     shown = set(settings.metric_names)
     return tuple(m for m in parse_metrics(list(query.expect)) if m.name not in shown)
 
@@ -122,6 +124,8 @@ def check_expectations(
             continue  # empty = skip: nothing to hold the query to
         if value < minimum - 1e-12:
             problems.append(f"expected {name} >= {minimum:g}, got {value:.4g}")
+    if not query.forbid:
+        return problems
     positions = {doc: rank for rank, doc in enumerate(ranking, start=1)}
     for doc in query.forbid:
         if doc in positions:

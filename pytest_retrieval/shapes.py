@@ -74,6 +74,8 @@ def _result_id(result: Any, rank: int) -> str:
 def _results(returned: Any) -> list[Any]:
     """The results of what a retriever returned, in order; :class:`ResultShapeError`
     when it is not a ranked sequence."""
+    if type(returned) is list:
+        return returned
     if returned is None:
         raise ResultShapeError("the retriever returned None; return a ranked list of results")
     if isinstance(returned, (str, bytes)):
@@ -103,9 +105,31 @@ def _results(returned: Any) -> list[Any]:
     return list(returned)
 
 
+def _plain_ids(results: list[Any]) -> list[str] | None:
+    """The ids when every result is a str or a (str, float) pair, the common answers (read
+    fast); None otherwise, for :func:`_result_id` to read each result."""
+    ids: list[str] = []
+    append = ids.append
+    for result in results:
+        kind = type(result)
+        if kind is str:
+            append(result)
+        elif kind is tuple and len(result) == 2 and type(result[0]) is str:
+            if type(result[1]) is not float:
+                return None
+            append(result[0])
+        else:
+            return None
+    return ids
+
+
 def ranked_ids(returned: Any) -> list[str]:
     """The ids of a retriever's results, in the order returned (duplicates kept)."""
-    return [_result_id(result, rank) for rank, result in enumerate(_results(returned), start=1)]
+    results = _results(returned)
+    plain = _plain_ids(results)
+    if plain is not None:
+        return plain
+    return [_result_id(result, rank) for rank, result in enumerate(results, start=1)]
 
 
 def _score_of(result: Any) -> float | None:
@@ -133,12 +157,7 @@ def ranked_results(returned: Any) -> tuple[list[str], list[float | None]]:
 
 def dedupe(ids: Sequence[str]) -> tuple[list[str], int]:
     """Keep each id at its first rank; return the ranking and how many repeats were dropped."""
-    seen: set[str] = set()
-    ranking: list[str] = []
-    for doc in ids:
-        if doc not in seen:
-            seen.add(doc)
-            ranking.append(doc)
+    ranking = list(dict.fromkeys(ids))
     return ranking, len(ids) - len(ranking)
 
 

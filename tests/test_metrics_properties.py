@@ -180,3 +180,33 @@ def test_abstain_rewards_only_an_empty_answer_to_nothing(judgments, ranking):
     values = evaluate(ranking, judgments, ALL_METRICS, Conventions(empty="abstain"))
     expected = 0.0 if ranking else 1.0
     assert {v for name, v in values.items() if not name.startswith("judged")} == {expected}
+
+
+@FAST
+@given(judgments_st, ranking_st, conventions_st)
+def test_the_one_pass_evaluation_equals_the_reference_functions_to_the_bit(
+    judgments, ranking, conventions
+):
+    """evaluate() runs the built-ins from one pass (metrics_pass); each must equal its
+    reference function (the MetricSpec's) exactly, not approximately."""
+    import dataclasses
+
+    from pytest_retrieval.metrics import REGISTRY, MetricInput
+
+    every = (*ALL_METRICS, *parse_metrics(["bpref", "precision@7", "ndcg@1", "recall@1"]))
+    values = evaluate(ranking, judgments, every, conventions)
+    given_ = MetricInput(
+        ranking, judgments, None, conventions.gain, conventions.relevance_threshold
+    )
+    for metric in every:
+        if values[metric.name] is None or (
+            metric.base not in ("judged",) and not _relevant(judgments, 1)
+        ):
+            continue  # scored by the empty convention, not by the function
+        entry = REGISTRY.entry(metric.base)
+        reference = entry.spec.function(dataclasses.replace(given_, k=metric.k))
+        if entry.spec.nothing_to_find == "no-relevant" and not _relevant(
+            judgments, conventions.relevance_threshold
+        ):
+            continue
+        assert values[metric.name] == reference, metric.name
