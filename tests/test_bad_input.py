@@ -88,7 +88,7 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
     ),
     "python-tag": (
         "queries:\n  - id: a\n    query: !!python/object/apply:os.system [echo hi]\n    relevant: {x: 1}\n",
-        "golden/bad.yaml:3: YAML value error: could not determine a constructor for the tag 'tag:yaml.org,2002:python/object/apply:os.system'; write a value that fits, or drop the tag",
+        "golden/bad.yaml:3: the tag !!python/object/apply:os.system is refused: a golden file holds data, and tags that build Python objects are never run; remove the tag",
     ),
     "alias-bomb": (
         "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\ng: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]\nqueries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    filters: {bomb: *g}\n",
@@ -258,6 +258,59 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
         "queries:\n  - id: a\n    query: q\n    relevant: {1: 1, '1': 2}\n",
         "golden/bad.yaml:4: query 'a': 'relevant' names '1' twice (as text and as a number); keep one",
     ),
+    # found by fuzz/fuzz_golden.py
+    "control-character": (
+        'queries:\n  - {id: a, query: q, relevant: {}}\n  - {id: b, query: "q\x01", relevant: {}}\n',
+        "golden/bad.yaml:3: character U+0001 (a control character) cannot be in a YAML file; remove it (inside double quotes, write it as \\x01)",
+    ),
+    "c1-control-character": (
+        "queries:\n  - {id: a, query: q\x94, relevant: {}}\n",
+        "golden/bad.yaml:2: character U+0094 (a control character) cannot be in a YAML file; remove it (inside double quotes, write it as \\x94)",
+    ),
+    "noncharacter": (
+        "queries:\n  - {id: a, query: q\ufffe, relevant: {}}\n",
+        "golden/bad.yaml:2: character U+FFFE (not a character) cannot be in a YAML file; remove it (inside double quotes, write it as \\ufffe)",
+    ),
+    "integer-too-long": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: " + "9" * 5000 + "}\n",
+        "golden/bad.yaml:4: the number 99999999999999999999... has 5000 digits, more than Python reads (4300); write a shorter number, or quote it to keep it as text",
+    ),
+    "id-too-long-a-number": (
+        "queries:\n  - id: " + "1" * 4301 + "\n    query: q\n    relevant: {}\n",
+        "golden/bad.yaml:2: the number 11111111111111111111... has 4301 digits, more than Python reads (4300); write a shorter number, or quote it to keep it as text",
+    ),
+    "python-name-tag": (
+        "defaults: !!python/name:os.system\nqueries:\n  - {id: a, query: q, relevant: {}}\n",
+        "golden/bad.yaml:1: the tag !!python/name:os.system is refused: a golden file holds data, and tags that build Python objects are never run; remove the tag",
+    ),
+    "unknown-tag": (
+        "queries:\n  - {id: a, query: q, relevant: {}, filters: {f: !custom x}}\n",
+        "golden/bad.yaml:2: the tag !custom is not one this loader knows (plain YAML types only: !!str, !!int, !!float, !!bool, !!null, !!timestamp, !!binary, !!map, !!seq...); remove the tag",
+    ),
+    "bool-tag": (
+        "queries:\n  - {id: a, query: q, relevant: {}, filters: {f: !!bool maybe}}\n",
+        "golden/bad.yaml:2: YAML value error: 'maybe' is not true or false (tagged !!bool); write a value that fits, or drop the tag",
+    ),
+    "empty-int-tag": (
+        "queries:\n  - {id: a, query: q, relevant: {}, filters: {f: !!int ''}}\n",
+        "golden/bad.yaml:2: YAML value error: '' is not an integer (tagged !!int); write a value that fits, or drop the tag",
+    ),
+    "map-tag-on-text": (
+        "queries:\n  - id: a\n    query: q\n    relevant: !!map x\n",
+        "golden/bad.yaml:4: the tag !!map is for a mapping, not for a single value; remove it",
+    ),
+    "seq-tag-on-mapping": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {}\n    tags: !!seq {a: 1}\n",
+        "golden/bad.yaml:5: the tag !!seq is for a list, not for a mapping; remove it",
+    ),
+    "recursive-alias": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {}\n    filters: &self {me: *self}\n",
+        "golden/bad.yaml:5: an alias (*name) stands for the mapping or list it is in, a value that would hold itself; write the values out",
+    ),
+    "key-with-a-newline": (
+        'queries:\n  - {id: a, query: q, relevant: {}, "x\\ny": 1}\n',
+        "golden/bad.yaml:2: query 'a': unknown key 'x\\ny'; valid keys: id, query, category, tags, filters, relevant, expect, forbid, skip, xfail",
+    ),
 }
 GOLDEN_BYTES_CASES: dict[str, tuple[bytes, str]] = {
     "nul-byte": (
@@ -377,6 +430,23 @@ GOLDEN_JSONL_CASES: dict[str, tuple[str, str]] = {
         + "]" * 100_000
         + "}}\n",
         "golden/bad.jsonl:1: values are nested too deeply",
+    ),
+    # found by fuzz/fuzz_golden.py
+    "integer-too-long": (
+        '{"id": "a", "query": "q", "relevant": {"x": ' + "9" * 4400 + "}}\n",
+        "golden/bad.jsonl:1: a number has more than 4300 digits, more than Python reads; write a shorter number, or quote it to keep it as text",
+    ),
+    "lone-surrogate-id": (
+        '{"id": "a\\ud800", "query": "q", "relevant": {}}\n',
+        "golden/bad.jsonl:1: the text 'a\\ud800' holds \\ud800, half of a UTF-16 surrogate pair and not a character; write the character itself, or both escapes of its pair",
+    ),
+    "lone-surrogate-in-filters": (
+        '{"id": "a", "query": "q", "relevant": {}}\n{"id": "b", "query": "q", "relevant": {}, "filters": {"k": ["\\udfff"]}}\n',
+        "golden/bad.jsonl:2: the text '\\udfff' holds \\udfff, half of a UTF-16 surrogate pair and not a character; write the character itself, or both escapes of its pair",
+    ),
+    "key-with-a-newline": (
+        '{"id": "a", "query": "q", "relevant": {}, "x\\ny": 1}\n',
+        "golden/bad.jsonl:1: query 'a': unknown key 'x\\ny'; valid keys: id, query, category, tags, filters, relevant, expect, forbid, skip, xfail",
     ),
 }
 

@@ -9,6 +9,9 @@ nesting are refused as :class:`~pytest_retrieval.golden.GoldenFileError`.
 
 from __future__ import annotations
 
+import re
+import sys
+import unicodedata
 from typing import Any
 
 import yaml
@@ -24,14 +27,23 @@ except ImportError:  # pragma: no cover - depends on how PyYAML was built
 MAX_DEPTH = 64  # mappings and lists nested deeper are refused (a golden file needs ~6)
 EXPANSION = 8  # values after alias expansion, per character of the file (then refused)
 MIN_BUDGET = 100_000
+# Python refuses to read (or print) integers past this many decimal digits (0: no limit)
+_DIGIT_LIMIT: int = getattr(sys, "get_int_max_str_digits", lambda: 0)()
+_TOO_LARGE = 10**_DIGIT_LIMIT
+# what a YAML stream may not hold (PyYAML's reader's list)
+_NOT_YAML = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
-class _Bomb(yaml.YAMLError):
-    """Aliases that expand past the budget, or nesting past MAX_DEPTH."""
+class _Refused(yaml.YAMLError):
+    """A value refused while loading, with its line and the whole message a user sees."""
 
     def __init__(self, message: str, line: int):
         self.line = line
         super().__init__(message)
+
+
+class _Bomb(_Refused):
+    """Aliases that expand past the budget, or nesting past MAX_DEPTH."""
 
 
 class _UnhashableKey(yaml.YAMLError):
@@ -78,34 +90,94 @@ def _construct_sequence(loader: _LineLoader, node: yaml.SequenceNode) -> Seq:
 
 
 def _construct_int(loader: _LineLoader, node: yaml.ScalarNode) -> Int:
-    value = Int(_checked(yaml.SafeLoader.construct_yaml_int, "an integer")(loader, node))
-    value.source = str(node.value)
+    written = str(node.value)
+    decimal = written.replace("_", "").lstrip("+-")
+    if _DIGIT_LIMIT and decimal.isdigit() and len(decimal) > _DIGIT_LIMIT:
+        raise _Refused(_too_long(written, len(decimal)), node.start_mark.line + 1)
+    value = Int(yaml.SafeLoader.construct_yaml_int(loader, node))
+    if _DIGIT_LIMIT and abs(value) >= _TOO_LARGE:  # 0x..., 0o...: no digit limit to read them
+        digits = int(value.bit_length() * 0.30103) + 1
+        raise _Refused(_too_long(written, digits), node.start_mark.line + 1)
+    value.source = written
     return value
 
 
-def _checked(construct: Any, what: str) -> Any:
-    """A constructor whose failures (``!!int q1``) become errors at the value's line."""
+def _too_long(written: str, digits: int) -> str:
+    shown = written if len(written) <= 20 else written[:20] + "..."
+    return (
+        f"the number {shown} has {digits} digits, more than Python reads ({_DIGIT_LIMIT}); "
+        "write a shorter number, or quote it to keep it as text"
+    )
+
+
+def _construct_undefined(loader: _LineLoader, node: yaml.Node) -> Any:
+    """A tag the safe loader has no constructor for: ``!!python/...`` (never run) or unknown."""
+    tag = _short_tag(str(node.tag))
+    if tag.startswith(("!!python/", "tag:yaml.org,2002:python/")):
+        message = (
+            f"the tag {tag} is refused: a golden file holds data, and tags that build "
+            "Python objects are never run; remove the tag"
+        )
+    else:
+        message = (
+            f"the tag {tag} is not one this loader knows (plain YAML types only: !!str, "
+            "!!int, !!float, !!bool, !!null, !!timestamp, !!binary, !!map, !!seq...); "
+            "remove the tag"
+        )
+    raise _Refused(message, node.start_mark.line + 1)
+
+
+def _short_tag(tag: str) -> str:
+    short = tag.replace("tag:yaml.org,2002:", "!!")
+    return short if len(short) <= 60 else short[:60] + "..."
+
+
+def _checked(construct: Any, what: str, kind: type[yaml.Node]) -> Any:
+    """A constructor on the node it belongs on, whose failures (``!!int q1``, ``!!map x``)
+    become errors at the value's line."""
 
     def build(loader: _LineLoader, node: yaml.Node) -> Any:
+        tag = _short_tag(str(node.tag))
+        if not isinstance(node, kind):
+            message = f"the tag {tag} is for {what}, not for {_NODE_KINDS[type(node)]}; remove it"
+            raise _Refused(message, node.start_mark.line + 1)
         try:
             return construct(loader, node)
-        except (ValueError, TypeError, OverflowError, ArithmeticError, AttributeError):
-            tag = str(node.tag).replace("tag:yaml.org,2002:", "!!")
+        except (ValueError, TypeError, ArithmeticError, AttributeError, LookupError):
+            value = str(node.value) if isinstance(node, yaml.ScalarNode) else "this value"
+            value = value if len(value) <= 40 else value[:40] + "..."
             raise yaml.constructor.ConstructorError(
-                None, None, f"{node.value!r} is not {what} (tagged {tag})", node.start_mark
+                None, None, f"{value!r} is not {what} (tagged {tag})", node.start_mark
             ) from None
 
     return build
 
 
-_LineLoader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
-_LineLoader.add_constructor("tag:yaml.org,2002:seq", _construct_sequence)
-_LineLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
-for _tag, _what in (("float", "a number"), ("timestamp", "a date"), ("binary", "base64")):
-    _LineLoader.add_constructor(
-        f"tag:yaml.org,2002:{_tag}",
-        _checked(getattr(yaml.SafeLoader, f"construct_yaml_{_tag}"), _what),
-    )
+_NODE_KINDS = {
+    yaml.ScalarNode: "a single value",
+    yaml.SequenceNode: "a list",
+    yaml.MappingNode: "a mapping",
+}
+# each standard tag: what it makes, and the kind of node it belongs on
+_TAGS: dict[str, tuple[str, type[yaml.Node]]] = {
+    "null": ("null", yaml.ScalarNode),
+    "bool": ("true or false", yaml.ScalarNode),
+    "int": ("an integer", yaml.ScalarNode),
+    "float": ("a number", yaml.ScalarNode),
+    "binary": ("base64", yaml.ScalarNode),
+    "timestamp": ("a date", yaml.ScalarNode),
+    "str": ("text", yaml.ScalarNode),
+    "omap": ("an ordered mapping (a list of one-key mappings)", yaml.SequenceNode),
+    "pairs": ("pairs (a list of one-key mappings)", yaml.SequenceNode),
+    "seq": ("a list", yaml.SequenceNode),
+    "set": ("a set (a mapping with null values)", yaml.MappingNode),
+    "map": ("a mapping", yaml.MappingNode),
+}
+_OURS = {"map": _construct_mapping, "seq": _construct_sequence, "int": _construct_int}
+for _name, (_what, _kind) in _TAGS.items():
+    _construct = _OURS.get(_name) or getattr(yaml.SafeLoader, f"construct_yaml_{_name}")
+    _LineLoader.add_constructor(f"tag:yaml.org,2002:{_name}", _checked(_construct, _what, _kind))
+_LineLoader.add_constructor(None, _construct_undefined)
 
 
 def check_size(data: Any, text: str) -> None:
@@ -155,23 +227,47 @@ def _syntax_problem(exc: yaml.MarkedYAMLError, text: str, shown: str) -> Problem
     return Problem(shown, line, f"YAML syntax error: {what}{began}; fix the YAML at this line")
 
 
+def _character_problem(text: str, shown: str) -> Problem:
+    """The first character a YAML stream may not hold, at its line."""
+    found = _NOT_YAML.search(text)
+    if found is None:  # pragma: no cover - the reader refused something the pattern allows
+        return Problem(shown, 0, "a character YAML does not allow; save the file as UTF-8 text")
+    char = found.group()
+    line = text.count("\n", 0, found.start()) + 1
+    kind = "a control character" if unicodedata.category(char) == "Cc" else "not a character"
+    escape = repr(char)[1:-1]  # \x01, \x94, \ufffe
+    return Problem(
+        shown,
+        line,
+        f"character U+{ord(char):04X} ({kind}) cannot be in a YAML file; remove it "
+        f"(inside double quotes, write it as {escape})",
+    )
+
+
 def parse_yaml(text: str, shown: str) -> Any:
     """The file's data with lines attached; GoldenFileError for what cannot be read."""
     try:
         data = yaml.load(text, Loader=_LineLoader)
         check_size(data, text)
         return data
-    except (_UnhashableKey, _Bomb) as exc:
-        message = str(exc) if isinstance(exc, _Bomb) else "a key is a list or a mapping"
-        if isinstance(exc, _UnhashableKey):
-            message += "; keys must be text"
+    except _Refused as exc:
+        raise GoldenFileError([Problem(shown, exc.line, str(exc))]) from None
+    except _UnhashableKey as exc:
+        message = "a key is a list or a mapping; keys must be text"
         raise GoldenFileError([Problem(shown, exc.line, message)]) from None
+    except yaml.reader.ReaderError:
+        raise GoldenFileError([_character_problem(text, shown)]) from None
     except RecursionError:
         message = f"values are nested too deeply (more than {MAX_DEPTH} levels)"
         raise GoldenFileError([Problem(shown, 0, message)]) from None
     except yaml.constructor.ConstructorError as exc:
         line = exc.problem_mark.line + 1 if exc.problem_mark is not None else 0
         message = f"YAML value error: {exc.problem}; write a value that fits, or drop the tag"
+        if "recursive" in str(exc.problem):
+            message = (
+                "an alias (*name) stands for the mapping or list it is in, a value that would "
+                "hold itself; write the values out"
+            )
         raise GoldenFileError([Problem(shown, line, message)]) from None
     except yaml.MarkedYAMLError as exc:
         raise GoldenFileError([_syntax_problem(exc, text, shown)]) from None
