@@ -50,7 +50,8 @@ def pwned(*args: object) -> None:
 
 
 def no_control(text: str) -> bool:
-    return not any(ord(c) < 32 or c == "\x7f" for c in text)
+    """No C0 or C1 control character, nor DEL: what ids may not hold."""
+    return not any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in text)
 
 
 def golden_id(text: str) -> bool:

@@ -287,6 +287,14 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
         "queries:\n  - {id: a, query: q, relevant: {}, filters: {f: !custom x}}\n",
         "golden/bad.yaml:2: the tag !custom is not one this loader knows (plain YAML types only: !!str, !!int, !!float, !!bool, !!null, !!timestamp, !!binary, !!map, !!seq...); remove the tag",
     ),
+    "id-with-delete-character": (
+        'queries:\n  - {id: "a\\x7f", query: q, relevant: {}}\n',
+        "golden/bad.yaml:2: query 'a\\x7f': id 'a\\x7f' holds a tab, a newline or another control character; remove it",
+    ),
+    "doc-id-with-c1-control": (
+        'queries:\n  - {id: a, query: q, relevant: {"d\\x94": 1}}\n',
+        "golden/bad.yaml:2: query 'a': 'relevant': id 'd\\x94' holds a tab, a newline or another control character; remove it",
+    ),
     "bool-tag": (
         "queries:\n  - {id: a, query: q, relevant: {}, filters: {f: !!bool maybe}}\n",
         "golden/bad.yaml:2: YAML value error: 'maybe' is not true or false (tagged !!bool); write a value that fits, or drop the tag",
@@ -443,6 +451,10 @@ GOLDEN_JSONL_CASES: dict[str, tuple[str, str]] = {
     "lone-surrogate-in-filters": (
         '{"id": "a", "query": "q", "relevant": {}}\n{"id": "b", "query": "q", "relevant": {}, "filters": {"k": ["\\udfff"]}}\n',
         "golden/bad.jsonl:2: the text '\\udfff' holds \\udfff, half of a UTF-16 surrogate pair and not a character; write the character itself, or both escapes of its pair",
+    ),
+    "id-with-escape-character": (
+        '{"id": "a\\u001bb", "query": "q", "relevant": {}}\n',
+        "golden/bad.jsonl:1: query 'a\\x1bb': id 'a\\x1bb' holds a tab, a newline or another control character; remove it",
     ),
     "key-with-a-newline": (
         '{"id": "a", "query": "q", "relevant": {}, "x\\ny": 1}\n',

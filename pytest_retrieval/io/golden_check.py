@@ -105,6 +105,11 @@ def _as_id(value: Any) -> str | None:
     return None
 
 
+def _is_control(char: str) -> bool:
+    """C0 and C1 control characters and DEL (``\\t``, ``\\n``, ``\\x1b``, ``\\x94``...)."""
+    return ord(char) < 32 or 0x7F <= ord(char) < 0xA0
+
+
 def _misread(value: Any, what: str = "id") -> str | None:
     """Why an id (or a tag) as YAML read it is not what was written, or None when it is."""
     if isinstance(value, Int) and value.source != str(int(value)):
@@ -112,7 +117,7 @@ def _misread(value: Any, what: str = "id") -> str | None:
             f"{what} {value.source} is read by YAML as the number {int(value)}; quote it "
             f"('{value.source}') to keep it as text"
         )
-    if isinstance(value, str) and any(ord(c) < 32 or c == "\x7f" for c in value):
+    if isinstance(value, str) and any(_is_control(c) for c in value):
         return f"{what} {value!r} holds a tab, a newline or another control character; remove it"
     return None
 
@@ -406,6 +411,9 @@ def _query_id(checker: Checker, raw: Mapping[Any, Any], line: int) -> tuple[str 
             "pytest node id)",
             qid,
         )
+        return qid, False
+    if misread is not None:  # a control character that is not white space (\x1b, \x7f)
+        checker.add(_line_of(raw, "id"), misread, qid)
         return qid, False
     return qid, True
 
