@@ -295,6 +295,19 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
         'queries:\n  - {id: a, query: q, relevant: {"d\\x94": 1}}\n',
         "golden/bad.yaml:2: query 'a': 'relevant': id 'd\\x94' holds a tab, a newline or another control character; remove it",
     ),
+    "deep-nesting-500": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {}\n    filters: {f: "
+        + "[" * 500
+        + "]" * 500
+        + "}\n",
+        "golden/bad.yaml:5: values are nested more than 64 levels deep",
+    ),
+    "deep-block-nesting": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {}\n    filters:\n"
+        + "".join(f"{'  ' * (i + 3)}k{i}:\n" for i in range(400))
+        + f"{'  ' * 403}leaf\n",
+        "golden/bad.yaml:67: values are nested more than 64 levels deep",
+    ),
     "bool-tag": (
         "queries:\n  - {id: a, query: q, relevant: {}, filters: {f: !!bool maybe}}\n",
         "golden/bad.yaml:2: YAML value error: 'maybe' is not true or false (tagged !!bool); write a value that fits, or drop the tag",
@@ -451,6 +464,13 @@ GOLDEN_JSONL_CASES: dict[str, tuple[str, str]] = {
     "lone-surrogate-in-filters": (
         '{"id": "a", "query": "q", "relevant": {}}\n{"id": "b", "query": "q", "relevant": {}, "filters": {"k": ["\\udfff"]}}\n',
         "golden/bad.jsonl:2: the text '\\udfff' holds \\udfff, half of a UTF-16 surrogate pair and not a character; write the character itself, or both escapes of its pair",
+    ),
+    "nested-500": (
+        '{"id": "a", "query": "q", "relevant": {}}\n{"id": "b", "query": "q", "relevant": {}, "filters": {"f": '
+        + "[" * 500
+        + "]" * 500
+        + "}}\n",
+        "golden/bad.jsonl:2: values are nested more than 64 levels deep",
     ),
     "id-with-escape-character": (
         '{"id": "a\\u001bb", "query": "q", "relevant": {}}\n',

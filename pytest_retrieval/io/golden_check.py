@@ -27,6 +27,7 @@ from ..metrics import MetricNameError, parse_metric
 from ..model import RESERVED_CATEGORIES
 
 FORBIDDEN_ID_CHARS = ("[", "]", "::")
+MAX_DEPTH = 64  # mappings and lists nested deeper are refused (a golden file needs ~6)
 
 # --------------------------------------------------------------------------- values with lines
 
@@ -53,6 +54,23 @@ class Int(int):
 def repeated(key: Any, first: int, again: int = 0) -> str:
     where = "in one object" if first == again else f"(first on line {first})"
     return f"key {key!r} appears twice {where}; keep one: only the last would count"
+
+
+def too_deep(value: Any) -> bool:
+    """Whether mappings and lists in ``value`` nest past MAX_DEPTH (looked at without recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > MAX_DEPTH:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
 
 
 def duplicate_keys(value: Any) -> list[tuple[Any, int, int]]:

@@ -15,7 +15,7 @@ import sys
 from typing import Any
 
 from ..golden import GoldenFileError, Problem
-from .golden_check import Lines, Seq
+from .golden_check import MAX_DEPTH, Lines, Seq, too_deep
 
 _HINT = "each line of a .jsonl golden file is one JSON object"
 _LONG_NUMBER = (
@@ -65,6 +65,8 @@ class _Decoder:
         except ValueError as exc:  # an integer past Python's digit limit
             message = _LONG_NUMBER if "digits" in str(exc) else f"JSON error: {exc}"
             raise _problem(shown, number, message) from None
+        if text.count("[") + text.count("{") > MAX_DEPTH and too_deep(value):
+            raise _problem(shown, number, f"values are nested more than {MAX_DEPTH} levels deep")
         if _SURROGATE_ESCAPE.search(text):
             half = _lone_surrogate(value)
             if half is not None:

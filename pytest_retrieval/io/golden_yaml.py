@@ -17,14 +17,13 @@ from typing import Any
 import yaml
 
 from ..golden import GoldenFileError, Problem
-from .golden_check import Int, Lines, Seq
+from .golden_check import MAX_DEPTH, Int, Lines, Seq
 
 try:  # libyaml when present: ~10x faster
     from yaml import CSafeLoader as _BaseLoader
 except ImportError:  # pragma: no cover - depends on how PyYAML was built
     from yaml import SafeLoader as _BaseLoader  # type: ignore[assignment]
 
-MAX_DEPTH = 64  # mappings and lists nested deeper are refused (a golden file needs ~6)
 EXPANSION = 8  # values after alias expansion, per character of the file (then refused)
 MIN_BUDGET = 100_000
 # Python refuses to read (or print) integers past this many decimal digits (0: no limit)
@@ -244,10 +243,43 @@ def _character_problem(text: str, shown: str) -> Problem:
     )
 
 
+def _load(text: str) -> Any:
+    """``yaml.load``, with the nesting of the nodes checked before anything is built (the
+    builders recurse: a few hundred levels would end in a RecursionError, lineless)."""
+    loader = _LineLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_depth(node)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _check_depth(root: yaml.Node) -> None:
+    """Refuse nodes nested past MAX_DEPTH, at the line of the first one too deep; each node
+    is looked at once (aliases share nodes: their expansion is check_size's)."""
+    seen: set[int] = set()
+    stack: list[tuple[yaml.Node, int]] = [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if depth > MAX_DEPTH:
+            message = f"values are nested more than {MAX_DEPTH} levels deep"
+            raise _Bomb(message, node.start_mark.line + 1)
+        if isinstance(node, yaml.MappingNode):
+            stack.extend((child, depth + 1) for pair in node.value for child in pair)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend((child, depth + 1) for child in node.value)
+
+
 def parse_yaml(text: str, shown: str) -> Any:
     """The file's data with lines attached; GoldenFileError for what cannot be read."""
     try:
-        data = yaml.load(text, Loader=_LineLoader)
+        data = _load(text)
         check_size(data, text)
         return data
     except _Refused as exc:
