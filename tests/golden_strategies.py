@@ -117,7 +117,7 @@ wrong_values = st.one_of(
     st.text(st.characters(max_codepoint=0x1F) | st.sampled_from("\x7f\x85\u2028\ufeff")),
     st.lists(st.integers() | st.text(max_size=4), max_size=3),
     st.dictionaries(st.text(max_size=4), st.integers() | st.none(), max_size=3),
-    st.integers(1, 300).map(lambda n: nested(n)),
+    st.integers(1, 1200).map(lambda n: nested(n)),
 )
 
 
@@ -250,6 +250,9 @@ SNIPPETS = [
     '{"defaults": {"category": "c"}}',
     '{"defaults": 3}',
     "NaN",
+    '"\\ud83d\\ude00"',
+    '"\\u0000"',
+    "-0",
     "[]",
     "{}",
     "null",
@@ -266,6 +269,16 @@ def alias_bomb(levels: int, width: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def merge_chain(levels: int, merges: int) -> str:
+    """Merge keys merging the mapping before, ``merges`` times each (``<<: [*a, *a]``)."""
+    lines = ["x-a0: &a0 {category: c, tags: [t]}"]
+    for level in range(1, levels + 1):
+        aliases = ", ".join([f"*a{level - 1}"] * merges)
+        lines.append(f"x-a{level}: &a{level} {{<<: [{aliases}], k{level}: {level}}}")
+    lines.append(f"queries:\n  - {{<<: *a{levels}, id: a, query: q, relevant: {{x: 1}}}}")
+    return "\n".join(lines) + "\n"
+
+
 def deep_text(depth: int, style: str) -> str:
     if style == "flow-list":
         inner = "[" * depth + "]" * depth
@@ -278,6 +291,7 @@ def deep_text(depth: int, style: str) -> str:
 
 hostile_yaml = st.one_of(
     st.builds(alias_bomb, st.integers(1, 12), st.integers(1, 12)),
+    st.builds(merge_chain, st.integers(1, 30), st.integers(1, 4)),
     st.builds(deep_text, st.integers(1, 2000), st.sampled_from(["flow-list", "flow-map", "block"])),
 )
 
@@ -476,7 +490,22 @@ def check_load(path: Path, max_grade: int, shown: str) -> list[GoldenQuery] | No
     for query in loaded:
         check_query(query, shown, max_grade, lines)
     assert len({q.id for q in loaded}) == len(loaded), "duplicate ids loaded"
+    if path.suffix.lower() != ".jsonl":
+        check_as_plain_yaml_reads(loaded, path.read_bytes())
     return loaded
+
+
+def check_as_plain_yaml_reads(loaded: list[GoldenQuery], data: bytes) -> None:
+    """What loaded is what libyaml's plain safe loader reads: ids, texts, judgments."""
+    plain = yaml.load(data.decode("utf-8-sig"), Loader=yaml.CSafeLoader)
+    raw = plain["queries"] if isinstance(plain, dict) else plain
+    assert len(raw) == len(loaded)
+    for query, row in zip(loaded, raw, strict=True):
+        relevant = row["relevant"]
+        if isinstance(relevant, list):
+            relevant = dict.fromkeys(relevant, 1)
+        assert (query.id, query.text) == (str(row["id"]), row["query"])
+        assert dict(query.relevant) == {str(k): v for k, v in relevant.items()}
 
 
 def comparable(query: GoldenQuery) -> GoldenQuery:

@@ -210,6 +210,10 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
         "queries:\n  - query: q\n    relevant: {x: 1}\n",
         "golden/bad.yaml:2: query has no 'id' (required, unique text)",
     ),
+    "repeated-key-beside-a-merge": (
+        "x-base: &base {category: paraphrase}\nqueries:\n  - id: a\n    <<: *base\n    query: q\n    query: r\n    relevant: {x: 1}\n",
+        "golden/bad.yaml:6: query 'a': key 'query' appears twice (first on line 5); keep one: only the last would count",
+    ),
     "repeated-key": (
         "queries:\n  - id: a\n    query: q\n    query: q2\n    relevant: {x: 1}\n",
         "golden/bad.yaml:4: query 'a': key 'query' appears twice (first on line 3); keep one: only the last would count",
@@ -536,6 +540,18 @@ GOOD_YAML = {
     ),
     "quoted-number-id": "queries:\n  - {id: '00123', query: q, relevant: {'0x1F': 1}}\n",
     "integer-id": "queries:\n  - {id: 42, query: q, relevant: {7: 1}}\n",
+    "merge-key-override": (  # a key of its own overrides the merged one: no repeated key
+        "x-base: &base {category: paraphrase, tags: [core]}\n"
+        "x-other: &other {skip: why}\n"
+        "queries:\n  - {<<: [*base, *other], id: a, query: q, relevant: {x: 1}, tags: [mine]}\n"
+    ),
+    "merge-chain": (  # 40 merges deep is 40 references, not 80 levels of nesting
+        "x-m0: &m0 {category: paraphrase}\n"
+        + "".join(
+            f"x-m{i}: &m{i} {{<<: [*m{i - 1}, *m{i - 1}], tags: [t{i}]}}\n" for i in range(1, 41)
+        )
+        + "queries:\n  - {<<: *m40, id: a, query: q, relevant: {x: 1}}\n"
+    ),
 }
 
 
@@ -552,6 +568,14 @@ def test_valid_yaml_features_load(tmp_path: Path, case: str) -> None:
         assert (queries[0].id, dict(queries[0].relevant)) == ("00123", {"0x1F": 1})
     if case == "integer-id":
         assert (queries[0].id, dict(queries[0].relevant)) == ("42", {"7": 1})
+    if case == "merge-key-override":
+        assert (queries[0].category, queries[0].tags, queries[0].skip) == (
+            "paraphrase",
+            ("mine",),
+            "why",
+        )
+    if case == "merge-chain":
+        assert (queries[0].category, queries[0].tags) == ("paraphrase", ("t40",))
     if case == "anchors-for-judgments":
         assert queries[1].relevant == {"x": 3, "y": 1}
 

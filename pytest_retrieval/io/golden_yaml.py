@@ -26,6 +26,7 @@ except ImportError:  # pragma: no cover - depends on how PyYAML was built
 
 EXPANSION = 8  # values after alias expansion, per character of the file (then refused)
 MIN_BUDGET = 100_000
+_MERGE = "tag:yaml.org,2002:merge"
 # Python refuses to read (or print) integers past this many decimal digits (0: no limit)
 _DIGIT_LIMIT: int = getattr(sys, "get_int_max_str_digits", lambda: 0)()
 _TOO_LARGE = 10**_DIGIT_LIMIT
@@ -61,21 +62,29 @@ class _LineLoader(_BaseLoader):
 
 
 def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> Lines:
-    loader.flatten_mapping(node)
+    """A mapping with its lines. Merged keys (``<<: *base``) come first and the last one
+    of a key wins, as YAML says: a key of its own overrides a merged one; a key written
+    twice in the mapping itself is recorded as a duplicate."""
+    own = sum(1 for key_node, _ in node.value if key_node.tag != _MERGE)
+    loader.flatten_mapping(node)  # node.value: the merged pairs, then its own
+    merged = len(node.value) - own
     result = Lines()
     result.line = node.start_mark.line + 1
     result.key_lines = {}
     result.duplicates = []
-    for key_node, value_node in node.value:
+    mine: set[Any] = set()
+    for index, (key_node, value_node) in enumerate(node.value):
         key = loader.construct_object(key_node, deep=True)
         line = key_node.start_mark.line + 1
         try:
             hash(key)
         except TypeError:
             raise _UnhashableKey(line) from None
-        if key in result.key_lines:
+        if key in mine:
             result.duplicates.append((key, result.key_lines[key], line))
             continue
+        if index >= merged:
+            mine.add(key)
         result[key] = loader.construct_object(value_node, deep=True)
         result.key_lines[key] = line
     return result
@@ -271,7 +280,12 @@ def _check_depth(root: yaml.Node) -> None:
             message = f"values are nested more than {MAX_DEPTH} levels deep"
             raise _Bomb(message, node.start_mark.line + 1)
         if isinstance(node, yaml.MappingNode):
-            stack.extend((child, depth + 1) for pair in node.value for child in pair)
+            for key, value in node.value:
+                if key.tag == _MERGE:  # what a merge key merges is this mapping, one level
+                    merged = value.value if isinstance(value, yaml.SequenceNode) else [value]
+                    stack.extend((item, depth) for item in merged)
+                else:
+                    stack.extend(((key, depth + 1), (value, depth + 1)))
         elif isinstance(node, yaml.SequenceNode):
             stack.extend((child, depth + 1) for child in node.value)
 
