@@ -117,7 +117,7 @@ wrong_values = st.one_of(
     st.text(st.characters(max_codepoint=0x1F) | st.sampled_from("\x7f\x85\u2028\ufeff")),
     st.lists(st.integers() | st.text(max_size=4), max_size=3),
     st.dictionaries(st.text(max_size=4), st.integers() | st.none(), max_size=3),
-    st.integers(1, 1200).map(lambda n: nested(n)),
+    st.integers(1, 600).map(lambda n: nested(n)),
 )
 
 

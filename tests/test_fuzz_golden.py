@@ -34,7 +34,7 @@ from pytest_retrieval.golden import GoldenFileError, GoldenQuery, Problem
 from pytest_retrieval.io.golden_file import load_golden_file
 
 QUICK = settings(
-    max_examples=120,
+    max_examples=100,
     deadline=None,
     derandomize=True,  # the same inputs every run: the suite does not flake
     database=None,
@@ -57,7 +57,7 @@ def test_any_golden_file_loads_or_is_refused_naming_file_and_line(
     load(tmp_path, suffix, data, max_grade)
 
 
-@settings(QUICK, max_examples=40)
+@settings(QUICK, max_examples=30)
 @given(written=golden_sets)
 def test_one_set_loads_the_same_from_yaml_from_jsonl_and_as_plain_yaml_reads_it(
     tmp_path: Path, written: list[GoldenQuery]
