@@ -121,7 +121,7 @@ def _too_long(written: str, digits: int) -> str:
 def _construct_undefined(loader: _LineLoader, node: yaml.Node) -> Any:
     """A tag the safe loader has no constructor for: ``!!python/...`` (never run) or unknown."""
     tag = _short_tag(str(node.tag))
-    if tag.startswith(("!!python/", "tag:yaml.org,2002:python/")):
+    if tag.startswith("!!python/"):
         message = (
             f"the tag {tag} is refused: a golden file holds data, and tags that build "
             "Python objects are never run; remove the tag"
