@@ -7,8 +7,9 @@ the fsync of its temporary file; these kill anywhere):
   subprocess on a small generated project, each killed after a random delay spread
   over an update's measured duration, alternating between two retrievers so every
   update changes the file; then a plain run gates against whatever is left;
-- the writer in a loop: a forked process writing two large baselines in turn, killed
-  at random delays spread over a few writes, so most kills land mid-write.
+- the writer in a loop: a forked process writing two large baselines in turn over an
+  old one, killed at random delays spread over a few writes, so many kills land
+  mid-write (between its temporary file's creation and the rename).
 
 After every kill ``golden/baseline.json`` is absent (before the first complete
 update), byte for byte the old file, or a new one that parses with
@@ -178,35 +179,29 @@ def test_the_baseline_writer_killed_mid_write_leaves_a_whole_file(tmp_path: Path
     path = tmp_path / "golden" / "baseline.json"
     versions = [big_baseline(0.25), big_baseline(0.75)]
     texts = [dumps(b) for b in versions]
+    write_baseline(path, versions[1])  # the old baseline, written by the writer itself
+    assert path.read_text(encoding="utf-8") == texts[1]
     began = time.perf_counter()
-    write_baseline(tmp_path / "timing.json", versions[0])  # the writer itself, once
-    assert (tmp_path / "timing.json").read_text(encoding="utf-8") == texts[0]
-    began = time.perf_counter()
-    write_atomic(tmp_path / "timing.json", texts[1])
+    write_atomic(path, texts[1])
     one_write = time.perf_counter() - began
     rng = random.Random(2020)
-    states = {"absent": 0, "whole": 0, "mid-write": 0}
-    for _ in range(40):
-        before = set(others(path.parent)) if path.parent.exists() else set()
+    mid_write = 0
+    for kill in range(40):
+        before = set(others(path.parent))
         pid = os.fork()
         if pid == 0:
             write_in_turn(path, texts)
         time.sleep(rng.uniform(0.0, 3 * one_write))
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
-        if not path.exists():
-            states["absent"] += 1
-            assert not states["whole"], "the baseline vanished after a complete write"
-        else:
-            assert path.read_text(encoding="utf-8") in texts, "a torn or foreign baseline"
-            states["whole"] += 1
+        assert path.read_text(encoding="utf-8") in texts, f"kill {kill}: a torn baseline"
         if set(others(path.parent)) - before:
-            states["mid-write"] += 1  # killed between creating its temporary file and the rename
+            mid_write += 1  # killed between creating its temporary file and the rename
     assert numbers(path) in [
         {n: {q: dict(r.metrics) for q, r in rs.items()} for n, rs in b.configurations.items()}
         for b in versions
     ]
-    assert states["whole"] >= 30 and states["mid-write"] >= 10, states  # the kills hit the window
+    assert mid_write >= 5, mid_write  # the kills did hit the window they are meant for
 
 
 @pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc/self/fd")
