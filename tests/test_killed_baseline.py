@@ -11,11 +11,10 @@ the fsync of its temporary file; these kill anywhere):
   old one, killed at random delays spread over a few writes, so many kills land
   mid-write (between its temporary file's creation and the rename).
 
-After every kill ``golden/baseline.json`` is absent (before the first complete
-update), byte for byte the old file, or a new one that parses with
-:func:`~pytest_retrieval.io.baseline_file.read_baseline` and holds exactly the
-numbers of the update; anything else in the folder is a killed writer's
-``.baseline.json.*.tmp``, which no run reads.
+After every kill ``golden/baseline.json`` is byte for byte the old file, or a new one
+that parses with :func:`~pytest_retrieval.io.baseline_file.read_baseline` and holds
+exactly the numbers of the update (never torn, never absent); anything else in the
+folder is a killed writer's ``.baseline.json.*.tmp``, which no run reads.
 """
 
 from __future__ import annotations
