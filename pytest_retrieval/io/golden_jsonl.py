@@ -4,7 +4,9 @@ Pure. :func:`parse_jsonl` turns the text into the data a YAML golden file gives
 (``{"defaults": ..., "queries": [...]}``), each query carrying its line, so the
 same checks (:mod:`.golden_check`) name the same lines. The first object may be
 ``{"defaults": {...}}``. Strict JSON: ``NaN`` and ``Infinity`` are refused, and
-a key repeated in an object is named rather than dropped.
+a key repeated in an object is named rather than dropped. Refused too: escapes of
+half a surrogate pair (``"\\ud800"``: not a character, nothing could print it),
+numbers past Python's digit limit, values nested past 64 levels.
 """
 
 from __future__ import annotations
@@ -86,7 +88,7 @@ def _at(value: dict[str, object], number: int, duplicates: list[tuple[Any, int, 
 
 
 def _lone_surrogate(value: Any) -> str | None:
-    """The first text (key or value) inside ``value`` holding half a surrogate pair."""
+    """A text (key or value) inside ``value`` holding half a surrogate pair, if any."""
     stack = [value]
     while stack:
         item = stack.pop()

@@ -3,8 +3,10 @@
 Pure. :func:`parse_yaml` reads a golden file's text with PyYAML's safe loader
 (libyaml's when present), every mapping and list carrying its line
 (:class:`~.golden_check.Lines`), integers how they were written, repeated keys
-recorded rather than dropped; explicit tags that do not fit, alias bombs and deep
-nesting are refused as :class:`~pytest_retrieval.golden.GoldenFileError`.
+recorded rather than dropped (merge keys work as YAML says); characters YAML does not
+allow, explicit tags that do not fit their value or their node, ``!!python/*`` and
+unknown tags (never run), integers past Python's digit limit, alias bombs and deep
+nesting are refused as :class:`~pytest_retrieval.golden.GoldenFileError` naming the line.
 """
 
 from __future__ import annotations
