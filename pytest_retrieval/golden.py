@@ -102,11 +102,12 @@ class Problem:
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else self.path
         who = f" query '{_printable(self.query_id)}':" if self.query_id else ""
-        return f"{where}:{who} {self.message}"
+        return f"{where}:{who} {_printable(self.message)}"
 
 
 def _printable(text: str) -> str:
-    """Text with its control characters escaped (a tab as \\t): one line in any message."""
+    """Text with its control characters (and lone surrogates) escaped, a tab as \\t: one
+    line in any message, and one that encodes as UTF-8."""
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 

@@ -88,7 +88,7 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
     ),
     "python-tag": (
         "queries:\n  - id: a\n    query: !!python/object/apply:os.system [echo hi]\n    relevant: {x: 1}\n",
-        "golden/bad.yaml:3: YAML value error: could not determine a constructor for the tag 'tag:yaml.org,2002:python/object/apply:os.system'; write a value that fits, or drop the tag",
+        "golden/bad.yaml:3: the tag !!python/object/apply:os.system is refused: a golden file holds data, and tags that build Python objects are never run; remove the tag",
     ),
     "alias-bomb": (
         "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\ng: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]\nqueries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    filters: {bomb: *g}\n",
@@ -210,6 +210,10 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
         "queries:\n  - query: q\n    relevant: {x: 1}\n",
         "golden/bad.yaml:2: query has no 'id' (required, unique text)",
     ),
+    "repeated-key-beside-a-merge": (
+        "x-base: &base {category: paraphrase}\nqueries:\n  - id: a\n    <<: *base\n    query: q\n    query: r\n    relevant: {x: 1}\n",
+        "golden/bad.yaml:6: query 'a': key 'query' appears twice (first on line 5); keep one: only the last would count",
+    ),
     "repeated-key": (
         "queries:\n  - id: a\n    query: q\n    query: q2\n    relevant: {x: 1}\n",
         "golden/bad.yaml:4: query 'a': key 'query' appears twice (first on line 3); keep one: only the last would count",
@@ -257,6 +261,80 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
     "relevant-number-and-text": (
         "queries:\n  - id: a\n    query: q\n    relevant: {1: 1, '1': 2}\n",
         "golden/bad.yaml:4: query 'a': 'relevant' names '1' twice (as text and as a number); keep one",
+    ),
+    # found by fuzz/fuzz_golden.py
+    "control-character": (
+        'queries:\n  - {id: a, query: q, relevant: {}}\n  - {id: b, query: "q\x01", relevant: {}}\n',
+        "golden/bad.yaml:3: character U+0001 (a control character) cannot be in a YAML file; remove it (inside double quotes, write it as \\x01)",
+    ),
+    "c1-control-character": (
+        "queries:\n  - {id: a, query: q\x94, relevant: {}}\n",
+        "golden/bad.yaml:2: character U+0094 (a control character) cannot be in a YAML file; remove it (inside double quotes, write it as \\x94)",
+    ),
+    "noncharacter": (
+        "queries:\n  - {id: a, query: q\ufffe, relevant: {}}\n",
+        "golden/bad.yaml:2: character U+FFFE (not a character) cannot be in a YAML file; remove it (inside double quotes, write it as \\ufffe)",
+    ),
+    "integer-too-long": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: " + "9" * 5000 + "}\n",
+        "golden/bad.yaml:4: the number 99999999999999999999... has 5000 digits, more than Python reads (4300); write a shorter number, or quote it to keep it as text",
+    ),
+    "id-too-long-a-number": (
+        "queries:\n  - id: " + "1" * 4301 + "\n    query: q\n    relevant: {}\n",
+        "golden/bad.yaml:2: the number 11111111111111111111... has 4301 digits, more than Python reads (4300); write a shorter number, or quote it to keep it as text",
+    ),
+    "python-name-tag": (
+        "defaults: !!python/name:os.system\nqueries:\n  - {id: a, query: q, relevant: {}}\n",
+        "golden/bad.yaml:1: the tag !!python/name:os.system is refused: a golden file holds data, and tags that build Python objects are never run; remove the tag",
+    ),
+    "unknown-tag": (
+        "queries:\n  - {id: a, query: q, relevant: {}, filters: {f: !custom x}}\n",
+        "golden/bad.yaml:2: the tag !custom is not one this loader knows (plain YAML types only: !!str, !!int, !!float, !!bool, !!null, !!timestamp, !!binary, !!map, !!seq...); remove the tag",
+    ),
+    "id-with-delete-character": (
+        'queries:\n  - {id: "a\\x7f", query: q, relevant: {}}\n',
+        "golden/bad.yaml:2: query 'a\\x7f': id 'a\\x7f' holds a tab, a newline or another control character; remove it",
+    ),
+    "doc-id-with-c1-control": (
+        'queries:\n  - {id: a, query: q, relevant: {"d\\x94": 1}}\n',
+        "golden/bad.yaml:2: query 'a': 'relevant': id 'd\\x94' holds a tab, a newline or another control character; remove it",
+    ),
+    "deep-nesting-500": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {}\n    filters: {f: "
+        + "[" * 500
+        + "]" * 500
+        + "}\n",
+        "golden/bad.yaml:5: values are nested more than 64 levels deep",
+    ),
+    "deep-block-nesting": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {}\n    filters:\n"
+        + "".join(f"{'  ' * (i + 3)}k{i}:\n" for i in range(400))
+        + f"{'  ' * 403}leaf\n",
+        "golden/bad.yaml:67: values are nested more than 64 levels deep",
+    ),
+    "bool-tag": (
+        "queries:\n  - {id: a, query: q, relevant: {}, filters: {f: !!bool maybe}}\n",
+        "golden/bad.yaml:2: YAML value error: 'maybe' is not true or false (tagged !!bool); write a value that fits, or drop the tag",
+    ),
+    "empty-int-tag": (
+        "queries:\n  - {id: a, query: q, relevant: {}, filters: {f: !!int ''}}\n",
+        "golden/bad.yaml:2: YAML value error: '' is not an integer (tagged !!int); write a value that fits, or drop the tag",
+    ),
+    "map-tag-on-text": (
+        "queries:\n  - id: a\n    query: q\n    relevant: !!map x\n",
+        "golden/bad.yaml:4: the tag !!map is for a mapping, not for a single value; remove it",
+    ),
+    "seq-tag-on-mapping": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {}\n    tags: !!seq {a: 1}\n",
+        "golden/bad.yaml:5: the tag !!seq is for a list, not for a mapping; remove it",
+    ),
+    "recursive-alias": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {}\n    filters: &self {me: *self}\n",
+        "golden/bad.yaml:5: an alias (*name) stands for the mapping or list it is in, a value that would hold itself; write the values out",
+    ),
+    "key-with-a-newline": (
+        'queries:\n  - {id: a, query: q, relevant: {}, "x\\ny": 1}\n',
+        "golden/bad.yaml:2: query 'a': unknown key 'x\\ny'; valid keys: id, query, category, tags, filters, relevant, expect, forbid, skip, xfail",
     ),
 }
 GOLDEN_BYTES_CASES: dict[str, tuple[bytes, str]] = {
@@ -378,6 +456,34 @@ GOLDEN_JSONL_CASES: dict[str, tuple[str, str]] = {
         + "}}\n",
         "golden/bad.jsonl:1: values are nested too deeply",
     ),
+    # found by fuzz/fuzz_golden.py
+    "integer-too-long": (
+        '{"id": "a", "query": "q", "relevant": {"x": ' + "9" * 4400 + "}}\n",
+        "golden/bad.jsonl:1: a number has more than 4300 digits, more than Python reads; write a shorter number, or quote it to keep it as text",
+    ),
+    "lone-surrogate-id": (
+        '{"id": "a\\ud800", "query": "q", "relevant": {}}\n',
+        "golden/bad.jsonl:1: the text 'a\\ud800' holds \\ud800, half of a UTF-16 surrogate pair and not a character; write the character itself, or both escapes of its pair",
+    ),
+    "lone-surrogate-in-filters": (
+        '{"id": "a", "query": "q", "relevant": {}}\n{"id": "b", "query": "q", "relevant": {}, "filters": {"k": ["\\udfff"]}}\n',
+        "golden/bad.jsonl:2: the text '\\udfff' holds \\udfff, half of a UTF-16 surrogate pair and not a character; write the character itself, or both escapes of its pair",
+    ),
+    "nested-500": (
+        '{"id": "a", "query": "q", "relevant": {}}\n{"id": "b", "query": "q", "relevant": {}, "filters": {"f": '
+        + "[" * 500
+        + "]" * 500
+        + "}}\n",
+        "golden/bad.jsonl:2: values are nested more than 64 levels deep",
+    ),
+    "id-with-escape-character": (
+        '{"id": "a\\u001bb", "query": "q", "relevant": {}}\n',
+        "golden/bad.jsonl:1: query 'a\\x1bb': id 'a\\x1bb' holds a tab, a newline or another control character; remove it",
+    ),
+    "key-with-a-newline": (
+        '{"id": "a", "query": "q", "relevant": {}, "x\\ny": 1}\n',
+        "golden/bad.jsonl:1: query 'a': unknown key 'x\\ny'; valid keys: id, query, category, tags, filters, relevant, expect, forbid, skip, xfail",
+    ),
 }
 
 
@@ -434,6 +540,18 @@ GOOD_YAML = {
     ),
     "quoted-number-id": "queries:\n  - {id: '00123', query: q, relevant: {'0x1F': 1}}\n",
     "integer-id": "queries:\n  - {id: 42, query: q, relevant: {7: 1}}\n",
+    "merge-key-override": (  # a key of its own overrides the merged one: no repeated key
+        "x-base: &base {category: paraphrase, tags: [core]}\n"
+        "x-other: &other {skip: why}\n"
+        "queries:\n  - {<<: [*base, *other], id: a, query: q, relevant: {x: 1}, tags: [mine]}\n"
+    ),
+    "merge-chain": (  # 40 merges deep is 40 references, not 80 levels of nesting
+        "x-m0: &m0 {category: paraphrase}\n"
+        + "".join(
+            f"x-m{i}: &m{i} {{<<: [*m{i - 1}, *m{i - 1}], tags: [t{i}]}}\n" for i in range(1, 41)
+        )
+        + "queries:\n  - {<<: *m40, id: a, query: q, relevant: {x: 1}}\n"
+    ),
 }
 
 
@@ -450,6 +568,14 @@ def test_valid_yaml_features_load(tmp_path: Path, case: str) -> None:
         assert (queries[0].id, dict(queries[0].relevant)) == ("00123", {"0x1F": 1})
     if case == "integer-id":
         assert (queries[0].id, dict(queries[0].relevant)) == ("42", {"7": 1})
+    if case == "merge-key-override":
+        assert (queries[0].category, queries[0].tags, queries[0].skip) == (
+            "paraphrase",
+            ("mine",),
+            "why",
+        )
+    if case == "merge-chain":
+        assert (queries[0].category, queries[0].tags) == ("paraphrase", ("t40",))
     if case == "anchors-for-judgments":
         assert queries[1].relevant == {"x": 3, "y": 1}
 

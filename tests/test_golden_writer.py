@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from golden_strategies import golden_sets  # valid sets, shared with the fuzz tests
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from pytest_retrieval.golden import GoldenFileError, GoldenQuery
 from pytest_retrieval.io.golden_file import load_golden_file
@@ -21,7 +21,6 @@ from pytest_retrieval.io.golden_writer import (
     yaml_flow,
     yaml_string,
 )
-from pytest_retrieval.model import RESERVED_CATEGORIES
 
 SETTINGS = settings(
     max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -258,57 +257,8 @@ def test_jsonl_lines_never_hold_a_unicode_line_break():
 # --------------------------------------------------------------------------- round trips
 
 
-def _no_control(text: str) -> bool:
-    return not any(ord(c) < 32 or c == "\x7f" for c in text)
-
-
-def _golden_id(text: str) -> bool:
-    return (
-        _no_control(text)
-        and not any(c.isspace() for c in text)
-        and not any(c in text for c in ("[", "]", "::"))
-    )
-
-
-ids = st.text(min_size=1, max_size=12).filter(_golden_id)
-texts = st.text(min_size=1, max_size=30).filter(str.strip)
-doc_ids = texts.filter(_no_control)  # ids in relevant and forbid: no control characters
-json_scalars = (
-    st.none()
-    | st.booleans()
-    | st.integers(-(10**20), 10**20)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=10)
-)
-json_values = st.recursive(
-    json_scalars,
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
-    ),
-    max_leaves=8,
-)
-METRICS = ["ndcg@10", "mrr", "recall@20", "map", "precision@5", "bpref", "judged@10"]
-queries = st.builds(
-    GoldenQuery,
-    id=ids,
-    text=texts,
-    category=texts.filter(lambda c: c.strip().lower() not in RESERVED_CATEGORIES),
-    tags=st.lists(doc_ids, max_size=3).map(tuple),
-    filters=st.dictionaries(st.text(max_size=8), json_values, max_size=3),
-    relevant=st.dictionaries(doc_ids, st.integers(0, 3), max_size=5),
-    expect=st.dictionaries(st.sampled_from(METRICS), st.floats(0, 1), max_size=3),
-    forbid=st.lists(doc_ids, max_size=3).map(tuple),
-    skip=st.none() | texts,
-    xfail=st.none() | texts,
-).map(
-    # an xfail needs an expect or a forbid to fail (a golden-file error otherwise)
-    lambda q: q if q.xfail is None or q.expect or q.forbid else dataclasses.replace(q, xfail=None)
-)
-golden_sets = st.lists(queries, max_size=4, unique_by=lambda q: q.id)
-
-
 @SETTINGS
-@given(written=golden_sets.filter(bool))
+@given(written=golden_sets)
 def test_yaml_round_trip(tmp_path, written):
     path = tmp_path / "golden.yaml"
     write_golden_yaml(path, written)
@@ -316,7 +266,7 @@ def test_yaml_round_trip(tmp_path, written):
 
 
 @SETTINGS
-@given(written=golden_sets.filter(bool))
+@given(written=golden_sets)
 def test_jsonl_round_trip(tmp_path, written):
     path = tmp_path / "golden.jsonl"
     write_golden_jsonl(path, written)

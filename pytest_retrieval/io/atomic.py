@@ -9,7 +9,12 @@ from pathlib import Path
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path``, fsync it, then rename it over."""
+    """Write ``text`` to a temporary file beside ``path``, fsync it, rename it over, then
+    fsync the folder.
+
+    A process killed at any point leaves ``path`` as it was or wholly new; a killed one may
+    leave its temporary file (``.NAME.*.tmp``), which nothing reads.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -24,6 +29,21 @@ def write_atomic(path: Path, text: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+    _sync_folder(path.parent)
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make the rename itself durable (a power cut after it keeps the new name); best effort:
+    some systems (Windows) cannot open a folder."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        with contextlib.suppress(OSError):
+            os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _mode_for(path: Path) -> int:

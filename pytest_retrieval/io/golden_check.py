@@ -27,6 +27,7 @@ from ..metrics import MetricNameError, parse_metric
 from ..model import RESERVED_CATEGORIES
 
 FORBIDDEN_ID_CHARS = ("[", "]", "::")
+MAX_DEPTH = 64  # mappings and lists nested deeper are refused (a golden file needs ~6)
 
 # --------------------------------------------------------------------------- values with lines
 
@@ -53,6 +54,23 @@ class Int(int):
 def repeated(key: Any, first: int, again: int = 0) -> str:
     where = "in one object" if first == again else f"(first on line {first})"
     return f"key {key!r} appears twice {where}; keep one: only the last would count"
+
+
+def too_deep(value: Any) -> bool:
+    """Whether mappings and lists in ``value`` nest past MAX_DEPTH (looked at without recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > MAX_DEPTH:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
 
 
 def duplicate_keys(value: Any) -> list[tuple[Any, int, int]]:
@@ -105,6 +123,11 @@ def _as_id(value: Any) -> str | None:
     return None
 
 
+def _is_control(char: str) -> bool:
+    """C0 and C1 control characters and DEL (``\\t``, ``\\n``, ``\\x1b``, ``\\x94``...)."""
+    return ord(char) < 32 or 0x7F <= ord(char) < 0xA0
+
+
 def _misread(value: Any, what: str = "id") -> str | None:
     """Why an id (or a tag) as YAML read it is not what was written, or None when it is."""
     if isinstance(value, Int) and value.source != str(int(value)):
@@ -112,7 +135,7 @@ def _misread(value: Any, what: str = "id") -> str | None:
             f"{what} {value.source} is read by YAML as the number {int(value)}; quote it "
             f"('{value.source}') to keep it as text"
         )
-    if isinstance(value, str) and any(ord(c) < 32 or c == "\x7f" for c in value):
+    if isinstance(value, str) and any(_is_control(c) for c in value):
         return f"{what} {value!r} holds a tab, a newline or another control character; remove it"
     return None
 
@@ -406,6 +429,9 @@ def _query_id(checker: Checker, raw: Mapping[Any, Any], line: int) -> tuple[str 
             "pytest node id)",
             qid,
         )
+        return qid, False
+    if misread is not None:  # a control character that is not white space (\x1b, \x7f)
+        checker.add(_line_of(raw, "id"), misread, qid)
         return qid, False
     return qid, True
 

@@ -4,18 +4,28 @@ Pure. :func:`parse_jsonl` turns the text into the data a YAML golden file gives
 (``{"defaults": ..., "queries": [...]}``), each query carrying its line, so the
 same checks (:mod:`.golden_check`) name the same lines. The first object may be
 ``{"defaults": {...}}``. Strict JSON: ``NaN`` and ``Infinity`` are refused, and
-a key repeated in an object is named rather than dropped.
+a key repeated in an object is named rather than dropped. Refused too: escapes of
+half a surrogate pair (``"\\ud800"``: not a character, nothing could print it),
+numbers past Python's digit limit, values nested past 64 levels.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import sys
 from typing import Any
 
 from ..golden import GoldenFileError, Problem
-from .golden_check import Lines, Seq
+from .golden_check import MAX_DEPTH, Lines, Seq, too_deep
 
 _HINT = "each line of a .jsonl golden file is one JSON object"
+_LONG_NUMBER = (
+    f"a number has more than {getattr(sys, 'get_int_max_str_digits', lambda: 0)()} digits, "
+    "more than Python reads; write a shorter number, or quote it to keep it as text"
+)
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # a \\ud800-\\udfff escape: maybe unpaired
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class _NotJson(ValueError):
@@ -54,6 +64,15 @@ class _Decoder:
             raise _problem(shown, number, str(exc)) from None
         except json.JSONDecodeError as exc:
             raise _problem(shown, number, _syntax(text, exc)) from None
+        except ValueError as exc:  # an integer past Python's digit limit
+            message = _LONG_NUMBER if "digits" in str(exc) else f"JSON error: {exc}"
+            raise _problem(shown, number, message) from None
+        if text.count("[") + text.count("{") > MAX_DEPTH and too_deep(value):
+            raise _problem(shown, number, f"values are nested more than {MAX_DEPTH} levels deep")
+        if _SURROGATE_ESCAPE.search(text):
+            half = _lone_surrogate(value)
+            if half is not None:
+                raise _problem(shown, number, _surrogate_message(half))
         if not isinstance(value, dict):
             return value
         return _at(value, number, [(key, number, number) for key in self.repeated])
@@ -66,6 +85,32 @@ def _at(value: dict[str, object], number: int, duplicates: list[tuple[Any, int, 
     lines.key_lines = dict.fromkeys(value, number)
     lines.duplicates = duplicates
     return lines
+
+
+def _lone_surrogate(value: Any) -> str | None:
+    """A text (key or value) inside ``value`` holding half a surrogate pair, if any."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return item
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
+
+
+def _surrogate_message(text: str) -> str:
+    half = _SURROGATE.search(text)
+    assert half is not None
+    shown = text if len(text) <= 40 else text[:40] + "..."
+    return (
+        f"the text {shown!r} holds {repr(half.group())[1:-1]}, half of a UTF-16 surrogate pair and "
+        "not a character; write the character itself, or both escapes of its pair"
+    )
 
 
 def _problem(shown: str, line: int, message: str) -> GoldenFileError:

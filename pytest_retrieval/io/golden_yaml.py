@@ -3,35 +3,49 @@
 Pure. :func:`parse_yaml` reads a golden file's text with PyYAML's safe loader
 (libyaml's when present), every mapping and list carrying its line
 (:class:`~.golden_check.Lines`), integers how they were written, repeated keys
-recorded rather than dropped; explicit tags that do not fit, alias bombs and deep
-nesting are refused as :class:`~pytest_retrieval.golden.GoldenFileError`.
+recorded rather than dropped (merge keys work as YAML says); characters YAML does not
+allow, explicit tags that do not fit their value or their node, ``!!python/*`` and
+unknown tags (never run), integers past Python's digit limit, alias bombs and deep
+nesting are refused as :class:`~pytest_retrieval.golden.GoldenFileError` naming the line.
 """
 
 from __future__ import annotations
 
+import re
+import sys
+import unicodedata
 from typing import Any
 
 import yaml
 
 from ..golden import GoldenFileError, Problem
-from .golden_check import Int, Lines, Seq
+from .golden_check import MAX_DEPTH, Int, Lines, Seq
 
 try:  # libyaml when present: ~10x faster
     from yaml import CSafeLoader as _BaseLoader
 except ImportError:  # pragma: no cover - depends on how PyYAML was built
     from yaml import SafeLoader as _BaseLoader  # type: ignore[assignment]
 
-MAX_DEPTH = 64  # mappings and lists nested deeper are refused (a golden file needs ~6)
 EXPANSION = 8  # values after alias expansion, per character of the file (then refused)
 MIN_BUDGET = 100_000
+_MERGE = "tag:yaml.org,2002:merge"
+# Python refuses to read (or print) integers past this many decimal digits (0: no limit)
+_DIGIT_LIMIT: int = getattr(sys, "get_int_max_str_digits", lambda: 0)()
+_TOO_LARGE = 10**_DIGIT_LIMIT
+# what a YAML stream may not hold (PyYAML's reader's list)
+_NOT_YAML = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
-class _Bomb(yaml.YAMLError):
-    """Aliases that expand past the budget, or nesting past MAX_DEPTH."""
+class _Refused(yaml.YAMLError):
+    """A value refused while loading, with its line and the whole message a user sees."""
 
     def __init__(self, message: str, line: int):
         self.line = line
         super().__init__(message)
+
+
+class _Bomb(_Refused):
+    """Aliases that expand past the budget, or nesting past MAX_DEPTH."""
 
 
 class _UnhashableKey(yaml.YAMLError):
@@ -50,21 +64,29 @@ class _LineLoader(_BaseLoader):
 
 
 def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> Lines:
-    loader.flatten_mapping(node)
+    """A mapping with its lines. Merged keys (``<<: *base``) come first and the last one
+    of a key wins, as YAML says: a key of its own overrides a merged one; a key written
+    twice in the mapping itself is recorded as a duplicate."""
+    own = sum(1 for key_node, _ in node.value if key_node.tag != _MERGE)
+    loader.flatten_mapping(node)  # node.value: the merged pairs, then its own
+    merged = len(node.value) - own
     result = Lines()
     result.line = node.start_mark.line + 1
     result.key_lines = {}
     result.duplicates = []
-    for key_node, value_node in node.value:
+    mine: set[Any] = set()
+    for index, (key_node, value_node) in enumerate(node.value):
         key = loader.construct_object(key_node, deep=True)
         line = key_node.start_mark.line + 1
         try:
             hash(key)
         except TypeError:
             raise _UnhashableKey(line) from None
-        if key in result.key_lines:
+        if key in mine:
             result.duplicates.append((key, result.key_lines[key], line))
             continue
+        if index >= merged:
+            mine.add(key)
         result[key] = loader.construct_object(value_node, deep=True)
         result.key_lines[key] = line
     return result
@@ -78,34 +100,94 @@ def _construct_sequence(loader: _LineLoader, node: yaml.SequenceNode) -> Seq:
 
 
 def _construct_int(loader: _LineLoader, node: yaml.ScalarNode) -> Int:
-    value = Int(_checked(yaml.SafeLoader.construct_yaml_int, "an integer")(loader, node))
-    value.source = str(node.value)
+    written = str(node.value)
+    decimal = written.replace("_", "").lstrip("+-")
+    if _DIGIT_LIMIT and decimal.isdigit() and len(decimal) > _DIGIT_LIMIT:
+        raise _Refused(_too_long(written, len(decimal)), node.start_mark.line + 1)
+    value = Int(yaml.SafeLoader.construct_yaml_int(loader, node))
+    if _DIGIT_LIMIT and abs(value) >= _TOO_LARGE:  # 0x..., 0o...: no digit limit to read them
+        digits = int(value.bit_length() * 0.30103) + 1
+        raise _Refused(_too_long(written, digits), node.start_mark.line + 1)
+    value.source = written
     return value
 
 
-def _checked(construct: Any, what: str) -> Any:
-    """A constructor whose failures (``!!int q1``) become errors at the value's line."""
+def _too_long(written: str, digits: int) -> str:
+    shown = written if len(written) <= 20 else written[:20] + "..."
+    return (
+        f"the number {shown} has {digits} digits, more than Python reads ({_DIGIT_LIMIT}); "
+        "write a shorter number, or quote it to keep it as text"
+    )
+
+
+def _construct_undefined(loader: _LineLoader, node: yaml.Node) -> Any:
+    """A tag the safe loader has no constructor for: ``!!python/...`` (never run) or unknown."""
+    tag = _short_tag(str(node.tag))
+    if tag.startswith("!!python/"):
+        message = (
+            f"the tag {tag} is refused: a golden file holds data, and tags that build "
+            "Python objects are never run; remove the tag"
+        )
+    else:
+        message = (
+            f"the tag {tag} is not one this loader knows (plain YAML types only: !!str, "
+            "!!int, !!float, !!bool, !!null, !!timestamp, !!binary, !!map, !!seq...); "
+            "remove the tag"
+        )
+    raise _Refused(message, node.start_mark.line + 1)
+
+
+def _short_tag(tag: str) -> str:
+    short = tag.replace("tag:yaml.org,2002:", "!!")
+    return short if len(short) <= 60 else short[:60] + "..."
+
+
+def _checked(construct: Any, what: str, kind: type[yaml.Node]) -> Any:
+    """A constructor on the node it belongs on, whose failures (``!!int q1``, ``!!map x``)
+    become errors at the value's line."""
 
     def build(loader: _LineLoader, node: yaml.Node) -> Any:
+        tag = _short_tag(str(node.tag))
+        if not isinstance(node, kind):
+            message = f"the tag {tag} is for {what}, not for {_NODE_KINDS[type(node)]}; remove it"
+            raise _Refused(message, node.start_mark.line + 1)
         try:
             return construct(loader, node)
-        except (ValueError, TypeError, OverflowError, ArithmeticError, AttributeError):
-            tag = str(node.tag).replace("tag:yaml.org,2002:", "!!")
+        except (ValueError, TypeError, ArithmeticError, AttributeError, LookupError):
+            value = str(node.value) if isinstance(node, yaml.ScalarNode) else "this value"
+            value = value if len(value) <= 40 else value[:40] + "..."
             raise yaml.constructor.ConstructorError(
-                None, None, f"{node.value!r} is not {what} (tagged {tag})", node.start_mark
+                None, None, f"{value!r} is not {what} (tagged {tag})", node.start_mark
             ) from None
 
     return build
 
 
-_LineLoader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
-_LineLoader.add_constructor("tag:yaml.org,2002:seq", _construct_sequence)
-_LineLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
-for _tag, _what in (("float", "a number"), ("timestamp", "a date"), ("binary", "base64")):
-    _LineLoader.add_constructor(
-        f"tag:yaml.org,2002:{_tag}",
-        _checked(getattr(yaml.SafeLoader, f"construct_yaml_{_tag}"), _what),
-    )
+_NODE_KINDS = {
+    yaml.ScalarNode: "a single value",
+    yaml.SequenceNode: "a list",
+    yaml.MappingNode: "a mapping",
+}
+# each standard tag: what it makes, and the kind of node it belongs on
+_TAGS: dict[str, tuple[str, type[yaml.Node]]] = {
+    "null": ("null", yaml.ScalarNode),
+    "bool": ("true or false", yaml.ScalarNode),
+    "int": ("an integer", yaml.ScalarNode),
+    "float": ("a number", yaml.ScalarNode),
+    "binary": ("base64", yaml.ScalarNode),
+    "timestamp": ("a date", yaml.ScalarNode),
+    "str": ("text", yaml.ScalarNode),
+    "omap": ("an ordered mapping (a list of one-key mappings)", yaml.SequenceNode),
+    "pairs": ("pairs (a list of one-key mappings)", yaml.SequenceNode),
+    "seq": ("a list", yaml.SequenceNode),
+    "set": ("a set (a mapping with null values)", yaml.MappingNode),
+    "map": ("a mapping", yaml.MappingNode),
+}
+_OURS = {"map": _construct_mapping, "seq": _construct_sequence, "int": _construct_int}
+for _name, (_what, _kind) in _TAGS.items():
+    _construct = _OURS.get(_name) or getattr(yaml.SafeLoader, f"construct_yaml_{_name}")
+    _LineLoader.add_constructor(f"tag:yaml.org,2002:{_name}", _checked(_construct, _what, _kind))
+_LineLoader.add_constructor(None, _construct_undefined)
 
 
 def check_size(data: Any, text: str) -> None:
@@ -155,23 +237,85 @@ def _syntax_problem(exc: yaml.MarkedYAMLError, text: str, shown: str) -> Problem
     return Problem(shown, line, f"YAML syntax error: {what}{began}; fix the YAML at this line")
 
 
+def _character_problem(text: str, shown: str) -> Problem:
+    """The first character a YAML stream may not hold, at its line."""
+    found = _NOT_YAML.search(text)
+    if found is None:  # pragma: no cover - the reader refused something the pattern allows
+        return Problem(shown, 0, "a character YAML does not allow; save the file as UTF-8 text")
+    char = found.group()
+    line = text.count("\n", 0, found.start()) + 1
+    kind = "a control character" if unicodedata.category(char) == "Cc" else "not a character"
+    escape = repr(char)[1:-1]  # \x01, \x94, \ufffe
+    return Problem(
+        shown,
+        line,
+        f"character U+{ord(char):04X} ({kind}) cannot be in a YAML file; remove it "
+        f"(inside double quotes, write it as {escape})",
+    )
+
+
+def _load(text: str) -> Any:
+    """``yaml.load``, with the nesting of the nodes checked before anything is built (the
+    builders recurse: a few hundred levels would end in a RecursionError, lineless)."""
+    loader = _LineLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_depth(node)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _check_depth(root: yaml.Node) -> None:
+    """Refuse nodes nested past MAX_DEPTH, at the line of the first one too deep; each node
+    is looked at once (aliases share nodes: their expansion is check_size's)."""
+    seen: set[int] = set()
+    stack: list[tuple[yaml.Node, int]] = [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if depth > MAX_DEPTH:
+            message = f"values are nested more than {MAX_DEPTH} levels deep"
+            raise _Bomb(message, node.start_mark.line + 1)
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                if key.tag == _MERGE:  # what a merge key merges is this mapping, one level
+                    merged = value.value if isinstance(value, yaml.SequenceNode) else [value]
+                    stack.extend((item, depth) for item in merged)
+                else:
+                    stack.extend(((key, depth + 1), (value, depth + 1)))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend((child, depth + 1) for child in node.value)
+
+
 def parse_yaml(text: str, shown: str) -> Any:
     """The file's data with lines attached; GoldenFileError for what cannot be read."""
     try:
-        data = yaml.load(text, Loader=_LineLoader)
+        data = _load(text)
         check_size(data, text)
         return data
-    except (_UnhashableKey, _Bomb) as exc:
-        message = str(exc) if isinstance(exc, _Bomb) else "a key is a list or a mapping"
-        if isinstance(exc, _UnhashableKey):
-            message += "; keys must be text"
+    except _Refused as exc:
+        raise GoldenFileError([Problem(shown, exc.line, str(exc))]) from None
+    except _UnhashableKey as exc:
+        message = "a key is a list or a mapping; keys must be text"
         raise GoldenFileError([Problem(shown, exc.line, message)]) from None
+    except yaml.reader.ReaderError:
+        raise GoldenFileError([_character_problem(text, shown)]) from None
     except RecursionError:
         message = f"values are nested too deeply (more than {MAX_DEPTH} levels)"
         raise GoldenFileError([Problem(shown, 0, message)]) from None
     except yaml.constructor.ConstructorError as exc:
         line = exc.problem_mark.line + 1 if exc.problem_mark is not None else 0
         message = f"YAML value error: {exc.problem}; write a value that fits, or drop the tag"
+        if "recursive" in str(exc.problem):
+            message = (
+                "an alias (*name) stands for the mapping or list it is in, a value that would "
+                "hold itself; write the values out"
+            )
         raise GoldenFileError([Problem(shown, line, message)]) from None
     except yaml.MarkedYAMLError as exc:
         raise GoldenFileError([_syntax_problem(exc, text, shown)]) from None
