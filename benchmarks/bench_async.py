@@ -87,8 +87,16 @@ def main(argv: list[str]) -> int:
         fast = median(runs[f"concurrency {c}"], "wall")
         for name in list(variants)[1:]:
             slow = median(runs[name], "wall")
-            print(row(f"concurrency {c} vs {name}", f"{fast:.2f}", f"{slow:.2f}", slow / fast,
-                      f">= {TARGET:g}x", verdict(slow / fast, TARGET, True)))  # fmt: skip
+            print(
+                row(
+                    f"concurrency {c} vs {name}",
+                    f"{fast:.2f}",
+                    f"{slow:.2f}",
+                    slow / fast,
+                    f">= {TARGET:g}x",
+                    verdict(slow / fast, TARGET, True),
+                )
+            )
         print(
             f"  waiting alone: {n * SLEEP:.1f} s sequential, {n * SLEEP / c:.2f} s at "
             f"concurrency {c}; cpu of ours {median(runs[f'concurrency {c}'], 'cpu'):.2f} s"

@@ -150,8 +150,10 @@ def in_process(pairs: int) -> None:
     for round_ in range(pairs):
         found["batched"].append(timed(chunks))
         found["one at a time"].append(timed(single))
-        print(f"  [{round_ + 1}/{pairs}] batched {found['batched'][-1]:.3f} s, "
-              f"one at a time {found['one at a time'][-1]:.3f} s")  # fmt: skip
+        print(
+            f"  [{round_ + 1}/{pairs}] batched {found['batched'][-1]:.3f} s, "
+            f"one at a time {found['one at a time'][-1]:.3f} s"
+        )
     a, b = (median(found[k]) / len(queries) * 1000 for k in found)
     header(f"in-process, {len(queries)} queries (median ms per query; ratio = single / batched)")
     print(row("dense, ms per query", f"{a:.2f}", f"{b:.2f}", b / a, "(none)", ""))

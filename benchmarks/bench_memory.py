@@ -88,15 +88,31 @@ def per_unit(runs: dict, name: str, units: int) -> tuple[float, float, float]:
 def report(runs: dict, shard_n: int, query_n: int, c: int) -> None:
     header("peak RSS above the one-query floor (median KiB per unit; ratio = ours / reference)")
     kb, peak, floor = per_unit(runs, "shard", shard_n * c)
-    print(row("shard mode, per (query, config)", f"{kb:.2f}", f"{TARGET_KB:.2f}", kb / TARGET_KB,
-              f"<= {TARGET_KB:g} KB", verdict(kb, TARGET_KB, False)))  # fmt: skip
+    print(
+        row(
+            "shard mode, per (query, config)",
+            f"{kb:.2f}",
+            f"{TARGET_KB:.2f}",
+            kb / TARGET_KB,
+            f"<= {TARGET_KB:g} KB",
+            verdict(kb, TARGET_KB, False),
+        )
+    )
     print(f"  shard: {shard_n} x {c}: peak {peak:.0f} MiB, floor {floor:.0f} MiB")
     ours, peak, floor = per_unit(runs, "query", query_n * c)
     print(f"  query: {query_n} x {c}: peak {peak:.0f} MiB, floor {floor:.0f} MiB")
     theirs, peak, floor = per_unit(runs, "trivial", query_n * c)
     print(f"  trivial: {query_n} x {c}: peak {peak:.0f} MiB, floor {floor:.0f} MiB")
-    print(row("query mode, per item vs trivial", f"{ours:.2f}", f"{theirs:.2f}", ours / theirs,
-              "(none)", ""))  # fmt: skip
+    print(
+        row(
+            "query mode, per item vs trivial",
+            f"{ours:.2f}",
+            f"{theirs:.2f}",
+            ours / theirs,
+            "(none)",
+            "",
+        )
+    )
     print(f"  shard: {runs['shard'][-1].last_line}\n  query: {runs['query'][-1].last_line}")
 
 

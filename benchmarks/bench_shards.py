@@ -134,8 +134,16 @@ def whole_runs(root: Path, shard: int, pairs: int, items: int) -> None:
     header(f"{items} queries x {DEPTH} results, shard:{shard}, whole processes (median wall s)")
     for name in ("ours, replay", "ours, batch fixture"):
         ours = median(runs[name], "wall")
-        print(row(name, f"{ours:.2f}", f"{ref:.2f}", ours / ref, "<= 1.0x",
-                  verdict(ours / ref, 1.0, False)))  # fmt: skip
+        print(
+            row(
+                name,
+                f"{ours:.2f}",
+                f"{ref:.2f}",
+                ours / ref,
+                "<= 1.0x",
+                verdict(ours / ref, 1.0, False),
+            )
+        )
     cpu = median(runs["ours, replay"], "cpu"), median(runs["pytrec_eval"], "cpu")
     print(row("ours, replay (cpu s)", f"{cpu[0]:.2f}", f"{cpu[1]:.2f}", cpu[0] / cpu[1], "", ""))
     peak = median(runs["ours, replay"], "maxrss_kb") / 1024

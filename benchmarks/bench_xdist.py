@@ -121,11 +121,27 @@ def main(argv: list[str]) -> int:
         same = stripped(root / "serial.json") == stripped(root / "parallel.json")
         one, two = median(runs["serial"], "wall"), median(runs["-n 2"], "wall")
         header(f"{n} queries x ~{WORK_MS:g} ms of CPU (median; ratio = serial / -n 2)")
-        print(row("wall s", f"{two:.2f}", f"{one:.2f}", one / two, f">= {TARGET}x",
-                  verdict(one / two, TARGET, True)))  # fmt: skip
+        print(
+            row(
+                "wall s",
+                f"{two:.2f}",
+                f"{one:.2f}",
+                one / two,
+                f">= {TARGET}x",
+                verdict(one / two, TARGET, True),
+            )
+        )
         cpu_one, cpu_two = median(runs["serial"], "cpu"), median(runs["-n 2"], "cpu")
-        print(row("cpu s (all processes)", f"{cpu_two:.2f}", f"{cpu_one:.2f}", cpu_one / cpu_two,
-                  "", ""))  # fmt: skip
+        print(
+            row(
+                "cpu s (all processes)",
+                f"{cpu_two:.2f}",
+                f"{cpu_one:.2f}",
+                cpu_one / cpu_two,
+                "",
+                "",
+            )
+        )
         print(f"  numbers equal to the serial run's (latency stripped): {'yes' if same else 'NO'}")
         print(f"  retriever work alone: {n * args.configurations * WORK_MS / 1000:.1f} s of CPU")
         if args.profile:
