@@ -273,6 +273,17 @@ def timed(function: Callable[[], object]) -> float:
     return time.perf_counter() - start
 
 
+def stripped(path: Path) -> dict:
+    """A JSON report's configurations without their latency fields (machine-dependent)."""
+    configurations = json.loads(path.read_text())["configurations"]
+    for block in configurations.values():
+        block.pop("latency", None)
+        for query in block["queries"].values():
+            query.pop("latency_ms", None)
+            query.pop("latency_shared", None)
+    return configurations
+
+
 # --------------------------------------------------------------------------- output
 
 

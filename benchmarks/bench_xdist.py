@@ -24,7 +24,6 @@ before and after.
 
 from __future__ import annotations
 
-import json
 import sys
 import tempfile
 import time
@@ -42,6 +41,7 @@ from _projects import (
     pytest_cmd,
     row,
     run_process,
+    stripped,
     verdict,
     write_project,
 )
@@ -80,17 +80,6 @@ def _timed(work: object, rounds: int) -> float:
     start = time.perf_counter()
     work(0, rounds)  # type: ignore[operator]
     return time.perf_counter() - start
-
-
-def stripped(path: Path) -> dict:
-    """The report's configurations without their latency fields."""
-    configurations = json.loads(path.read_text())["configurations"]
-    for block in configurations.values():
-        block.pop("latency", None)
-        for query in block["queries"].values():
-            query.pop("latency_ms", None)
-            query.pop("latency_shared", None)
-    return configurations
 
 
 def main(argv: list[str]) -> int:
