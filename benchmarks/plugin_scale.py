@@ -1,9 +1,9 @@
 """How a large golden set runs through pytest: wall time per item, beside the bare core.
 
 Builds a throwaway project with N generated queries (five categories, graded
-judgments) and a retriever fixture with C configurations that returns a fixed
-ranking per query (so the retriever costs nothing and only the plugin is
-measured), then runs, in this one job:
+judgments; see ``benchmarks/_projects.py``) and a retriever fixture with C
+configurations that returns a fixed ranking per query (so the retriever costs
+nothing and only the plugin is measured), then runs, in this one job:
 
   1. the reference: the same scoring and aggregation in-process, no pytest;
   2. ``pytest --retrieval-eval --collect-only -q`` (collection alone);
@@ -15,12 +15,14 @@ measured), then runs, in this one job:
 
 from __future__ import annotations
 
-import random
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from _projects import precomputed_conftest, ranking
+from _projects import write_project as write_generated
 
 from pytest_retrieval.aggregate import summaries
 from pytest_retrieval.io.golden_file import load_golden_file
@@ -28,59 +30,20 @@ from pytest_retrieval.model import Results
 from pytest_retrieval.scoring import score_query
 from pytest_retrieval.settings import parse_settings
 
-CATEGORIES = ("exact-name", "paraphrase", "filtered", "no-result", "adversarial")
-
-CONFTEST = """
-import json, pytest
-from pathlib import Path
-RANKINGS = json.loads((Path(__file__).parent / "rankings.json").read_text())
-
-@pytest.fixture(scope="session", params={params!r})
-def retriever(request):
-    shift = {params!r}.index(request.param)
-    def search(query):
-        ranking = RANKINGS[query.id]
-        return ranking[shift:] + ranking[:shift]
-    return search
-"""
-
 
 def write_project(root: Path, n: int, configurations: list[str]) -> None:
-    import json
-
-    rng = random.Random(n)
-    (root / "golden").mkdir()
-    lines = ["queries:"]
-    rankings = {}
-    for i in range(n):
-        category = CATEGORIES[i % len(CATEGORIES)]
-        qid = f"q{i:06d}"
-        docs = rng.sample(range(5000), 8)
-        rel = {} if category == "no-result" else {f"d{d}": rng.randint(0, 3) for d in docs[:4]}
-        rel_text = "{" + ", ".join(f"{d}: {g}" for d, g in rel.items()) + "}"
-        lines.append(
-            f"  - {{id: {qid}, query: generated query {i}, category: {category}, "
-            f"relevant: {rel_text}}}"
-        )
-        rankings[qid] = [f"d{d}" for d in docs] + [f"d{rng.randrange(5000)}" for _ in range(12)]
-    (root / "golden" / "generated.yaml").write_text("\n".join(lines) + "\n")
-    (root / "rankings.json").write_text(json.dumps(rankings))
-    (root / "conftest.py").write_text(CONFTEST.format(params=configurations))
-    (root / "pytest.ini").write_text("[pytest]\n")
+    """N generated queries (benchmarks/_projects.py) and a retriever that costs nothing."""
+    write_generated(root, n, precomputed_conftest(configurations))
 
 
 def reference(root: Path, configurations: list[str]) -> float:
-    import json
-
     start = time.perf_counter()
     settings = parse_settings({})
     queries = load_golden_file(root / "golden" / "generated.yaml")
-    rankings = json.loads((root / "rankings.json").read_text())
     results = Results()
     for position, configuration in enumerate(configurations):
         for query in queries:
-            ranking = rankings[query.id]
-            shifted = ranking[position:] + ranking[:position]
+            shifted = ranking(int(query.id[1:]), 20, position)
             record, _ = score_query(query, configuration, shifted, settings, position=position)
             results.add(record)
     summaries(results, settings.metric_names)
