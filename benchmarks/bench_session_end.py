@@ -9,7 +9,7 @@ before each step), with default settings (10,000 bootstrap resamples):
 
 1. analysis: ``pytest_retrieval.evaluation.analyse``;
 2. baseline read: ``io.baseline_file.parse_baseline`` of that text (what the gate reads);
-3. gate: ``pytest_retrieval.gate.run_gate`` against it;
+3. gate: ``pytest_retrieval.gate.run_gate`` against it, sharing the analysis's bootstrap draws;
 4. JSON report: ``pytest_retrieval.report.json_report.json_report`` of the whole run;
 5. baseline update: ``pytest_retrieval.baseline.merge_update`` + ``io.baseline_file.dumps``.
 
@@ -85,8 +85,10 @@ def steps(n: int) -> dict[str, Callable[[], object]]:
     state: dict[str, object] = {}
 
     def gate() -> object:
+        draws = state["evaluation"].draws  # type: ignore[attr-defined]
         state["gate"] = run_gate(
-            state["baseline"], "baseline.json", current, SETTINGS, GateSettings(), STATS, facts
+            state["baseline"], "baseline.json", current, SETTINGS, GateSettings(), STATS, facts,
+            draws,
         )  # type: ignore[arg-type]
         return state["gate"]
 

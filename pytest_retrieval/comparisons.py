@@ -16,6 +16,7 @@ from typing import Protocol
 from .model import ALL, QueryRecord, Results
 from .settings import StatsSettings
 from .stats import (
+    Draws,
     Interval,
     PairedTest,
     TestMethod,
@@ -60,7 +61,7 @@ def record_intervals(
 SharedBoot = dict[str, dict[tuple[str, str], list[float]]]
 
 
-def shared_bootstrap(results: Results, metrics: Sequence[str], stats: StatsSettings) -> SharedBoot:
+def shared_bootstrap(results: Results, metrics: Sequence[str], draws: Draws) -> SharedBoot:
     """Per category, bootstrap means of every (configuration, metric) from shared indices.
 
     Only where every configuration evaluated the same queries with a value for
@@ -74,7 +75,7 @@ def shared_bootstrap(results: Results, metrics: Sequence[str], stats: StatsSetti
     for category in categories:
         groups = [groups_of[c].get(category, []) for c in groups_of]
         ids = [r.id for r in groups[0]]
-        if not use_resampling(len(ids), stats.resamples):
+        if not use_resampling(len(ids), draws.resamples):
             continue
         if any([r.id for r in g] != ids for g in groups):
             continue
@@ -82,7 +83,7 @@ def shared_bootstrap(results: Results, metrics: Sequence[str], stats: StatsSetti
             continue
         keys = [(c, m) for c in groups_of for m in metrics]
         series = [[float(r.metrics[m] or 0.0) for r in groups_of[c][category]] for c, m in keys]
-        boots = bootstrap_means(series, stats.resamples, rng_for(stats.seed, "shared", category))
+        boots = draws.means(category, series)
         out[category] = dict(zip(keys, boots, strict=True))
     return out
 

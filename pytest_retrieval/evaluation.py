@@ -31,7 +31,7 @@ from .latency import LatencySummary, latencies
 from .model import ALL, WEIGHTED, Results
 from .settings import GroupBy, Settings, StatsSettings
 from .slices import Slice, group_records, weighted_interval, weighted_row
-from .stats import Interval
+from .stats import Draws, Interval
 
 
 @dataclass
@@ -45,6 +45,8 @@ class Evaluation:
     groups: dict[str, dict[str, dict[str, Slice]]] = field(default_factory=dict)
     warnings: list[Advice] = field(default_factory=list)
     latency: dict[str, LatencySummary] = field(default_factory=dict)  # per configuration timed
+    # the bootstrap draws, for the gate to share (see stats.Draws)
+    draws: Draws | None = field(default=None, repr=False, compare=False)
 
     def rows(self, configuration: str) -> list[tuple[str, Slice]]:
         """A configuration's rows: categories, ``all``, then ``all (weighted)`` if any."""
@@ -138,13 +140,15 @@ def analyse(
 ) -> Evaluation:
     """Summaries, intervals, comparisons, slices and warnings of a run, each computed once."""
     metrics = settings.metric_names
-    shared = shared_bootstrap(results, metrics, stats)
+    draws = Draws(stats.seed, stats.resamples)
+    shared = shared_bootstrap(results, metrics, draws)
     evaluation = Evaluation(
         metrics=metrics,
         summaries=summaries(results, metrics),
         intervals=summary_intervals(results, metrics, stats, shared),
         comparisons=compare_configurations(results, metrics, stats, shared),
         latency=latencies(results),
+        draws=draws,
     )
     if stats.weights:
         _weighted(evaluation, results, stats)

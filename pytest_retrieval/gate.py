@@ -21,7 +21,7 @@ from .model import ALL, QueryRecord, Results, by_category
 from .query_changes import QueryCounts, count_changes
 from .retriever_metadata import MetadataChange, differences
 from .settings import GateMode, GateSettings, Settings, StatsSettings
-from .stats import TestMethod, mean, smallest_significant_n
+from .stats import Draws, TestMethod, mean, smallest_significant_n, use_resampling
 
 Verdict = Literal["passed", "failed", "no-baseline", "refused", "skipped"]
 Pair = tuple[QueryRecord, QueryRecord]  # (baseline, this run) of one query
@@ -262,10 +262,18 @@ def _pair(
 # --------------------------------------------------------------------------- step 4: rows
 
 
-def _row(
-    name: str, category: str, metric: str, group: Sequence[Pair], gate: GateSettings,
-    stats: StatsSettings,
-) -> tuple[GateRow, list[Pair]] | None:  # fmt: skip
+@dataclass
+class _Values:
+    """One (configuration, category, metric): the pairs with both values, and those values."""
+
+    category: str
+    metric: str
+    both: list[Pair]
+    before: list[float]
+    after: list[float]
+
+
+def _values(category: str, metric: str, group: Sequence[Pair]) -> _Values | None:
     both = [
         (old, new)
         for old, new in group
@@ -275,32 +283,71 @@ def _row(
         return None
     before = [float(old.metrics[metric] or 0.0) for old, _ in both]
     after = [float(new.metrics[metric] or 0.0) for _, new in both]
-    b, a = mean(before) or 0.0, mean(after) or 0.0
-    allowed = gate.tolerance.for_metric(metric).allowed(b)
-    test = paired(after, before, stats, "gate", name, category, metric)
+    return _Values(category, metric, both, before, after)
+
+
+def _shared_boots(found: Sequence[_Values], draws: Draws) -> list[list[float] | None]:
+    """Bootstrap means of each row's differences, one draw per category for all its rows.
+
+    Rows whose differences are all equal need no draw (their interval is that value).
+    """
+    boots: list[list[float] | None] = [None] * len(found)
+    wanted = [
+        i
+        for i, v in enumerate(found)
+        if use_resampling(len(v.both), draws.resamples)
+        and len({a - b for a, b in zip(v.after, v.before, strict=True)}) > 1
+    ]
+    by_length: dict[tuple[str, int], list[int]] = {}
+    for i in wanted:
+        by_length.setdefault((found[i].category, len(found[i].both)), []).append(i)
+    for (category, _), rows in by_length.items():
+        series = [[a - b for a, b in zip(found[i].after, found[i].before, strict=True)]
+                  for i in rows]  # fmt: skip
+        for i, boot in zip(rows, draws.means(category, series), strict=True):
+            boots[i] = boot
+    return boots
+
+
+def _row(
+    name: str, values: _Values, boot: list[float] | None, gate: GateSettings,
+    stats: StatsSettings,
+) -> tuple[GateRow, list[Pair]]:  # fmt: skip
+    b, a = mean(values.before) or 0.0, mean(values.after) or 0.0
+    allowed = gate.tolerance.for_metric(values.metric).allowed(b)
+    parts = ("gate", name, values.category, values.metric)
+    test = paired(values.after, values.before, stats, *parts, boot=boot)
     beyond = a - b < -allowed - 1e-12
     row = GateRow(
-        name, category, metric, len(both), b, a, a - b, allowed, beyond, test.ci.as_list(),
-        test.p, test.method, beyond=beyond,
+        name, values.category, values.metric, len(values.both), b, a, a - b, allowed, beyond,
+        test.ci.as_list(), test.p, test.method, beyond=beyond,
     )  # fmt: skip
-    return row, both
+    return row, values.both
 
 
-def _rows(
-    name: str, pairs: list[Pair], gate: GateSettings, metrics: Sequence[str], stats: StatsSettings
-) -> list[tuple[GateRow, list[Pair]]]:
+def _row_values(
+    name: str, pairs: list[Pair], gate: GateSettings, metrics: Sequence[str]
+) -> list[tuple[str, _Values]]:
+    """Each gated row of one configuration: ``all`` and (scope ``category``) its categories."""
     groups: dict[str, list[Pair]] = {ALL: pairs}
     if gate.scope == "category":
         grouped = by_category([new for _, new in pairs])
         olds = {new.id: old for old, new in pairs}
         groups.update({c: [(olds[r.id], r) for r in rs] for c, rs in grouped.items()})
-    out = []
-    for category, group in groups.items():
-        for metric in metrics:
-            found = _row(name, category, metric, group, gate, stats)
-            if found is not None:
-                out.append(found)
-    return out
+    return [
+        (name, values)
+        for category, group in groups.items()
+        for metric in metrics
+        if (values := _values(category, metric, group)) is not None
+    ]
+
+
+def _rows(
+    found: Sequence[tuple[str, _Values]], gate: GateSettings, stats: StatsSettings, draws: Draws
+) -> list[tuple[GateRow, list[Pair]]]:
+    """The rows with their paired tests; intervals from draws shared across all of them."""
+    boots = _shared_boots([v for _, v in found], draws)
+    return [_row(name, v, boot, gate, stats) for (name, v), boot in zip(found, boots, strict=True)]
 
 
 # --------------------------------------------------------------------------- step 5: verdict
@@ -375,6 +422,7 @@ def run_gate(
     gate: GateSettings,
     stats: StatsSettings,
     facts: RunFacts,
+    draws: Draws | None = None,
 ) -> GateResult:
     """Compare this run with the baseline; see the module docstring.
 
@@ -384,6 +432,7 @@ def run_gate(
     the tolerance *and* that test is significant. A gated configuration deselected
     as a whole (``-k bm25``) is not compared; one this run does not have at all (a
     typo) or one that was selected yet sent nothing (a crashed worker) fails.
+    ``draws``: the bootstrap draws the run's analysis made, shared here.
     """
     refusal = _refusal(baseline, settings)
     if refusal is not None:
@@ -392,7 +441,8 @@ def run_gate(
         return GateResult("skipped", shown, messages=[NOTHING_COLLECTED])
     result = GateResult(verdict="passed", baseline=shown)
     metrics = list(gate.metrics) or settings.metric_names
-    found: list[tuple[GateRow, list[Pair]]] = []
+    draws = draws or Draws(stats.seed, stats.resamples)
+    found: list[tuple[str, _Values]] = []
     skipped = False
     total = _Pairing([], set(), set(), set())
     for name in list(gate.configurations) or sorted(baseline.configurations):
@@ -415,11 +465,11 @@ def run_gate(
             )
             continue
         result.counts[name] = count_changes(pairing.pairs, metrics)
-        found += _rows(name, pairing.pairs, gate, metrics, stats)
+        found += _row_values(name, pairing.pairs, gate, metrics)
     total.note(result)
     described = [name for name in result.counts if name in facts.retrievers]
     result.retriever_changes = differences(baseline.retrievers, facts.retrievers, described)
-    _finalise(result, found, gate, stats, settings.depth)
+    _finalise(result, _rows(found, gate, stats, draws), gate, stats, settings.depth)
     if skipped and not result.rows and result.verdict == "passed":
         result.verdict = "skipped"
     return result

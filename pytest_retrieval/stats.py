@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import random
+from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -102,6 +103,56 @@ def bootstrap_means(
     return out
 
 
+class Draws:
+    """Bootstrap resamples of n positions, drawn once per (key, n) and shared.
+
+    The indices of resample r for a cell of n values depend only on the seed, the
+    key (a category) and n, so every series of that length can use them: the
+    summary's intervals, the paired differences between configurations, and the
+    gate's differences with the baseline then cost one draw per category instead of
+    one per row. The draws of a key come from ``rng_for(seed, "shared", key)`` and
+    are the ones :func:`bootstrap_means` would take from that generator. Indices
+    are kept (two bytes each) up to ``budget`` bytes in all; beyond it a draw is
+    made again when asked for, with the same result.
+    """
+
+    def __init__(self, seed: int, resamples: int, budget: int = 64 * 2**20) -> None:
+        self.seed, self.resamples, self.budget = seed, resamples, budget
+        self._kept: dict[tuple[str, int], array[int]] = {}
+        self._size = 0
+
+    def indices(self, key: str, n: int) -> array[int]:
+        """The ``resamples`` draws of n positions out of n, one after another."""
+        found = self._kept.get((key, n))
+        if found is not None:
+            return found
+        rng = rng_for(self.seed, "shared", key)
+        positions = range(n)
+        drawn = array("H" if n <= 0xFFFF else "L")
+        for _ in range(self.resamples):
+            drawn.extend(rng.choices(positions, k=n))
+        if self._size + len(drawn) * drawn.itemsize <= self.budget:
+            self._kept[(key, n)] = drawn
+            self._size += len(drawn) * drawn.itemsize
+        return drawn
+
+    def means(self, key: str, series: Sequence[Sequence[float]]) -> list[list[float]]:
+        """Bootstrap means of aligned series (one length n), from the key's draws."""
+        n = len(series[0])
+        drawn = self.indices(key, n)
+        starts = range(0, len(drawn), n)
+        if len(series) == 1:  # no rows to build: the sums straight from the positions
+            one = series[0].__getitem__
+            return [[sum(map(one, drawn[start : start + n])) / n for start in starts]]
+        pick = list(zip(*series, strict=True)).__getitem__
+        out: list[list[float]] = [[] for _ in series]
+        for start in starts:
+            sample = map(pick, drawn[start : start + n])
+            for means, column in zip(out, zip(*sample, strict=True), strict=True):
+                means.append(sum(column) / n)
+        return out
+
+
 def mean_interval(
     values: Sequence[float],
     resamples: int,
@@ -119,6 +170,8 @@ def mean_interval(
     if n == 1:
         return Interval(values[0], values[0], "none")
     if use_resampling(n, resamples):
+        if boot is None and min(values) == max(values):
+            return Interval(values[0], values[0], "bootstrap")  # every resample's mean
         means = sorted(boot if boot is not None else bootstrap_means([values], resamples, rng)[0])
         return Interval(quantile(means, 0.025), quantile(means, 0.975), "bootstrap")
     m = _mean(values)

@@ -42,6 +42,7 @@ from pytest_retrieval.slices import Slice, group_records, weighted_interval, wei
 from pytest_retrieval.stats import (
     EXACT_SIGN_FLIP_MAX,
     RESAMPLE_MAX_N,
+    Draws,
     Interval,
     bootstrap_means,
     holm,
@@ -383,6 +384,35 @@ def test_bootstrap_means_share_indices_across_series() -> None:
     assert means_a == means_a2
     assert [y - x for x, y in zip(means_a, means_b, strict=True)] == pytest.approx([0.25] * 300)
     assert len(set(means_a)) > 10  # the resamples do vary
+
+
+@pytest.mark.parametrize("count", [1, 3])
+def test_shared_draws_are_the_draws_of_the_seeded_generator(count: int) -> None:
+    gen = np.random.default_rng(9)
+    series = [[float(v) for v in gen.uniform(0, 1, 37)] for _ in range(count)]
+    expected = bootstrap_means(series, 400, rng_for(5, "shared", "paraphrase"))
+    draws = Draws(5, 400)
+    assert draws.means("paraphrase", series) == expected
+    assert draws.means("paraphrase", series) == expected  # kept, the same again
+    assert draws.means("lexical", series) != expected  # another key, other draws
+    assert Draws(5, 400, budget=0).means("paraphrase", series) == expected  # drawn again
+
+
+def test_shared_draws_keep_indices_within_their_budget() -> None:
+    draws = Draws(1, 100, budget=2 * 100 * 50)  # room for one key's 100 draws of 50
+    first = draws.indices("a", 50)
+    assert len(first) == 100 * 50 and max(first) < 50
+    assert draws.indices("a", 50) is first  # kept
+    again = draws.indices("b", 50)
+    assert draws.indices("b", 50) is not again  # over budget: drawn each time
+    assert draws.indices("b", 50) == again  # with the same result
+
+
+def test_a_constant_cell_has_its_value_as_interval_without_drawing() -> None:
+    rng = rng_for(3)
+    state = rng.getstate()
+    assert mean_interval([0.25] * 40, 1000, rng) == Interval(0.25, 0.25, "bootstrap")
+    assert rng.getstate() == state
 
 
 def test_paired_interval_uses_shared_indices() -> None:

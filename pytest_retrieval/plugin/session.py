@@ -315,9 +315,9 @@ class RetrievalSession:
             return GateResult(verdict="refused", baseline=shown, messages=[message])
         self.baseline = baseline
         run = self.run
-        return run_gate(
-            baseline, shown, self.results, run.settings, run.gate, run.stats, self.facts(baseline)
-        )
+        facts, draws = self.facts(baseline), self.evaluation.draws
+        results = self.results
+        return run_gate(baseline, shown, results, run.settings, run.gate, run.stats, facts, draws)
 
     def _run_gate(self, session: pytest.Session) -> None:
         self.gate = self._gate_result()
