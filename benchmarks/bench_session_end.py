@@ -10,8 +10,10 @@ before each step), with default settings (10,000 bootstrap resamples):
 1. analysis: ``pytest_retrieval.evaluation.analyse``;
 2. baseline read: ``io.baseline_file.parse_baseline`` of that text (what the gate reads);
 3. gate: ``pytest_retrieval.gate.run_gate`` against it, sharing the analysis's bootstrap draws;
-4. JSON report: ``pytest_retrieval.report.json_report.json_report`` of the whole run;
-5. baseline update: ``pytest_retrieval.baseline.merge_update`` + ``io.baseline_file.dumps``.
+4. JSON report: ``pytest_retrieval.report.writers.write_reports`` of the whole run to a
+   temporary ``report.json`` (the plugin's own path: streamed, written atomically);
+5. baseline update: ``pytest_retrieval.baseline.merge_update`` + ``io.baseline_file.dumps``
+   (the text the update writes, line by line, as ``write_baseline`` does).
 
 Then the JSON writer once more under ``tracemalloc``: its peak allocation beside the
 report's size. Targets (issue 11): no step grows faster than linearly (at most 10x per
@@ -29,9 +31,11 @@ from __future__ import annotations
 import dataclasses
 import gc
 import sys
+import tempfile
 import tracemalloc
 from collections.abc import Callable
 from itertools import pairwise
+from pathlib import Path
 
 from _projects import CONFIGURATIONS, golden_queries, load, median, parser, ranking, timed
 
@@ -41,11 +45,12 @@ from pytest_retrieval.gate import run_gate
 from pytest_retrieval.golden import GoldenQuery
 from pytest_retrieval.io.baseline_file import dumps, parse_baseline
 from pytest_retrieval.model import Results
-from pytest_retrieval.report.json_report import json_report
 from pytest_retrieval.report.run_report import GoldenInfo, RunReport
+from pytest_retrieval.report.writers import write_reports
 from pytest_retrieval.scoring import score_query
 from pytest_retrieval.settings import GateSettings, StatsSettings, parse_settings
 
+REPORT = Path(tempfile.mkdtemp(prefix="bench_session_end.")) / "report.json"
 STEPS = ("analysis", "baseline read", "gate", "JSON report", "baseline update")
 PATH = "golden/generated.yaml"
 SETTINGS = parse_settings({})
@@ -87,7 +92,13 @@ def steps(n: int) -> dict[str, Callable[[], object]]:
     def gate() -> object:
         draws = state["evaluation"].draws  # type: ignore[attr-defined]
         state["gate"] = run_gate(
-            state["baseline"], "baseline.json", current, SETTINGS, GateSettings(), STATS, facts,
+            state["baseline"],
+            "baseline.json",
+            current,
+            SETTINGS,
+            GateSettings(),
+            STATS,
+            facts,
             draws,
         )  # type: ignore[arg-type]
         return state["gate"]
@@ -100,7 +111,7 @@ def steps(n: int) -> dict[str, Callable[[], object]]:
         "analysis": lambda: state.__setitem__("evaluation", analyse(current, SETTINGS, STATS)),
         "baseline read": lambda: state.__setitem__("baseline", parse_baseline(text)),
         "gate": gate,
-        "JSON report": lambda: json_report(run_report(current, state)),
+        "JSON report": lambda: write_reports([REPORT], run_report(current, state)),
         "baseline update": update,
     }
 
@@ -131,10 +142,10 @@ def measure(n: int, pairs: int) -> tuple[dict[str, float], tuple[int, int]]:
         )
     gc.collect()
     tracemalloc.start()
-    text = functions["JSON report"]()
+    functions["JSON report"]()
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    return {s: median(v) for s, v in found.items()}, (peak, len(str(text).encode()))
+    return {s: median(v) for s, v in found.items()}, (peak, REPORT.stat().st_size)
 
 
 def table(sizes: list[int], found: dict[int, dict[str, float]]) -> None:

@@ -5,12 +5,13 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path``, fsync it, rename it over, then
-    fsync the folder.
+def write_atomic(path: Path, text: str | Iterable[str]) -> None:
+    """Write ``text`` (or its pieces, as they come) to a temporary file beside ``path``,
+    fsync it, rename it over, then fsync the folder.
 
     A process killed at any point leaves ``path`` as it was or wholly new; a killed one may
     leave its temporary file (``.NAME.*.tmp``), which nothing reads.
@@ -21,7 +22,10 @@ def write_atomic(path: Path, text: str) -> None:
     try:
         os.chmod(tmp, _mode_for(path))  # mkstemp makes 0600; keep the file readable as before
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+            if isinstance(text, str):
+                handle.write(text)
+            else:
+                handle.writelines(text)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)

@@ -8,10 +8,12 @@ means, for a person reading the file; the gate recomputes them from the queries.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 from ..aggregate import summarize
 from ..baseline import Baseline, BaselineError, BaselineMissing
+from ..bulk import paused_gc
 from ..metrics import EMPTY_CONVENTIONS, GAINS, MetricNameError, parse_metric
 from ..model import BASELINE_FIELDS, ConfigurationRecords, QueryRecord, RecordError
 from ..retriever_metadata import Metadata, parse_metadata
@@ -97,6 +99,11 @@ def _check_values(record: QueryRecord, names: list[str], skip: bool) -> None:
 
 def parse_baseline(text: str, shown: str = "baseline") -> Baseline:
     """Parse a baseline's text and check it; :class:`BaselineError` says what is wrong."""
+    with paused_gc():
+        return _parse_baseline(text, shown)
+
+
+def _parse_baseline(text: str, shown: str) -> Baseline:
     data = _load_json(text, shown)
     settings = data.get("settings")
     configurations = data.get("configurations")
@@ -178,28 +185,29 @@ def _one(value: object) -> str:
 
 def _configuration_lines(
     queries: dict[str, QueryRecord], metrics: list[str], retriever: Metadata | None
-) -> list[str]:
+) -> Iterator[str]:
     view = ConfigurationRecords(tuple(queries[q] for q in sorted(queries)))
     summary = summarize(view, metrics)
-    lines = [f'      "retriever": {_one(retriever)},'] if retriever else []
-    lines += [f'      "summary": {{"all": {_one(summary.all.as_dict())}, "categories": {{']
+    if retriever:
+        yield f'      "retriever": {_one(retriever)},'
+    yield f'      "summary": {{"all": {_one(summary.all.as_dict())}, "categories": {{'
     cats = sorted(summary.categories.items())
     for i, (cat, row) in enumerate(cats):
-        lines.append(
-            f"        {_one(cat)}: {_one(row.as_dict())}{',' if i < len(cats) - 1 else ''}"
-        )
-    lines += ["      }},", '      "queries": {']
+        yield f"        {_one(cat)}: {_one(row.as_dict())}{',' if i < len(cats) - 1 else ''}"
+    yield "      }},"
+    yield '      "queries": {'
     for i, record in enumerate(view.records):
         comma = "," if i < len(view.records) - 1 else ""
-        lines.append(f"        {_one(record.id)}: {_one(record.to_dict(BASELINE_FIELDS))}{comma}")
-    return [*lines, "      }"]
+        yield f"        {_one(record.id)}: {_one(record.to_dict(BASELINE_FIELDS))}{comma}"
+    yield "      }"
 
 
-def dumps(baseline: Baseline) -> str:
-    """Serialise with stable key order and one line per query."""
+def lines(baseline: Baseline) -> Iterator[str]:
+    """The baseline's text line by line (each with its newline): stable key order, one
+    line per query."""
     raw_metrics = baseline.settings.get("metrics", [])
     metrics = [str(m) for m in raw_metrics] if isinstance(raw_metrics, list) else []
-    lines = [
+    head = [
         "{",
         f'  "format": {_one(FORMAT)},',
         f'  "version": {VERSION},',
@@ -207,16 +215,22 @@ def dumps(baseline: Baseline) -> str:
         f'  "provenance": {_one(baseline.provenance)},',
         '  "configurations": {',
     ]
+    yield from (line + "\n" for line in head)
     names = sorted(baseline.configurations)
     for ci, name in enumerate(names):
-        lines.append(f"    {_one(name)}: {{")
+        yield f"    {_one(name)}: {{\n"
         described = baseline.retrievers.get(name)
-        lines += _configuration_lines(baseline.configurations[name], metrics, described)
-        lines.append("    }" + ("," if ci < len(names) - 1 else ""))
-    lines += ["  }", "}"]
-    return "\n".join(lines) + "\n"
+        for line in _configuration_lines(baseline.configurations[name], metrics, described):
+            yield line + "\n"
+        yield "    }" + ("," if ci < len(names) - 1 else "") + "\n"
+    yield "  }\n}\n"
+
+
+def dumps(baseline: Baseline) -> str:
+    """Serialise with stable key order and one line per query."""
+    return "".join(lines(baseline))
 
 
 def write_baseline(path: Path, baseline: Baseline) -> None:
     """Write atomically: an interrupted update leaves the old file intact."""
-    write_atomic(path, dumps(baseline))
+    write_atomic(path, lines(baseline))

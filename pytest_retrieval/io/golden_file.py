@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..bulk import paused_gc
 from ..golden import GoldenFileError, GoldenQuery, Problem
 from .golden_check import check_file
 from .golden_jsonl import parse_jsonl
@@ -28,10 +29,11 @@ def load_golden_file(
     """
     shown = shown or str(path)
     text = read_text(path, shown)
-    if path.suffix.lower() == JSONL_SUFFIX:
-        data, found = parse_jsonl(text, shown)
-        return check_file(data, shown, max_grade, found)
-    return check_file(parse_yaml(text, shown), shown, max_grade)
+    with paused_gc():
+        if path.suffix.lower() == JSONL_SUFFIX:
+            data, found = parse_jsonl(text, shown)
+            return check_file(data, shown, max_grade, found)
+        return check_file(parse_yaml(text, shown), shown, max_grade)
 
 
 def read_text(path: Path, shown: str) -> str:

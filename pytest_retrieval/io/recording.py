@@ -20,11 +20,12 @@ import contextlib
 import json
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from ..bulk import paused_gc
 from ..golden import Problem
 from .common import FormatError, ProblemLog
 
@@ -176,6 +177,17 @@ def read_recording(path: Path, shown: str | None = None) -> Recording:
     except (OSError, UnicodeDecodeError) as exc:
         raise FormatError([Problem(log.shown, 0, f"cannot read the recording: {exc}")]) from None
     settings = _header(lines[0], log)
+    with paused_gc():
+        entries, footer = _entries(lines, log)
+    log.raise_if_any()
+    golden = str(footer.get("golden", ""))
+    return Recording(entries, bool(footer.get("complete", False)), settings, golden)
+
+
+def _entries(
+    lines: Sequence[str], log: ProblemLog
+) -> tuple[dict[str, dict[str, Recorded]], Mapping[str, object]]:
+    """The recorded results of each configuration, and the footer line (if any)."""
     entries: dict[str, dict[str, Recorded]] = {}
     footer: Mapping[str, object] = {}
     for number, line in enumerate(lines[1:], start=2):
@@ -192,6 +204,4 @@ def read_recording(path: Path, shown: str | None = None) -> Recording:
         entry = _entry(data, log, number) if isinstance(data, dict) else None
         if entry is not None:
             entries.setdefault(entry.configuration, {})[entry.id] = entry
-    log.raise_if_any()
-    golden = str(footer.get("golden", ""))
-    return Recording(entries, bool(footer.get("complete", False)), settings, golden)
+    return entries, footer

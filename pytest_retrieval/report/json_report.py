@@ -3,8 +3,9 @@ summary and every query, comparisons, groups, warnings and the gate."""
 
 from __future__ import annotations
 
-import json
+from collections.abc import Iterator
 
+from ..io.json_stream import Streamed, chunks
 from ..model import REPORT_FIELDS
 from .run_report import RunReport
 
@@ -12,49 +13,49 @@ FORMAT = "pytest-retrieval-report"
 VERSION = 1
 
 
-def _configurations(report: RunReport) -> dict[str, object]:
-    out: dict[str, object] = {}
-    for name in report.evaluation.summaries:
-        records = report.results.view(name).records
-        block: dict[str, object] = {"retriever": dict(report.retrievers.get(name, {}))}
-        block["summary"] = report.evaluation.summary_dict(name)
+def _configuration(report: RunReport, name: str) -> Streamed:
+    def members() -> Iterator[tuple[str, object]]:
+        yield "retriever", dict(report.retrievers.get(name, {}))
+        yield "summary", report.evaluation.summary_dict(name)
         latency = report.evaluation.latency.get(name)
         if latency is not None:
-            block["latency"] = latency.as_dict()
-        block["queries"] = {r.id: r.to_dict(REPORT_FIELDS) for r in records}
-        out[name] = block
-    return out
+            yield "latency", latency.as_dict()
+        records = report.results.view(name).records
+        yield "queries", Streamed(lambda: ((r.id, r.to_dict(REPORT_FIELDS)) for r in records))
+
+    return Streamed(members)
 
 
-def build_report(report: RunReport) -> dict[str, object]:
-    """The JSON report as plain data."""
+def _members(report: RunReport) -> Iterator[tuple[str, object]]:
     evaluation = report.evaluation
-    data: dict[str, object] = {
-        "format": FORMAT,
-        "version": VERSION,
-        "complete": report.incomplete is None,
-        "settings": report.settings.as_dict(),
-        "golden": report.golden.as_dict(),
-        "configurations": _configurations(report),
-    }
+    yield "format", FORMAT
+    yield "version", VERSION
+    yield "complete", report.incomplete is None
+    yield "settings", report.settings.as_dict()
+    yield "golden", report.golden.as_dict()
+    names = list(evaluation.summaries)
+    yield "configurations", Streamed(lambda: ((n, _configuration(report, n)) for n in names))
     if evaluation.comparisons is not None:
-        data["comparisons"] = evaluation.comparisons.as_dict()
+        yield "comparisons", evaluation.comparisons.as_dict()
     if evaluation.groups:
-        data["groups"] = {
-            title: {
-                configuration: {name: s.as_dict() for name, s in rows.items()}
-                for configuration, rows in table.items()
-            }
-            for title, table in evaluation.groups.items()
-        }
-    data["warnings"] = [str(w) for w in evaluation.warnings]
+        yield (
+            "groups",
+            {
+                title: {
+                    configuration: {name: s.as_dict() for name, s in rows.items()}
+                    for configuration, rows in table.items()
+                }
+                for title, table in evaluation.groups.items()
+            },
+        )
+    yield "warnings", [str(w) for w in evaluation.warnings]
     if report.gate is not None:
-        data["gate"] = report.gate.as_dict()
+        yield "gate", report.gate.as_dict()
     if report.incomplete is not None:
-        data["incomplete"] = report.incomplete
-    return data
+        yield "incomplete", report.incomplete
 
 
-def json_report(report: RunReport) -> str:
-    """The JSON report's text."""
-    return json.dumps(build_report(report), indent=2, ensure_ascii=False) + "\n"
+def json_report(report: RunReport) -> Iterator[str]:
+    """The JSON report's text, in pieces (one query's record at a time)."""
+    yield from chunks(Streamed(lambda: _members(report)))
+    yield "\n"

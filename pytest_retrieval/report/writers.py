@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from ..io.atomic import write_atomic
@@ -12,28 +12,36 @@ from .json_report import json_report
 from .markdown import markdown_report
 from .run_report import RunReport
 
-Writer = Callable[[RunReport], str]
+Writer = Callable[[RunReport], str | Iterable[str]]
 WRITERS: dict[str, Writer] = {".json": json_report, ".md": markdown_report, ".html": html_report}
 assert tuple(WRITERS) == REPORT_SUFFIXES, "a writer for every report suffix the settings accept"
+
+
+def _copy(path: Path) -> Iterator[str]:
+    with path.open(encoding="utf-8", newline="") as handle:
+        while piece := handle.read(1 << 20):
+            yield piece
 
 
 def write_reports(paths: Sequence[Path], report: RunReport) -> tuple[list[Path], list[str]]:
     """Write each requested report atomically, by suffix; a failure does not stop the others.
 
-    Each format is rendered once however many paths ask for it. Returns the paths
-    written and one message per path that could not be written.
+    Each format is rendered once however many paths ask for it (a second path of a
+    format is a copy of the first one written); a writer may give its text in pieces,
+    which go to the file as they come. Returns the paths written and one message per
+    path that could not be written.
     """
-    texts: dict[str, str] = {}
+    first: dict[str, Path] = {}
     written: list[Path] = []
     failed: list[str] = []
     for path in paths:
         suffix = path.suffix.lower()
-        if suffix not in texts:
-            texts[suffix] = WRITERS[suffix](report)
         try:
-            write_atomic(path, texts[suffix])
+            done = first.get(suffix)
+            write_atomic(path, _copy(done) if done else WRITERS[suffix](report))
         except OSError as exc:
             failed.append(f"retrieval report NOT written: {path}: {exc.strerror or exc}")
         else:
             written.append(path)
+            first.setdefault(suffix, path)
     return written, failed

@@ -1,0 +1,43 @@
+"""JSON text written piece by piece, so a large report is never held whole in memory.
+
+Pure. :func:`chunks` gives the text ``json.dumps(value, indent=2, ensure_ascii=False)``
+would give, in pieces; a :class:`Streamed` object stands for a JSON object whose
+members are made only as they are written (the per-query records of a report), so
+neither the encoded text nor the plain data of every query exists at once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+INDENT = "  "
+
+
+@dataclass(frozen=True)
+class Streamed:
+    """A JSON object whose (key, value) members come from ``members()`` as it is written;
+    a value may itself be Streamed."""
+
+    members: Callable[[], Iterable[tuple[str, object]]]
+
+
+def _dumps(value: object) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def chunks(value: object, depth: int = 0) -> Iterator[str]:
+    """The indented JSON text of ``value`` (at nesting ``depth``), in pieces."""
+    if not isinstance(value, Streamed):
+        text = _dumps(value)
+        # a JSON text holds no raw newline inside a string: every newline is indentation
+        yield text.replace("\n", "\n" + INDENT * depth) if depth else text
+        return
+    inner = "\n" + INDENT * (depth + 1)
+    opening = "{" + inner
+    for key, member in value.members():
+        yield opening + _dumps(key) + ": "
+        yield from chunks(member, depth + 1)
+        opening = "," + inner
+    yield "{}" if opening.startswith("{") else "\n" + INDENT * depth + "}"
