@@ -54,6 +54,42 @@ def test_without_the_flag_a_golden_file_on_the_command_line_is_not_collected(
     assert e2e_collected_ids(folder) == []
 
 
+PER_TEST_HOOKS = """
+import pytest
+
+HOOKS = ("pytest_runtest_setup", "pytest_runtest_call", "pytest_runtest_teardown",
+         "pytest_runtest_makereport", "pytest_runtest_logreport")
+
+
+def ours(impl):
+    module = getattr(impl.plugin, "__name__", None) or type(impl.plugin).__module__
+    return module.startswith("pytest_retrieval")
+
+
+def test_hooks(pytestconfig):
+    found = [name for name in HOOKS
+             for impl in getattr(pytestconfig.pluginmanager.hook, name).get_hookimpls()
+             if ours(impl)]
+    print("RETRIEVAL HOOKS:", sorted(set(found)))
+"""
+
+
+@pytest.mark.parametrize("flag", [False, True])
+def test_without_the_flag_no_hook_of_the_plugin_runs_around_a_test(
+    pytester: pytest.Pytester, e2e_project: Path, flag: bool
+) -> None:
+    """A plain suite pays nothing per test for the plugin being installed."""
+    e2e_write(pytester, "test_plain.py", PER_TEST_HOOKS)
+    args = ["test_plain.py", "-s", "-p", "no:randomly"]
+    result = e2e_run(pytester, *args, *(["--retrieval-eval"] if flag else []))
+    expected = (
+        "['pytest_runtest_logreport', 'pytest_runtest_makereport', 'pytest_runtest_setup']"
+        if flag
+        else "[]"
+    )
+    assert f"RETRIEVAL HOOKS: {expected}\n" in result.stdout.str()
+
+
 def test_the_flag_with_golden_files_missing_is_a_usage_error(pytester: pytest.Pytester) -> None:
     pytester.makefile(".ini", pytest="[pytest]\nretrieval_golden = golden\n")
     result = e2e_run(pytester, "--retrieval-eval")

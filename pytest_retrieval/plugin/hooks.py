@@ -50,6 +50,7 @@ from .result_keys import stash_result_keys
 from .session import RetrievalSession
 
 SESSION_PLUGIN = "retrieval-session"
+ITEM_HOOKS_PLUGIN = "retrieval-items"
 _OPTION_DEFAULTS: dict[str, object] = {"store": None, "append": [], "store_true": False}
 
 
@@ -151,6 +152,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not _enabled(config):
         _refuse_options_without_eval(config)
         return
+    config.pluginmanager.register(GoldenItemHooks(), ITEM_HOOKS_PLUGIN)
     install_custom_metrics(config)  # before any metric name is read
     stash_result_keys(config)
     run = _parse(config)
@@ -247,38 +249,41 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     return GoldenFile.from_parent(parent, path=file_path)
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_setup(item: pytest.Item) -> None:
-    golden = golden_of(item)
-    if golden is None:
-        return
-    configuration, _ = item_configuration(item)
-    categories = sorted({q.category for q in golden.queries})
-    item.user_properties.extend(
-        [("configuration", configuration), ("category", " ".join(categories))]
-    )
+class GoldenItemHooks:
+    """The per-item hooks, registered only with ``--retrieval-eval``: without it the
+    plugin adds nothing to any test's setup or reports."""
 
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        golden = golden_of(item)
+        if golden is None:
+            return
+        configuration, _ = item_configuration(item)
+        categories = sorted({q.category for q in golden.queries})
+        item.user_properties.extend(
+            [("configuration", configuration), ("category", " ".join(categories))]
+        )
 
-@pytest.hookimpl(wrapper=True, tryfirst=True)
-def pytest_runtest_makereport(
-    item: pytest.Item, call: pytest.CallInfo[None]
-) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    report = yield
-    golden = golden_of(item)
-    if golden is None:
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        report = yield
+        golden = golden_of(item)
+        if golden is None:
+            return report
+        if call.when == "teardown" or (call.when == "setup" and report.passed):
+            return report
+        records = item.stash.get(RECORDS_KEY, None) if call.when == "call" else None
+        if records is None:  # skipped, or stopped in setup or before scoring
+            settings = item.config.stash[SETTINGS_KEY].settings
+            records = records_without_scoring(item, golden.queries, report, call, settings)
+        if hasattr(item.config, "workerinput"):  # what crosses to the controller is plain data
+            report.retrieval = [r.to_row() for r in records]  # type: ignore[attr-defined]
+        else:  # the report stays plain data (for report-log plugins); the records wait here
+            item.config.stash.setdefault(OUTBOX_KEY, {})[report.nodeid] = records
+            report.retrieval = len(records)  # type: ignore[attr-defined]
+        recorded = item.stash.get(RECORDED_KEY, None) if call.when == "call" else None
+        if recorded:
+            report.retrieval_recorded = recorded  # type: ignore[attr-defined]
         return report
-    if call.when == "teardown" or (call.when == "setup" and report.passed):
-        return report
-    records = item.stash.get(RECORDS_KEY, None) if call.when == "call" else None
-    if records is None:  # skipped, or stopped in setup or before scoring
-        settings = item.config.stash[SETTINGS_KEY].settings
-        records = records_without_scoring(item, golden.queries, report, call, settings)
-    if hasattr(item.config, "workerinput"):  # what crosses to the controller is plain data
-        report.retrieval = [r.to_row() for r in records]  # type: ignore[attr-defined]
-    else:  # the report stays plain data (for report-log plugins); the records wait here
-        item.config.stash.setdefault(OUTBOX_KEY, {})[report.nodeid] = records
-        report.retrieval = len(records)  # type: ignore[attr-defined]
-    recorded = item.stash.get(RECORDED_KEY, None) if call.when == "call" else None
-    if recorded:
-        report.retrieval_recorded = recorded  # type: ignore[attr-defined]
-    return report
