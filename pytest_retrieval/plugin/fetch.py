@@ -10,7 +10,7 @@ items: the ones xdist has already handed it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import pytest
 
@@ -22,6 +22,7 @@ from ..settings import CallSettings
 from .nodes import golden_queries_of, item_configuration
 
 SCAN = 20  # items looked at ahead per query wanted in a chunk
+PROGRESS_STEP = 8  # a per-query retriever's queries between progress updates
 
 
 class Fetcher:
@@ -62,18 +63,24 @@ class Fetcher:
         return self._ahead.pop(key)
 
     def answers(
-        self, queries: Sequence[GoldenQuery], configuration: str, retriever: object
+        self,
+        queries: Sequence[GoldenQuery],
+        configuration: str,
+        retriever: object,
+        progress: Callable[[int], None] = lambda done: None,
     ) -> list[Answer]:
-        """The answers to every query of a coarse item, fetched chunk by chunk."""
+        """The answers to every query of a coarse item, fetched chunk by chunk
+        (``progress`` is told how many are answered after each chunk)."""
         if self.replay is not None:
             replay = self.replay
             return [replay.answer(configuration, q) for q in queries]
         calls = self.calls(retriever)
-        size = calls.chunk_size() if calls.protocol.prefetches else len(queries) or 1
+        size = calls.chunk_size() if calls.protocol.prefetches else PROGRESS_STEP
         answers: list[Answer] = []
         for start in range(0, len(queries), size):
             chunk = queries[start : start + size]
             answers += calls.many([RetrievalQuery.of(q) for q in chunk], [q.id for q in chunk])
+            progress(len(answers))
         return answers
 
     def again(self, query: GoldenQuery, retriever: object) -> Answer:

@@ -27,6 +27,7 @@ from .fetch import FETCHER_KEY
 from .gathered import note_retriever
 from .keys import RECORDED_KEY, RECORDS_KEY, SETTINGS_KEY
 from .nodes import item_configuration
+from .progress import Progress
 from .result_keys import result_key
 
 
@@ -243,10 +244,13 @@ def run_queries(
     if fetcher.replay is None:
         note_retriever(request.config, scorer.configuration, retriever)
     asked = [q for q in queries if q.skip is None]
+    progress = Progress(request.config, scorer.configuration, len(asked))
     try:
-        answers = fetcher.answers(asked, scorer.configuration, retriever)
+        answers = fetcher.answers(asked, scorer.configuration, retriever, progress.update)
     except ProtocolError as exc:
         answers = [Answer(error=str(exc)) for _ in asked]
+    finally:
+        progress.clear()
     by_id = dict(zip((q.id for q in asked), answers, strict=True))
     for query in queries:
         _score_in_coarse(scorer, query, by_id.get(query.id), retriever)
