@@ -1013,3 +1013,38 @@ def test_a_broken_baseline_file_is_refused(case: str) -> None:
 def test_the_untampered_baseline_reads_back() -> None:
     parsed = parse_baseline(BASELINE, "golden/baseline.json")
     assert sorted(parsed.configurations["fused"]) == ["a", "b"]
+
+
+# --------------------------------------------------------------------------- JSON lines nested too deeply
+
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+def test_json_lines_nested_too_deeply_are_named_not_raised(tmp_path: Path) -> None:
+    """Recordings, history logs and BEIR files: a line past the JSON parser's recursion
+    limit is a problem at its line, as any line that is not JSON (not a RecursionError)."""
+    from pytest_retrieval.io.beir import _json_objects
+    from pytest_retrieval.io.common import FormatError, ProblemLog
+    from pytest_retrieval.io.history_file import parse_log
+    from pytest_retrieval.io.recording import read_recording
+
+    recording = tmp_path / "run.jsonl"
+    header = '{"format": "pytest-retrieval recording", "version": 1, "settings": {}}'
+    recording.write_text(f"{header}\n{DEEP}\n", encoding="utf-8")
+    with pytest.raises(FormatError) as raised:
+        read_recording(recording, "run.jsonl")
+    assert str(raised.value) == (
+        "run.jsonl:2: not JSON (values nested too deeply); the recording is damaged: record again"
+    )
+    log = parse_log(f"{DEEP}\n".encode())
+    assert [p.message for p in log.problems] == [
+        "line 1 is not valid JSON (values nested too deeply: line 1 column 1 (char 0)): skipped"
+    ]
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(f'{{"_id": "d1"}}\n{DEEP}\n', encoding="utf-8")
+    problems = ProblemLog("corpus.jsonl")
+    assert [line for line, _ in _json_objects(corpus, problems)] == [1]
+    assert [str(p) for p in problems.problems] == [
+        "corpus.jsonl:2: not valid JSON: values nested too deeply: line 1 column 1 (char 0); "
+        "write one JSON object per line"
+    ]

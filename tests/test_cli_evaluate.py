@@ -196,6 +196,7 @@ def test_evaluate_input_errors_exit_2(tmp_path):
         ("[]", "not a pytest-retrieval JSON report"),
         ('{"format": "pytest-retrieval-report", "version": 2}', "report version 2"),
         ("{", "r.json:1: not valid JSON"),
+        ("[" * 100_000 + "]" * 100_000, "r.json: nested too deeply to be a JSON report"),
         (
             json.dumps(
                 {

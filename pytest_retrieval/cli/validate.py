@@ -4,11 +4,10 @@ users trip on (:mod:`pytest_retrieval.lint`). Exit 1 on any finding: fit for pre
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from ..golden import GoldenFileError, Problem
-from ..io.common import FormatError
+from ..io.common import FormatError, loads_json
 from ..io.corpus import read_corpus
 from ..io.golden_yaml import parse_yaml
 from ..lint import CHECKS, Finding, TagsAsText, lint, query_tags, tags_as_text
@@ -72,7 +71,7 @@ def _tags(ctx: Context, path: Path) -> list[TagsAsText]:
     found: list[TagsAsText] = []
     for number, line in enumerate(text.splitlines(), start=1):
         try:
-            hit = query_tags(shown, json.loads(line), number) if line.strip() else None
+            hit = query_tags(shown, loads_json(line), number) if line.strip() else None
         except ValueError:
             continue
         if hit is not None:

@@ -20,7 +20,6 @@ an error.
 from __future__ import annotations
 
 import difflib
-import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from .common import (
     ProblemLog,
     category_problem,
     golden_id_problem,
+    loads_json,
     read_lines,
 )
 
@@ -88,7 +88,7 @@ def _json_objects(path: Path, log: ProblemLog) -> Iterator[tuple[int, _JsonObjec
         if not text.strip():
             continue
         try:
-            value = json.loads(text, object_pairs_hook=_object, parse_constant=_no_constant)
+            value = loads_json(text, object_pairs_hook=_object, parse_constant=_no_constant)
         except ValueError as exc:
             log.add(line, f"not valid JSON: {exc}; write one JSON object per line")
             continue

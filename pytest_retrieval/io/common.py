@@ -8,6 +8,7 @@ every problem of a file before it raises, so one pass names them all.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Generator, Sequence
 from pathlib import Path
@@ -22,6 +23,15 @@ MAX_KEPT = 1000  # problems kept per file (a corrupt corpus could have millions)
 # trec_eval splits fields with C's isspace() in the C locale: ASCII whitespace only,
 # so a no-break space inside an id stays part of the id.
 _ASCII_SPACE = re.compile(r"[ \t\n\r\f\v]+")
+
+
+def loads_json(text: str, **options: object) -> object:
+    """``json.loads``, with values nested past what the parser can recurse through
+    reported as a :class:`json.JSONDecodeError` (a ``RecursionError`` otherwise)."""
+    try:
+        return json.loads(text, **options)  # type: ignore[arg-type]
+    except RecursionError:
+        raise json.JSONDecodeError("values nested too deeply", text, 0) from None
 
 
 class FormatError(ValueError):

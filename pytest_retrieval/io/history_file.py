@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..history import LogEntry, LogEntryError, entry_from
+from .common import loads_json
 
 try:  # POSIX; elsewhere appends are not locked (one writer at a time is the user's duty)
     import fcntl
@@ -68,7 +69,7 @@ def _tail_start(fd: int, size: int) -> int:
 
 def _readable(data: bytes) -> bool:
     try:
-        json.loads(data.decode("utf-8"))
+        loads_json(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError):
         return False
     return True
@@ -129,7 +130,7 @@ def parse_log(data: bytes) -> LogRead:
         if not raw.strip():
             continue
         try:
-            read.entries.append(entry_from(json.loads(raw.decode("utf-8"))))
+            read.entries.append(entry_from(loads_json(raw.decode("utf-8"))))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             if number == last:
                 message = (

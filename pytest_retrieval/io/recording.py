@@ -27,7 +27,7 @@ from typing import IO
 
 from ..bulk import paused_gc
 from ..golden import Problem
-from .common import FormatError, ProblemLog
+from .common import FormatError, ProblemLog, loads_json
 
 FORMAT = "pytest-retrieval recording"
 VERSION = 1
@@ -156,12 +156,13 @@ def _entry(data: Mapping[str, object], log: ProblemLog, number: int) -> Recorded
 
 def _header(line: str, log: ProblemLog) -> Mapping[str, object]:
     try:
-        header = json.loads(line)
+        header = loads_json(line)
     except json.JSONDecodeError:
         header = None
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         log.add(1, f"not a recording: the first line is not a '{FORMAT}' header")
         log.raise_if_any()
+    assert isinstance(header, dict)  # raise_if_any raised otherwise
     if header.get("version") != VERSION:
         log.add(1, f"recording version {header.get('version')!r}; this plugin reads {VERSION}")
         log.raise_if_any()
@@ -194,7 +195,7 @@ def _entries(
         if not line.strip():
             continue
         try:
-            data = json.loads(line)
+            data = loads_json(line)
         except json.JSONDecodeError as exc:
             log.add(number, f"not JSON ({exc.msg}); the recording is damaged: record again")
             continue

@@ -76,6 +76,8 @@ def _load(text: str, shown: str) -> dict[str, object]:
         raise ReportError(
             f"{shown}:{exc.lineno}: not valid JSON (column {exc.colno}: {exc.msg})"
         ) from None
+    except RecursionError:
+        raise ReportError(f"{shown}: nested too deeply to be a JSON report") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ReportError(
             f'{shown}: not a pytest-retrieval JSON report (no "format": "{FORMAT}"); write one '
