@@ -54,6 +54,22 @@ def words(raw: Raw) -> list[str]:
     return [w for item in raw for w in str(item).replace(",", " ").split()]
 
 
+_ASSIGNED_DECIMAL_COMMA = re.compile(r"=[+-]?\d+,\d")
+
+
+def assignments(key: str, raw: Raw) -> list[str]:
+    """The ``name=value`` words of a raw value, as :func:`words`; a value written with a
+    decimal comma (``p95=1,5s``) is refused rather than split in two."""
+    given = [] if raw is None or isinstance(raw, bool) else [raw] if isinstance(raw, str) else raw
+    for text in map(str, given):
+        for word in text.split():
+            if _ASSIGNED_DECIMAL_COMMA.search(word):
+                raise SettingsError(
+                    f"{key}: '{word}' has a decimal comma; write a point: {word.replace(',', '.')}"
+                )
+    return words(raw)
+
+
 def _text(raw: Raw) -> str:
     if raw is None or isinstance(raw, bool):
         return ""
@@ -290,7 +306,7 @@ def _duration(key: str, word: str, text: str) -> float:
 
 def _latency_budget(key: str, raw: Raw) -> tuple[LatencyLimit, ...]:
     limits: dict[tuple[str | None, str], LatencyLimit] = {}
-    for word in words(raw):
+    for word in assignments(key, raw):
         target, _, value = word.partition("=")
         configuration, _, statistic = target.rpartition(":")
         if statistic not in LATENCY_STATISTICS or not value:
@@ -318,7 +334,7 @@ def _alpha(key: str, raw: Raw) -> float:
 
 def _weights(key: str, raw: Raw) -> dict[str, float]:
     weights: dict[str, float] = {}
-    for word in words(raw):
+    for word in assignments(key, raw):
         name, sep, value = word.rpartition("=")
         try:
             weight = float(value)

@@ -739,6 +739,42 @@ SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
         {"retrieval_weights": "a=-1"},
         "retrieval_weights: 'a=-1' is not category=weight (e.g. exact-name=0.4)",
     ),
+    "weights-decimal-comma": (
+        {"retrieval_weights": "paraphrase=0,5 lexical=0.5"},
+        "retrieval_weights: 'paraphrase=0,5' has a decimal comma; write a point: paraphrase=0.5",
+    ),
+    "latency-decimal-comma": (
+        {"retrieval_latency_budget": "p95=1,5s max=2s"},
+        "retrieval_latency_budget: 'p95=1,5s' has a decimal comma; write a point: p95=1.5s",
+    ),
+    "latency-unknown-statistic": (
+        {"retrieval_latency_budget": "p42=1s"},
+        "retrieval_latency_budget: 'p42=1s' is not statistic=duration (statistics: p50, p90, p95, p99, max, mean; e.g. p95=200ms max=2s dense:p95=300ms)",
+    ),
+    "latency-no-unit": (
+        {"retrieval_latency_budget": "p95=200"},
+        "retrieval_latency_budget: 'p95=200' needs a duration with its unit (200ms, 2s)",
+    ),
+    "latency-zero": (
+        {"retrieval_latency_budget": "p95=0ms"},
+        "retrieval_latency_budget: 'p95=0ms' must be a positive duration",
+    ),
+    "latency-twice": (
+        {"retrieval_latency_budget": "p95=1s p95=2s"},
+        "retrieval_latency_budget: p95 is given twice; keep one",
+    ),
+    "items-shard-zero": (
+        {"retrieval_items": "shard:0"},
+        "retrieval_items must be query, category or shard:N (e.g. shard:1000), got 'shard:0'",
+    ),
+    "timeout-nan": (
+        {"retrieval_timeout": "nan"},
+        "retrieval_timeout must be a number of seconds >= 0, got 'nan'",
+    ),
+    "batch-size-zero": (
+        {"retrieval_batch_size": "0"},
+        "retrieval_batch_size must be an integer in 1..100000, got 0",
+    ),
     "weights-colon": (
         {"retrieval_weights": "a:1"},
         "retrieval_weights: 'a:1' is not category=weight (e.g. exact-name=0.4)",
