@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -105,21 +106,21 @@ def _results(returned: Any) -> list[Any]:
     return list(returned)
 
 
+_FIRST, _SECOND = operator.itemgetter(0), operator.itemgetter(1)
+
+
 def _plain_ids(results: list[Any]) -> list[str] | None:
-    """The ids when every result is a str or a (str, float) pair, the common answers (read
-    fast); None otherwise, for :func:`_result_id` to read each result."""
-    ids: list[str] = []
-    append = ids.append
-    for result in results:
-        kind = type(result)
-        if kind is str:
-            append(result)
-        elif kind is tuple and len(result) == 2 and type(result[0]) is str:
-            if type(result[1]) is not float:
-                return None
-            append(result[0])
-        else:
-            return None
+    """The ids when every result is a str or every one a (str, float) pair, the common
+    answers (read with whole-list operations, no step per result in Python); None
+    otherwise, for :func:`_result_id` to read each result."""
+    kinds = set(map(type, results))
+    if kinds == {str}:
+        return list(results)
+    if kinds != {tuple} or set(map(len, results)) != {2}:
+        return None
+    ids = list(map(_FIRST, results))
+    if set(map(type, ids)) != {str} or set(map(type, map(_SECOND, results))) != {float}:
+        return None
     return ids
 
 

@@ -7,7 +7,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_retrieval.io.json_stream import Streamed, chunks
+from pytest_retrieval.io.json_stream import Compact, Streamed, chunks
 
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
 VALUES = st.recursive(
@@ -56,3 +56,11 @@ def test_members_are_made_only_as_they_are_written() -> None:
     assert next(pieces) == '{\n  "a": ' and made == ["a"]
     assert "".join(pieces) == '{\n    "value": "a"\n  },\n  "b": {\n    "value": "b"\n  }\n}'
     assert "".join(chunks(Streamed(lambda: iter(())))) == "{}"
+
+
+@given(VALUES)
+def test_a_compact_value_is_one_line_of_json(value: object) -> None:
+    text = "".join(chunks(Streamed(lambda: iter([("q1", Compact(value))]))))
+    head = '{\n  "q1": '
+    assert text == head + json.dumps(value, ensure_ascii=False) + "\n}"
+    assert json.loads(text) == {"q1": value}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -210,3 +211,27 @@ def test_the_one_pass_evaluation_equals_the_reference_functions_to_the_bit(
         ):
             continue
         assert values[metric.name] == reference, metric.name
+
+
+RESULT = st.one_of(
+    st.text(min_size=1, max_size=3),
+    st.tuples(st.text(min_size=1, max_size=3), st.floats(allow_nan=False, allow_infinity=False)),
+    st.tuples(st.text(min_size=1, max_size=3), st.integers(-5, 5)),
+    st.integers(0, 99),
+    st.fixed_dictionaries({"id": st.text(min_size=1, max_size=3)}),
+)
+
+
+@given(st.lists(RESULT, max_size=12))
+def test_the_fast_reading_of_plain_ids_equals_reading_each_result(results: list[object]) -> None:
+    """Whole-list reading of ids (all str, or all (str, float) pairs) gives what reading
+    every result on its own gives, and leaves every other shape to that reading."""
+    from pytest_retrieval.shapes import _result_id, ranked_ids
+
+    try:
+        expected = [_result_id(r, rank) for rank, r in enumerate(results, start=1)]
+    except TypeError:  # a shape refused: the fast path must refuse it too
+        with pytest.raises(TypeError):
+            ranked_ids(results)
+        return
+    assert ranked_ids(results) == expected

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..io.json_stream import Streamed, chunks
+from ..io.json_stream import Compact, Streamed, chunks
 from ..model import REPORT_FIELDS
 from .run_report import RunReport
 
@@ -21,7 +21,10 @@ def _configuration(report: RunReport, name: str) -> Streamed:
         if latency is not None:
             yield "latency", latency.as_dict()
         records = report.results.view(name).records
-        yield "queries", Streamed(lambda: ((r.id, r.to_dict(REPORT_FIELDS)) for r in records))
+        yield (
+            "queries",
+            Streamed(lambda: ((r.id, Compact(r.to_dict(REPORT_FIELDS))) for r in records)),
+        )
 
     return Streamed(members)
 
@@ -56,6 +59,6 @@ def _members(report: RunReport) -> Iterator[tuple[str, object]]:
 
 
 def json_report(report: RunReport) -> Iterator[str]:
-    """The JSON report's text, in pieces (one query's record at a time)."""
+    """The JSON report's text, in pieces: indented, each query's record on one line."""
     yield from chunks(Streamed(lambda: _members(report)))
     yield "\n"
