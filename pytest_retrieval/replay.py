@@ -57,7 +57,8 @@ class Replay:
         latency = None if found.latency_ms is None else found.latency_ms / 1000
         if found.error is not None:
             return Answer(error=f"recorded: {found.error}", latency=latency or 0.0)
-        return Answer(list(found.results), latency=latency or 0.0, shared=found.shared)
+        results = list(map(tuple, found.results))  # plain (id, score) pairs, read fast
+        return Answer(results, latency=latency or 0.0, shared=found.shared)
 
 
 def _stale(found: Recorded, query: GoldenQuery) -> str:
@@ -74,7 +75,7 @@ def _from_trec(paths: Sequence[Path], shown: Sequence[str]) -> Replay:
     for path, name in zip(paths, shown, strict=True):
         for tag, run in read_run(path, shown=name).items():
             runs[(path.stem, tag)] = {
-                qid: Recorded(tag, qid, "", tuple((d.doc, d.score) for d in docs))
+                qid: Recorded(tag, qid, "", docs)  # ScoredDoc pairs are (id, score) already
                 for qid, docs in run.rankings.items()
             }
     tags = [tag for _, tag in runs]

@@ -182,6 +182,26 @@ def test_run_errors_name_file_line_query_and_fix(tmp_path, line, expected):
     assert message.startswith(expected), message
 
 
+def test_run_problems_are_named_in_line_order_with_the_first_line_of_a_repeat(tmp_path):
+    text = "q1 Q0 a 1 1.0 t\nq1 Q0 b 2 high t\nq1 Q0 b 3 0.5 t\nq1 Q0 a 4 0.2 t\nq1 Q0 b 5 0.1 t\n"
+    message = error_of(read_run, write(tmp_path, "r", text), shown="r")
+    assert message.splitlines() == [
+        "r:2: query 'q1': score 'high' of 'b' is not a finite number",
+        "r:4: query 'q1': document 'a' is retrieved twice in run 't' (first on line 1); keep "
+        "one line (trec_eval refuses duplicates too)",
+        "r:5: query 'q1': document 'b' is retrieved twice in run 't' (first on line 3); keep "
+        "one line (trec_eval refuses duplicates too)",
+    ]
+
+
+def test_run_fields_split_on_c_whitespace_only(tmp_path):
+    # tabs and runs of spaces separate fields; an information separator (which Python's
+    # str.split would take for white space) and a no-break space stay inside the id
+    text = "\ufeffq1\tQ0  a\x1cb 1 2.0\tt\nq1 Q0 c\u00a0d 2 1.0 t\n"  # a byte-order mark first
+    runs = read_run(write(tmp_path, "r", text))
+    assert runs["t"].ids() == {"q1": ["a\x1cb", "c\u00a0d"]}
+
+
 def test_empty_run_is_an_error(tmp_path):
     assert "holds no results" in error_of(read_run, write(tmp_path, "r", "\n# x\n"))
 

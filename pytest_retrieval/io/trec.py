@@ -27,22 +27,24 @@ from __future__ import annotations
 
 import contextlib
 import math
+import operator
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
+from ..bulk import paused_gc
 from ..golden import DEFAULT_CATEGORY, GoldenQuery, Problem
 from .atomic import write_atomic
 from .common import (
     FormatError,
     ProblemLog,
     category_problem,
+    data_fields,
     golden_id_problem,
     has_space,
     read_lines,
-    split_fields,
 )
 
 UNJUDGED_GRADE = -1
@@ -98,9 +100,8 @@ class Topic:
         raise ValueError(f"no topic field {field!r}; choose title, description or narrative")
 
 
-@dataclass(frozen=True)
-class ScoredDoc:
-    """One retrieved document and its score."""
+class ScoredDoc(NamedTuple):
+    """One retrieved document and its score (a pair: what a retriever returns too)."""
 
     doc: str
     score: float
@@ -138,10 +139,7 @@ def trec_order(docs: Iterable[ScoredDoc]) -> tuple[ScoredDoc, ...]:
 
 def _data_lines(path: Path, shown: str) -> Iterable[tuple[int, list[str]]]:
     """(line number, fields) of every line that holds data: blanks and # comments skipped."""
-    for number, text in read_lines(path, shown):
-        stripped = text.strip(" \t\f\v")
-        if stripped and not stripped.startswith("#"):
-            yield number, split_fields(stripped)
+    return data_fields(path, shown)
 
 
 @dataclass
@@ -246,23 +244,50 @@ class _RunBuilder:
     """Collects a run file's results line by line, per tag and query, recording every problem."""
 
     log: ProblemLog
-    docs: dict[str, dict[str, list[ScoredDoc]]] = field(default_factory=dict)
-    seen: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    docs: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
+    repeated: list[tuple[int, str, str, str]] = field(default_factory=list)  # line, tag, qid, doc
 
     def add(self, number: int, fields: list[str]) -> None:
         """Take one data line (its fields)."""
+        checked = self._plain(fields) or self._checked(number, fields)
+        if checked is None:
+            return
+        qid, doc, score, tag = checked
+        ranking = self.docs.setdefault(tag, {}).setdefault(qid, {})
+        if doc in ranking:
+            self.repeated.append((number, tag, qid, doc))
+            return
+        ranking[doc] = score
+
+    @staticmethod
+    def _plain(fields: list[str]) -> tuple[str, str, float, str] | None:
+        """(qid, doc, score, tag) of a line as nearly every line is (six or more fields, a
+        finite score, digits for the rank), read without a problem to name; else None."""
+        if len(fields) < 6:
+            return None
+        rank, score_text = fields[3], fields[4]
+        try:
+            score = float(score_text)
+        except ValueError:
+            return None
+        if score - score != 0.0 or not (rank.isascii() and rank.isdigit()):  # inf, nan
+            return None
+        return fields[0], fields[2], score, fields[5]
+
+    def _checked(self, number: int, fields: list[str]) -> tuple[str, str, float, str] | None:
+        """(qid, doc, score, tag) of a well-formed line; None (and a problem) otherwise."""
         if len(fields) < 6:
             self.log.add(
                 number,
                 f"expected 6 fields 'qid Q0 docno rank score tag', got {len(fields)}: "
                 f"{' '.join(fields)!r}; ids and tags cannot hold spaces",
             )
-            return
+            return None
         qid, _q0, doc, rank, score_text, tag = fields[:6]  # trec_eval ignores what follows
         score = _finite(score_text)
         if score is None:
             self.log.add(number, f"score {score_text!r} of '{doc}' is not a finite number", qid)
-            return
+            return None
         if not _INTEGER.fullmatch(rank):
             self.log.add(
                 number,
@@ -270,25 +295,46 @@ class _RunBuilder:
                 "'qid Q0 docno rank score tag'",
                 qid,
             )
+            return None
+        return qid, doc, score, tag
+
+    def name_repeats(self, path: Path) -> None:
+        """A problem for each document retrieved twice, naming the line it came first on
+        (found by reading the file again: only a faulty run pays for it)."""
+        if not self.repeated:
             return
-        key = (tag, qid, doc)
-        if key in self.seen:
+        wanted = {(tag, qid, doc) for _, tag, qid, doc in self.repeated}
+        first: dict[tuple[str, str, str], int] = {}
+        quiet = _RunBuilder(ProblemLog(self.log.shown))
+        for number, fields in _data_lines(path, self.log.shown):
+            checked = quiet._checked(number, fields)
+            if checked is not None:
+                qid, doc, _, tag = checked
+                if (tag, qid, doc) in wanted:
+                    first.setdefault((tag, qid, doc), number)
+        for number, tag, qid, doc in self.repeated:
             self.log.add(
                 number,
                 f"document '{doc}' is retrieved twice in run '{tag}' (first on line "
-                f"{self.seen[key]}); keep one line (trec_eval refuses duplicates too)",
+                f"{first[(tag, qid, doc)]}); keep one line (trec_eval refuses duplicates too)",
                 qid,
             )
-            return
-        self.seen[key] = number
-        self.docs.setdefault(tag, {}).setdefault(qid, []).append(ScoredDoc(doc, score))
+        self.log.problems.sort(key=lambda problem: problem.line)
 
     def result(self) -> dict[str, Run]:
         """Every run, each query's results in trec_eval's order."""
         return {
-            tag: Run(tag, {qid: trec_order(docs) for qid, docs in queries.items()})
+            tag: Run(tag, {qid: _ranked(docs) for qid, docs in queries.items()})
             for tag, queries in self.docs.items()
         }
+
+
+_SCORE_THEN_DOC = operator.itemgetter(1, 0)
+
+
+def _ranked(docs: dict[str, float]) -> tuple[ScoredDoc, ...]:
+    """trec_eval's order (score descending, ties by docno descending) of doc -> score."""
+    return tuple(map(ScoredDoc._make, sorted(docs.items(), key=_SCORE_THEN_DOC, reverse=True)))
 
 
 def _finite(text: str) -> float | None:
@@ -309,12 +355,14 @@ def read_run(path: Path, *, shown: str | None = None) -> dict[str, Run]:
     """
     log = ProblemLog(shown or str(path))
     builder = _RunBuilder(log)
-    for number, fields in _data_lines(path, log.shown):
-        builder.add(number, fields)
-    if not builder.docs and not log.problems:
-        log.add(0, "the file holds no results; a run line is 'qid Q0 docno rank score tag'")
-    log.raise_if_any()
-    return builder.result()
+    with paused_gc():  # millions of results, no cycles among them
+        for number, fields in _data_lines(path, log.shown):
+            builder.add(number, fields)
+        builder.name_repeats(path)
+        if not builder.docs and not log.problems:
+            log.add(0, "the file holds no results; a run line is 'qid Q0 docno rank score tag'")
+        log.raise_if_any()
+        return builder.result()
 
 
 # --------------------------------------------------------------------------- topics
