@@ -6,16 +6,17 @@ for one seed whatever order the reports arrived in.
 
 Cost control: a percentile bootstrap or a sampled randomization test costs
 ``resamples x n`` additions. Up to :data:`RESAMPLE_MAX_N` queries in a cell the
-plugin resamples; above it the bootstrap distribution of a mean and the
-sign-flip distribution of a paired mean difference are normal to well within
-Monte-Carlo error, and the plugin uses those normal limits (``method`` says which).
+plugin resamples (positions drawn a byte each, at C speed); above it the bootstrap
+distribution of a mean is its Edgeworth limit, the normal law with the skewness
+term of the mean (what a percentile bootstrap's interval is to order 1/n), and the
+sign-flip distribution of a paired mean difference, which is symmetric, is normal;
+``method`` says which was used.
 """
 
 from __future__ import annotations
 
 import math
 import random
-from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -24,7 +25,7 @@ IntervalMethod = Literal["bootstrap", "normal", "none", "empty"]
 TestMethod = Literal["exact", "sampled", "normal"]
 
 Z975 = 1.959963984540054  # the 97.5% quantile of the standard normal
-RESAMPLE_MAX_N = 500
+RESAMPLE_MAX_N = 256  # queries in a cell up to which it is resampled (a position per byte)
 EXACT_SIGN_FLIP_MAX = 14  # exact enumeration up to 2^14 sign patterns
 
 
@@ -83,6 +84,42 @@ class Interval:
         return None if self.method == "empty" else [self.lo, self.hi]
 
 
+def draw_positions(rng: random.Random, n: int, resamples: int) -> bytes:
+    """``resamples`` draws of n positions out of n (1 <= n <= 256), one after another.
+
+    Each position is a random byte below the largest multiple of n that fits in a
+    byte, taken modulo n: uniform exactly, and both steps (dropping the bytes above,
+    the modulo) are one ``bytes.translate`` at C speed.
+    """
+    if not 1 <= n <= 256:
+        raise ValueError(f"positions are drawn for 1..256 values, not {n}")
+    limit = 256 - 256 % n
+    table = bytes(b % n for b in range(256))
+    dropped = bytes(range(limit, 256))
+    need = resamples * n
+    drawn = bytearray()
+    while len(drawn) < need:
+        wanted = need - len(drawn)
+        drawn += rng.randbytes(wanted * 256 // limit + 16).translate(table, dropped)
+    return bytes(drawn[:need])
+
+
+def means_at(series: Sequence[Sequence[float]], drawn: bytes) -> list[list[float]]:
+    """Bootstrap means of aligned series (one length n) at drawn positions, n at a time."""
+    n = len(series[0])
+    starts = range(0, len(drawn), n)
+    if len(series) == 1:  # no rows to build: the sums straight from the positions
+        one = series[0].__getitem__
+        return [[sum(map(one, drawn[start : start + n])) / n for start in starts]]
+    pick = list(zip(*series, strict=True)).__getitem__
+    out: list[list[float]] = [[] for _ in series]
+    for start in starts:
+        sample = map(pick, drawn[start : start + n])
+        for means, column in zip(out, zip(*sample, strict=True), strict=True):
+            means.append(sum(column) / n)
+    return out
+
+
 def bootstrap_means(
     series: Sequence[Sequence[float]], resamples: int, rng: random.Random
 ) -> list[list[float]]:
@@ -90,17 +127,10 @@ def bootstrap_means(
 
     Sharing the resampled queries across series is what makes a bootstrap
     *paired*: the difference of two series' bootstrap means is the bootstrap of
-    their paired differences. Each resample draws n rows (one value per series)
-    with replacement; the transposition and the sums run at C speed.
+    their paired differences. Each resample draws n positions with replacement
+    (:func:`draw_positions`); the transposition and the sums run at C speed.
     """
-    n = len(series[0])
-    rows = list(zip(*series, strict=True))
-    out: list[list[float]] = [[] for _ in series]
-    for _ in range(resamples):
-        sample = rng.choices(rows, k=n)
-        for means, column in zip(out, zip(*sample, strict=True), strict=True):
-            means.append(sum(column) / n)
-    return out
+    return means_at(series, draw_positions(rng, len(series[0]), resamples))
 
 
 class Draws:
@@ -111,46 +141,30 @@ class Draws:
     summary's intervals, the paired differences between configurations, and the
     gate's differences with the baseline then cost one draw per category instead of
     one per row. The draws of a key come from ``rng_for(seed, "shared", key)`` and
-    are the ones :func:`bootstrap_means` would take from that generator. Indices
-    are kept (two bytes each) up to ``budget`` bytes in all; beyond it a draw is
-    made again when asked for, with the same result.
+    are the ones :func:`bootstrap_means` would take from that generator. Positions
+    are kept (a byte each) up to ``budget`` bytes in all; beyond it a draw is made
+    again when asked for, with the same result.
     """
 
     def __init__(self, seed: int, resamples: int, budget: int = 64 * 2**20) -> None:
         self.seed, self.resamples, self.budget = seed, resamples, budget
-        self._kept: dict[tuple[str, int], array[int]] = {}
+        self._kept: dict[tuple[str, int], bytes] = {}
         self._size = 0
 
-    def indices(self, key: str, n: int) -> array[int]:
+    def indices(self, key: str, n: int) -> bytes:
         """The ``resamples`` draws of n positions out of n, one after another."""
         found = self._kept.get((key, n))
         if found is not None:
             return found
-        rng = rng_for(self.seed, "shared", key)
-        positions = range(n)
-        drawn = array("H" if n <= 0xFFFF else "L")
-        for _ in range(self.resamples):
-            drawn.extend(rng.choices(positions, k=n))
-        if self._size + len(drawn) * drawn.itemsize <= self.budget:
+        drawn = draw_positions(rng_for(self.seed, "shared", key), n, self.resamples)
+        if self._size + len(drawn) <= self.budget:
             self._kept[(key, n)] = drawn
-            self._size += len(drawn) * drawn.itemsize
+            self._size += len(drawn)
         return drawn
 
     def means(self, key: str, series: Sequence[Sequence[float]]) -> list[list[float]]:
         """Bootstrap means of aligned series (one length n), from the key's draws."""
-        n = len(series[0])
-        drawn = self.indices(key, n)
-        starts = range(0, len(drawn), n)
-        if len(series) == 1:  # no rows to build: the sums straight from the positions
-            one = series[0].__getitem__
-            return [[sum(map(one, drawn[start : start + n])) / n for start in starts]]
-        pick = list(zip(*series, strict=True)).__getitem__
-        out: list[list[float]] = [[] for _ in series]
-        for start in starts:
-            sample = map(pick, drawn[start : start + n])
-            for means, column in zip(out, zip(*sample, strict=True), strict=True):
-                means.append(sum(column) / n)
-        return out
+        return means_at(series, self.indices(key, len(series[0])))
 
 
 def mean_interval(
@@ -159,7 +173,8 @@ def mean_interval(
     rng: random.Random,
     boot: Sequence[float] | None = None,
 ) -> Interval:
-    """95% interval of a mean: percentile bootstrap, or normal above RESAMPLE_MAX_N.
+    """95% interval of a mean: percentile bootstrap, or its Edgeworth (normal with the
+    skewness term) limit above RESAMPLE_MAX_N.
 
     ``boot`` passes bootstrap means already drawn (shared indices, see
     :func:`bootstrap_means`); otherwise they are drawn here from ``rng``.
@@ -175,9 +190,21 @@ def mean_interval(
         means = sorted(boot if boot is not None else bootstrap_means([values], resamples, rng)[0])
         return Interval(quantile(means, 0.025), quantile(means, 0.975), "bootstrap")
     m = _mean(values)
-    half = Z975 * _sd(values) / math.sqrt(n)
-    # a mean lies between the smallest and the largest value: the normal limit must too
-    return Interval(max(m - half, min(values)), min(m + half, max(values)), "normal")
+    spread = _sd(values) / math.sqrt(n)
+    # Edgeworth: the mean's skewness (the values' over sqrt n) moves both limits alike
+    shift = _skewness(values, m) / math.sqrt(n) / 6 * (Z975 * Z975 - 1)
+    lo, hi = m + spread * (shift - Z975), m + spread * (shift + Z975)
+    # a mean lies between the smallest and the largest value: the limits must too
+    return Interval(max(lo, min(values)), min(hi, max(values)), "normal")
+
+
+def _skewness(values: Sequence[float], m: float) -> float:
+    """The values' (population) skewness; 0 when they do not vary."""
+    second = math.fsum((v - m) ** 2 for v in values) / len(values)
+    if second <= 0:
+        return 0.0
+    third = math.fsum((v - m) ** 3 for v in values) / len(values)
+    return float(third / second**1.5)
 
 
 def use_resampling(n: int, resamples: int) -> bool:

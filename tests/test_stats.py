@@ -343,7 +343,7 @@ def test_rng_for_does_not_depend_on_pythonhashseed() -> None:
 
 def test_bootstrap_interval_agrees_with_the_normal_interval_for_symmetric_data() -> None:
     gen = np.random.default_rng(3)
-    values = [float(v) for v in gen.normal(0.6, 0.15, 400)]
+    values = [float(v) for v in gen.normal(0.6, 0.15, 250)]
     boot = mean_interval(values, 2000, rng_for(1, "sym"))
     assert boot.method == "bootstrap"
     m = statistics.fmean(values)
@@ -357,11 +357,10 @@ def test_mean_interval_normal_branch_above_resample_max_n() -> None:
     gen = np.random.default_rng(8)
     values = [float(v) for v in gen.uniform(0, 1, RESAMPLE_MAX_N + 1)]
     iv = mean_interval(values, 10_000, rng_for(1, "n"))
-    m = statistics.fmean(values)
-    half = Z * statistics.stdev(values) / math.sqrt(len(values))
+    lo, hi = edgeworth_reference(values)
     assert iv.method == "normal"
-    assert iv.lo == pytest.approx(m - half, rel=1e-6)
-    assert iv.hi == pytest.approx(m + half, rel=1e-6)
+    assert iv.lo == pytest.approx(lo, rel=1e-6)
+    assert iv.hi == pytest.approx(hi, rel=1e-6)
     # the normal branch draws nothing: any rng gives the same interval
     assert mean_interval(values, 10_000, rng_for(99, "other")) == iv
     at_limit = mean_interval(values[:RESAMPLE_MAX_N], 200, rng_for(1, "n"))
@@ -399,7 +398,7 @@ def test_shared_draws_are_the_draws_of_the_seeded_generator(count: int) -> None:
 
 
 def test_shared_draws_keep_indices_within_their_budget() -> None:
-    draws = Draws(1, 100, budget=2 * 100 * 50)  # room for one key's 100 draws of 50
+    draws = Draws(1, 100, budget=100 * 50)  # room for one key's 100 draws of 50 (a byte each)
     first = draws.indices("a", 50)
     assert len(first) == 100 * 50 and max(first) < 50
     assert draws.indices("a", 50) is first  # kept
@@ -447,17 +446,59 @@ def test_paired_test_counts_and_delta() -> None:
 def test_paired_test_normal_branch_above_resample_max_n() -> None:
     gen = np.random.default_rng(9)
     reference = [float(v) for v in gen.uniform(0, 1, RESAMPLE_MAX_N + 1)]
-    current = [
-        min(1.0, r + float(e)) for r, e in zip(reference, gen.normal(0.02, 0.1, 501), strict=True)
-    ]
+    noise = gen.normal(0.02, 0.1, len(reference))
+    current = [min(1.0, r + float(e)) for r, e in zip(reference, noise, strict=True)]
     test = paired_test(current, reference, 2000, rng_for(1, "big"))
     diffs = [c - r for c, r in zip(current, reference, strict=True)]
-    half = Z * statistics.stdev(diffs) / math.sqrt(len(diffs))
     assert test.method == "normal"
     assert test.ci.method == "normal"
-    assert (test.ci.lo, test.ci.hi) == pytest.approx(
-        (statistics.fmean(diffs) - half, statistics.fmean(diffs) + half), rel=1e-6
-    )
+    assert (test.ci.lo, test.ci.hi) == pytest.approx(edgeworth_reference(diffs), rel=1e-6)
+
+
+def edgeworth_reference(values: Sequence[float]) -> tuple[float, float]:
+    """The normal limits of a mean with the skewness term, from scipy's skewness."""
+    n = len(values)
+    m, se = statistics.fmean(values), statistics.stdev(values) / math.sqrt(n)
+    shift = float(sps.skew(values, bias=True)) / math.sqrt(n) / 6 * (Z * Z - 1)
+    return m + se * (shift - Z), m + se * (shift + Z)
+
+
+@pytest.mark.parametrize(
+    ("name", "levels", "weights"),
+    [
+        ("recall, mostly 1", [0.0, 1 / 3, 2 / 3, 1.0], [0.05, 0.05, 0.1, 0.8]),
+        ("mrr", [1.0, 0.5, 1 / 3, 0.25, 0.0], [0.55, 0.15, 0.07, 0.03, 0.2]),
+        ("rare hits", [0.0, 1.0], [0.85, 0.15]),
+    ],
+)
+def test_above_the_resampling_limit_the_interval_is_the_bootstrap_s(
+    name: str, levels: list[float], weights: list[float]
+) -> None:
+    """Just above RESAMPLE_MAX_N, skewed metric values: the limits are within a few
+    percent of the half-width of numpy's percentile bootstrap (40,000 resamples)."""
+    gen = np.random.default_rng(11)
+    values = [float(v) for v in gen.choice(levels, size=RESAMPLE_MAX_N + 44, p=weights)]
+    means = gen.choice(values, size=(40_000, len(values))).mean(axis=1)
+    lo, hi = np.percentile(means, [2.5, 97.5])
+    ours = mean_interval(values, 10_000, rng_for(1))
+    half = (hi - lo) / 2
+    assert ours.method == "normal"
+    assert abs(ours.lo - lo) < 0.06 * half and abs(ours.hi - hi) < 0.06 * half, (ours, lo, hi)
+
+
+def test_drawn_positions_are_uniform_and_follow_the_seed() -> None:
+    from pytest_retrieval.stats import draw_positions
+
+    drawn = draw_positions(rng_for(1, "u"), 3, 30_000)  # 256 % 3 = 1: byte 255 is dropped
+    assert len(drawn) == 90_000 and set(drawn) == {0, 1, 2}
+    counts = [drawn.count(i) for i in range(3)]
+    assert sps.chisquare(counts).pvalue > 0.001, counts
+    assert draw_positions(rng_for(1, "u"), 3, 30_000) == drawn
+    assert draw_positions(rng_for(2, "u"), 3, 30_000) != drawn
+    wide = draw_positions(rng_for(1, "w"), 256, 100)
+    assert len(wide) == 25_600 and len(set(wide)) == 256
+    with pytest.raises(ValueError, match=r"1\.\.256"):
+        draw_positions(rng_for(1), 257, 1)
 
 
 # --------------------------------------------------------------------------- settings
