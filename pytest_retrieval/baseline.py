@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from .bulk import with_paused_gc
 from .model import QueryRecord, Results
 from .retriever_metadata import Metadata
 from .settings import Settings
@@ -115,6 +116,7 @@ def _kept_from(
     return configurations, kept, sorted(dropped)
 
 
+@with_paused_gc
 def merge_update(
     previous: Baseline | None,
     results: Results,

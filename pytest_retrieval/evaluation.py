@@ -20,6 +20,7 @@ from .advice import (
     settings_warnings,
 )
 from .aggregate import ConfigurationSummary, summaries, summarize_rows
+from .bulk import with_paused_gc
 from .comparisons import (
     Comparisons,
     compare_configurations,
@@ -132,6 +133,7 @@ def _warnings(
     return warnings
 
 
+@with_paused_gc
 def analyse(
     results: Results,
     settings: Settings,

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from .baseline import UPDATE_HINT, Baseline, RunFacts, settings_differences
+from .bulk import with_paused_gc
 from .comparisons import apply_holm, paired
 from .latency import LatencyBreach, check_budgets
 from .metrics import parse_metric
@@ -414,6 +415,7 @@ def _finalise(
         result.verdict = "failed"
 
 
+@with_paused_gc
 def run_gate(
     baseline: Baseline,
     shown: str,

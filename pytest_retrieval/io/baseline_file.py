@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..aggregate import summarize
 from ..baseline import Baseline, BaselineError, BaselineMissing
-from ..bulk import paused_gc
+from ..bulk import paused_gc, with_paused_gc
 from ..metrics import EMPTY_CONVENTIONS, GAINS, MetricNameError, parse_metric
 from ..model import BASELINE_FIELDS, ConfigurationRecords, QueryRecord, RecordError
 from ..retriever_metadata import Metadata, parse_metadata
@@ -231,6 +231,7 @@ def dumps(baseline: Baseline) -> str:
     return "".join(lines(baseline))
 
 
+@with_paused_gc
 def write_baseline(path: Path, baseline: Baseline) -> None:
     """Write atomically: an interrupted update leaves the old file intact."""
     write_atomic(path, lines(baseline))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
+from ..bulk import with_paused_gc
 from ..io.atomic import write_atomic
 from ..model import REPORT_SUFFIXES
 from .html import html_report
@@ -23,6 +24,7 @@ def _copy(path: Path) -> Iterator[str]:
             yield piece
 
 
+@with_paused_gc
 def write_reports(paths: Sequence[Path], report: RunReport) -> tuple[list[Path], list[str]]:
     """Write each requested report atomically, by suffix; a failure does not stop the others.
 
