@@ -235,6 +235,7 @@ class MetricRegistry:
     custom: tuple[Registered, ...] = ()
     hint: str = ""  # said when a name is unknown and nothing close exists
     _index: dict[str, Registered] = field(default_factory=dict, init=False, repr=False)
+    generation: int = field(default=0, init=False)  # counts installs: what a cache keys on
 
     def __post_init__(self) -> None:
         self._index = _index(self.builtins + self.custom)
@@ -262,6 +263,7 @@ class MetricRegistry:
         index = _index(self.builtins + tuple(custom))
         previous = Installed(self.custom, self.hint)
         self.custom, self.hint, self._index = tuple(custom), hint, index
+        self.generation += 1
         return previous
 
     def restore(self, previous: Installed) -> None:

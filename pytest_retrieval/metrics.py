@@ -50,7 +50,7 @@ from .metric_registry import MetricInput as MetricInput
 from .metric_registry import MetricNameError as MetricNameError
 from .metric_registry import MetricSpec as MetricSpec
 from .metric_registry import gain_of as gain_of
-from .metrics_pass import BUILTIN, Pass
+from .metrics_pass import BUILTIN, Builtin, Pass
 
 GAINS = ("exponential", "linear")
 EMPTY_CONVENTIONS = ("abstain", "one", "zero", "skip")
@@ -343,6 +343,27 @@ def _custom(entry: Registered, metric: Metric, given: MetricInput) -> float:
     return checked_value(entry, metric.name, value)
 
 
+# (metric name, when it has nothing to find, the one-pass function or None, entry, metric)
+_Step = tuple[str, str, "Builtin | None", Registered, Metric]
+_PLANS: dict[tuple[int, tuple[Metric, ...]], list[_Step]] = {}
+
+
+def _plan(metrics: Sequence[Metric]) -> list[_Step]:
+    """How each metric is computed, worked out once per metric list and registry state."""
+    key = (REGISTRY.generation, tuple(metrics))
+    found = _PLANS.get(key)
+    if found is None:
+        found = []
+        for metric in metrics:
+            entry = REGISTRY.entry(metric.base)
+            fast = BUILTIN.get(metric.base) if entry.builtin else None
+            found.append((metric.name, entry.spec.nothing_to_find, fast, entry, metric))
+        if len(_PLANS) >= 64:  # a long-lived process that tried many lists
+            _PLANS.clear()
+        _PLANS[key] = found
+    return found
+
+
 def evaluate(
     ranking: Ranking,
     judgments: Judgments,
@@ -357,24 +378,21 @@ def evaluate(
     found = Pass(ranking, judgments, conventions.relevance_threshold)
     nothing = {
         "no-relevant": not found.relevant,
-        "no-gain": not any(g > 0 for g in judgments.values()),
+        "no-gain": max(judgments.values(), default=0) <= 0,
         "never": False,
     }
     returned = len(ranking) > 0
     out: dict[str, float | None] = {}
     given: MetricInput | None = None
-    for metric in metrics:
-        entry = REGISTRY.entry(metric.base)
-        if nothing[entry.spec.nothing_to_find]:
-            out[metric.name] = _empty_score(conventions.empty, returned)
-            continue
-        fast = BUILTIN.get(metric.base) if entry.builtin else None
-        if fast is not None:
-            out[metric.name] = fast(found, metric.k, conventions.gain)
-            continue
-        threshold = conventions.relevance_threshold
-        given = given or MetricInput(ranking, judgments, None, conventions.gain, threshold)
-        cut = dataclasses.replace(given, k=metric.k)
-        builtin = entry.builtin
-        out[metric.name] = entry.spec.function(cut) if builtin else _custom(entry, metric, cut)
+    for name, empty_when, fast, entry, metric in _plan(metrics):
+        if nothing[empty_when]:
+            out[name] = _empty_score(conventions.empty, returned)
+        elif fast is not None:
+            out[name] = fast(found, metric.k, conventions.gain)
+        else:
+            threshold = conventions.relevance_threshold
+            given = given or MetricInput(ranking, judgments, None, conventions.gain, threshold)
+            cut = dataclasses.replace(given, k=metric.k)
+            builtin = entry.builtin
+            out[name] = entry.spec.function(cut) if builtin else _custom(entry, metric, cut)
     return out
