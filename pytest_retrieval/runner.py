@@ -19,16 +19,33 @@ is never touched.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import inspect
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
 from .retrievers import Protocol
 
 T = TypeVar("T")
+
+
+TIMEOUT_PREFIX = "the retriever did not return within"
+LOOP_SLACK = 5.0  # seconds the plugin's loop may lag its calls' own deadlines
+
+
+class LoopBlocked(Exception):
+    """The plugin's event loop did not come back: an async call that never yields."""
+
+    def __init__(self, waited: float):
+        super().__init__(
+            f"the event loop did not come back within {waited:g} s: an async retriever "
+            "blocked it (a call inside async def that never yields, such as time.sleep or a "
+            "synchronous client) and the query scores 0; the loop was abandoned and a new "
+            "one started"
+        )
 
 
 class RetrieverTimeout(Exception):
@@ -49,7 +66,7 @@ class RetrieverTimeout(Exception):
             )
             return
         super().__init__(
-            f"the retriever did not return within {timeout:g} s (retrieval_timeout): the "
+            f"{TIMEOUT_PREFIX} {timeout:g} s (retrieval_timeout): the "
             f"call {fate} and the query scores 0"
         )
 
@@ -114,8 +131,9 @@ class EventLoopThread:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
 
-    def run(self, coroutine: Awaitable[T]) -> T:
-        """Run ``coroutine`` on the loop and wait for its result (in the calling thread)."""
+    def run(self, coroutine: Awaitable[T], deadline: float | None = None) -> T:
+        """Run ``coroutine`` on the loop and wait for its result (in the calling thread),
+        at most ``deadline`` seconds: past it the loop is blocked (:class:`LoopBlocked`)."""
         if self._loop is None:
             self._loop = asyncio.new_event_loop()
             self._thread = threading.Thread(
@@ -123,7 +141,13 @@ class EventLoopThread:
             )
             self._thread.start()
         future = asyncio.run_coroutine_threadsafe(_awaited(coroutine), self._loop)
-        return future.result()
+        try:
+            return future.result(timeout=deadline)
+        except concurrent.futures.TimeoutError:
+            # the loop itself is stuck (a call that never yields): leave it to its daemon
+            # thread and start a new one for what comes next
+            self._loop = None
+            raise LoopBlocked(deadline or 0.0) from None
 
     def close(self) -> None:
         """Cancel what is left (calls abandoned at a deadline) and stop the loop."""
@@ -193,9 +217,17 @@ class Calls:
         return Answer(returned, latency=time.perf_counter() - start)
 
     def _async_one(self, returned: object, start: float) -> Answer:
-        answers = self._loop().run(_gather([lambda: returned], 1, self.timeout))
+        try:
+            answers = self._loop().run(_gather([lambda: returned], 1, self.timeout), self._wait(1))
+        except LoopBlocked as exc:
+            return Answer(error=str(exc), latency=time.perf_counter() - start)
         answers[0].latency = time.perf_counter() - start
         return answers[0]
+
+    def _wait(self, rounds: int) -> float | None:
+        """How long the calling thread waits for the loop: the calls' own deadlines, one
+        round after another, and some slack (no limit without a timeout)."""
+        return None if self.timeout is None else self.timeout * rounds + LOOP_SLACK
 
     def _loop(self) -> EventLoopThread:
         if self.loop is None:
@@ -209,7 +241,12 @@ class Calls:
         if self.protocol.is_async:
             function = self.protocol.function
             calls = [functools_partial(function, q) for q in queries]
-            return self._loop().run(_gather(calls, self.concurrency, self.timeout))
+            rounds = -(-len(calls) // self.concurrency)
+            try:
+                gathered = _gather(calls, self.concurrency, self.timeout, ids)
+                return self._loop().run(gathered, self._wait(rounds))
+            except LoopBlocked as exc:
+                return [Answer(error=str(exc)) for _ in calls]
         return [self.one(q) for q in queries]
 
     def _batch(self, queries: Sequence[object], ids: Sequence[str]) -> list[Answer]:
@@ -217,13 +254,14 @@ class Calls:
         start = time.perf_counter()
         try:
             if self.protocol.is_async:
-                returned = self._loop().run(_within(function(list(queries)), self.timeout, n))
+                wait = self._wait(n)
+                returned = self._loop().run(_within(function(list(queries)), self.timeout, n), wait)
             else:
                 call = lambda: _consumed(function(list(queries)))  # noqa: E731
                 returned = call_with_timeout(call, self.timeout, batch=n)
             if inspect.isawaitable(returned):
-                returned = self._loop().run(_within(returned, self.timeout, n))
-        except RetrieverTimeout as exc:
+                returned = self._loop().run(_within(returned, self.timeout, n), self._wait(n))
+        except (RetrieverTimeout, LoopBlocked) as exc:
             return _failed_batch(n, ids, str(exc), None, start)
         except BaseException as exc:
             if isinstance(exc, KeyboardInterrupt):
@@ -278,24 +316,94 @@ async def _within(awaitable: object, timeout: float | None, batch: int = 0) -> o
 
 
 async def _gather(
-    calls: Sequence[Callable[[], object]], concurrency: int, timeout: float | None
+    calls: Sequence[Callable[[], object]],
+    concurrency: int,
+    timeout: float | None,
+    ids: Sequence[str] = (),
 ) -> list[Answer]:
-    """Every call, at most ``concurrency`` in flight, each within ``timeout``."""
+    """Every call, at most ``concurrency`` in flight, each within ``timeout``; a call that
+    held the event loop past ``timeout`` is named, also in the others' timeouts."""
     limit = asyncio.Semaphore(concurrency)
+    held = [0.0] * len(calls)
 
-    async def one(call: Callable[[], object]) -> Answer:
+    async def one(index: int, call: Callable[[], object]) -> Answer:
         async with limit:
             start = time.perf_counter()
+            timed: _Timed | None = None
             try:
-                returned = await _within(call(), timeout)
+                value = call()
+                if inspect.isawaitable(value):
+                    value = timed = _Timed(value)
+                returned = await _within(value, timeout)
             except RetrieverTimeout as exc:
                 return Answer(error=str(exc), latency=time.perf_counter() - start)
             except Exception as exc:
                 latency = time.perf_counter() - start
                 return Answer(error=_raised(exc), exception=exc, latency=latency)
+            finally:
+                held[index] = timed.busy if timed is not None else 0.0
             return Answer(returned, latency=time.perf_counter() - start)
 
-    return list(await asyncio.gather(*(one(call) for call in calls)))
+    answers = list(await asyncio.gather(*(one(i, call) for i, call in enumerate(calls))))
+    if timeout is not None and max(held, default=0.0) > timeout:
+        _name_blockers(answers, held, timeout, ids)
+    return answers
+
+
+def _name_blockers(
+    answers: list[Answer], held: Sequence[float], timeout: float, ids: Sequence[str]
+) -> None:
+    """The calls that held the loop past the deadline are errors saying so; the timeouts
+    of the others in flight name the one that held it longest."""
+    worst = max(range(len(held)), key=held.__getitem__)
+    who = f"query '{ids[worst]}'" if worst < len(ids) else "another query"
+    for index, answer in enumerate(answers):
+        if held[index] > timeout:
+            answer.returned, answer.exception = None, None
+            answer.error = _blocked_message(held[index], timeout)
+        elif answer.error is not None and answer.error.startswith(TIMEOUT_PREFIX):
+            answer.error += (
+                f" ({who} held the event loop for {held[worst]:.2f} s meanwhile: a blocking "
+                "call inside async def stalls every query in flight)"
+            )
+
+
+def _blocked_message(busy: float, timeout: float) -> str:
+    return (
+        f"the retriever held the event loop for {busy:.2f} s, past retrieval_timeout "
+        f"{timeout:g} s: a blocking call inside async def (time.sleep, a synchronous "
+        "client) stalls every query in flight; await asyncio.sleep or an async client "
+        "instead, or make the retriever a plain def"
+    )
+
+
+class _Timed:
+    """An awaitable that drives another and adds up the time spent inside its steps:
+    the time it held the event loop, which an ``await`` that really waits does not."""
+
+    def __init__(self, awaitable: Awaitable[object]):
+        self.awaitable = awaitable
+        self.busy = 0.0
+
+    def __await__(self) -> Generator[object, object, object]:
+        steps = self.awaitable.__await__()
+        sent: object = None
+        thrown: BaseException | None = None
+        while True:
+            start = time.perf_counter()
+            try:
+                waiting = steps.throw(thrown) if thrown is not None else steps.send(sent)
+            except StopIteration as done:
+                self.busy += time.perf_counter() - start
+                return done.value
+            self.busy += time.perf_counter() - start
+            try:
+                sent, thrown = (yield waiting), None
+            except GeneratorExit:
+                steps.close()
+                raise
+            except BaseException as exc:  # cancellation and the like go to the inner steps
+                sent, thrown = None, exc
 
 
 # --------------------------------------------------------------------------- repeats

@@ -355,6 +355,63 @@ def test_timeouts_of_batch_and_async_calls_are_errors_and_the_run_goes_on(
     result.assert_outcomes(passed=11, failed=3)
 
 
+BLOCKING = """\
+import asyncio
+import time
+
+
+def make(configuration):
+    async def search(query):
+        if configuration == "dense" and query.id == "umbrella-needed":
+            time.sleep({seconds})  # blocks the event loop: the mistake this test is about
+        await asyncio.sleep(0.01)
+        return answer(configuration, query)
+
+    return search
+"""
+
+
+def test_an_async_call_that_blocks_the_event_loop_is_named_past_the_timeout(
+    pytester: pytest.Pytester,
+) -> None:
+    """The call that held the loop is the error that says so; the timeouts of the other
+    queries in flight with it name it (they were stalled, not slow)."""
+    _project(pytester, BLOCKING.format(seconds=1.0), ini=E2E_INI + "retrieval_timeout = 0.5\n")
+    result, report = _report(pytester)
+    dense = report["configurations"]["dense"]["queries"]
+    assert dense["umbrella-needed"]["outcome"] == "error"
+    assert dense["umbrella-needed"]["error"].startswith(
+        "the retriever held the event loop for 1.0"
+    ) and dense["umbrella-needed"]["error"].endswith(
+        "past retrieval_timeout 0.5 s: a blocking call inside async def (time.sleep, a "
+        "synchronous client) stalls every query in flight; await asyncio.sleep or an async "
+        "client instead, or make the retriever a plain def"
+    )
+    stalled = [r["error"] for q, r in dense.items() if q != "umbrella-needed" and r["error"]]
+    assert stalled and all(
+        "query 'umbrella-needed' held the event loop for 1.0" in e for e in stalled
+    )
+    bm25 = report["configurations"]["bm25"]["queries"]
+    assert all(r["outcome"] != "error" for r in bm25.values())  # another loop run: unharmed
+    assert result.ret == 1
+
+
+def test_an_async_call_that_never_gives_the_loop_back_does_not_hang_the_run(
+    pytester: pytest.Pytester,
+) -> None:
+    _project(pytester, BLOCKING.format(seconds=60), ini=E2E_INI + "retrieval_timeout = 0.2\n")
+    result, report = _report(pytester)
+    dense = report["configurations"]["dense"]["queries"]
+    assert dense["umbrella-needed"]["error"] == (
+        "the event loop did not come back within 5.2 s: an async retriever blocked it (a call "
+        "inside async def that never yields, such as time.sleep or a synchronous client) and "
+        "the query scores 0; the loop was abandoned and a new one started"
+    )
+    bm25 = report["configurations"]["bm25"]["queries"]
+    assert all(r["outcome"] != "error" for r in bm25.values())  # its calls never blocked
+    assert report["complete"] is True and result.ret == 1
+
+
 # --------------------------------------------------------------------------- latency budgets
 
 LAGGING = """\
