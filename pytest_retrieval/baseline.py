@@ -14,9 +14,17 @@ from dataclasses import dataclass, field
 from .bulk import with_paused_gc
 from .model import QueryRecord, Results
 from .retriever_metadata import Metadata
-from .settings import Settings
+from .settings import BASELINE, Settings
 
 UPDATE_HINT = "pytest --retrieval-eval --retrieval-update-baseline"
+
+
+def update_hint(shown: str) -> str:
+    """The command that rewrites the baseline shown as ``shown``: with its path when that
+    is not the default one (what ``--retrieval-baseline`` or the ini key gave)."""
+    if shown in ("", BASELINE.default):
+        return UPDATE_HINT
+    return f"{UPDATE_HINT} --retrieval-baseline={shown}"
 
 
 class BaselineError(Exception):

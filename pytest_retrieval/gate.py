@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from .baseline import UPDATE_HINT, Baseline, RunFacts, settings_differences
+from .baseline import Baseline, RunFacts, settings_differences, update_hint
 from .bulk import with_paused_gc
 from .comparisons import apply_holm, paired
 from .latency import LatencyBreach, check_budgets
@@ -162,12 +162,25 @@ class GateResult:
         }
 
 
-def hold_latency_budgets(result: GateResult, results: Results, gate: GateSettings) -> list[str]:
-    """``retrieval_latency_budget``: every budget exceeded fails the gate, baseline or none.
-    Returns notes for configurations with a budget but no measured latency."""
+def hold_latency_budgets(
+    result: GateResult, results: Results, gate: GateSettings, collected: frozenset[str] | None
+) -> list[str]:
+    """``retrieval_latency_budget``: every budget exceeded fails the gate, baseline or none,
+    and so does a budget for a configuration the run does not have (a typo would leave it
+    unchecked; one deselected by ``-k`` is fine). Returns notes for configurations with a
+    budget but no measured latency."""
     limits = {name: gate.latency_limits(name) for name in results.configurations()}
     result.latency, notes = check_budgets(results, limits)
-    if result.latency and result.verdict in ("passed", "skipped", "no-baseline"):
+    known = set(results.configurations()) | set(collected or ())
+    unknown = sorted({x.configuration for x in gate.latency if x.configuration} - known)
+    if unknown:
+        result.messages.insert(
+            0,
+            f"retrieval_latency_budget names {', '.join(repr(u) for u in unknown)}, which this "
+            f"run does not have (configurations: {', '.join(sorted(known)) or 'none'}): fix "
+            "the name, or the budget is never checked",
+        )
+    if (result.latency or unknown) and result.verdict in ("passed", "skipped", "no-baseline"):
         result.verdict = "failed"
     return notes
 
@@ -175,14 +188,14 @@ def hold_latency_budgets(result: GateResult, results: Results, gate: GateSetting
 # --------------------------------------------------------------------------- step 1: comparable?
 
 
-def _refusal(baseline: Baseline, settings: Settings) -> str | None:
+def _refusal(baseline: Baseline, settings: Settings, shown: str) -> str | None:
     differences = settings_differences(baseline.settings, settings.as_dict())
     if not differences:
         return None
     return (
         "the baseline was made with other settings: "
         + "; ".join(differences)
-        + f". Numbers made under other settings are not comparable: run `{UPDATE_HINT}` "
+        + f". Numbers made under other settings are not comparable: run `{update_hint(shown)}` "
         "to rewrite the baseline with the current settings, and review that change"
     )
 
@@ -193,8 +206,9 @@ Status = Literal["compare", "skip", "fail"]
 
 
 def _configuration_status(
-    name: str, baseline: Baseline, records: Sequence[QueryRecord], facts: RunFacts
-) -> tuple[Status, str]:
+    name: str, baseline: Baseline, records: Sequence[QueryRecord], facts: RunFacts,
+    named: bool, shown: str,
+) -> tuple[Status, str]:  # fmt: skip
     """Whether a gated configuration is compared, skipped (with why) or fails (with why)."""
     if records and not any(r.evaluated for r in records):
         # Every item was skipped (a missing extra, a skip mark): nothing crashed.
@@ -203,9 +217,15 @@ def _configuration_status(
         return "skip", f"gated configuration '{name}' was skipped in this run{why}: not compared"
     if not records and facts.collected is not None and name not in facts.collected:
         have = ", ".join(sorted(facts.collected)) or "none"
+        if named:
+            return "fail", (
+                f"retrieval_gate_configurations names '{name}', which this run does not have "
+                f"(configurations: {have})"
+            )
         return "fail", (
-            f"retrieval_gate_configurations names '{name}', which this run does not have "
-            f"(configurations: {have})"
+            f"the baseline holds configuration '{name}', which this run does not have "
+            f"(configurations: {have}): run it too, name the ones to gate in "
+            "retrieval_gate_configurations, or rewrite the baseline"
         )
     if not records and facts.selected is not None and name not in facts.selected:
         return "skip", (
@@ -214,8 +234,8 @@ def _configuration_status(
         )
     if name not in baseline.configurations:
         return "fail", (
-            f"gated configuration '{name}' is not in the baseline; run `{UPDATE_HINT}` to add "
-            "it, or fix retrieval_gate_configurations"
+            f"gated configuration '{name}' is not in the baseline; run "
+            f"`{update_hint(shown)}` to add it, or fix retrieval_gate_configurations"
         )
     return "compare", ""
 
@@ -436,7 +456,7 @@ def run_gate(
     typo) or one that was selected yet sent nothing (a crashed worker) fails.
     ``draws``: the bootstrap draws the run's analysis made, shared here.
     """
-    refusal = _refusal(baseline, settings)
+    refusal = _refusal(baseline, settings, shown)
     if refusal is not None:
         return GateResult(verdict="refused", baseline=shown, messages=[refusal])
     if not results and facts.collected is not None and not facts.collected:
@@ -449,7 +469,8 @@ def run_gate(
     total = _Pairing([], set(), set(), set())
     for name in list(gate.configurations) or sorted(baseline.configurations):
         records = results.view(name).records
-        status, message = _configuration_status(name, baseline, records, facts)
+        named = bool(gate.configurations)
+        status, message = _configuration_status(name, baseline, records, facts, named, shown)
         if message:
             result.messages.append(message)
         if status != "compare":

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .model import QueryRecord, Results
+from .runner import SLOW_ERRORS
 from .settings import LatencyLimit, format_seconds
 
 
@@ -42,8 +43,15 @@ class LatencySummary:
 
     @classmethod
     def of(cls, records: Sequence[QueryRecord]) -> LatencySummary | None:
-        """The summary of the records that were called (skipped ones were not)."""
-        timed = [r for r in records if r.latency_ms is not None and r.outcome != "skipped"]
+        """The summary of the records whose calls answered or ran out of time (skipped
+        ones were not called; a call that failed at once would look fast)."""
+        timed = [
+            r
+            for r in records
+            if r.latency_ms is not None
+            and r.outcome != "skipped"
+            and (r.error is None or r.error.startswith(SLOW_ERRORS))
+        ]
         if not timed:
             return None
         values = sorted(r.latency_ms for r in timed if r.latency_ms is not None)

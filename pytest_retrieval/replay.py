@@ -43,7 +43,7 @@ class Replay:
         found = self.entries.get(configuration, {}).get(query.id)
         if found is None:
             if self.trec:
-                return Answer([])
+                return Answer([], latency=None)  # a run holds no timings
             return Answer(
                 error=f"query '{query.id}' is not in the recording {self.source} for "
                 f"configuration '{configuration}'; record again (--retrieval-record)"
@@ -56,9 +56,9 @@ class Replay:
             )
         latency = None if found.latency_ms is None else found.latency_ms / 1000
         if found.error is not None:
-            return Answer(error=f"recorded: {found.error}", latency=latency or 0.0)
+            return Answer(error=f"recorded: {found.error}", latency=latency)
         results = list(map(tuple, found.results))  # plain (id, score) pairs, read fast
-        return Answer(results, latency=latency or 0.0, shared=found.shared)
+        return Answer(results, latency=latency, shared=found.shared)  # TREC runs: None
 
 
 def _stale(found: Recorded, query: GoldenQuery) -> str:

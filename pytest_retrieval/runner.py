@@ -33,6 +33,10 @@ T = TypeVar("T")
 
 
 TIMEOUT_PREFIX = "the retriever did not return within"
+BLOCKED_PREFIX = "the retriever held the event loop for"
+STUCK_PREFIX = "the event loop did not come back within"
+# errors of calls that took their time: their latency is real (and counts in its statistics)
+SLOW_ERRORS = (TIMEOUT_PREFIX, BLOCKED_PREFIX, STUCK_PREFIX)
 LOOP_SLACK = 5.0  # seconds the plugin's loop may lag its calls' own deadlines
 
 
@@ -40,8 +44,9 @@ class LoopBlocked(Exception):
     """The plugin's event loop did not come back: an async call that never yields."""
 
     def __init__(self, waited: float):
+        self.waited = waited
         super().__init__(
-            f"the event loop did not come back within {waited:g} s: an async retriever "
+            f"{STUCK_PREFIX} {waited:g} s: an async retriever "
             "blocked it (a call inside async def that never yields, such as time.sleep or a "
             "synchronous client) and the query scores 0; the loop was abandoned and a new "
             "one started"
@@ -78,7 +83,7 @@ class Answer:
     returned: object = None
     error: str | None = None  # why there is no ranking (a timeout, a raise, a bad batch)
     exception: BaseException | None = None  # what the user's code raised, for its traceback
-    latency: float = 0.0  # seconds: the query's call, or its share of a batch call
+    latency: float | None = 0.0  # seconds: the call, or its share of a batch; None: unknown
     shared: bool = False  # the latency is a batch call's time divided over its queries
     origin: str = ""  # for a failed batch: the query whose item shows the traceback
 
@@ -246,7 +251,7 @@ class Calls:
                 gathered = _gather(calls, self.concurrency, self.timeout, ids)
                 return self._loop().run(gathered, self._wait(rounds))
             except LoopBlocked as exc:
-                return [Answer(error=str(exc)) for _ in calls]
+                return [Answer(error=str(exc), latency=exc.waited) for _ in calls]
         return [self.one(q) for q in queries]
 
     def _batch(self, queries: Sequence[object], ids: Sequence[str]) -> list[Answer]:
@@ -370,7 +375,7 @@ def _name_blockers(
 
 def _blocked_message(busy: float, timeout: float) -> str:
     return (
-        f"the retriever held the event loop for {busy:.2f} s, past retrieval_timeout "
+        f"{BLOCKED_PREFIX} {busy:.2f} s, past retrieval_timeout "
         f"{timeout:g} s: a blocking call inside async def (time.sleep, a synchronous "
         "client) stalls every query in flight; await asyncio.sleep or an async client "
         "instead, or make the retriever a plain def"

@@ -214,8 +214,17 @@ def _entries(raw: Raw) -> list[str]:
 
 
 def _metrics(key: str, raw: Raw) -> tuple[Metric, ...]:
+    given = words(raw)
     try:
-        metrics = parse_metrics(words(raw))
+        metrics = parse_metrics(given)
+        first: dict[Metric, str] = {}
+        for word in given:
+            metric = parse_metric(word)
+            if metric in first:
+                raise SettingsError(
+                    f"{key}: {metric.name} is given twice ({first[metric]}, {word}); keep one"
+                )
+            first[metric] = word
     except MetricNameError as exc:
         raise SettingsError(f"{key}: {exc}") from None
     if not metrics:

@@ -739,6 +739,10 @@ SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
         {"retrieval_weights": "a=-1"},
         "retrieval_weights: 'a=-1' is not category=weight (e.g. exact-name=0.4)",
     ),
+    "metrics-twice": (
+        {"retrieval_metrics": "ndcg@10 mrr nDCG@10"},
+        "retrieval_metrics: ndcg@10 is given twice (ndcg@10, nDCG@10); keep one",
+    ),
     "weights-decimal-comma": (
         {"retrieval_weights": "paraphrase=0,5 lexical=0.5"},
         "retrieval_weights: 'paraphrase=0,5' has a decimal comma; write a point: paraphrase=0.5",

@@ -446,6 +446,49 @@ def test_a_latency_budget_fails_the_gate_naming_the_slowest_queries(
     assert breach[0]["value_ms"] >= 250
 
 
+def test_a_budget_for_a_configuration_the_run_does_not_have_fails_the_gate(
+    pytester: pytest.Pytester,
+) -> None:
+    """A typo (``dnese``) would leave the budget unchecked; one deselected by -k is fine."""
+    _project(pytester, LAGGING, ini=E2E_INI + "retrieval_latency_budget = dnese:p95=1s\n")
+    result, _ = _report(pytester)
+    text = " ".join(result.stdout.str().split())
+    assert (
+        "retrieval gate: FAILED: retrieval_latency_budget names 'dnese', which this run does "
+        "not have (configurations: bm25, dense): fix the name, or the budget is never checked"
+    ) in text
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    e2e_write_project(
+        pytester, ini=E2E_INI + "retrieval_latency_budget = dense:p95=1s\n",
+        conftest=PLAIN.format(rankings=E2E_RANKINGS) + "\n" + LAGGING + FIXTURE,
+    )  # fmt: skip
+    deselected, _ = _report(pytester, "-k", "bm25")
+    assert "retrieval_latency_budget names" not in deselected.stdout.str()
+    assert deselected.ret == pytest.ExitCode.OK
+
+
+def test_latency_counts_calls_that_answered_or_ran_out_of_time_not_instant_failures() -> None:
+    from pytest_retrieval.latency import LatencySummary
+    from pytest_retrieval.model import QueryRecord
+
+    def record(qid: str, ms: float, error: str | None = None) -> QueryRecord:
+        outcome = "error" if error else "passed"
+        return QueryRecord(
+            id=qid, configuration="c", category="x", outcome=outcome, latency_ms=ms, error=error
+        )
+
+    summary = LatencySummary.of(
+        [
+            record("a", 10.0),
+            record("b", 20.0),
+            record("c", 0.001, "the batch call raised RuntimeError: down"),  # not counted
+            record("d", 500.0, "the retriever did not return within 0.5 s (retrieval_timeout)"),
+        ]
+    )
+    assert summary is not None and summary.n == 3 and summary.max == 500.0
+    assert summary.mean == pytest.approx(530 / 3)
+
+
 def test_a_budget_per_configuration_replaces_the_shared_one(pytester: pytest.Pytester) -> None:
     budget = "retrieval_latency_budget = max=150ms dense:max=2s dense:p50=100ms\n"
     _project(pytester, LAGGING, ini=E2E_INI + budget)

@@ -167,6 +167,24 @@ def test_trec_run_files_replay_one_configuration_per_tag(pytester: pytest.Pytest
             assert mine["retrieved"] == entry["retrieved"]
 
 
+def test_a_trec_run_holds_no_latency_and_a_budget_says_it_is_not_checked(
+    pytester: pytest.Pytester,
+) -> None:
+    e2e_write_project(pytester)
+    _trec(pytester.path / "dense.run", {"dense": E2E_RANKINGS["dense"]})
+    result = e2e_run(
+        pytester, "--retrieval-eval", "--retrieval-replay=dense.run", "--retrieval-report=t.json",
+        "--retrieval-latency-budget=p95=1ms",
+    )  # fmt: skip
+    report = e2e_load_json(pytester.path / "t.json")
+    dense = report["configurations"]["dense"]
+    assert "latency" not in dense  # nothing was timed: no made-up zeros
+    assert all(q.get("latency_ms") is None for q in dense["queries"].values())
+    text = " ".join(result.stdout.str().split())
+    assert "no latency was measured for 'dense': its latency budget is not checked" in text
+    assert "latency p50/p95/max" not in text
+
+
 def test_a_query_a_trec_run_lacks_returned_nothing(pytester: pytest.Pytester) -> None:
     e2e_write_project(pytester)
     rankings = {q: d for q, d in E2E_RANKINGS["dense"].items() if q != "share-price"}

@@ -243,8 +243,9 @@ def test_a_query_of_a_file_not_collected_is_not_removed() -> None:
             [],
             facts(selected=frozenset({"bm25"}), collected=frozenset({"bm25"})),
             "failed",
-            "retrieval_gate_configurations names 'fused', which this run does not have "
-            "(configurations: bm25)",
+            "the baseline holds configuration 'fused', which this run does not have "
+            "(configurations: bm25): run it too, name the ones to gate in "
+            "retrieval_gate_configurations, or rewrite the baseline",
         ),
         (
             [],
@@ -464,3 +465,28 @@ def test_gate_intervals_come_from_the_category_s_shared_draws() -> None:
         expected = [quantile(means, 0.025), quantile(means, 0.975)]
         assert rows(fresh)["fused", "lexical", metric]["ci"] == expected
     assert rows(fresh)["fused", "para", "ndcg@10"]["ci"] == [0.0, 0.0]  # unchanged: no width
+
+
+def test_a_gated_configuration_named_in_the_settings_but_not_run_names_the_setting() -> None:
+    result = gate(
+        baseline_of(perfect()),
+        results_of([]),
+        GateSettings(configurations=("fused",)),
+        facts(selected=frozenset({"bm25"}), collected=frozenset({"bm25"})),
+    )
+    assert result.verdict == "failed"
+    assert result.messages == [
+        "retrieval_gate_configurations names 'fused', which this run does not have "
+        "(configurations: bm25)"
+    ]
+
+
+def test_the_update_hint_names_a_baseline_that_is_not_the_default_one() -> None:
+    from pytest_retrieval.baseline import update_hint
+
+    assert update_hint("golden/baseline.json") == (
+        "pytest --retrieval-eval --retrieval-update-baseline"
+    )
+    assert update_hint("/tmp/b.json") == (
+        "pytest --retrieval-eval --retrieval-update-baseline --retrieval-baseline=/tmp/b.json"
+    )

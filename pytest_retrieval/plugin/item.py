@@ -112,7 +112,7 @@ class _Scorer:
     def keep(
         self, query: GoldenQuery, record: QueryRecord, ranking: list[str], answer: Answer | None
     ) -> None:
-        if answer is not None:
+        if answer is not None and answer.latency is not None:
             record.latency_ms = round(answer.latency * 1000, 4)
             record.latency_shared = answer.shared
         if any(fnmatch.fnmatchcase(query.id, p) for p in self.show):

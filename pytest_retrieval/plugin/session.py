@@ -19,13 +19,13 @@ from _pytest.warnings import catch_warnings_for_item
 
 from ..advice import RetrievalWarning
 from ..baseline import (
-    UPDATE_HINT,
     Baseline,
     BaselineError,
     BaselineMissing,
     RunFacts,
     UpdateOutcome,
     merge_update,
+    update_hint,
 )
 from ..evaluation import Evaluation, analyse
 from ..gate import GateResult, hold_latency_budgets, run_gate
@@ -308,10 +308,12 @@ class RetrievalSession:
         try:
             baseline = read_baseline(self.baseline_path, shown)
         except BaselineMissing:
-            hint = f"no baseline at {shown}: run `{UPDATE_HINT}` to create one (and commit it)"
+            hint = (
+                f"no baseline at {shown}: run `{update_hint(shown)}` to create one (and commit it)"
+            )
             return GateResult(verdict="no-baseline", baseline=shown, messages=[hint])
         except BaselineError as exc:
-            message = f"{exc}. Fix or delete the file, or run `{UPDATE_HINT}` to rewrite it"
+            message = f"{exc}. Fix or delete the file, or run `{update_hint(shown)}` to rewrite it"
             return GateResult(verdict="refused", baseline=shown, messages=[message])
         self.baseline = baseline
         run = self.run
@@ -322,7 +324,8 @@ class RetrievalSession:
     def _run_gate(self, session: pytest.Session) -> None:
         self.gate = self._gate_result()
         if self.gate.verdict != "refused":
-            self.notes += hold_latency_budgets(self.gate, self.results, self.run.gate)
+            collected = self.facts(self.baseline).collected
+            self.notes += hold_latency_budgets(self.gate, self.results, self.run.gate, collected)
         self.gate.mode = self.run.gate.mode  # also for a refusal: report mode never fails
         if self.gate.verdict != "no-baseline":
             log_verdict(session, self.gate, headline(self.gate), self.gate_text())

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from tabulate import tabulate
 
-from ..baseline import UPDATE_HINT
+from ..baseline import update_hint
 from ..gate import GateResult, GateRow, WorstQuery
 from ..retriever_metadata import change_lines
 from ..settings import Tolerances
@@ -93,7 +93,10 @@ def row_table(rows: Sequence[GateRow], width: int | None) -> list[str]:
 def _wrap(text: str, width: int | None, indent: str, more: str) -> list[str]:
     if width is None:
         return [indent + text]
-    return textwrap.wrap(text, width, initial_indent=indent, subsequent_indent=more) or [indent]
+    lines = textwrap.wrap(
+        text, width, initial_indent=indent, subsequent_indent=more, break_on_hyphens=False
+    )
+    return lines or [indent]
 
 
 @dataclass
@@ -177,7 +180,13 @@ def _notes(result: GateResult, width: int | None) -> list[str]:
     lines: list[str] = []
     improved = result.improved
     if improved:
-        title = f"improved beyond the tolerance (run `{UPDATE_HINT}` to record it):"
+        hint = update_hint(result.baseline)
+        title = (
+            f"improved beyond the tolerance (run `{hint}` to record it):"
+            if not result.breached
+            else "improved beyond the tolerance (record it with the baseline once the "
+            "breached rows above are fixed or accepted):"
+        )
         lines += ["", *_wrap(title, width, "", "  ")]
         for r in improved:
             text = f"{_where(r)}: {_num(r.baseline)} -> {_num(r.current)} ({r.delta:+.3f})"
@@ -191,7 +200,7 @@ def _notes(result: GateResult, width: int | None) -> list[str]:
         ),
         (
             "text or judgments changed since the baseline (left out of the comparison; "
-            f"re-run `{UPDATE_HINT}` to re-baseline them)",
+            f"re-run `{update_hint(result.baseline)}` to re-baseline them)",
             result.changed,
         ),
     ]
