@@ -18,6 +18,7 @@ from .golden import GoldenQuery
 from .io.common import FormatError
 from .io.recording import Recorded, Recording, is_recording, read_recording
 from .io.trec import read_run
+from .retriever_metadata import Metadata
 from .runner import Answer
 
 
@@ -34,6 +35,7 @@ class Replay:
     trec: bool = False  # TREC runs: a missing query returned nothing
     complete: bool = True
     notes: tuple[str, ...] = field(default_factory=tuple)
+    retrievers: Mapping[str, Metadata] = field(default_factory=dict)  # as recorded
 
     @property
     def configurations(self) -> list[str]:
@@ -114,4 +116,7 @@ def _from_recording(recording: Recording, shown: str) -> Replay:
         )
     if not recording.entries:
         raise ReplayError(f"--retrieval-replay: the recording {shown} holds no results")
-    return Replay(recording.entries, shown, complete=recording.complete, notes=notes)
+    return Replay(
+        recording.entries, shown, complete=recording.complete, notes=notes,
+        retrievers=recording.retrievers,
+    )  # fmt: skip

@@ -65,7 +65,12 @@ def test_a_recording_holds_every_result_with_scores_settings_and_the_golden_dige
     header, entries, footer = lines[0], lines[1:-1], lines[-1]
     assert header["format"] == "pytest-retrieval recording" and header["version"] == 1
     assert header["settings"] == recorded["settings"]
-    assert footer == {"complete": True, "entries": 14, "golden": recorded["golden"]["sha256"]}
+    assert footer == {
+        "complete": True,
+        "entries": 14,
+        "golden": recorded["golden"]["sha256"],
+        "retrievers": {},
+    }
     entry = next(e for e in entries if (e["configuration"], e["id"]) == ("bm25", "share-price"))
     assert [doc for doc, _ in entry["results"]] == E2E_RANKINGS["bm25"]["share-price"]  # all 25
     assert entry["results"][0][1] == 10.0  # the score as returned
@@ -73,6 +78,30 @@ def test_a_recording_holds_every_result_with_scores_settings_and_the_golden_dige
     assert entry["latency_ms"] >= 0
     euros = next(e for e in entries if e["id"] == "convert-euros")
     assert euros["filters"] == {"network": "base"}
+
+
+DESCRIBED = E2E_RETRIEVER_CONFTEST.replace(
+    "    return search\n",
+    "    search.metadata = {'index_version': os.environ.get('INDEX', 'v1')}\n    return search\n",
+).replace("import pytest\n", "import os\nimport pytest\n", 1)
+
+
+def test_a_replay_carries_what_the_recorded_retrievers_said_about_themselves(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index version recorded with the results reaches the reports and the gate, so
+    a CI that only replays still sees an index change against the baseline."""
+    e2e_write_project(pytester, conftest=DESCRIBED + UNBUILDABLE)
+    e2e_run(pytester, "--retrieval-eval", "--retrieval-update-baseline")
+    monkeypatch.setenv("INDEX", "v2")
+    e2e_run(pytester, "--retrieval-eval", "--retrieval-record=rec.jsonl")
+    footer = json.loads((pytester.path / "rec.jsonl").read_text().splitlines()[-1])
+    assert footer["retrievers"] == {c: {"index_version": "v2"} for c in ("bm25", "dense")}
+    monkeypatch.setenv("NO_SERVICE", "1")
+    result, report = _replay(pytester)
+    assert report["configurations"]["dense"]["retriever"] == {"index_version": "v2"}
+    text = " ".join(result.stdout.str().split())
+    assert "dense: index_version v1 → v2" in text, text
 
 
 def test_a_replay_gives_the_recorded_numbers_without_building_the_fixture(

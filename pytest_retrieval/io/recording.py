@@ -6,7 +6,8 @@ configuration), and a footer written when the run ends::
     {"format": "pytest-retrieval recording", "version": 1, "settings": {...}}
     {"configuration": "bm25", "id": "rain", "text": "...", "results": [["doc", 12.5], ...],
      "latency_ms": 3.1, "shared": false, "error": null}
-    {"complete": true, "entries": 71, "golden": "<sha256 of the golden set>"}
+    {"complete": true, "entries": 71, "golden": "<sha256 of the golden set>",
+     "retrievers": {"dense": {"index_version": "2024-09"}}}
 
 ``results`` are ``[id, score]`` pairs as the retriever returned them (score null when
 it gave none); ``filters`` appears when the query had some. The file is written to a
@@ -27,6 +28,7 @@ from typing import IO
 
 from ..bulk import paused_gc
 from ..golden import Problem
+from ..retriever_metadata import Metadata, parse_metadata
 from .common import FormatError, ProblemLog, loads_json
 
 FORMAT = "pytest-retrieval recording"
@@ -76,13 +78,17 @@ class RecordingWriter:
             self._file.write(line + "\n")
             self.entries += 1
 
-    def close(self, complete: bool, golden: str) -> None:
-        """Write the footer and put the recording in place (atomically)."""
+    def close(
+        self, complete: bool, golden: str, retrievers: Mapping[str, Mapping[str, object]]
+    ) -> None:
+        """Write the footer (with what each configuration's retriever said about itself)
+        and put the recording in place (atomically)."""
         handle, self._file = self._file, None
         if handle is None:
             return
         try:
             footer = {"complete": complete, "entries": self.entries, "golden": golden}
+            footer["retrievers"] = {name: dict(m) for name, m in retrievers.items() if m}
             handle.write(json.dumps(footer) + "\n")
             handle.flush()
             os.fsync(handle.fileno())
@@ -115,6 +121,7 @@ class Recording:
     complete: bool
     settings: Mapping[str, object]
     golden: str = ""
+    retrievers: Mapping[str, Metadata] = field(default_factory=dict)  # what each described
 
     @property
     def configurations(self) -> list[str]:
@@ -182,7 +189,13 @@ def read_recording(path: Path, shown: str | None = None) -> Recording:
         entries, footer = _entries(lines, log)
     log.raise_if_any()
     golden = str(footer.get("golden", ""))
-    return Recording(entries, bool(footer.get("complete", False)), settings, golden)
+    described = footer.get("retrievers")
+    retrievers = {
+        str(name): parse_metadata(data, "")[0]
+        for name, data in (described.items() if isinstance(described, Mapping) else ())
+    }
+    complete = bool(footer.get("complete", False))
+    return Recording(entries, complete, settings, golden, retrievers)
 
 
 def _entries(

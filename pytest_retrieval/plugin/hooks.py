@@ -40,6 +40,7 @@ from .keys import (
     RECORDED_KEY,
     RECORDS_KEY,
     REPLAY_KEY,
+    RETRIEVERS_KEY,
     SELECTED_KEY,
     SETTINGS_KEY,
 )
@@ -183,6 +184,7 @@ def _replay(config: pytest.Config, run: RunSettings) -> Replay | None:
     except ReplayError as exc:
         raise pytest.UsageError(str(exc)) from None
     config.stash[REPLAY_KEY] = replay
+    config.stash[RETRIEVERS_KEY] = dict(replay.retrievers)  # as the recorded run described them
     return replay
 
 

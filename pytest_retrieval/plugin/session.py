@@ -224,7 +224,8 @@ class RetrievalSession:
             return
         try:
             digest = GoldenInfo.of(self.results).sha256
-            self.recording.close(complete=self.incomplete is None, golden=digest)
+            complete = self.incomplete is None
+            self.recording.close(complete, digest, self.gathered.retrievers)
             partial = "" if self.incomplete is None else ", incomplete"
             self.notes.append(
                 f"retrieval recording written: {self.recording.path} "
