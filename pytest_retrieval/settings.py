@@ -248,6 +248,10 @@ def _fixture(key: str, raw: Raw) -> str:
 
 def _seconds(key: str, raw: Raw) -> float | None:
     text = _text(raw)
+    if _DECIMAL_COMMA.match(text.removesuffix("s")):
+        raise SettingsError(
+            f"{key}: '{text}' has a decimal comma; write a point: {text.replace(',', '.')}"
+        )
     try:
         value = float(text.removesuffix("s"))
     except ValueError:

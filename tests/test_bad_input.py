@@ -743,6 +743,10 @@ SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
         {"retrieval_metrics": "ndcg@10 mrr nDCG@10"},
         "retrieval_metrics: ndcg@10 is given twice (ndcg@10, nDCG@10); keep one",
     ),
+    "timeout-decimal-comma": (
+        {"retrieval_timeout": "0,5"},
+        "retrieval_timeout: '0,5' has a decimal comma; write a point: 0.5",
+    ),
     "weights-decimal-comma": (
         {"retrieval_weights": "paraphrase=0,5 lexical=0.5"},
         "retrieval_weights: 'paraphrase=0,5' has a decimal comma; write a point: paraphrase=0.5",
