@@ -109,10 +109,12 @@ def noise_warnings(
             what = "differences between configurations" if category in paired else "differences"
             text = f"{category}: n={n}: {what} under ±{half:.2f} are noise here"
         else:  # every query scores alike: the interval has no width
-            text = (
-                f"{category}: n={n}: its interval has no width, yet one query moves its mean "
-                f"by up to {1 / n:.2f}"
+            what = (
+                "the configurations score its queries alike, so their differences have no interval"
+                if category in paired
+                else "its queries score alike, so its mean has no interval"
             )
+            text = f"{category}: n={n}: {what}, yet one query moves a mean by up to {1 / n:.2f}"
         full = f"{text} (fewer than retrieval_min_queries = {min_queries} queries; add queries)"
         out.append(Advice(RetrievalNoiseWarning, full, category))
     return out

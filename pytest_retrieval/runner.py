@@ -302,7 +302,8 @@ def _split(returned: object, n: int, ids: Sequence[str], share: float) -> list[A
         return [Answer(error=message, latency=share, shared=True) for _ in range(n)]
     if len(returned) != n:
         message = (
-            f"the batch call returned {len(returned)} result lists for {n} queries; return "
+            f"the batch call returned {len(returned)} result lists for {n} "
+            f"{'query' if n == 1 else 'queries'}; return "
             "one per query, in the queries' order"
         )
         return [Answer(error=message, latency=share, shared=True) for _ in range(n)]

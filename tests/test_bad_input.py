@@ -48,15 +48,15 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
     ),
     "octal-id": (
         "queries:\n  - id: 00123\n    query: q\n    relevant: {x: 1}\n",
-        "golden/bad.yaml:2: query '83': id 00123 is read by YAML as the number 83; quote it ('00123') to keep it as text",
+        "golden/bad.yaml:2: query '00123': id 00123 is read by YAML as the number 83; quote it ('00123') to keep it as text",
     ),
     "hex-id": (
         "queries:\n  - id: 0x1F\n    query: q\n    relevant: {x: 1}\n",
-        "golden/bad.yaml:2: query '31': id 0x1F is read by YAML as the number 31; quote it ('0x1F') to keep it as text",
+        "golden/bad.yaml:2: query '0x1F': id 0x1F is read by YAML as the number 31; quote it ('0x1F') to keep it as text",
     ),
     "underscore-id": (
         "queries:\n  - id: 1_000\n    query: q\n    relevant: {x: 1}\n",
-        "golden/bad.yaml:2: query '1000': id 1_000 is read by YAML as the number 1000; quote it ('1_000') to keep it as text",
+        "golden/bad.yaml:2: query '1_000': id 1_000 is read by YAML as the number 1000; quote it ('1_000') to keep it as text",
     ),
     "octal-doc-key": (
         "queries:\n  - id: a\n    query: q\n    relevant:\n      00123: 3\n",
@@ -136,7 +136,7 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
     ),
     "grade-bool": (
         "queries:\n  - id: a\n    query: q\n    relevant: {x: yes}\n",
-        "golden/bad.yaml:4: query 'a': grade of 'x' must be an integer 0..3, got true/false True",
+        "golden/bad.yaml:4: query 'a': grade of 'x' must be an integer 0..3, got true/false True (YAML reads yes, no, on, off, true and false as booleans)",
     ),
     "grade-negative": (
         "queries:\n  - id: a\n    query: q\n    relevant: {x: -1}\n",
@@ -1013,6 +1013,11 @@ def test_a_tampered_baseline_is_refused_with_what_is_wrong(case: str) -> None:
 
 
 RAW_BASELINES: dict[str, tuple[str, str]] = {
+    "summary-nan": (
+        BASELINE.replace('"n": 2', '"n": NaN', 1),
+        WHERE + "its stored summary says all n = nan, which is no number (NaN and Infinity are "
+        "not JSON): the file was edited by hand or damaged",
+    ),
     "nan-token": (
         BASELINE.replace('"mrr": 0.5', '"mrr": NaN', 1),
         WHERE + "query 'b': 'metrics.mrr' must be a finite number or null, got float nan",

@@ -201,7 +201,7 @@ def test_a_batch_that_returns_the_wrong_number_of_results_is_an_error_that_says_
     assert {q["error"] for q in dense.values()} == {
         "the batch call returned 2 result lists for 3 queries; return one per query, in the "
         "queries' order",
-        "the batch call returned 0 result lists for 1 queries; return one per query, in the "
+        "the batch call returned 0 result lists for 1 query; return one per query, in the "
         "queries' order",
     }
     bm25 = report["configurations"]["bm25"]["queries"]

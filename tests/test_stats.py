@@ -857,8 +857,9 @@ def test_noise_warnings_name_the_widest_interval_of_a_small_category() -> None:
     assert [str(w) for w in evaluation.warnings if "n=" in str(w)] == [str(w) for w in found]
     # bm25 and dense score alike query by query: their paired difference has no width
     assert str(found[1]) == (
-        "small: n=8: its interval has no width, yet one query moves its mean by up to 0.12 "
-        "(fewer than retrieval_min_queries = 30 queries; add queries)"
+        "small: n=8: the configurations score its queries alike, so their differences have no "
+        "interval, yet one query moves a mean by up to 0.12 (fewer than retrieval_min_queries "
+        "= 30 queries; add queries)"
     )
     assert {w.category for w in found} == {"single", "small"}
 

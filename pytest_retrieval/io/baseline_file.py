@@ -8,6 +8,7 @@ means, for a person reading the file; the gate recomputes them from the queries.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -160,7 +161,13 @@ def _check_summary(
             raise BaselineError(f"its stored summary has no row '{label}'")
         for name in ["n", *names]:
             want = row.n if name == "n" else row.values.get(name)
-            if not _close(kept.get(name), want):
+            value = kept.get(name)
+            if isinstance(value, float) and not math.isfinite(value):
+                raise BaselineError(
+                    f"its stored summary says {label} {name} = {value!r}, which is no number "
+                    "(NaN and Infinity are not JSON): the file was edited by hand or damaged"
+                )
+            if not _close(value, want):
                 raise BaselineError(
                     f"its stored summary says {label} {name} = {kept.get(name)!r}, its queries "
                     f"give {want!r}: the file was edited by hand"

@@ -295,7 +295,12 @@ class Checker:
             self.add(
                 line,
                 f"grade of '{doc}' must be an integer 0..{self.max_grade}, "
-                f"got {_type_name(grade)} {grade!r}",
+                f"got {_type_name(grade)} {grade!r}"
+                + (
+                    " (YAML reads yes, no, on, off, true and false as booleans)"
+                    if isinstance(grade, bool)
+                    else ""
+                ),
                 qid,
             )
         elif doc in grades:
@@ -418,9 +423,12 @@ def _query_id(checker: Checker, raw: Mapping[Any, Any], line: int) -> tuple[str 
             ),
         )
         return None, False
-    misread = _misread(raw.get("id"))
-    if misread is not None and not isinstance(raw.get("id"), str):
-        checker.add(_line_of(raw, "id"), misread, qid)
+    written = raw.get("id")
+    misread = _misread(written)
+    if misread is not None and not isinstance(written, str):
+        # named as written (00123), not as YAML read it (83)
+        shown = written.source if isinstance(written, Int) else qid
+        checker.add(_line_of(raw, "id"), misread, shown)
         return qid, False
     if any(c in qid for c in FORBIDDEN_ID_CHARS) or any(c.isspace() for c in qid):
         checker.add(

@@ -36,7 +36,10 @@ class GateFailure:
         # The explanation is printed once, in the "retrieval evaluation" section; JUnit
         # and --junitxml readers get all of it through str().
         tw.line(self.reprcrash.message)
-        tw.line("(the gate's explanation is in the 'retrieval evaluation' section below)")
+        tw.line(
+            "(the gate's explanation is in the 'retrieval evaluation' section below; "
+            "under -q, only its verdict: run without -q for the rest)"
+        )
 
     def __str__(self) -> str:
         return self.text
