@@ -258,10 +258,14 @@ def sign_flip_p(
         # random byte picks the subset of 8 differences through a table of the 256
         # subset sums, so one pattern costs m/8 lookups instead of m additions.
         tables = [_subset_sums(nonzero[i : i + 8]) for i in range(0, m, 8)]
+        width = len(tables)
+        pool = rng.randbytes(resamples * width)  # every pattern's bytes in one draw
+        pick = list.__getitem__
+        limit = observed - eps
         hits = 0
-        for _ in range(resamples):
-            positive = sum(map(list.__getitem__, tables, rng.randbytes(len(tables))))
-            if abs(2 * positive - total) >= observed - eps:
+        for start in range(0, resamples * width, width):
+            positive = sum(map(pick, tables, pool[start : start + width]))
+            if abs(2 * positive - total) >= limit:
                 hits += 1
         return (hits + 1) / (resamples + 1), "sampled"
     spread = math.sqrt(math.fsum(d * d for d in nonzero))
