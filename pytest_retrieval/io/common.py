@@ -12,6 +12,7 @@ import json
 import re
 from collections.abc import Generator, Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 from ..golden import DEFAULT_CATEGORY, Problem
 from ..model import RESERVED_CATEGORIES
@@ -82,17 +83,21 @@ def has_space(text: str) -> bool:
     return _ASCII_SPACE.search(text) is not None
 
 
+def _opened(path: Path, shown: str) -> BinaryIO:
+    """The file opened for reading bytes; a :class:`FormatError` when it cannot be."""
+    try:
+        return open(path, "rb")  # the caller closes it (with ... as)
+    except OSError as exc:
+        raise FormatError([Problem(shown, 0, f"cannot read the file: {exc}")]) from None
+
+
 def read_lines(path: Path, shown: str) -> Generator[tuple[int, str], None, None]:
     """Every line of a UTF-8 file as (1-based number, text without the line break).
 
     Streams the file (a corpus may be gigabytes). A byte sequence that is not UTF-8
     is a :class:`FormatError` naming its line; a byte-order mark on line 1 is dropped.
     """
-    try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed below, also on early exit
-    except OSError as exc:
-        raise FormatError([Problem(shown, 0, f"cannot read the file: {exc}")]) from None
-    with handle:
+    with _opened(path, shown) as handle:
         for number, raw in enumerate(handle, start=1):
             yield number, _decoded(raw, number, shown).rstrip("\r\n")
 
@@ -109,11 +114,7 @@ def data_fields(path: Path, shown: str) -> Generator[tuple[int, list[str]], None
     :func:`split_fields`; a plain ASCII line, nearly every line of a qrels or run file,
     is split by ``str.split`` (the same split there, at C speed).
     """
-    try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed below, also on early exit
-    except OSError as exc:
-        raise FormatError([Problem(shown, 0, f"cannot read the file: {exc}")]) from None
-    with handle:
+    with _opened(path, shown) as handle:
         for number, raw in enumerate(handle, start=1):
             if raw.isascii() and _NOT_C_SPACE.search(raw) is None:
                 fields = raw.decode("ascii").split()
