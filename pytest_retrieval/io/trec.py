@@ -128,10 +128,13 @@ class Imported:
     unjudged: int = 0  # qrels lines with grade -1, dropped
 
 
+_SCORE_THEN_DOC = operator.itemgetter(1, 0)  # a ScoredDoc is (doc, score)
+
+
 def trec_order(docs: Iterable[ScoredDoc]) -> tuple[ScoredDoc, ...]:
     """trec_eval's ranking order: score descending, ties by docno descending (strcmp)."""
     # Python compares str by code point, which is the byte order of UTF-8: strcmp's order.
-    return tuple(sorted(docs, key=lambda d: (d.score, d.doc), reverse=True))
+    return tuple(sorted(docs, key=_SCORE_THEN_DOC, reverse=True))
 
 
 # --------------------------------------------------------------------------- qrels
@@ -329,12 +332,9 @@ class _RunBuilder:
         }
 
 
-_SCORE_THEN_DOC = operator.itemgetter(1, 0)
-
-
 def _ranked(docs: dict[str, float]) -> tuple[ScoredDoc, ...]:
-    """trec_eval's order (score descending, ties by docno descending) of doc -> score."""
-    return tuple(map(ScoredDoc._make, sorted(docs.items(), key=_SCORE_THEN_DOC, reverse=True)))
+    """A query's doc -> score in :func:`trec_order`."""
+    return trec_order(map(ScoredDoc._make, docs.items()))
 
 
 def _finite(text: str) -> float | None:
