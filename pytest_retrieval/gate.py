@@ -9,6 +9,7 @@ update the baseline. Its text is :mod:`pytest_retrieval.report.gate_text`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -293,6 +294,11 @@ class _Values:
     before: list[float]
     after: list[float]
 
+    @functools.cached_property
+    def differences(self) -> list[float]:
+        """after - before, query by query."""
+        return [a - b for a, b in zip(self.after, self.before, strict=True)]
+
 
 def _values(category: str, metric: str, group: Sequence[Pair]) -> _Values | None:
     both = [
@@ -316,15 +322,13 @@ def _shared_boots(found: Sequence[_Values], draws: Draws) -> list[list[float] | 
     wanted = [
         i
         for i, v in enumerate(found)
-        if use_resampling(len(v.both), draws.resamples)
-        and len({a - b for a, b in zip(v.after, v.before, strict=True)}) > 1
+        if use_resampling(len(v.both), draws.resamples) and len(set(v.differences)) > 1
     ]
     by_length: dict[tuple[str, int], list[int]] = {}
     for i in wanted:
         by_length.setdefault((found[i].category, len(found[i].both)), []).append(i)
     for (category, _), rows in by_length.items():
-        series = [[a - b for a, b in zip(found[i].after, found[i].before, strict=True)]
-                  for i in rows]  # fmt: skip
+        series = [found[i].differences for i in rows]
         for i, boot in zip(rows, draws.means(category, series), strict=True):
             boots[i] = boot
     return boots
