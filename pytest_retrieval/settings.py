@@ -57,6 +57,13 @@ def words(raw: Raw) -> list[str]:
 _ASSIGNED_DECIMAL_COMMA = re.compile(r"=[+-]?\d+,\d")
 
 
+def _decimal_comma(where: str, word: str) -> SettingsError:
+    """The refusal of a number written with a decimal comma (``0,02``), with the fix."""
+    return SettingsError(
+        f"{where}: '{word}' has a decimal comma; write a point: {word.replace(',', '.')}"
+    )
+
+
 def assignments(key: str, raw: Raw) -> list[str]:
     """The ``name=value`` words of a raw value, as :func:`words`; a value written with a
     decimal comma (``p95=1,5s``) is refused rather than split in two."""
@@ -64,9 +71,7 @@ def assignments(key: str, raw: Raw) -> list[str]:
     for text in map(str, given):
         for word in text.split():
             if _ASSIGNED_DECIMAL_COMMA.search(word):
-                raise SettingsError(
-                    f"{key}: '{word}' has a decimal comma; write a point: {word.replace(',', '.')}"
-                )
+                raise _decimal_comma(key, word)
     return words(raw)
 
 
@@ -249,9 +254,7 @@ def _fixture(key: str, raw: Raw) -> str:
 def _seconds(key: str, raw: Raw) -> float | None:
     text = _text(raw)
     if _DECIMAL_COMMA.match(text.removesuffix("s")):
-        raise SettingsError(
-            f"{key}: '{text}' has a decimal comma; write a point: {text.replace(',', '.')}"
-        )
+        raise _decimal_comma(key, text)
     try:
         value = float(text.removesuffix("s"))
     except ValueError:
@@ -444,10 +447,7 @@ def _tolerance_words(raw: Raw, where: str) -> list[str]:
     for token in _entries(raw) if not isinstance(raw, str) else [raw]:
         for word in token.split():
             if _DECIMAL_COMMA.match(word.partition("=")[2] or word):
-                raise SettingsError(
-                    f"{where}: '{word}' has a decimal comma; write a point: "
-                    f"{word.replace(',', '.')}"
-                )
+                raise _decimal_comma(where, word)
             found += [w for w in word.split(",") if w]
     return found
 
