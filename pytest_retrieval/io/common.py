@@ -106,6 +106,54 @@ def read_lines(path: Path, shown: str) -> Generator[tuple[int, str], None, None]
 _NOT_C_SPACE = re.compile(rb"[\x1c-\x1f]")
 
 
+BLOCK_BYTES = 1 << 23  # 8 MiB of whole lines at a time
+
+
+def read_blocks(path: Path, shown: str) -> Generator[tuple[int, bytes], None, None]:
+    """The file as blocks of whole lines: (number of the block's first line, its bytes).
+
+    Each block ends at a line break (the last may end at the end of the file); a
+    line longer than a block makes a longer block. For readers that handle millions
+    of lines with whole-block operations.
+    """
+    with _opened(path, shown) as handle:
+        first, carry = 1, b""
+        while True:
+            chunk = handle.read(BLOCK_BYTES)
+            if not chunk:
+                if carry:
+                    yield first, carry
+                return
+            chunk = carry + chunk if carry else chunk
+            cut = chunk.rfind(b"\n") + 1
+            if cut == 0:
+                carry = chunk
+                continue
+            block, carry = chunk[:cut], chunk[cut:]
+            yield first, block
+            first += block.count(b"\n")
+
+
+def block_fields(
+    first: int, block: bytes, shown: str
+) -> Generator[tuple[int, list[str]], None, None]:
+    """(line number, fields) of every line of a block (:func:`read_blocks`) that holds
+    data, as :func:`data_fields` reads them."""
+    lines = block.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()  # the block ends with a line break
+    for number, raw in enumerate(lines, start=first):
+        fields = _line_fields(raw, number, shown)
+        if fields and not fields[0].startswith("#"):
+            yield number, fields
+
+
+def _line_fields(raw: bytes, number: int, shown: str) -> list[str]:
+    if raw.isascii() and _NOT_C_SPACE.search(raw) is None:
+        return raw.decode("ascii").split()  # a plain ASCII line: str.split splits alike
+    return split_fields(_decoded(raw, number, shown))
+
+
 def data_fields(path: Path, shown: str) -> Generator[tuple[int, list[str]], None, None]:
     """(line number, fields) of every line of a whitespace-separated file that holds data:
     blank lines and ``#`` comments skipped, fields split as trec_eval splits them.
@@ -116,10 +164,7 @@ def data_fields(path: Path, shown: str) -> Generator[tuple[int, list[str]], None
     """
     with _opened(path, shown) as handle:
         for number, raw in enumerate(handle, start=1):
-            if raw.isascii() and _NOT_C_SPACE.search(raw) is None:
-                fields = raw.decode("ascii").split()
-            else:
-                fields = split_fields(_decoded(raw, number, shown))
+            fields = _line_fields(raw, number, shown)
             if fields and not fields[0].startswith("#"):
                 yield number, fields
 
@@ -155,15 +200,18 @@ def category_problem(category: str) -> str | None:
 
 
 __all__ = [
+    "BLOCK_BYTES",
     "DEFAULT_CATEGORY",
     "MAX_KEPT",
     "MAX_SHOWN",
     "FormatError",
     "ProblemLog",
+    "block_fields",
     "category_problem",
     "data_fields",
     "golden_id_problem",
     "has_space",
+    "read_blocks",
     "read_lines",
     "split_fields",
 ]

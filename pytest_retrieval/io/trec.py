@@ -26,6 +26,8 @@ them). Blank lines are allowed in both files.
 from __future__ import annotations
 
 import contextlib
+import functools
+import itertools
 import math
 import operator
 import re
@@ -40,12 +42,15 @@ from .atomic import write_atomic
 from .common import (
     FormatError,
     ProblemLog,
+    block_fields,
     category_problem,
     data_fields,
     golden_id_problem,
     has_space,
+    read_blocks,
     read_lines,
 )
+from .run_columns import Columns, plain_columns
 
 UNJUDGED_GRADE = -1
 TopicField = Literal["title", "description", "narrative"]
@@ -107,16 +112,28 @@ class ScoredDoc(NamedTuple):
     score: float
 
 
+class Ranking(NamedTuple):
+    """One query's ranking in a run, as columns: doc ids best first, and their scores."""
+
+    docs: list[str]
+    scores: list[float]
+
+
 @dataclass(frozen=True)
 class Run:
     """One run (one configuration, one run tag): query id -> ranking in trec_eval's order."""
 
     tag: str
-    rankings: Mapping[str, tuple[ScoredDoc, ...]]
+    columns: Mapping[str, Ranking]
+
+    @functools.cached_property
+    def rankings(self) -> Mapping[str, tuple[ScoredDoc, ...]]:
+        """query id -> (doc, score) pairs, best first."""
+        return {qid: tuple(map(ScoredDoc, *ranking)) for qid, ranking in self.columns.items()}
 
     def ids(self) -> dict[str, list[str]]:
         """query id -> ranked doc ids, best first."""
-        return {qid: [d.doc for d in ranking] for qid, ranking in self.rankings.items()}
+        return {qid: list(ranking.docs) for qid, ranking in self.columns.items()}
 
 
 @dataclass(frozen=True)
@@ -242,40 +259,49 @@ def read_qrels(path: Path, *, max_grade: int = 3, shown: str | None = None) -> Q
 # --------------------------------------------------------------------------- runs
 
 
+class _Piece(NamedTuple):
+    """Consecutive lines of one (tag, query): their documents, scores and line numbers."""
+
+    docs: list[str]
+    scores: list[float]
+    lines: Sequence[int]
+
+
 @dataclass
 class _RunBuilder:
-    """Collects a run file's results line by line, per tag and query, recording every problem."""
+    """Collects a run file's results per tag and query, recording every problem."""
 
     log: ProblemLog
-    docs: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
-    repeated: list[tuple[int, str, str, str]] = field(default_factory=list)  # line, tag, qid, doc
+    pieces: dict[str, dict[str, list[_Piece]]] = field(default_factory=dict)
 
-    def add(self, number: int, fields: list[str]) -> None:
-        """Take one data line (its fields)."""
-        checked = self._plain(fields) or self._checked(number, fields)
-        if checked is None:
+    def add_block(self, first: int, block: bytes) -> None:
+        """Take a block of whole lines starting at line ``first``."""
+        columns = plain_columns(block)
+        if columns is not None:  # nearly every block: read at C speed
+            lines: Sequence[int] = range(first, first + len(columns.qids))
+            self._add_columns(columns, lines)
             return
-        qid, doc, score, tag = checked
-        ranking = self.docs.setdefault(tag, {}).setdefault(qid, {})
-        if doc in ranking:
-            self.repeated.append((number, tag, qid, doc))
-            return
-        ranking[doc] = score
+        checked = Columns([], [], [], [])
+        numbers: list[int] = []
+        for number, fields in block_fields(first, block, self.log.shown):
+            line = self._checked(number, fields)
+            if line is not None:
+                for column, value in zip(checked, line, strict=True):
+                    column.append(value)  # type: ignore[attr-defined]
+                numbers.append(number)
+        self._add_columns(checked, numbers)
 
-    @staticmethod
-    def _plain(fields: list[str]) -> tuple[str, str, float, str] | None:
-        """(qid, doc, score, tag) of a line as nearly every line is (six or more fields, a
-        finite score, digits for the rank), read without a problem to name; else None."""
-        if len(fields) < 6:
-            return None
-        rank, score_text = fields[3], fields[4]
-        try:
-            score = float(score_text)
-        except ValueError:
-            return None
-        if score - score != 0.0 or not (rank.isascii() and rank.isdigit()):  # inf, nan
-            return None
-        return fields[0], fields[2], score, fields[5]
+    def _add_columns(self, columns: Columns, lines: Sequence[int]) -> None:
+        """File lines, grouped into a piece per run of lines of one (tag, query)."""
+        qids, docs, scores, tags = columns
+        keys: Sequence[object] = qids if len(set(tags)) <= 1 else list(zip(tags, qids, strict=True))
+        start = 0
+        for _, group in itertools.groupby(keys):
+            end = start + len(list(group))
+            queries = self.pieces.setdefault(tags[start], {})
+            piece = _Piece(docs[start:end], scores[start:end], lines[start:end])
+            queries.setdefault(qids[start], []).append(piece)
+            start = end
 
     def _checked(self, number: int, fields: list[str]) -> tuple[str, str, float, str] | None:
         """(qid, doc, score, tag) of a well-formed line; None (and a problem) otherwise."""
@@ -301,40 +327,48 @@ class _RunBuilder:
             return None
         return qid, doc, score, tag
 
-    def name_repeats(self, path: Path) -> None:
-        """A problem for each document retrieved twice, naming the line it came first on
-        (found by reading the file again: only a faulty run pays for it)."""
-        if not self.repeated:
-            return
-        wanted = {(tag, qid, doc) for _, tag, qid, doc in self.repeated}
-        first: dict[tuple[str, str, str], int] = {}
-        quiet = _RunBuilder(ProblemLog(self.log.shown))
-        for number, fields in _data_lines(path, self.log.shown):
-            checked = quiet._checked(number, fields)
-            if checked is not None:
-                qid, doc, _, tag = checked
-                if (tag, qid, doc) in wanted:
-                    first.setdefault((tag, qid, doc), number)
-        for number, tag, qid, doc in self.repeated:
-            self.log.add(
-                number,
-                f"document '{doc}' is retrieved twice in run '{tag}' (first on line "
-                f"{first[(tag, qid, doc)]}); keep one line (trec_eval refuses duplicates too)",
-                qid,
-            )
-        self.log.problems.sort(key=lambda problem: problem.line)
+    def _ranking(self, tag: str, qid: str, pieces: list[_Piece]) -> Ranking:
+        """One query's results in trec_eval's order, each document once (repeats named)."""
+        if len(pieces) == 1:
+            docs, scores, lines = pieces[0]
+        else:
+            docs = [d for piece in pieces for d in piece.docs]
+            scores = [s for piece in pieces for s in piece.scores]
+            lines = [n for piece in pieces for n in piece.lines]
+        if len(set(docs)) != len(docs):
+            docs, scores = self._without_repeats(tag, qid, _Piece(docs, scores, lines))
+        if all(map(operator.gt, scores, itertools.islice(scores, 1, None))):
+            return Ranking(docs, scores)  # strictly falling scores: the file's order is it
+        ordered = sorted(zip(scores, docs, strict=True), reverse=True)  # score, then docno
+        return Ranking([d for _, d in ordered], [s for s, _ in ordered])
+
+    def _without_repeats(self, tag: str, qid: str, piece: _Piece) -> tuple[list[str], list[float]]:
+        """The first line of each document; a problem for each later one."""
+        first: dict[str, int] = {}
+        docs: list[str] = []
+        scores: list[float] = []
+        for doc, score, number in zip(*piece, strict=True):
+            if doc in first:
+                self.log.add(
+                    number,
+                    f"document '{doc}' is retrieved twice in run '{tag}' (first on line "
+                    f"{first[doc]}); keep one line (trec_eval refuses duplicates too)",
+                    qid,
+                )
+                continue
+            first[doc] = number
+            docs.append(doc)
+            scores.append(score)
+        return docs, scores
 
     def result(self) -> dict[str, Run]:
         """Every run, each query's results in trec_eval's order."""
-        return {
-            tag: Run(tag, {qid: _ranked(docs) for qid, docs in queries.items()})
-            for tag, queries in self.docs.items()
+        runs = {
+            tag: Run(tag, {qid: self._ranking(tag, qid, p) for qid, p in queries.items()})
+            for tag, queries in self.pieces.items()
         }
-
-
-def _ranked(docs: dict[str, float]) -> tuple[ScoredDoc, ...]:
-    """A query's doc -> score in :func:`trec_order`."""
-    return trec_order(map(ScoredDoc._make, docs.items()))
+        self.log.problems.sort(key=lambda problem: problem.line)
+        return runs
 
 
 def _finite(text: str) -> float | None:
@@ -356,13 +390,13 @@ def read_run(path: Path, *, shown: str | None = None) -> dict[str, Run]:
     log = ProblemLog(shown or str(path))
     builder = _RunBuilder(log)
     with paused_gc():  # millions of results, no cycles among them
-        for number, fields in _data_lines(path, log.shown):
-            builder.add(number, fields)
-        builder.name_repeats(path)
-        if not builder.docs and not log.problems:
+        for first, block in read_blocks(path, log.shown):
+            builder.add_block(first, block)
+        runs = builder.result()
+        if not runs and not log.problems:
             log.add(0, "the file holds no results; a run line is 'qid Q0 docno rank score tag'")
         log.raise_if_any()
-        return builder.result()
+        return runs
 
 
 # --------------------------------------------------------------------------- topics

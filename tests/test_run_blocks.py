@@ -1,0 +1,181 @@
+"""The run reader's whole-block path (``io/run_columns.py``) reads exactly what the
+line-by-line path reads.
+
+A large run file is read a block of lines at a time; a block of plain lines is
+taken apart with whole-list operations, any other block line by line. Whatever the
+file holds (tabs, runs of spaces, CRLF, comments, blank lines, signed ranks,
+infinite scores, extra fields, too few fields, repeats, ties, non-ASCII ids) and
+wherever the block boundaries fall, the result (or the error message) must equal a
+plain line-by-line reading written here from trec_eval's rules.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from unittest import mock
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pytest_retrieval.io import common
+from pytest_retrieval.io.common import FormatError, data_fields
+from pytest_retrieval.io.run_columns import plain_columns
+from pytest_retrieval.io.trec import read_run
+
+SETTINGS = settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+
+def line_by_line(path: Path) -> dict[str, dict[str, list[tuple[str, float]]]] | str:
+    """trec_eval's reading, one line at a time: tag -> qid -> (doc, score) in its order,
+    or the set of problem lines (as 'line: kind') when the file has any."""
+    docs: dict[str, dict[str, dict[str, float]]] = {}
+    problems: list[str] = []
+    for number, fields in data_fields(path, "r"):
+        if len(fields) < 6:
+            problems.append(f"{number}: fields")
+            continue
+        qid, _, doc, rank, score_text, tag = fields[:6]
+        try:
+            score = float(score_text)
+        except ValueError:
+            score = math.nan
+        if not math.isfinite(score):
+            problems.append(f"{number}: score")
+            continue
+        if not re.fullmatch(r"[+-]?[0-9]+", rank):
+            problems.append(f"{number}: rank")
+            continue
+        ranking = docs.setdefault(tag, {}).setdefault(qid, {})
+        if doc in ranking:
+            problems.append(f"{number}: twice")
+            continue
+        ranking[doc] = score
+    if problems:
+        return "\n".join(sorted(problems, key=lambda p: int(p.split(":")[0])))
+    if not docs:
+        return "0: empty"
+    return {
+        tag: {
+            qid: sorted(ranking.items(), key=lambda ds: (ds[1], ds[0]), reverse=True)
+            for qid, ranking in queries.items()
+        }
+        for tag, queries in docs.items()
+    }
+
+
+KINDS = {"holds no results": "empty", "expected 6 fields": "fields", "twice": "twice"}
+KINDS |= {"is not a finite number": "score", "is not an integer": "rank"}
+
+
+def ours(path: Path, block: int) -> dict[str, dict[str, list[tuple[str, float]]]] | str:
+    with mock.patch.object(common, "BLOCK_BYTES", block):
+        try:
+            runs = read_run(path, shown="r")
+        except FormatError as exc:
+            found = []
+            for problem in exc.problems:
+                kind = next(k for text, k in KINDS.items() if text in problem.message)
+                found.append(f"{problem.line}: {kind}")
+            return "\n".join(found)
+    return {
+        tag: {qid: [(d.doc, d.score) for d in ranking] for qid, ranking in run.rankings.items()}
+        for tag, run in runs.items()
+    }
+
+
+ids = st.sampled_from(["q1", "q2", "d1", "d2", "d3", "Q0", "7", "a#b", "d\u00e9", "x\x1cy"])
+ranks = st.sampled_from(["1", "2", "10", "-3", "+4", "first", "0"])
+scores = st.sampled_from(["1", "2.5", "2.50", "-1e3", "0", "1_0", "inf", "nan", "high", "3"])
+gaps = st.sampled_from([" ", " ", " ", " ", "\t", "  ", " \t"])
+ends = st.sampled_from(["\n", "\n", "\n", "\r\n", " \n", "\n\n"])
+
+
+@st.composite
+def run_lines(draw: st.DrawFn) -> str:
+    kind = draw(st.sampled_from(["line"] * 8 + ["comment", "blank", "short", "long"]))
+    if kind == "comment":
+        return "# a comment" + draw(ends)
+    if kind == "blank":
+        return draw(st.sampled_from(["\n", "  \n", "\t\n"]))
+    fields = [draw(ids), "Q0", draw(ids), draw(ranks), draw(scores), draw(st.sampled_from("tu"))]
+    if kind == "short":
+        fields = fields[: draw(st.integers(1, 5))]
+    if kind == "long":
+        fields.append("extra")
+    text = fields[0]
+    for value in fields[1:]:
+        text += draw(gaps) + value
+    return text + draw(ends)
+
+
+@SETTINGS
+@given(lines=st.lists(run_lines(), min_size=1, max_size=30), block=st.integers(8, 200))
+def test_blocks_read_what_lines_read(tmp_path: Path, lines: list[str], block: int) -> None:
+    path = tmp_path / "run"
+    path.write_bytes("".join(lines).encode("utf-8"))
+    assert ours(path, block) == line_by_line(path)
+
+
+@SETTINGS
+@given(
+    queries=st.lists(
+        st.lists(
+            st.tuples(st.sampled_from("abcdefgh"), st.sampled_from([1.0, 2.0, 0.5])), min_size=1
+        ),
+        min_size=1,
+        max_size=8,
+    ),
+    block=st.integers(30, 400),
+)
+def test_plain_files_in_any_blocks_keep_trec_evals_order(
+    tmp_path: Path, queries: list[list[tuple[str, float]]], block: int
+) -> None:
+    """Plain files (the fast path): ties by docno descending, queries split over blocks,
+    a query's lines in two places of the file, repeats named on their lines."""
+    lines = [
+        f"q{i % 3} Q0 {doc} {rank} {score} t\n"
+        for i, ranking in enumerate(queries)
+        for rank, (doc, score) in enumerate(ranking, start=1)
+    ]
+    path = tmp_path / "run"
+    path.write_text("".join(lines))
+    assert ours(path, block) == line_by_line(path)
+
+
+def test_a_plain_block_is_read_as_columns() -> None:
+    columns = plain_columns(b"q1 Q0 a 1 2.5 t\nq1\tQ0\tb\t2\t1\tt\r\nq2 Q0 c 1 -3 u")
+    assert columns is not None
+    assert columns.qids == ["q1", "q1", "q2"]
+    assert columns.docs == ["a", "b", "c"]
+    assert columns.scores == [2.5, 1.0, -3.0]
+    assert columns.tags == ["t", "t", "u"]
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        b"q1 Q0 a 1 2.5 t\n# a comment\n",  # a comment
+        b"q1 Q0 a#b 1 2.5 t\n",  # '#' inside an id: the line reader decides
+        b"q1 Q0 a 1 2.5 t\n\nq1 Q0 b 2 1 t\n",  # a blank line
+        b"q1 Q0 a 1 2.5 t\n  q1 Q0 b 2 1 t\n",  # leading blanks
+        b"q1 Q0 a 1 2.5 t \n",  # trailing blank
+        b"q1  Q0 a 1 2.5 t\n",  # a run of spaces
+        b"q1 Q0 a 1 2.5\nq1 Q0 b 2 1 t t\n",  # five fields, then seven
+        b"q1 Q0 a 1 2.5 t extra\n",  # fields after the tag
+        b"q1 Q0 a -1 2.5 t\n",  # a signed rank
+        b"q1 Q0 a 1 inf t\n",  # an infinite score
+        b"q1 Q0 a 1 nan t\n",  # not a number
+        b"q1 Q0 a 1 high t\n",  # not a score
+        b"q1 Q0 \xc3\xa9 1 2.5 t\n",  # non-ASCII
+        b"q1 Q0 a\x1cb 1 2.5 t\n",  # a separator Python's split would take for a blank
+        b"q1 Q0 a 1 2.5 t\rq1 Q0 b 2 1 t\n",  # a lone carriage return
+        b"\n",
+    ],
+)
+def test_any_other_block_goes_line_by_line(block: bytes) -> None:
+    assert plain_columns(block) is None
