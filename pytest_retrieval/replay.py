@@ -17,7 +17,7 @@ from pathlib import Path
 from .golden import GoldenQuery
 from .io.common import FormatError
 from .io.recording import Recorded, Recording, is_recording, read_recording
-from .io.trec import read_run
+from .io.trec import Ranking, read_run
 from .retriever_metadata import Metadata
 from .runner import Answer
 
@@ -36,21 +36,25 @@ class Replay:
     complete: bool = True
     notes: tuple[str, ...] = field(default_factory=tuple)
     retrievers: Mapping[str, Metadata] = field(default_factory=dict)  # as recorded
+    runs: Mapping[str, Mapping[str, Ranking]] = field(default_factory=dict)  # TREC runs
 
     @property
     def configurations(self) -> list[str]:
-        return list(self.entries)
+        return list(self.runs if self.trec else self.entries)
 
     def answer(self, configuration: str, query: GoldenQuery) -> Answer:
+        if self.trec:  # a run holds no timings, texts or errors
+            ranking = self.runs.get(configuration, {}).get(query.id)
+            if ranking is None:
+                return Answer([], latency=None, scores=())
+            return Answer(ranking.docs, latency=None, scores=ranking.scores)  # read, never changed
         found = self.entries.get(configuration, {}).get(query.id)
         if found is None:
-            if self.trec:
-                return Answer([], latency=None)  # a run holds no timings
             return Answer(
                 error=f"query '{query.id}' is not in the recording {self.source} for "
                 f"configuration '{configuration}'; record again (--retrieval-record)"
             )
-        stale = "" if self.trec else _stale(found, query)  # a run holds no texts
+        stale = _stale(found, query)
         if stale:
             return Answer(
                 error=f"the recording {self.source} holds this query with {stale}: its results "
@@ -60,7 +64,7 @@ class Replay:
         if found.error is not None:
             return Answer(error=f"recorded: {found.error}", latency=latency)
         results = list(map(tuple, found.results))  # plain (id, score) pairs, read fast
-        return Answer(results, latency=latency, shared=found.shared)  # TREC runs: None
+        return Answer(results, latency=latency, shared=found.shared)
 
 
 def _stale(found: Recorded, query: GoldenQuery) -> str:
@@ -73,19 +77,16 @@ def _stale(found: Recorded, query: GoldenQuery) -> str:
 
 
 def _from_trec(paths: Sequence[Path], shown: Sequence[str]) -> Replay:
-    runs: dict[tuple[str, str], dict[str, Recorded]] = {}
+    runs: dict[tuple[str, str], Mapping[str, Ranking]] = {}
     for path, name in zip(paths, shown, strict=True):
         for tag, run in read_run(path, shown=name).items():
-            runs[(path.stem, tag)] = {
-                qid: Recorded(tag, qid, "", docs)  # ScoredDoc pairs are (id, score) already
-                for qid, docs in run.rankings.items()
-            }
+            runs[(path.stem, tag)] = run.columns
     tags = [tag for _, tag in runs]
-    entries = {
+    named = {
         (tag if tags.count(tag) == 1 else f"{stem}-{tag}"): found
         for (stem, tag), found in runs.items()
     }
-    return Replay(entries, ", ".join(shown), trec=True)
+    return Replay({}, ", ".join(shown), trec=True, runs=named)
 
 
 def load_replay(paths: Sequence[Path], shown: Sequence[str]) -> Replay:

@@ -86,6 +86,7 @@ class Answer:
     latency: float | None = 0.0  # seconds: the call, or its share of a batch; None: unknown
     shared: bool = False  # the latency is a batch call's time divided over its queries
     origin: str = ""  # for a failed batch: the query whose item shows the traceback
+    scores: Sequence[float] | None = None  # when ``returned`` is plain ids: their scores
 
 
 def _consumed(returned: object) -> object:

@@ -144,8 +144,11 @@ def _properties(records: Sequence[QueryRecord], coarse: bool) -> list[tuple[str,
 def _recorded(query: GoldenQuery, configuration: str, record: QueryRecord, answer: Answer) -> str:
     results: tuple[tuple[str, float | None], ...] = ()
     if answer.error is None and record.error is None:
-        ids, scores = ranked_results(answer.returned)
-        results = tuple(zip(ids, scores, strict=True))
+        if answer.scores is None:
+            ids, scores = ranked_results(answer.returned)
+            results = tuple(zip(ids, scores, strict=True))
+        else:  # plain ids, their scores beside them (a TREC run replayed)
+            results = tuple(zip(answer.returned, answer.scores, strict=True))  # type: ignore[call-overload]
     entry = Recorded(
         configuration, query.id, query.text, results, dict(query.filters), record.latency_ms,
         record.latency_shared, answer.error or record.error,
