@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import gc
+import weakref
 
 import pytest
 
-from pytest_retrieval.bulk import paused_gc, with_paused_gc
+from pytest_retrieval.bulk import Settler, paused_gc, with_paused_gc
 
 
 def test_paused_inside_enabled_after_even_on_an_exception() -> None:
@@ -45,3 +46,29 @@ def test_the_decorator_keeps_name_result_and_exceptions() -> None:
     with pytest.raises(ValueError, match="negative"):
         build(-1)
     assert gc.isenabled()
+
+
+class _Cycle:
+    def __init__(self) -> None:
+        self.me = self
+
+
+def test_the_settler_frees_cyclic_garbage_then_freezes_what_lives() -> None:
+    """Every ``every`` units: what died in cycles is freed, what lives is frozen (not
+    walked by later collections), and nothing happens in between."""
+    settler = Settler(every=10)
+    gc.unfreeze()
+    gc.disable()  # no automatic collection while the objects are made
+    try:
+        alive = [_Cycle() for _ in range(100)]
+        dead = weakref.ref(_Cycle())  # a cycle nothing refers to: only a collection frees it
+        frozen = gc.get_freeze_count()
+        gc.enable()
+        settler.done(9)
+        assert gc.get_freeze_count() == frozen and dead() is not None  # not yet
+        settler.done(1)
+        assert dead() is None
+        assert gc.get_freeze_count() >= frozen + len(alive)
+    finally:
+        gc.enable()
+        gc.unfreeze()

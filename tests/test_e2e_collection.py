@@ -83,7 +83,8 @@ def test_without_the_flag_no_hook_of_the_plugin_runs_around_a_test(
     args = ["test_plain.py", "-s", "-p", "no:randomly"]
     result = e2e_run(pytester, *args, *(["--retrieval-eval"] if flag else []))
     expected = (
-        "['pytest_runtest_logreport', 'pytest_runtest_makereport', 'pytest_runtest_setup']"
+        "['pytest_runtest_logreport', 'pytest_runtest_makereport', 'pytest_runtest_setup', "
+        "'pytest_runtest_teardown']"
         if flag
         else "[]"
     )

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from ..bulk import Settler
 from ..golden import GoldenSet
 from ..io.golden_file import GOLDEN_SUFFIXES
 from ..replay import Replay, ReplayError, load_replay
@@ -262,6 +263,15 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 class GoldenItemHooks:
     """The per-item hooks, registered only with ``--retrieval-eval``: without it the
     plugin adds nothing to any test's setup or reports."""
+
+    def __init__(self) -> None:
+        self.settler = Settler()
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_runtest_teardown(self, item: pytest.Item) -> None:
+        golden = golden_of(item)
+        if golden is not None:
+            self.settler.done(len(golden.queries))
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
