@@ -57,12 +57,14 @@ class GoldenQuery:
     @functools.cached_property
     def fingerprint(self) -> str:
         """A short hash of what decides the query's scores: its text and judgments."""
-        payload = json.dumps(
-            {"query": self.text, "relevant": dict(sorted(self.relevant.items()))},
-            sort_keys=True,
-            ensure_ascii=False,
+        payload = _FINGERPRINT_JSON.encode(
+            {"query": self.text, "relevant": dict(sorted(self.relevant.items()))}
         )
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
+
+
+# one encoder for every fingerprint (json.dumps with options builds one per call)
+_FINGERPRINT_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False)
 
 
 @dataclass(frozen=True)

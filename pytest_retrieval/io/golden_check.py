@@ -10,6 +10,7 @@ naming the file, the line, the query id, what is wrong and how to fix it.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -123,9 +124,8 @@ def _as_id(value: Any) -> str | None:
     return None
 
 
-def _is_control(char: str) -> bool:
-    """C0 and C1 control characters and DEL (``\\t``, ``\\n``, ``\\x1b``, ``\\x94``...)."""
-    return ord(char) < 32 or 0x7F <= ord(char) < 0xA0
+# C0 and C1 control characters and DEL (\t, \n, \x1b, \x94...)
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 
 def _misread(value: Any, what: str = "id") -> str | None:
@@ -135,7 +135,7 @@ def _misread(value: Any, what: str = "id") -> str | None:
             f"{what} {value.source} is read by YAML as the number {int(value)}; quote it "
             f"('{value.source}') to keep it as text"
         )
-    if isinstance(value, str) and any(_is_control(c) for c in value):
+    if isinstance(value, str) and _CONTROL.search(value) is not None:
         return f"{what} {value!r} holds a tab, a newline or another control character; remove it"
     return None
 
