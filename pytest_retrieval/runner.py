@@ -140,13 +140,21 @@ class EventLoopThread:
     def run(self, coroutine: Awaitable[T], deadline: float | None = None) -> T:
         """Run ``coroutine`` on the loop and wait for its result (in the calling thread),
         at most ``deadline`` seconds: past it the loop is blocked (:class:`LoopBlocked`)."""
+        return self.wait(self.submit(coroutine), deadline)
+
+    def submit(self, coroutine: Awaitable[T]) -> concurrent.futures.Future[T]:
+        """Start ``coroutine`` on the loop (started on first use); the caller goes on."""
         if self._loop is None:
             self._loop = asyncio.new_event_loop()
             self._thread = threading.Thread(
                 target=self._loop.run_forever, name="pytest-retrieval loop", daemon=True
             )
             self._thread.start()
-        future = asyncio.run_coroutine_threadsafe(_awaited(coroutine), self._loop)
+        return asyncio.run_coroutine_threadsafe(_awaited(coroutine), self._loop)
+
+    def wait(self, future: concurrent.futures.Future[T], deadline: float | None = None) -> T:
+        """The result of what :meth:`submit` started, waited for at most ``deadline``
+        seconds from now: past it the loop is blocked (:class:`LoopBlocked`)."""
         try:
             return future.result(timeout=deadline)
         except concurrent.futures.TimeoutError:
@@ -245,15 +253,18 @@ class Calls:
         if self.protocol.style == "batch":
             return self._batch(queries, ids)
         if self.protocol.is_async:
-            function = self.protocol.function
-            calls = [functools_partial(function, q) for q in queries]
-            rounds = -(-len(calls) // self.concurrency)
-            try:
-                gathered = _gather(calls, self.concurrency, self.timeout, ids)
-                return self._loop().run(gathered, self._wait(rounds))
-            except LoopBlocked as exc:
-                return [Answer(error=str(exc), latency=exc.waited) for _ in calls]
+            return self.start(queries, ids).answers()
         return [self.one(q) for q in queries]
+
+    def start(self, queries: Sequence[object], ids: Sequence[str]) -> Started:
+        """Begin the answers to a chunk of an async retriever's queries: they come in on
+        the plugin's loop while the caller goes on (:meth:`Started.answers` waits)."""
+        function = self.protocol.function
+        calls = [functools_partial(function, q) for q in queries]
+        rounds = -(-len(calls) // self.concurrency)
+        loop = self._loop()
+        future = loop.submit(_gather(calls, self.concurrency, self.timeout, ids))
+        return Started(len(calls), loop, future, self._wait(rounds))
 
     def _batch(self, queries: Sequence[object], ids: Sequence[str]) -> list[Answer]:
         function, n = self.protocol.function, len(queries)
@@ -275,6 +286,23 @@ class Calls:
             message = f"the batch call raised {type(exc).__name__}: {exc}"
             return _failed_batch(n, ids, message, exc, start)
         return _split(returned, n, ids, (time.perf_counter() - start) / max(n, 1))
+
+
+@dataclass
+class Started:
+    """A chunk of an async retriever's answers on their way (:meth:`Calls.start`)."""
+
+    count: int
+    loop: EventLoopThread
+    future: concurrent.futures.Future[list[Answer]]
+    deadline: float | None  # seconds to wait once the answers are wanted
+
+    def answers(self) -> list[Answer]:
+        """The chunk's answers, waited for; a stuck loop makes each an error."""
+        try:
+            return self.loop.wait(self.future, self.deadline)
+        except LoopBlocked as exc:
+            return [Answer(error=str(exc), latency=exc.waited) for _ in range(self.count)]
 
 
 def functools_partial(function: Callable[..., object], query: object) -> Callable[[], object]:

@@ -252,6 +252,56 @@ def test_an_async_retriever_runs_concurrently_and_scores_as_per_query(
         assert block["latency"]["batch_share"] == 0
 
 
+PIPELINED = """\
+import asyncio
+
+EVENTS = []
+IN_FLIGHT = [0, 0]  # now, most
+
+
+def make(configuration):
+    async def search(query):
+        EVENTS.append("start " + query.id)
+        IN_FLIGHT[0] += 1
+        IN_FLIGHT[1] = max(IN_FLIGHT[1], IN_FLIGHT[0])
+        await asyncio.sleep(0.05)
+        IN_FLIGHT[0] -= 1
+        return answer(configuration, query)
+
+    return search
+
+
+def pytest_runtest_logfinish(nodeid):
+    EVENTS.append("done " + nodeid)
+
+
+def pytest_sessionfinish(session):
+    from pathlib import Path
+    folder = Path(__file__).parent
+    (folder / "events.txt").write_text("\\n".join(EVENTS))
+    (folder / "in_flight.txt").write_text(str(IN_FLIGHT[1]))
+"""
+
+
+def test_an_async_retrievers_next_chunk_is_on_its_way_while_items_are_scored(
+    pytester: pytest.Pytester, plain_report: Any
+) -> None:
+    """Chunks of 2: the second chunk's calls start as soon as the first comes in, before
+    the first item is done (its waiting overlaps the scoring), and never more than the
+    concurrency limit is in flight."""
+    ini = E2E_INI + "retrieval_concurrency = 2\nretrieval_batch_size = 2\n"
+    _project(pytester, PIPELINED, ini=ini)
+    result, report = _report(pytester, "-p", "no:randomly")
+    result.assert_outcomes(passed=14)
+    assert e2e_without_latency(report)["configurations"] == plain_report
+    events = (pytester.path / "events.txt").read_text().splitlines()
+    starts = [i for i, e in enumerate(events) if e.startswith("start ")]
+    dones = [i for i, e in enumerate(events) if e.startswith("done ")]
+    assert len(starts) == 14
+    assert starts[2] < dones[0], events  # the second chunk started within the first item
+    assert (pytester.path / "in_flight.txt").read_text() == "2"
+
+
 ASYNC_BATCH = """\
 import asyncio
 

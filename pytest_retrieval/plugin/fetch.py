@@ -4,20 +4,23 @@ A per-query retriever is called when its item runs. A batch or async retriever i
 called ahead: the first item of a configuration that has no answer yet fetches a
 chunk (``retrieval_batch_size`` queries; for async at least ``retrieval_concurrency``)
 made of itself and the next items this process will run for the same configuration,
-and those items then read their answers. Under xdist a worker batches only its own
+and those items then read their answers. An async retriever's next chunk is started
+as soon as one comes in, so its waiting overlaps the scoring of the chunk before
+(never more than one chunk in flight). Under xdist a worker batches only its own
 items: the ones xdist has already handed it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from typing import NamedTuple
 
 import pytest
 
 from ..golden import GoldenQuery, RetrievalQuery
 from ..replay import Replay
 from ..retrievers import protocol_of
-from ..runner import Answer, Calls, EventLoopThread
+from ..runner import Answer, Calls, EventLoopThread, Started
 from ..settings import CallSettings
 from .nodes import golden_queries_of, item_configuration
 
@@ -35,6 +38,7 @@ class Fetcher:
         self.loop = EventLoopThread()
         self._calls: dict[int, tuple[object, Calls]] = {}
         self._ahead: dict[tuple[str, str], Answer] = {}
+        self._flying: dict[tuple[str, str], _InFlight] = {}  # started, not yet in
         self._positions: dict[int, int] = {}
 
     def calls(self, retriever: object) -> Calls:
@@ -58,8 +62,17 @@ class Fetcher:
             return calls.one(RetrievalQuery.of(query))
         key = (configuration, query.id)
         if key not in self._ahead:
-            chunk = self._chunk(item, query, configuration, calls.chunk_size())
-            self._fetch(calls, configuration, chunk)
+            flight = self._flying.get(key)
+            if flight is None:
+                chunk = self._chunk(item, [query], configuration, calls.chunk_size())
+                if not calls.protocol.is_async or calls.protocol.style == "batch":
+                    self._fetch(calls, configuration, chunk)
+                    return self._ahead.pop(key)
+                flight = self._start(calls, configuration, chunk)
+            self._land(flight)
+            following = self._chunk(item, [], configuration, calls.chunk_size())
+            if following:  # on its way while this chunk's items are scored
+                self._start(calls, configuration, following)
         return self._ahead.pop(key)
 
     def answers(
@@ -85,6 +98,8 @@ class Fetcher:
 
     def again(self, query: GoldenQuery, retriever: object) -> Answer:
         """One more call for one query (``retrieval_repeat``), whatever the protocol."""
+        for flight in list(self._flying.values()):  # no more than the limit in flight
+            self._land(flight)
         calls = self.calls(retriever)
         if not calls.protocol.prefetches:
             return calls.one(RetrievalQuery.of(query))
@@ -95,11 +110,27 @@ class Fetcher:
         for query, answer in zip(chunk, answers, strict=True):
             self._ahead[(configuration, query.id)] = answer
 
+    def _start(self, calls: Calls, configuration: str, chunk: list[GoldenQuery]) -> _InFlight:
+        started = calls.start([RetrievalQuery.of(q) for q in chunk], [q.id for q in chunk])
+        flight = _InFlight(configuration, chunk, started)
+        for query in chunk:
+            self._flying[(configuration, query.id)] = flight
+        return flight
+
+    def _land(self, flight: _InFlight) -> None:
+        """Wait for a started chunk; its answers join the ones fetched ahead."""
+        answers = flight.started.answers()
+        for query, answer in zip(flight.chunk, answers, strict=True):
+            key = (flight.configuration, query.id)
+            self._ahead[key] = answer
+            self._flying.pop(key, None)
+
     def _chunk(
-        self, item: pytest.Item, query: GoldenQuery, configuration: str, size: int
+        self, item: pytest.Item, first: list[GoldenQuery], configuration: str, size: int
     ) -> list[GoldenQuery]:
-        """This query and the next ones of its configuration this process will run."""
-        chunk, ids = [query], {query.id}
+        """``first`` and the next queries of the configuration this process will run
+        after ``item``, none of them fetched or started yet."""
+        chunk, ids = list(first), {query.id for query in first}
         for scanned, other in enumerate(self._upcoming(item)):
             if len(chunk) >= size or scanned > SCAN * size:
                 break
@@ -111,7 +142,8 @@ class Fetcher:
                 continue
             if item_configuration(other)[0] != configuration:
                 continue
-            if (configuration, candidate.id) not in self._ahead:
+            key = (configuration, candidate.id)
+            if key not in self._ahead and key not in self._flying:
                 chunk.append(candidate)
                 ids.add(candidate.id)
         return chunk
@@ -131,6 +163,14 @@ class Fetcher:
 
     def close(self) -> None:
         self.loop.close()
+
+
+class _InFlight(NamedTuple):
+    """A chunk of one configuration's queries whose answers are on their way."""
+
+    configuration: str
+    chunk: list[GoldenQuery]
+    started: Started
 
 
 FETCHER_KEY = pytest.StashKey[Fetcher]()  # on the config: this process's calls
