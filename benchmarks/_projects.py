@@ -56,7 +56,11 @@ _namespace: dict[str, object] = {}
 exec(RANKING_SOURCE, _namespace)
 ranking: Callable[..., list[str]] = _namespace["ranking"]  # type: ignore[assignment]
 
-BASE_ARGS = ("-p", "no:randomly", "-p", "no:cacheprovider")
+# Every measured pytest runs without the development environment's other plugins:
+# pytest-randomly (reorders items), the cache, and hypothesis's plugin, which imports
+# hypothesis at the end of every session (0.6 s of CPU here) whether or not a test
+# used it: a cost of this environment, not of the plugin or of pytest.
+BASE_ARGS = ("-p", "no:randomly", "-p", "no:cacheprovider", "-p", "no:hypothesispytest")
 
 
 # --------------------------------------------------------------------------- golden sets
