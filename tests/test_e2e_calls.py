@@ -7,6 +7,7 @@ compares its JSON report (latencies aside) with the plain run's.
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -283,16 +284,20 @@ def pytest_sessionfinish(session):
 """
 
 
+@pytest.mark.parametrize("items", ["query", "category"])
 def test_an_async_retrievers_next_chunk_is_on_its_way_while_items_are_scored(
-    pytester: pytest.Pytester, plain_report: Any
+    pytester: pytest.Pytester, plain_report: Any, items: str
 ) -> None:
     """Chunks of 2: the second chunk's calls start as soon as the first comes in, before
-    the first item is done (its waiting overlaps the scoring), and never more than the
-    concurrency limit is in flight."""
-    ini = E2E_INI + "retrieval_concurrency = 2\nretrieval_batch_size = 2\n"
+    the first item is done (its waiting overlaps the scoring; for coarse items, the next
+    item's first chunk), and never more than the concurrency limit is in flight."""
+    ini = (
+        E2E_INI
+        + f"retrieval_concurrency = 2\nretrieval_batch_size = 2\nretrieval_items = {items}\n"
+    )
     _project(pytester, PIPELINED, ini=ini)
     result, report = _report(pytester, "-p", "no:randomly")
-    result.assert_outcomes(passed=14)
+    assert result.ret == 0, result.stdout.str()
     assert e2e_without_latency(report)["configurations"] == plain_report
     events = (pytester.path / "events.txt").read_text().splitlines()
     starts = [i for i, e in enumerate(events) if e.startswith("start ")]
@@ -300,6 +305,58 @@ def test_an_async_retrievers_next_chunk_is_on_its_way_while_items_are_scored(
     assert len(starts) == 14
     assert starts[2] < dones[0], events  # the second chunk started within the first item
     assert (pytester.path / "in_flight.txt").read_text() == "2"
+
+
+CLOSING = """\
+import asyncio
+
+import pytest
+
+OPEN = set()
+
+
+def make(configuration):
+    async def search(query):
+        await asyncio.sleep(0.01)
+        assert configuration in OPEN, "called after its fixture was torn down"
+        return answer(configuration, query)
+
+    return search
+
+
+@pytest.fixture(scope="session", params=["bm25", "dense"])
+def retriever(request):
+    OPEN.add(request.param)
+    yield make(request.param)
+    OPEN.discard(request.param)
+
+
+def pytest_collection_modifyitems(items):
+    # the configurations taken in turn: the fixture is torn down and set up at every item
+    items.sort(key=lambda item: (item.name.split("[")[0], item.nodeid, "dense" in item.name))
+"""
+
+
+@pytest.mark.parametrize("items", ["query", "shard:2"])
+def test_no_chunk_in_flight_outlives_its_configurations_fixture(
+    pytester: pytest.Pytester, plain_report: Any, items: str
+) -> None:
+    """Items that take the configurations in turn switch the session fixture back and
+    forth: a chunk started ahead never reaches past an item of another configuration,
+    so no call lands on a torn-down retriever."""
+    conftest = PLAIN.format(rankings=E2E_RANKINGS) + "\n" + CLOSING
+    ini = (
+        E2E_INI
+        + f"retrieval_concurrency = 2\nretrieval_batch_size = 2\nretrieval_items = {items}\n"
+    )
+    e2e_write_project(pytester, ini=ini, conftest=conftest)
+    result, report = _report(pytester, "-p", "no:randomly", "-v")
+    order = ["dense" in line for line in result.stdout.lines if " PASSED" in line]
+    switches = sum(a != b for a, b in itertools.pairwise(order))
+    assert switches >= len(order) // 2, result.stdout.str()  # taken in turn
+    assert "called after its fixture" not in result.stdout.str()
+    assert result.ret == 0, result.stdout.str()
+    assert e2e_without_latency(report)["configurations"] == plain_report
 
 
 ASYNC_BATCH = """\

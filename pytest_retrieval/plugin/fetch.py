@@ -22,7 +22,7 @@ from ..replay import Replay
 from ..retrievers import protocol_of
 from ..runner import Answer, Calls, EventLoopThread, Started
 from ..settings import CallSettings
-from .nodes import golden_queries_of, item_configuration
+from .nodes import golden_queries_of, golden_query_of, item_configuration
 
 SCAN = 20  # items looked at ahead per query wanted in a chunk
 PROGRESS_STEP = 8  # a per-query retriever's queries between progress updates
@@ -65,12 +65,12 @@ class Fetcher:
             flight = self._flying.get(key)
             if flight is None:
                 chunk = self._chunk(item, [query], configuration, calls.chunk_size())
-                if not calls.protocol.is_async or calls.protocol.style == "batch":
+                if not _pipelines(calls):
                     self._fetch(calls, configuration, chunk)
                     return self._ahead.pop(key)
                 flight = self._start(calls, configuration, chunk)
             self._land(flight)
-            following = self._chunk(item, [], configuration, calls.chunk_size())
+            following = self._chunk(item, [], configuration, calls.chunk_size(), True)
             if following:  # on its way while this chunk's items are scored
                 self._start(calls, configuration, following)
         return self._ahead.pop(key)
@@ -81,20 +81,73 @@ class Fetcher:
         configuration: str,
         retriever: object,
         progress: Callable[[int], None] = lambda done: None,
+        item: pytest.Item | None = None,
     ) -> list[Answer]:
         """The answers to every query of a coarse item, fetched chunk by chunk
-        (``progress`` is told how many are answered after each chunk)."""
+        (``progress`` is told how many are answered after each chunk). An async
+        retriever's next chunk, then the first of the next coarse ``item`` of the
+        configuration, is on its way while one chunk is taken in."""
         if self.replay is not None:
             replay = self.replay
             return [replay.answer(configuration, q) for q in queries]
         calls = self.calls(retriever)
         size = calls.chunk_size() if calls.protocol.prefetches else PROGRESS_STEP
+        chunks = [queries[start : start + size] for start in range(0, len(queries), size)]
+        if not _pipelines(calls):
+            answers: list[Answer] = []
+            for chunk in chunks:
+                answers += calls.many([RetrievalQuery.of(q) for q in chunk], [q.id for q in chunk])
+                progress(len(answers))
+            return answers
+        return self._pipelined(calls, configuration, chunks, progress, item)
+
+    def _pipelined(
+        self,
+        calls: Calls,
+        configuration: str,
+        chunks: Sequence[Sequence[GoldenQuery]],
+        progress: Callable[[int], None],
+        item: pytest.Item | None,
+    ) -> list[Answer]:
         answers: list[Answer] = []
-        for start in range(0, len(queries), size):
-            chunk = queries[start : start + size]
-            answers += calls.many([RetrievalQuery.of(q) for q in chunk], [q.id for q in chunk])
+        for index, chunk in enumerate(chunks):
+            self._ensure(calls, configuration, chunk)
+            if index + 1 < len(chunks):
+                following = list(chunks[index + 1])
+            else:
+                following = self._next_item_chunk(item, configuration, calls.chunk_size())
+            self._start_missing(calls, configuration, following)
+            answers += [self._ahead.pop((configuration, q.id)) for q in chunk]
             progress(len(answers))
         return answers
+
+    def _ensure(self, calls: Calls, configuration: str, chunk: Sequence[GoldenQuery]) -> None:
+        """Every answer of ``chunk`` in hand: flights holding them landed, the rest fetched."""
+        flights = {id(f): f for q in chunk if (f := self._flying.get((configuration, q.id)))}
+        for flight in flights.values():
+            self._land(flight)
+        missing = [q for q in chunk if (configuration, q.id) not in self._ahead]
+        if missing:
+            self._land(self._start(calls, configuration, missing))
+
+    def _start_missing(
+        self, calls: Calls, configuration: str, chunk: Sequence[GoldenQuery]
+    ) -> None:
+        taken = self._ahead.keys() | self._flying.keys()
+        wanted = [q for q in chunk if (configuration, q.id) not in taken]
+        if wanted:
+            self._start(calls, configuration, wanted)
+
+    def _next_item_chunk(
+        self, item: pytest.Item | None, configuration: str, size: int
+    ) -> list[GoldenQuery]:
+        """The first chunk the next coarse item of ``configuration`` will ask for."""
+        following = next(iter(self._upcoming(item)), None) if item is not None else None
+        if following is None or not _same_golden(following, configuration):
+            return []  # another configuration's fixture may be set up in between
+        if golden_query_of(following) is not None:
+            return []  # a per-query item: it fetches its own
+        return asked(golden_queries_of(following))[:size]
 
     def again(self, query: GoldenQuery, retriever: object) -> Answer:
         """One more call for one query (``retrieval_repeat``), whatever the protocol."""
@@ -126,13 +179,22 @@ class Fetcher:
             self._flying.pop(key, None)
 
     def _chunk(
-        self, item: pytest.Item, first: list[GoldenQuery], configuration: str, size: int
+        self,
+        item: pytest.Item,
+        first: list[GoldenQuery],
+        configuration: str,
+        size: int,
+        contiguous: bool = False,
     ) -> list[GoldenQuery]:
         """``first`` and the next queries of the configuration this process will run
-        after ``item``, none of them fetched or started yet."""
+        after ``item``, none of them fetched or started yet; ``contiguous``: only up to
+        the first item of anything else (a chunk left in flight must not outlive its
+        configuration's fixture, which the next configuration's may replace)."""
         chunk, ids = list(first), {query.id for query in first}
         for scanned, other in enumerate(self._upcoming(item)):
             if len(chunk) >= size or scanned > SCAN * size:
+                break
+            if contiguous and not _same_golden(other, configuration):
                 break
             queries = golden_queries_of(other)
             if len(queries) != 1 or other is item:
@@ -163,6 +225,22 @@ class Fetcher:
 
     def close(self) -> None:
         self.loop.close()
+
+
+def _same_golden(item: pytest.Item, configuration: str) -> bool:
+    """Whether ``item`` is a golden item of ``configuration``."""
+    return bool(golden_queries_of(item)) and item_configuration(item)[0] == configuration
+
+
+def _pipelines(calls: Calls) -> bool:
+    """Whether a retriever's chunks are started ahead: per-query async calls, on the
+    plugin's loop (a batch call, sync or async, is taken in as it is made)."""
+    return calls.protocol.is_async and calls.protocol.style != "batch"
+
+
+def asked(queries: Sequence[GoldenQuery]) -> list[GoldenQuery]:
+    """The queries of a coarse item its retriever is asked (those not marked skip)."""
+    return [q for q in queries if q.skip is None]
 
 
 class _InFlight(NamedTuple):

@@ -23,7 +23,7 @@ from ..runner import Answer, Repeats
 from ..scoring import Expectation, detail_text, errored, failure_text, score_query, skipped
 from ..settings import RunSettings, Settings
 from ..shapes import ResultShapeError, rank_results, ranked_results
-from .fetch import FETCHER_KEY
+from .fetch import FETCHER_KEY, asked
 from .gathered import note_retriever
 from .keys import RECORDED_KEY, RECORDS_KEY, SETTINGS_KEY
 from .nodes import item_configuration
@@ -246,15 +246,15 @@ def run_queries(
     fetcher = request.config.stash[FETCHER_KEY]
     if fetcher.replay is None:
         note_retriever(request.config, scorer.configuration, retriever)
-    asked = [q for q in queries if q.skip is None]
-    progress = Progress(request.config, scorer.configuration, len(asked))
+    wanted = asked(queries)
+    progress = Progress(request.config, scorer.configuration, len(wanted))
     try:
-        answers = fetcher.answers(asked, scorer.configuration, retriever, progress.update)
+        answers = fetcher.answers(wanted, scorer.configuration, retriever, progress.update, item)
     except ProtocolError as exc:
-        answers = [Answer(error=str(exc)) for _ in asked]
+        answers = [Answer(error=str(exc)) for _ in wanted]
     finally:
         progress.clear()
-    by_id = dict(zip((q.id for q in asked), answers, strict=True))
+    by_id = dict(zip((q.id for q in wanted), answers, strict=True))
     for query in queries:
         _score_in_coarse(scorer, query, by_id.get(query.id), retriever)
     scorer.done()
