@@ -12,6 +12,7 @@ loses nothing; it runs again after.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import gc
@@ -70,3 +71,22 @@ class Settler:
         self.pending = 0
         gc.collect()
         gc.freeze()
+
+
+_EXIT_FREEZE_REGISTERED: list[bool] = []
+
+
+def freeze_at_exit() -> None:
+    """At the interpreter's exit, set everything still alive apart from the collector.
+
+    When the process ends, Python runs full collections while it tears its modules
+    down; each walks every container still alive (a run's records, its golden set,
+    a replayed run, pytest's own items), which took 4.6 s at the end of a run of
+    30,000 items here (2.2 s for 30,000 trivial tests) and 6 s after a 100,000-query
+    replay. Frozen, they are freed as their last reference goes, without the walks.
+    Registered once per process; a pytest run inside another (pytester) leaves it to
+    the process's real exit, and its own objects go back to the collector as before.
+    """
+    if not _EXIT_FREEZE_REGISTERED:
+        atexit.register(gc.freeze)
+        _EXIT_FREEZE_REGISTERED.append(True)

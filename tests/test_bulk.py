@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gc
+import subprocess
+import sys
 import weakref
 
 import pytest
@@ -72,3 +74,28 @@ def test_the_settler_frees_cyclic_garbage_then_freezes_what_lives() -> None:
     finally:
         gc.enable()
         gc.unfreeze()
+
+
+FREEZE_AT_EXIT = """
+import atexit, gc
+atexit.register(lambda: print("frozen at exit:", gc.get_freeze_count() > 0))  # runs last
+from pytest_retrieval.bulk import freeze_at_exit
+before = atexit._ncallbacks()
+freeze_at_exit()
+freeze_at_exit()
+print("registered:", atexit._ncallbacks() - before)
+print("frozen now:", gc.get_freeze_count() > 0)
+"""
+
+
+def test_everything_alive_is_frozen_at_the_interpreters_exit_and_only_then() -> None:
+    """Registered once per process, it freezes at exit, not before (a pytest run inside
+    another keeps its objects collectable)."""
+    done = subprocess.run(
+        [sys.executable, "-c", FREEZE_AT_EXIT], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.splitlines() == [
+        "registered: 1",
+        "frozen now: False",
+        "frozen at exit: True",
+    ]

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from ..bulk import Settler
+from ..bulk import Settler, freeze_at_exit
 from ..golden import GoldenSet
 from ..io.golden_file import GOLDEN_SUFFIXES
 from ..replay import Replay, ReplayError, load_replay
@@ -156,6 +156,7 @@ def pytest_configure(config: pytest.Config) -> None:
         _refuse_options_without_eval(config)
         return
     config.pluginmanager.register(GoldenItemHooks(), ITEM_HOOKS_PLUGIN)
+    freeze_at_exit()
     install_custom_metrics(config)  # before any metric name is read
     stash_result_keys(config)
     run = _parse(config)
