@@ -11,6 +11,11 @@ Whole processes, alternately:
 - parallel: the same with ``-n 2`` (``--dist`` as given, xdist's default otherwise) and
   ``--retrieval-report=parallel.json``.
 
+The machine's own reference, in the same job: the retriever's work alone in plain
+Python processes, all N queries' worth in one process against two processes doing half
+each at the same time. On a shared host two cores seldom give 2x; that ratio is the
+most any ``-n 2`` run could reach here.
+
 Target (issue 11): parallel >= 1.6x faster (wall time) on this 2-core machine; and the
 numbers equal: the two JSON reports' ``configurations`` compared with the latency
 fields stripped (``latency`` per configuration, ``latency_ms`` and
@@ -24,6 +29,8 @@ before and after.
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -31,6 +38,7 @@ from pathlib import Path
 
 from _projects import (
     CONFIGURATIONS,
+    Measured,
     alternate,
     conftest_text,
     header,
@@ -64,6 +72,20 @@ def search(query):
     return ranking(i, 20, shift)
 return search
 """
+
+
+def work_processes(count: int, queries: int, rounds: int) -> Measured:
+    """``count`` plain processes at once, each doing ``queries`` queries' work: the wall
+    time until the last ends, and their CPU time together."""
+    code = f"{WORK}\nfor i in range({queries}):\n    work(i, {rounds})\n"
+    start = time.perf_counter()
+    procs = [subprocess.Popen([sys.executable, "-c", code]) for _ in range(count)]
+    cpu = 0.0
+    for proc in procs:
+        _, _, usage = os.wait4(proc.pid, 0)
+        cpu += usage.ru_utime + usage.ru_stime
+    wall = time.perf_counter() - start
+    return Measured(wall, cpu, 0.0, 0, 0, f"{count} x {queries} queries' work")
 
 
 def calibrate(ms: float) -> int:
@@ -100,10 +122,13 @@ def main(argv: list[str]) -> int:
         dist = ["--dist", args.dist] if args.dist else []
         serial = pytest_cmd(*base, "--retrieval-report=serial.json")
         parallel = pytest_cmd(*base, "-n", "2", *dist, "--retrieval-report=parallel.json")
+        half = -(-n * args.configurations // 2)
         runs = alternate(
             {
                 "serial": lambda: run_process(serial, root),
                 "-n 2": lambda: run_process(parallel, root),
+                "work, 1 process": lambda: work_processes(1, 2 * half, rounds),
+                "work, 2 at once": lambda: work_processes(2, half, rounds),
             },
             args.pairs,
         )
@@ -131,6 +156,12 @@ def main(argv: list[str]) -> int:
                 "",
             )
         )
+        alone = median(runs["work, 1 process"], "wall")
+        both = median(runs["work, 2 at once"], "wall")
+        print(
+            row("the work alone, 2 processes", f"{both:.2f}", f"{alone:.2f}", alone / both, "", "")
+        )
+        print(f"  the most -n 2 could gain on this machine now: {alone / both:.2f}x")
         print(f"  numbers equal to the serial run's (latency stripped): {'yes' if same else 'NO'}")
         print(f"  retriever work alone: {n * args.configurations * WORK_MS / 1000:.1f} s of CPU")
         if args.profile:
