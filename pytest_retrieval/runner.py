@@ -401,6 +401,16 @@ def _name_blockers(
                 f" ({who} held the event loop for {held[worst]:.2f} s meanwhile: a blocking "
                 "call inside async def stalls every query in flight)"
             )
+        elif answer.error is None and (answer.latency or 0.0) > timeout:
+            # held up past its deadline, it came back before the cancellation could run:
+            # as late as a timeout, so it is one
+            answer.returned, answer.exception = None, None
+            answer.error = (
+                f"{TIMEOUT_PREFIX} {timeout:g} s (retrieval_timeout): it took "
+                f"{answer.latency:.2f} s, stalled while {who} held the event loop for "
+                f"{held[worst]:.2f} s (a blocking call inside async def stalls every query "
+                "in flight); the query scores 0"
+            )
 
 
 def _blocked_message(busy: float, timeout: float) -> str:

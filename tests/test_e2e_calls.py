@@ -506,6 +506,8 @@ def test_an_async_call_that_blocks_the_event_loop_is_named_past_the_timeout(
     assert stalled and all(
         "query 'umbrella-needed' held the event loop for 1.0" in e for e in stalled
     )
+    late = [r for r in dense.values() if (r.get("latency_ms") or 0) > 500]
+    assert late and all(r["outcome"] == "error" for r in late)  # none past it passes
     bm25 = report["configurations"]["bm25"]["queries"]
     assert all(r["outcome"] != "error" for r in bm25.values())  # another loop run: unharmed
     assert result.ret == 1
