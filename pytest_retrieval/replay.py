@@ -10,7 +10,7 @@ queries that are not golden queries are ignored.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -121,3 +121,33 @@ def _from_recording(recording: Recording, shown: str) -> Replay:
         recording.entries, shown, complete=recording.complete, notes=notes,
         retrievers=recording.retrievers,
     )  # fmt: skip
+
+
+def _some(ids: Sequence[str], shown: int = 5) -> str:
+    return ", ".join(ids[:shown]) + (", ..." if len(ids) > shown else "")
+
+
+def trec_coverage(
+    replay: Replay, evaluated: Mapping[str, Sequence[str]], golden: Collection[str]
+) -> list[str]:
+    """What a TREC run replayed does not match: per configuration, the evaluated golden
+    queries it holds no ranking for (scored as returning nothing) and its queries that
+    are not golden (ignored); a line each, naming a few. Nothing for a recording."""
+    if not replay.trec:
+        return []
+    notes: list[str] = []
+    for configuration, run in replay.runs.items():
+        lacking = [q for q in evaluated.get(configuration, ()) if q not in run]
+        unknown = sorted(q for q in run if q not in golden)
+        if lacking:
+            notes.append(
+                f"replay '{configuration}': {len(lacking)} golden queries have no ranking in "
+                f"{replay.source}, scored as returning nothing (check the run's query ids): "
+                + _some(lacking)
+            )
+        if unknown:
+            notes.append(
+                f"replay '{configuration}': {len(unknown)} queries of {replay.source} are "
+                "not among the golden queries collected, ignored: " + _some(unknown)
+            )
+    return notes

@@ -226,6 +226,24 @@ def test_a_query_a_trec_run_lacks_returned_nothing(pytester: pytest.Pytester) ->
         "share-price"
     ]
     assert share["retrieved"] == [] and share["outcome"] == "passed"
+    text = " ".join(result.stdout.str().split())
+    assert (
+        "replay 'dense': 2 golden queries have no ranking in dense.run, scored as returning "
+        "nothing (check the run's query ids): share-price, teleport-ticket"  # and one empty
+    ) in text
+
+
+def test_a_trec_run_whose_ids_match_no_golden_query_says_so(pytester: pytest.Pytester) -> None:
+    """A run written with other query ids replays as all-empty rankings: the summary says
+    which golden queries it lacks and which of its queries are not golden."""
+    e2e_write_project(pytester)
+    renamed = {f"q-{q}": d for q, d in E2E_RANKINGS["dense"].items()}
+    _trec(pytester.path / "dense.run", {"dense": renamed})
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-replay=dense.run")
+    text = " ".join(result.stdout.str().split())
+    assert "replay 'dense': 7 golden queries have no ranking in dense.run" in text
+    assert "replay 'dense': 6 queries of dense.run are not among the golden queries" in text
+    assert "collected, ignored: q-" in text
 
 
 @pytest.mark.parametrize(

@@ -34,13 +34,14 @@ from ..io.baseline_file import read_baseline, write_baseline
 from ..io.provenance import provenance
 from ..io.recording import RecordingWriter
 from ..model import QueryRecord, RecordError, Results
+from ..replay import trec_coverage
 from ..report.gate_text import explain, headline
 from ..report.run_report import GoldenInfo, RunReport
 from ..report.writers import write_reports
 from ..settings import RunSettings, Tolerances
 from .gate_case import log_verdict
 from .gathered import Gathered
-from .keys import COLLECTED_KEY, GOLDEN_SET_KEY, OUTBOX_KEY, SELECTED_KEY
+from .keys import COLLECTED_KEY, GOLDEN_SET_KEY, OUTBOX_KEY, REPLAY_KEY, SELECTED_KEY
 from .missing import is_golden_nodeid, missing_records
 from .nodes import golden_ids
 from .outputs import History, github_output, log_path, on_github, record_run, stamp, utc_now
@@ -240,6 +241,14 @@ class RetrievalSession:
         self.finished = utc_now()
         self.gathered = self.gathered.with_local(self.config)
         self.notes.extend(self.gathered.notes)
+        replay = self.config.stash.get(REPLAY_KEY, None)
+        if replay is not None:
+            evaluated = {
+                c: [r.id for r in self.results.view(c).records if r.outcome != "skipped"]
+                for c in self.results.configurations()
+            }
+            golden = {**self.worker_golden, **golden_ids(self.config)}
+            self.notes.extend(trec_coverage(replay, evaluated, golden))
 
     def _mark_incomplete(self, session: pytest.Session) -> bool:
         """Record why the run is incomplete, if it is; True when it is."""
