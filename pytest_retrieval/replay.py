@@ -14,7 +14,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .golden import GoldenQuery
+from .golden import GoldenQuery, Problem
 from .io.common import FormatError
 from .io.recording import Recorded, Recording, is_recording, read_recording
 from .io.trec import Ranking, read_run
@@ -78,9 +78,19 @@ def _stale(found: Recorded, query: GoldenQuery) -> str:
 
 def _from_trec(paths: Sequence[Path], shown: Sequence[str]) -> Replay:
     runs: dict[tuple[str, str], Mapping[str, Ranking]] = {}
+    problems: list[Problem] = []  # every bad file's, not only the first one's
+    more = 0
     for path, name in zip(paths, shown, strict=True):
-        for tag, run in read_run(path, shown=name).items():
+        try:
+            read = read_run(path, shown=name)
+        except FormatError as exc:
+            problems += exc.problems
+            more += exc.more
+            continue
+        for tag, run in read.items():
             runs[(path.stem, tag)] = run.columns
+    if problems or more:
+        raise FormatError(problems, more)
     tags = [tag for _, tag in runs]
     named = {
         (tag if tags.count(tag) == 1 else f"{stem}-{tag}"): found

@@ -233,6 +233,19 @@ def test_a_query_a_trec_run_lacks_returned_nothing(pytester: pytest.Pytester) ->
     ) in text
 
 
+def test_every_bad_run_file_is_named_not_only_the_first(pytester: pytest.Pytester) -> None:
+    e2e_write_project(pytester)
+    (pytester.path / "one.run").write_text("q1 Q0 a 1 high t\n")
+    (pytester.path / "two.run").write_text("q1 Q0 a 1 0.5\n")
+    result = e2e_run(
+        pytester, "--retrieval-eval", "--retrieval-replay=one.run", "--retrieval-replay=two.run"
+    )
+    text = result.stderr.str() + result.stdout.str()
+    assert "one.run:1: query 'q1': score 'high' of 'a' is not a finite number" in text
+    assert "two.run:1: expected 6 fields" in text
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+
+
 def test_a_trec_run_whose_ids_match_no_golden_query_says_so(pytester: pytest.Pytester) -> None:
     """A run written with other query ids replays as all-empty rankings: the summary says
     which golden queries it lacks and which of its queries are not golden."""

@@ -186,7 +186,8 @@ def test_run_problems_are_named_in_line_order_with_the_first_line_of_a_repeat(tm
     text = "q1 Q0 a 1 1.0 t\nq1 Q0 b 2 high t\nq1 Q0 b 3 0.5 t\nq1 Q0 a 4 0.2 t\nq1 Q0 b 5 0.1 t\n"
     message = error_of(read_run, write(tmp_path, "r", text), shown="r")
     assert message.splitlines() == [
-        "r:2: query 'q1': score 'high' of 'b' is not a finite number",
+        "r:2: query 'q1': score 'high' of 'b' is not a finite number; the fifth field is the "
+        "score, a number such as 12.5 (inf and nan are refused)",
         "r:4: query 'q1': document 'a' is retrieved twice in run 't' (first on line 1); keep "
         "one line (trec_eval refuses duplicates too)",
         "r:5: query 'q1': document 'b' is retrieved twice in run 't' (first on line 3); keep "

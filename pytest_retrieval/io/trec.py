@@ -315,7 +315,12 @@ class _RunBuilder:
         qid, _q0, doc, rank, score_text, tag = fields[:6]  # trec_eval ignores what follows
         score = _finite(score_text)
         if score is None:
-            self.log.add(number, f"score {score_text!r} of '{doc}' is not a finite number", qid)
+            self.log.add(
+                number,
+                f"score {score_text!r} of '{doc}' is not a finite number; the fifth field is "
+                "the score, a number such as 12.5 (inf and nan are refused)",
+                qid,
+            )
             return None
         if not _INTEGER.fullmatch(rank):
             self.log.add(
