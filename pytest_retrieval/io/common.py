@@ -162,11 +162,8 @@ def data_fields(path: Path, shown: str) -> Generator[tuple[int, list[str]], None
     :func:`split_fields`; a plain ASCII line, nearly every line of a qrels or run file,
     is split by ``str.split`` (the same split there, at C speed).
     """
-    with _opened(path, shown) as handle:
-        for number, raw in enumerate(handle, start=1):
-            fields = _line_fields(raw, number, shown)
-            if fields and not fields[0].startswith("#"):
-                yield number, fields
+    for first, block in read_blocks(path, shown):
+        yield from block_fields(first, block, shown)
 
 
 def _decoded(raw: bytes, number: int, shown: str) -> str:
@@ -176,6 +173,11 @@ def _decoded(raw: bytes, number: int, shown: str) -> str:
         message = f"not UTF-8 (byte {exc.start + 1} of the line); save the file as UTF-8"
         raise FormatError([Problem(shown, number, message)]) from None
     return text.removeprefix("\ufeff") if number == 1 else text
+
+
+def some_ids(ids: Sequence[str], shown: int = 5) -> str:
+    """The first ``shown`` ids of a list, for a message ("a, b, c, ..." past them)."""
+    return ", ".join(ids[:shown]) + (", ..." if len(ids) > shown else "")
 
 
 def golden_id_problem(qid: str) -> str | None:
@@ -213,5 +215,6 @@ __all__ = [
     "has_space",
     "read_blocks",
     "read_lines",
+    "some_ids",
     "split_fields",
 ]

@@ -157,11 +157,6 @@ def trec_order(docs: Iterable[ScoredDoc]) -> tuple[ScoredDoc, ...]:
 # --------------------------------------------------------------------------- qrels
 
 
-def _data_lines(path: Path, shown: str) -> Iterable[tuple[int, list[str]]]:
-    """(line number, fields) of every line that holds data: blanks and # comments skipped."""
-    return data_fields(path, shown)
-
-
 @dataclass
 class _QrelsBuilder:
     """Collects a qrels file's judgments line by line, recording every problem."""
@@ -248,7 +243,7 @@ def read_qrels(path: Path, *, max_grade: int = 3, shown: str | None = None) -> Q
     """
     log = ProblemLog(shown or str(path))
     builder = _QrelsBuilder(log, max_grade)
-    for number, fields in _data_lines(path, log.shown):
+    for number, fields in data_fields(path, log.shown):
         builder.add(number, fields)
     if not builder.grades and not log.problems:
         log.add(0, "the file holds no judgments; a qrels line is 'qid iter docno rel'")
@@ -344,8 +339,8 @@ class _RunBuilder:
             docs, scores = self._without_repeats(tag, qid, _Piece(docs, scores, lines))
         if all(map(operator.gt, scores, itertools.islice(scores, 1, None))):
             return Ranking(docs, scores)  # strictly falling scores: the file's order is it
-        ordered = sorted(zip(scores, docs, strict=True), reverse=True)  # score, then docno
-        return Ranking([d for _, d in ordered], [s for s, _ in ordered])
+        ordered = trec_order(map(ScoredDoc, docs, scores))
+        return Ranking([d.doc for d in ordered], [d.score for d in ordered])
 
     def _without_repeats(self, tag: str, qid: str, piece: _Piece) -> tuple[list[str], list[float]]:
         """The first line of each document; a problem for each later one."""
