@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .golden import GoldenQuery, Problem
-from .io.common import FormatError
+from .io.common import FormatError, some_ids
 from .io.recording import Recorded, Recording, is_recording, read_recording
 from .io.trec import Ranking, read_run
 from .retriever_metadata import Metadata
@@ -133,10 +133,6 @@ def _from_recording(recording: Recording, shown: str) -> Replay:
     )  # fmt: skip
 
 
-def _some(ids: Sequence[str], shown: int = 5) -> str:
-    return ", ".join(ids[:shown]) + (", ..." if len(ids) > shown else "")
-
-
 def trec_coverage(
     replay: Replay, evaluated: Mapping[str, Sequence[str]], golden: Collection[str]
 ) -> list[str]:
@@ -153,11 +149,11 @@ def trec_coverage(
             notes.append(
                 f"replay '{configuration}': {len(lacking)} golden queries have no ranking in "
                 f"{replay.source}, scored as returning nothing (check the run's query ids): "
-                + _some(lacking)
+                + some_ids(lacking)
             )
         if unknown:
             notes.append(
                 f"replay '{configuration}': {len(unknown)} queries of {replay.source} are "
-                "not among the golden queries collected, ignored: " + _some(unknown)
+                "not among the golden queries collected, ignored: " + some_ids(unknown)
             )
     return notes

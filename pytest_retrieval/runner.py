@@ -392,24 +392,21 @@ def _name_blockers(
     of the others in flight name the one that held it longest."""
     worst = max(range(len(held)), key=held.__getitem__)
     who = f"query '{ids[worst]}'" if worst < len(ids) else "another query"
+    held_by = f"{who} held the event loop for {held[worst]:.2f} s"
+    stalls = "a blocking call inside async def stalls every query in flight"
     for index, answer in enumerate(answers):
         if held[index] > timeout:
             answer.returned, answer.exception = None, None
             answer.error = _blocked_message(held[index], timeout)
         elif answer.error is not None and answer.error.startswith(TIMEOUT_PREFIX):
-            answer.error += (
-                f" ({who} held the event loop for {held[worst]:.2f} s meanwhile: a blocking "
-                "call inside async def stalls every query in flight)"
-            )
+            answer.error += f" ({held_by} meanwhile: {stalls})"
         elif answer.error is None and (answer.latency or 0.0) > timeout:
             # held up past its deadline, it came back before the cancellation could run:
             # as late as a timeout, so it is one
             answer.returned, answer.exception = None, None
             answer.error = (
                 f"{TIMEOUT_PREFIX} {timeout:g} s (retrieval_timeout): it took "
-                f"{answer.latency:.2f} s, stalled while {who} held the event loop for "
-                f"{held[worst]:.2f} s (a blocking call inside async def stalls every query "
-                "in flight); the query scores 0"
+                f"{answer.latency:.2f} s, stalled while {held_by} ({stalls}); the query scores 0"
             )
 
 

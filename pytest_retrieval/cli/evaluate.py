@@ -12,7 +12,7 @@ from ..evaluation import analyse
 from ..gate import GateResult, run_gate
 from ..golden import GoldenQuery
 from ..io.baseline_file import read_baseline
-from ..io.common import FormatError
+from ..io.common import FormatError, some_ids
 from ..io.report_json import ReportError, ReportFile, looks_like_report, read_report
 from ..io.trec import read_run
 from ..offline import Recorded, Scored, score_runs
@@ -147,10 +147,6 @@ def _all_runs(ctx: Context, given: Sequence[str]) -> list[Recorded]:
     return list(runs.values())
 
 
-def _some(ids: Sequence[str], shown: int = 5) -> str:
-    return ", ".join(ids[:shown]) + (", ..." if len(ids) > shown else "")
-
-
 def _notes(
     ctx: Context, queries: Sequence[GoldenQuery], runs: Sequence[Recorded], scored: Scored
 ) -> None:
@@ -161,13 +157,13 @@ def _notes(
         if unknown:
             ctx.note(
                 f"'{run.name}': {len(unknown)} queries of {run.source} are not in the golden "
-                "set, ignored: " + _some(unknown)
+                "set, ignored: " + some_ids(unknown)
             )
         lacking = scored.missing.get(run.name, [])
         if lacking:
             ctx.note(
                 f"'{run.name}': {len(lacking)} golden queries have no ranking in "
-                f"{run.source}, scored as returning nothing: " + _some(lacking)
+                f"{run.source}, scored as returning nothing: " + some_ids(lacking)
             )
         note = coverage(run.name, run.rankings, judgments, k).note()
         if note:
