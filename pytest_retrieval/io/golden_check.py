@@ -13,7 +13,7 @@ import difflib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..golden import (
     DEFAULT_CATEGORY,
@@ -457,10 +457,78 @@ def _key_problems(checker: Checker, raw: Mapping[Any, Any], qid: str | None) -> 
     return clean
 
 
+# --------------------------------------------------------------------------- the plain shape
+
+_PLAIN_KEYS = frozenset({"id", "query", "relevant", "category"})
+_PLAIN_ID = re.compile(r"[!-~]+")  # printable ASCII, no spaces (nor '[', ']', '::': below)
+
+
+def _plain_text(value: Any) -> TypeGuard[str]:
+    return type(value) is str and bool(value.strip())
+
+
+def _plain_grades(value: Any, max_grade: int) -> dict[str, int] | None:
+    """``relevant`` when it is a mapping of plain ids to in-range integer grades, else None."""
+    if not isinstance(value, dict) or getattr(value, "duplicates", None):
+        return None
+    for doc, grade in value.items():
+        if type(doc) is not str or not doc.strip():
+            return None
+        if not isinstance(grade, int) or isinstance(grade, bool) or not 0 <= grade <= max_grade:
+            return None
+    if _CONTROL.search("".join(value)) is not None:
+        return None
+    return {doc: int(grade) for doc, grade in value.items()}
+
+
+def plain_query(
+    raw: Any, line: int, defaults: Mapping[str, Any], shown: str, max_grade: int
+) -> GoldenQuery | None:
+    """The query when it has the common shape no check can object to, else None.
+
+    The shape: a mapping of ``id`` (printable ASCII text), ``query`` (text),
+    ``relevant`` (text ids to grades in range) and an optional ``category``, with no
+    repeated key, and no default but ``category``. Anything else (or anything odd
+    inside) goes through the full check, :func:`check_query`, which names the problem;
+    on this shape both give the same query (a property test holds them equal).
+    """
+    if (
+        not isinstance(raw, dict)
+        or getattr(raw, "duplicates", None)
+        or not raw.keys() <= _PLAIN_KEYS
+    ):
+        return None
+    if defaults and not defaults.keys() <= {"category"}:
+        return None
+    qid, text = raw.get("id"), raw.get("query")
+    if type(qid) is not str or _PLAIN_ID.fullmatch(qid) is None or not _plain_text(text):
+        return None
+    if "[" in qid or "]" in qid or "::" in qid:
+        return None
+    category = raw["category"] if "category" in raw else defaults.get("category", DEFAULT_CATEGORY)
+    if not _plain_text(category) or category.strip().lower() in RESERVED_CATEGORIES:
+        return None
+    grades = _plain_grades(raw.get("relevant"), max_grade)
+    if grades is None:
+        return None
+    line = getattr(raw, "line", line)
+    return GoldenQuery(id=qid, text=text, category=category, relevant=grades, path=shown, line=line)
+
+
 def check_query(
     checker: Checker, raw: Any, line: int, defaults: Mapping[str, Any]
 ) -> GoldenQuery | None:
     """One query mapping checked field by field (:data:`FIELDS`); None if it is unusable."""
+    plain = plain_query(raw, line, defaults, checker.shown, checker.max_grade)
+    if plain is not None:
+        return plain
+    return full_check(checker, raw, line, defaults)
+
+
+def full_check(
+    checker: Checker, raw: Any, line: int, defaults: Mapping[str, Any]
+) -> GoldenQuery | None:
+    """:func:`check_query` without the plain shape's shortcut: every field through its check."""
     if not isinstance(raw, dict):
         checker.add(
             line,
