@@ -31,6 +31,7 @@ import itertools
 import math
 import operator
 import re
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -325,7 +326,7 @@ class _RunBuilder:
                 qid,
             )
             return None
-        return qid, doc, score, tag
+        return sys.intern(qid), sys.intern(doc), score, tag  # as plain_columns does
 
     def _ranking(self, tag: str, qid: str, pieces: list[_Piece]) -> Ranking:
         """One query's results in trec_eval's order, each document once (repeats named)."""
