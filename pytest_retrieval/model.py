@@ -9,9 +9,11 @@ baseline all use, each with its own choice of fields.
 from __future__ import annotations
 
 import functools
+import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
+from itertools import repeat
 from typing import Literal, get_args
 
 Outcome = Literal["passed", "failed", "error", "skipped", "xfailed", "xpassed"]
@@ -102,6 +104,28 @@ class QueryRecord:
 
 
 FIELD_NAMES = tuple(f.name for f in fields(QueryRecord))
+
+
+def rows_text(records: Sequence[QueryRecord]) -> str:
+    """Records as one JSON text of :meth:`QueryRecord.to_row` rows: what an xdist worker
+    puts on a report. One string crosses to the controller at C speed, where a list of
+    rows would be walked object by object (a shard of 1,000 records: 0.2 s, against
+    a few milliseconds); floats keep every bit (JSON writes their repr)."""
+    return json.dumps([r.to_row() for r in records], separators=(",", ":"))
+
+
+def rows_of(text: str) -> list[object]:
+    """The rows of :func:`rows_text` (each still to be read by :meth:`QueryRecord.from_row`);
+    :class:`RecordError` when the text is not a JSON list."""
+    try:
+        rows = json.loads(text)
+    except ValueError as exc:
+        raise RecordError(f"the records are not JSON: {exc}") from None
+    if not isinstance(rows, list):
+        raise RecordError(f"the records are not a list, got {type(rows).__name__}")
+    return rows
+
+
 REPORT_FIELDS = (
     "category",
     "tags",
@@ -174,7 +198,7 @@ def _count(name: str, value: object) -> None:
 
 
 def _texts(name: str, value: object) -> None:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+    if not isinstance(value, list) or not all(map(isinstance, value, repeat(str))):
         raise _fail(name, "a list of text", value)
 
 

@@ -10,6 +10,7 @@ queries that are not golden queries are ignored.
 
 from __future__ import annotations
 
+import pickle
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,6 +66,25 @@ class Replay:
             return Answer(error=f"recorded: {found.error}", latency=latency)
         results = list(map(tuple, found.results))  # plain (id, score) pairs, read fast
         return Answer(results, latency=latency, shared=found.shared)
+
+
+def write_shared(replay: Replay, path: Path) -> None:
+    """The replay as read, for the other processes of this run (xdist's workers): they
+    load it in a second or two instead of reading the files again. ``path`` is in a
+    folder of this process's own; the file is complete before any worker starts."""
+    with path.open("wb") as out:
+        pickle.dump(replay, out, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def read_shared(path: Path) -> Replay | None:
+    """A replay :func:`write_shared` wrote; None when it cannot be had (a worker on
+    another machine, a folder already removed): the worker then reads the files."""
+    try:
+        with path.open("rb") as handle:
+            found = pickle.load(handle)
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+        return None
+    return found if isinstance(found, Replay) else None
 
 
 def _stale(found: Recorded, query: GoldenQuery) -> str:

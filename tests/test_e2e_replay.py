@@ -279,8 +279,35 @@ def test_replay_refuses_what_it_cannot_use(
     assert says in result.stderr.str()
 
 
-def test_replay_under_xdist(pytester: pytest.Pytester, recorded: Any) -> None:
+WORKERS_SAY = """
+
+def pytest_configure(config):
+    import os
+    shared = getattr(config, "workerinput", {}).get("retrieval_replay_shared")
+    if hasattr(config, "workerinput"):
+        there = shared and os.path.exists(shared)
+        Path(f"worker-{os.getpid()}.txt").write_text(f"{shared} {there}")
+"""
+
+NOT_SHARED = """
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure_node(node):
+    node.workerinput["retrieval_replay_shared"] = "/nonexistent/replay.pickle"
+"""
+
+
+@pytest.mark.parametrize("handed", ["shared", "not reachable"])
+def test_replay_under_xdist(
+    pytester: pytest.Pytester, recorded: Any, monkeypatch: pytest.MonkeyPatch, handed: str
+) -> None:
+    """Workers get what the controller read (or read the files when they cannot open it);
+    the numbers are the recording's either way."""
     pytest.importorskip("xdist")
+    conftest = pytester.path / "conftest.py"
+    extra = WORKERS_SAY + (NOT_SHARED if handed == "not reachable" else "")
+    conftest.write_text("from pathlib import Path\n" + conftest.read_text() + extra)
+    monkeypatch.setenv("NO_SERVICE", "1")  # the fixture cannot be built: nothing is called
     result = pytester.runpytest_subprocess(
         "--retrieval-eval", "--retrieval-replay=rec.jsonl", "-n", "2", "--retrieval-report=x.json",
         "-p", "no:randomly", timeout=120,
@@ -288,3 +315,12 @@ def test_replay_under_xdist(pytester: pytest.Pytester, recorded: Any) -> None:
     result.assert_outcomes(passed=14)
     replayed = e2e_without_latency(e2e_load_json(pytester.path / "x.json"))
     assert replayed["configurations"] == recorded["configurations"]
+    said = sorted(p.read_text() for p in pytester.path.glob("worker-*.txt"))
+    assert len(said) == 2
+    for line in said:
+        path, existed = line.split()
+        if handed == "shared":
+            assert existed == "True" and path.endswith("replay.pickle")
+            assert not Path(path).exists(), "the controller's folder outlived the run"
+        else:
+            assert (path, existed) == ("/nonexistent/replay.pickle", "False")

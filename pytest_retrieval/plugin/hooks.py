@@ -13,13 +13,14 @@ from __future__ import annotations
 import gc
 from collections.abc import Generator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from ..bulk import Settler, freeze_at_exit
 from ..golden import GoldenSet
 from ..io.golden_file import GOLDEN_SUFFIXES
-from ..replay import Replay, ReplayError, load_replay
+from ..model import rows_text
 from ..settings import (
     SCHEMA,
     Raw,
@@ -42,13 +43,13 @@ from .keys import (
     RECORDED_KEY,
     RECORDS_KEY,
     REPLAY_KEY,
-    RETRIEVERS_KEY,
     SELECTED_KEY,
     SETTINGS_KEY,
 )
 from .metric_hooks import install_custom_metrics
 from .misread import check_misread_paths
 from .nodes import REPLAY_ARG, golden_ids, golden_of, item_configuration
+from .replaying import load_for_run, share_with_worker
 from .result_keys import stash_result_keys
 from .session import RetrievalSession
 
@@ -162,7 +163,7 @@ def pytest_configure(config: pytest.Config) -> None:
     run = _parse(config)
     config.stash[SETTINGS_KEY] = run
     config.stash[GOLDEN_SET_KEY] = GoldenSet()
-    replay = _replay(config, run)
+    replay = load_for_run(config, run)
     config.stash[FETCHER_KEY] = Fetcher(run.run.calls, run.settings.fixture, replay)
     _redirect_collection(config, run)
     if not hasattr(config, "workerinput"):
@@ -176,23 +177,6 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(session, SESSION_PLUGIN)
 
 
-def _replay(config: pytest.Config, run: RunSettings) -> Replay | None:
-    """``--retrieval-replay``: the recorded answers, read once per process."""
-    given = run.run.calls.replay
-    if not given:
-        return None
-    base = config.invocation_params.dir
-    try:
-        replay = load_replay([base / p for p in given], list(given))
-    except ReplayError as exc:
-        raise pytest.UsageError(str(exc)) from None
-    config.stash[REPLAY_KEY] = replay
-    gc.freeze()  # its answers, read once, live to the end: see pytest_collection_finish
-    config.add_cleanup(gc.unfreeze)
-    config.stash[RETRIEVERS_KEY] = dict(replay.retrievers)  # as the recorded run described them
-    return replay
-
-
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Under ``--retrieval-replay`` the configurations are the recording's."""
     if REPLAY_ARG not in metafunc.fixturenames:
@@ -200,6 +184,12 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     replay = metafunc.config.stash.get(REPLAY_KEY, None)
     names = replay.configurations if replay is not None else []
     metafunc.parametrize(REPLAY_ARG, names, ids=names)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """pytest-xdist sets up a worker: hand it the replay this process read."""
+    share_with_worker(node.config, node.workerinput)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -300,7 +290,7 @@ class GoldenItemHooks:
             settings = item.config.stash[SETTINGS_KEY].settings
             records = records_without_scoring(item, golden.queries, report, call, settings)
         if hasattr(item.config, "workerinput"):  # what crosses to the controller is plain data
-            report.retrieval = [r.to_row() for r in records]  # type: ignore[attr-defined]
+            report.retrieval = rows_text(records)  # type: ignore[attr-defined]
         else:  # the report stays plain data (for report-log plugins); the records wait here
             item.config.stash.setdefault(OUTBOX_KEY, {})[report.nodeid] = records
             report.retrieval = len(records)  # type: ignore[attr-defined]

@@ -33,7 +33,7 @@ from ..history import build_entry
 from ..io.baseline_file import read_baseline, write_baseline
 from ..io.provenance import provenance
 from ..io.recording import RecordingWriter
-from ..model import QueryRecord, RecordError, Results
+from ..model import QueryRecord, RecordError, Results, rows_of
 from ..replay import trec_coverage
 from ..report.gate_text import explain, headline
 from ..report.run_report import GoldenInfo, RunReport
@@ -124,8 +124,14 @@ class RetrievalSession:
             for line in recorded:
                 self.recording.add(line)
 
-    def _read_rows(self, nodeid: str, rows: object) -> None:
-        for row in rows if isinstance(rows, list) else [rows]:
+    def _read_rows(self, nodeid: str, data: object) -> None:
+        """A worker's records: :func:`~pytest_retrieval.model.rows_text`, each row checked."""
+        try:
+            rows = rows_of(data) if isinstance(data, str) else [data]
+        except RecordError as exc:
+            self.notes.append(f"{nodeid}: records that could not be read: {exc}")
+            return
+        for row in rows:
             try:
                 self.results.add(QueryRecord.from_row(row))  # type: ignore[arg-type]
             except RecordError as exc:
