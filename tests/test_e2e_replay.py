@@ -297,7 +297,20 @@ def pytest_configure_node(node):
 """
 
 
-@pytest.mark.parametrize("handed", ["shared", "not reachable"])
+NOT_WRITTEN = """
+
+import pytest_retrieval.plugin.replaying as replaying
+
+
+def _no_room(replay, path):
+    raise OSError(28, "No space left on device")
+
+
+replaying.write_shared = _no_room
+"""
+
+
+@pytest.mark.parametrize("handed", ["shared", "not reachable", "not written"])
 def test_replay_under_xdist(
     pytester: pytest.Pytester, recorded: Any, monkeypatch: pytest.MonkeyPatch, handed: str
 ) -> None:
@@ -305,7 +318,7 @@ def test_replay_under_xdist(
     the numbers are the recording's either way."""
     pytest.importorskip("xdist")
     conftest = pytester.path / "conftest.py"
-    extra = WORKERS_SAY + (NOT_SHARED if handed == "not reachable" else "")
+    extra = WORKERS_SAY + {"not reachable": NOT_SHARED, "not written": NOT_WRITTEN}.get(handed, "")
     conftest.write_text("from pathlib import Path\n" + conftest.read_text() + extra)
     monkeypatch.setenv("NO_SERVICE", "1")  # the fixture cannot be built: nothing is called
     result = pytester.runpytest_subprocess(
@@ -322,5 +335,7 @@ def test_replay_under_xdist(
         if handed == "shared":
             assert existed == "True" and path.endswith("replay.pickle")
             assert not Path(path).exists(), "the controller's folder outlived the run"
-        else:
+        elif handed == "not reachable":
             assert (path, existed) == ("/nonexistent/replay.pickle", "False")
+        else:  # no worker is told: each reads the files
+            assert (path, existed) == ("None", "None")

@@ -16,6 +16,7 @@ reads the files itself.
 from __future__ import annotations
 
 import gc
+import pickle
 import shutil
 import sys
 import tempfile
@@ -30,7 +31,7 @@ from ..settings import RunSettings
 from .keys import REPLAY_KEY, RETRIEVERS_KEY
 
 SHARED_INPUT = "retrieval_replay_shared"  # workerinput: the pickled replay's path
-_SHARED_KEY = pytest.StashKey[Path]()  # the controller's pickled replay, once written
+_SHARED_KEY = pytest.StashKey["Path | None"]()  # the pickled replay (None: not written)
 NOTICE_BYTES = 32 * 1024 * 1024  # files this large get a line while they are read
 
 
@@ -86,18 +87,24 @@ def _notice(config: pytest.Config) -> Callable[[str], None] | None:
 
 
 def share_with_worker(config: pytest.Config, workerinput: MutableMapping[str, object]) -> None:
-    """Name the pickled replay in a worker's input (written at the first worker)."""
+    """Name the pickled replay in a worker's input (written at the first worker; if it
+    cannot be written, no worker is told, and each reads the files)."""
     replay = config.stash.get(REPLAY_KEY, None)
     if replay is None:
         return
-    path = config.stash.get(_SHARED_KEY, None)
-    if path is None:
-        folder = Path(tempfile.mkdtemp(prefix="pytest-retrieval-replay-"))
-        config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
-        path = folder / "replay.pickle"
-        try:
-            write_shared(replay, path)
-        except OSError:  # no room: the workers read the files themselves
-            return
-        config.stash[_SHARED_KEY] = path
-    workerinput[SHARED_INPUT] = str(path)
+    if _SHARED_KEY not in config.stash:
+        config.stash[_SHARED_KEY] = _written(config, replay)
+    path = config.stash[_SHARED_KEY]
+    if path is not None:
+        workerinput[SHARED_INPUT] = str(path)
+
+
+def _written(config: pytest.Config, replay: Replay) -> Path | None:
+    folder = Path(tempfile.mkdtemp(prefix="pytest-retrieval-replay-"))
+    config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+    path = folder / "replay.pickle"
+    try:
+        write_shared(replay, path)
+    except (OSError, pickle.PicklingError, TypeError, RecursionError):  # no room, or an odd value
+        return None
+    return path
