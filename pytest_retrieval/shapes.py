@@ -113,10 +113,13 @@ def _plain_ids(results: list[Any]) -> list[str] | None:
     """The ids when every result is a str or every one a (str, float) pair, the common
     answers (read with whole-list operations, no step per result in Python); None
     otherwise, for :func:`_result_id` to read each result."""
-    kinds = set(map(type, results))
-    if kinds == {str}:
+    try:
+        "".join(results)  # at C speed: every result is text (as _result_id keeps it)
+    except TypeError:
+        pass
+    else:
         return list(results)
-    if kinds != {tuple} or set(map(len, results)) != {2}:
+    if set(map(type, results)) != {tuple} or set(map(len, results)) != {2}:
         return None
     ids = list(map(_FIRST, results))
     if set(map(type, ids)) != {str} or set(map(type, map(_SECOND, results))) != {float}:
@@ -158,6 +161,8 @@ def ranked_results(returned: Any) -> tuple[list[str], list[float | None]]:
 
 def dedupe(ids: Sequence[str]) -> tuple[list[str], int]:
     """Keep each id at its first rank; return the ranking and how many repeats were dropped."""
+    if len(set(ids)) == len(ids):  # the common case, checked at C speed
+        return list(ids), 0
     ranking = list(dict.fromkeys(ids))
     return ranking, len(ids) - len(ranking)
 
