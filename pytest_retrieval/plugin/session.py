@@ -126,11 +126,13 @@ class RetrievalSession:
 
     def _read_rows(self, nodeid: str, data: object) -> None:
         """A worker's records: :func:`~pytest_retrieval.model.rows_text`, each row checked."""
-        try:
-            rows = rows_of(data) if isinstance(data, str) else [data]
-        except RecordError as exc:
-            self.notes.append(f"{nodeid}: records that could not be read: {exc}")
-            return
+        rows = data if isinstance(data, list) else [data]
+        if isinstance(data, str):
+            try:
+                rows = rows_of(data)
+            except RecordError as exc:
+                self.notes.append(f"{nodeid}: records that could not be read: {exc}")
+                return
         for row in rows:
             try:
                 self.results.add(QueryRecord.from_row(row))  # type: ignore[arg-type]
