@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .golden import GoldenQuery, Problem
 from .io.common import FormatError, some_ids
-from .io.recording import Recorded, Recording, is_recording, read_recording
+from .io.recording import Recorded, Recording, is_recording, plugin_file_kind, read_recording
 from .io.trec import Ranking, read_run
 from .retriever_metadata import Metadata
 from .runner import Answer
@@ -38,6 +38,7 @@ class Replay:
     notes: tuple[str, ...] = field(default_factory=tuple)
     retrievers: Mapping[str, Metadata] = field(default_factory=dict)  # as recorded
     runs: Mapping[str, Mapping[str, Ranking]] = field(default_factory=dict)  # TREC runs
+    sources: Mapping[str, str] = field(default_factory=dict)  # TREC: configuration -> its file
 
     @property
     def configurations(self) -> list[str]:
@@ -97,7 +98,7 @@ def _stale(found: Recorded, query: GoldenQuery) -> str:
 
 
 def _from_trec(paths: Sequence[Path], shown: Sequence[str]) -> Replay:
-    runs: dict[tuple[str, str], Mapping[str, Ranking]] = {}
+    runs: dict[tuple[str, str], tuple[Mapping[str, Ranking], str]] = {}
     problems: list[Problem] = []  # every bad file's, not only the first one's
     more = 0
     for path, name in zip(paths, shown, strict=True):
@@ -108,7 +109,7 @@ def _from_trec(paths: Sequence[Path], shown: Sequence[str]) -> Replay:
             more += exc.more
             continue
         for tag, run in read.items():
-            runs[(path.stem, tag)] = run.columns
+            runs[(path.stem, tag)] = (run.columns, name)
     if problems or more:
         raise FormatError(problems, more)
     tags = [tag for _, tag in runs]
@@ -116,15 +117,16 @@ def _from_trec(paths: Sequence[Path], shown: Sequence[str]) -> Replay:
         (tag if tags.count(tag) == 1 else f"{stem}-{tag}"): found
         for (stem, tag), found in runs.items()
     }
-    return Replay({}, ", ".join(shown), trec=True, runs=named)
+    return Replay(
+        {}, ", ".join(shown), trec=True, runs={c: run for c, (run, _) in named.items()},
+        sources={c: name for c, (_, name) in named.items()},
+    )  # fmt: skip
 
 
 def load_replay(paths: Sequence[Path], shown: Sequence[str]) -> Replay:
     """One recording, or any number of TREC run files; :class:`ReplayError` says why not."""
+    _refuse_what_is_no_run(paths, shown)
     kinds = [is_recording(p) for p in paths]
-    missing = [s for p, s in zip(paths, shown, strict=True) if not p.is_file()]
-    if missing:
-        raise ReplayError(f"--retrieval-replay: no such file: {', '.join(missing)}")
     try:
         if any(kinds):
             if len(paths) > 1:
@@ -136,6 +138,35 @@ def load_replay(paths: Sequence[Path], shown: Sequence[str]) -> Replay:
         return _from_trec(paths, shown)
     except FormatError as exc:
         raise ReplayError(f"--retrieval-replay: cannot read it:\n{exc}") from None
+
+
+def _refuse_what_is_no_run(paths: Sequence[Path], shown: Sequence[str]) -> None:
+    """Missing files, folders, a file given twice, and the plugin's own reports."""
+    pairs = list(zip(paths, shown, strict=True))
+    folders = [s for p, s in pairs if p.is_dir()]
+    if folders:
+        raise ReplayError(
+            f"--retrieval-replay: {', '.join(folders)} is a folder; give the run files in it "
+            "(--retrieval-replay=runs/bm25.run --retrieval-replay=runs/dense.run)"
+        )
+    missing = [s for p, s in pairs if not p.is_file()]
+    if missing:
+        raise ReplayError(f"--retrieval-replay: no such file: {', '.join(missing)}")
+    seen: dict[Path, str] = {}
+    for path, name in pairs:
+        if path.resolve() in seen:
+            raise ReplayError(
+                f"--retrieval-replay: {name} is given twice (also as {seen[path.resolve()]}); "
+                "give each file once"
+            )
+        seen[path.resolve()] = name
+    for path, name in pairs:
+        kind = plugin_file_kind(path)
+        if kind is not None:
+            raise ReplayError(
+                f"--retrieval-replay: {name} is a pytest-retrieval {kind}, not a recording or "
+                "a TREC run; record a run with --retrieval-record=PATH and replay that file"
+            )
 
 
 def _from_recording(recording: Recording, shown: str) -> Replay:
@@ -163,17 +194,20 @@ def trec_coverage(
         return []
     notes: list[str] = []
     for configuration, run in replay.runs.items():
-        lacking = [q for q in evaluated.get(configuration, ()) if q not in run]
+        if not evaluated.get(configuration):
+            continue  # deselected (-k): nothing of it was replayed
+        source = replay.sources.get(configuration, replay.source)
+        lacking = [q for q in evaluated[configuration] if q not in run]
         unknown = sorted(q for q in run if q not in golden)
         if lacking:
             notes.append(
                 f"replay '{configuration}': {len(lacking)} golden queries have no ranking in "
-                f"{replay.source}, scored as returning nothing (check the run's query ids): "
+                f"{source}, scored as returning nothing (check the run's query ids): "
                 + some_ids(lacking)
             )
         if unknown:
             notes.append(
-                f"replay '{configuration}': {len(unknown)} queries of {replay.source} are "
+                f"replay '{configuration}': {len(unknown)} queries of {source} are "
                 "not among the golden queries collected, ignored: " + some_ids(unknown)
             )
     return notes

@@ -1083,7 +1083,15 @@ def test_json_lines_nested_too_deeply_are_named_not_raised(tmp_path: Path) -> No
     with pytest.raises(FormatError) as raised:
         read_recording(recording, "run.jsonl")
     assert str(raised.value) == (
-        "run.jsonl:2: not JSON (values nested too deeply); the recording is damaged: record again"
+        "run.jsonl:2: not JSON (values nested too deeply: column 1); the recording is damaged: "
+        "record again"
+    )
+    recording.write_text(f'{header}\n{{"configuration": "bm25", "id": "q\n', encoding="utf-8")
+    with pytest.raises(FormatError) as raised:  # a line torn in the middle of a string
+        read_recording(recording, "run.jsonl")
+    assert str(raised.value).startswith(
+        "run.jsonl:2: not JSON (Unterminated string starting at: column 33); the recording is "
+        "damaged: record again"
     )
     log = parse_log(f"{DEEP}\n".encode())
     assert [p.message for p in log.problems] == [

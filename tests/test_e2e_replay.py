@@ -259,6 +259,30 @@ def test_a_trec_run_whose_ids_match_no_golden_query_says_so(pytester: pytest.Pyt
     assert "collected, ignored: q-" in text
 
 
+def test_each_run_files_notes_name_that_file_and_only_selected_configurations(
+    pytester: pytest.Pytester,
+) -> None:
+    """The same tag in two files: two configurations (file stem, tag), each note naming its
+    own file; a configuration deselected with -k gets no note."""
+    e2e_write_project(pytester)
+    queries = sorted(E2E_RANKINGS["dense"])
+    first = {q: E2E_RANKINGS["dense"][q] for q in queries[:3]}
+    second = {q: E2E_RANKINGS["dense"][q] for q in queries[3:]}
+    _trec(pytester.path / "s1.run", {"dense": {**first, "extra-1": ["d1"]}})
+    _trec(pytester.path / "s2.run", {"dense": second})
+    both = ("--retrieval-eval", "--retrieval-replay=s1.run", "--retrieval-replay=s2.run")
+    text = " ".join(e2e_run(pytester, *both).stdout.str().split())
+    for name, lacks in (("s1", second), ("s2", first)):  # and queries neither file ranks
+        said = text.split(f"replay '{name}-dense': ", 1)[1].split(" golden queries have no", 1)
+        assert said[1].startswith(f" ranking in {name}.run, scored as returning nothing")
+        assert int(said[0]) >= len(lacks)
+        assert all(q in said[1].split(" replay ", 1)[0] for q in sorted(lacks)[:3])
+    assert "replay 's1-dense': 1 queries of s1.run are not among the golden queries" in text
+    assert "s1.run, s2.run" not in text
+    text = " ".join(e2e_run(pytester, *both, "-k", "s2").stdout.str().split())
+    assert "replay 's2-dense'" in text and "replay 's1-dense'" not in text
+
+
 @pytest.mark.parametrize(
     ("args", "says"),
     [
@@ -268,12 +292,23 @@ def test_a_trec_run_whose_ids_match_no_golden_query_says_so(pytester: pytest.Pyt
             "--retrieval-record rec.jsonl is the file being replayed: record to another file",
         ),
         (("--retrieval-replay=garbage.run",), "--retrieval-replay: cannot read it:"),
+        (("--retrieval-replay=runs",), "--retrieval-replay: runs is a folder; give the run files"),
+        (
+            ("--retrieval-replay=rec.jsonl", "--retrieval-replay=./rec.jsonl"),
+            "--retrieval-replay: ./rec.jsonl is given twice (also as rec.jsonl); give each file",
+        ),
+        (
+            ("--retrieval-replay=a.json",),
+            "--retrieval-replay: a.json is a pytest-retrieval report, not a recording or a TREC "
+            "run; record a run with --retrieval-record=PATH and replay that file",
+        ),
     ],
 )
 def test_replay_refuses_what_it_cannot_use(
     pytester: pytest.Pytester, recorded: Any, args: tuple[str, ...], says: str
 ) -> None:
     (pytester.path / "garbage.run").write_text("this is not a run\n")
+    (pytester.path / "runs").mkdir()
     result = e2e_run(pytester, "--retrieval-eval", *args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert says in result.stderr.str()

@@ -146,13 +146,21 @@ class Imported:
     unjudged: int = 0  # qrels lines with grade -1, dropped
 
 
-_SCORE_THEN_DOC = operator.itemgetter(1, 0)  # a ScoredDoc is (doc, score)
+def trec_columns(docs: Sequence[str], scores: Sequence[float]) -> tuple[list[str], list[float]]:
+    """trec_eval's ranking order, of one query's results as columns: score descending,
+    ties by docno descending (strcmp). Sorting (score, doc) pairs in reverse is that
+    order, compared at C speed; each (doc, score) result is distinct, so no tie is left
+    for the sort's stability to decide."""
+    # Python compares str by code point, which is the byte order of UTF-8: strcmp's order.
+    ordered = sorted(zip(scores, docs, strict=True), reverse=True)
+    return [doc for _, doc in ordered], [score for score, _ in ordered]
 
 
 def trec_order(docs: Iterable[ScoredDoc]) -> tuple[ScoredDoc, ...]:
-    """trec_eval's ranking order: score descending, ties by docno descending (strcmp)."""
-    # Python compares str by code point, which is the byte order of UTF-8: strcmp's order.
-    return tuple(sorted(docs, key=_SCORE_THEN_DOC, reverse=True))
+    """trec_eval's ranking order (:func:`trec_columns`) of (doc, score) pairs."""
+    pairs = list(docs)
+    ids, scores = trec_columns([d.doc for d in pairs], [d.score for d in pairs])
+    return tuple(map(ScoredDoc, ids, scores))
 
 
 # --------------------------------------------------------------------------- qrels
@@ -340,8 +348,7 @@ class _RunBuilder:
             docs, scores = self._without_repeats(tag, qid, _Piece(docs, scores, lines))
         if all(map(operator.gt, scores, itertools.islice(scores, 1, None))):
             return Ranking(docs, scores)  # strictly falling scores: the file's order is it
-        ordered = trec_order(map(ScoredDoc, docs, scores))
-        return Ranking([d.doc for d in ordered], [d.score for d in ordered])
+        return Ranking(*trec_columns(docs, scores))
 
     def _without_repeats(self, tag: str, qid: str, piece: _Piece) -> tuple[list[str], list[float]]:
         """The first line of each document; a problem for each later one."""
