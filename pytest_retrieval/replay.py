@@ -53,13 +53,13 @@ class Replay:
         found = self.entries.get(configuration, {}).get(query.id)
         if found is None:
             return Answer(
-                error=f"query '{query.id}' is not in the recording {self.source} for "
+                error=f"query '{query.id}' {_MISSING} {self.source} for "
                 f"configuration '{configuration}'; record again (--retrieval-record)"
             )
         stale = _stale(found, query)
         if stale:
             return Answer(
-                error=f"the recording {self.source} holds this query with {stale}: its results "
+                error=f"the recording {self.source} {_STALE} {stale}: its results "
                 "are not this query's; record again (--retrieval-record)"
             )
         latency = None if found.latency_ms is None else found.latency_ms / 1000
@@ -67,6 +67,34 @@ class Replay:
             return Answer(error=f"recorded: {found.error}", latency=latency)
         results = list(map(tuple, found.results))  # plain (id, score) pairs, read fast
         return Answer(results, latency=latency, shared=found.shared)
+
+
+_MISSING = "is not in the recording"  # the two errors of a replayed query, counted below
+_STALE = "holds this query with"
+
+
+def recording_notes(replay: Replay, errors: Sequence[str]) -> list[str]:
+    """A line each for the queries a recording lacks and those it holds for another text
+    or other filters (from the items' errors): with a changed golden set these are many
+    items, and the summary says what they have in common. Nothing for a TREC run."""
+    if replay.trec:
+        return []
+    missing = sum(_MISSING in error for error in errors)
+    stale = sum(_STALE in error for error in errors)
+    notes = []
+    if stale:
+        notes.append(
+            f"replay: {stale} items are queries the recording {replay.source} holds for another "
+            "text or other filters (the golden set changed since it was recorded): they are "
+            "errors; record again (--retrieval-record)"
+        )
+    if missing:
+        notes.append(
+            f"replay: {missing} items are queries the recording {replay.source} does not hold: "
+            "they are errors; record again (--retrieval-record), or replay with -k to leave "
+            "them out"
+        )
+    return notes
 
 
 def write_shared(replay: Replay, path: Path) -> None:

@@ -136,6 +136,12 @@ def test_a_query_recorded_for_another_text_is_stale(
         "the recording rec.jsonl holds this query with another text ('convert euros to dollars'): "
         "its results are not this query's; record again (--retrieval-record)"
     )
+    text = " ".join(result.stdout.str().split())  # and one line in the summary says why
+    assert (
+        "replay: 2 items are queries the recording rec.jsonl holds for another text or other "
+        "filters (the golden set changed since it was recorded)"
+    ) in text
+    assert "does not hold" not in text
 
 
 def test_a_partial_recording_names_the_queries_it_lacks(pytester: pytest.Pytester) -> None:
@@ -147,6 +153,8 @@ def test_a_partial_recording_names_the_queries_it_lacks(pytester: pytest.Pyteste
         "query 'share-price' is not in the recording rec.jsonl for configuration 'bm25'; "
         "record again (--retrieval-record)"
     )
+    text = " ".join(result.stdout.str().split())
+    assert "replay: 2 items are queries the recording rec.jsonl does not hold" in text
     only_bm25 = pytester.path / "bm25.jsonl"
     e2e_run(pytester, "--retrieval-eval", f"--retrieval-record={only_bm25}", "-k", "bm25")
     result = e2e_run(pytester, "--retrieval-eval", f"--retrieval-replay={only_bm25}")

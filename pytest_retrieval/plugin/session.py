@@ -34,7 +34,7 @@ from ..io.baseline_file import read_baseline, write_baseline
 from ..io.provenance import provenance
 from ..io.recording import RecordingWriter
 from ..model import QueryRecord, RecordError, Results, rows_of
-from ..replay import trec_coverage
+from ..replay import recording_notes, trec_coverage
 from ..report.gate_text import explain, headline
 from ..report.run_report import GoldenInfo, RunReport
 from ..report.writers import write_reports
@@ -257,6 +257,8 @@ class RetrievalSession:
             }
             golden = {**self.worker_golden, **golden_ids(self.config)}
             self.notes.extend(trec_coverage(replay, evaluated, golden))
+            errors = [r.error for r in self.results.all_records() if r.error is not None]
+            self.notes.extend(recording_notes(replay, errors))
 
     def _mark_incomplete(self, session: pytest.Session) -> bool:
         """Record why the run is incomplete, if it is; True when it is."""
