@@ -16,8 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .golden import GoldenQuery, Problem
+from .io.baseline_file import FORMAT as BASELINE_FORMAT
 from .io.common import FormatError, some_ids
-from .io.recording import Recorded, Recording, is_recording, plugin_file_kind, read_recording
+from .io.recording import Recorded, Recording, is_recording, read_recording
+from .io.report_json import FORMAT as REPORT_FORMAT
 from .io.trec import Ranking, read_run
 from .retriever_metadata import Metadata
 from .runner import Answer
@@ -168,6 +170,25 @@ def load_replay(paths: Sequence[Path], shown: Sequence[str]) -> Replay:
         raise ReplayError(f"--retrieval-replay: cannot read it:\n{exc}") from None
 
 
+_OTHER_FILES = {  # the plugin's own JSON files, by the "format" each starts with
+    f'"{REPORT_FORMAT}"'.encode(): "report",
+    f'"{BASELINE_FORMAT}"'.encode(): "baseline",
+}
+
+
+def _plugin_file_kind(path: Path) -> str | None:
+    """ "report" or "baseline" when the file is one of the plugin's JSON reports or
+    baselines (given where a recording or a run belongs), else None."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return None
+    if not head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):
+        return None
+    return next((kind for mark, kind in _OTHER_FILES.items() if mark in head), None)
+
+
 def _refuse_what_is_no_run(paths: Sequence[Path], shown: Sequence[str]) -> None:
     """Missing files, folders, a file given twice, and the plugin's own reports."""
     pairs = list(zip(paths, shown, strict=True))
@@ -189,7 +210,7 @@ def _refuse_what_is_no_run(paths: Sequence[Path], shown: Sequence[str]) -> None:
             )
         seen[path.resolve()] = name
     for path, name in pairs:
-        kind = plugin_file_kind(path)
+        kind = _plugin_file_kind(path)
         if kind is not None:
             raise ReplayError(
                 f"--retrieval-replay: {name} is a pytest-retrieval {kind}, not a recording or "

@@ -138,22 +138,6 @@ def is_recording(path: Path) -> bool:
     return first.lstrip().startswith(b"{") and FORMAT.encode() in first
 
 
-_OTHER_FILES = {b'"pytest-retrieval-report"': "report", b'"pytest-retrieval-baseline"': "baseline"}
-
-
-def plugin_file_kind(path: Path) -> str | None:
-    """ "report" or "baseline" when the file is one of the plugin's JSON reports or
-    baselines (given where a recording or a run belongs), else None."""
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(4096)
-    except OSError:
-        return None
-    if not head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):
-        return None
-    return next((kind for mark, kind in _OTHER_FILES.items() if mark in head), None)
-
-
 def _entry(data: Mapping[str, object], log: ProblemLog, number: int) -> Recorded | None:
     try:
         results = tuple(

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..io.json_stream import Compact, Streamed, chunks
+from ..io.report_json import FORMAT
 from ..model import REPORT_FIELDS
 from .run_report import RunReport
 
-FORMAT = "pytest-retrieval-report"
 VERSION = 1
 
 
