@@ -1,11 +1,12 @@
 """Replay (``--retrieval-replay``): answers read from a recording or TREC run files.
 
-Pure apart from reading the files. The configurations are the recording's (or the
-run files' tags). A query the recording does not hold, or holds for another text or
-other filters, is an error naming it: its results would not be this query's. A
-TREC run cannot say "nothing came back" but by leaving a query out, so there a
-query it lacks has an empty ranking (as ``trec_eval -c`` scores it), and the run's
-queries that are not golden queries are ignored.
+Pure apart from reading the files (and writing the copy handed to xdist's workers).
+The configurations are the recording's (or the run files' tags). A query the
+recording does not hold, or holds for another text or other filters, is an error
+naming it: its results would not be this query's. A TREC run cannot say "nothing
+came back" but by leaving a query out, so there a query it lacks has an empty
+ranking (as ``trec_eval -c`` scores it), and the run's queries that are not golden
+queries are ignored.
 """
 
 from __future__ import annotations
@@ -86,17 +87,20 @@ def recording_notes(replay: Replay, errors: Sequence[str]) -> list[str]:
     notes = []
     if stale:
         notes.append(
-            f"replay: {stale} items are queries the recording {replay.source} holds for another "
-            "text or other filters (the golden set changed since it was recorded): they are "
-            "errors; record again (--retrieval-record)"
+            f"replay: {_items(stale)} the recording {replay.source} holds for another text or "
+            "other filters (the golden set changed since it was recorded), scored as errors; "
+            "record again (--retrieval-record)"
         )
     if missing:
         notes.append(
-            f"replay: {missing} items are queries the recording {replay.source} does not hold: "
-            "they are errors; record again (--retrieval-record), or replay with -k to leave "
-            "them out"
+            f"replay: {_items(missing)} the recording {replay.source} does not hold, scored as "
+            "errors; record again (--retrieval-record), or replay with -k to leave them out"
         )
     return notes
+
+
+def _items(count: int) -> str:
+    return "1 item is a query" if count == 1 else f"{count} items are queries"
 
 
 def write_shared(replay: Replay, path: Path) -> None:

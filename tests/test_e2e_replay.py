@@ -139,7 +139,7 @@ def test_a_query_recorded_for_another_text_is_stale(
     text = " ".join(result.stdout.str().split())  # and one line in the summary says why
     assert (
         "replay: 2 items are queries the recording rec.jsonl holds for another text or other "
-        "filters (the golden set changed since it was recorded)"
+        "filters (the golden set changed since it was recorded), scored as errors"
     ) in text
     assert "does not hold" not in text
 
