@@ -175,6 +175,11 @@ def test_a_plain_block_is_read_as_columns() -> None:
         b"q1 Q0 a\x1cb 1 2.5 t\n",  # a separator Python's split would take for a blank
         b"q1 Q0 a 1 2.5 t\rq1 Q0 b 2 1 t\n",  # a lone carriage return
         b"\n",
+        # each of these passes every check of the whole-block path but one
+        b" q Q0 1 2 3\n",  # a leading blank and five fields: only a space first shows it
+        b"q Q0 a 1 2 \nq Q0 b 2 1 t\n",  # a trailing blank, five fields: two spaces show it
+        b"q Q0 a 1 2.0 t extra\nx y 7 8.0 z\n",  # seven, then five: a line end out of step
+        b"q Q0 a 1 2.0 t\nx Q0 b 1 2.0 t y z w v 3 4.0 u\n",  # six, then 13: the token count
     ],
 )
 def test_any_other_block_goes_line_by_line(block: bytes) -> None:
