@@ -100,7 +100,10 @@ def share_with_worker(config: pytest.Config, workerinput: MutableMapping[str, ob
 
 
 def _written(config: pytest.Config, replay: Replay) -> Path | None:
-    folder = Path(tempfile.mkdtemp(prefix="pytest-retrieval-replay-"))
+    try:
+        folder = Path(tempfile.mkdtemp(prefix="pytest-retrieval-replay-"))
+    except OSError:  # no temporary folder to be had
+        return None
     config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
     path = folder / "replay.pickle"
     try:
