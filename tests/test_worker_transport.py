@@ -126,3 +126,63 @@ def test_an_unreadable_replay_ends_its_line_then_stops_the_run(
     with pytest.raises(pytest.UsageError, match=r"run\.trec:1"):
         replaying._read(config, [run], ["run.trec"])
     assert out.getvalue().endswith(" not replayable\n")
+
+
+class _Controller:
+    """What handing the replay over reads of pytest's config: its stash and cleanups."""
+
+    def __init__(self) -> None:
+        self.stash = pytest.Stash()
+        self.cleanups: list[Any] = []
+
+    def add_cleanup(self, function: Any) -> None:
+        self.cleanups.append(function)
+
+
+def test_the_replay_is_written_once_for_every_worker_and_removed_at_the_end(
+    tmp_path: Path,
+) -> None:
+    from pytest_retrieval.plugin.keys import REPLAY_KEY
+
+    run = tmp_path / "run.trec"
+    run.write_text("q1 Q0 d1 1 2.5 bm25\n")
+    config: Any = _Controller()
+    config.stash[REPLAY_KEY] = load_replay([run], ["run.trec"])
+    first: dict[str, object] = {}
+    second: dict[str, object] = {}
+    replaying.share_with_worker(config, first)
+    replaying.share_with_worker(config, second)
+    assert first == second and len(config.cleanups) == 1  # one copy for all the workers
+    shared = Path(str(first[replaying.SHARED_INPUT]))
+    assert read_shared(shared) == config.stash[REPLAY_KEY]
+    config.cleanups[0]()
+    assert not shared.parent.exists()
+
+
+@pytest.mark.parametrize("fails", ["folder", "file"])
+def test_no_copy_to_hand_over_means_no_worker_is_told(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fails: str
+) -> None:
+    """No temporary folder, or no room for the file: tried once, then each worker reads
+    the files itself (nothing in its input), and nothing raises in xdist's node setup."""
+    from pytest_retrieval.plugin.keys import REPLAY_KEY
+
+    run = tmp_path / "run.trec"
+    run.write_text("q1 Q0 d1 1 2.5 bm25\n")
+    tries: list[str] = []
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        tries.append(fails)
+        raise OSError(28, "No space left on device")
+
+    if fails == "folder":
+        monkeypatch.setattr("tempfile.mkdtemp", refuse)
+    else:
+        monkeypatch.setattr(replaying, "write_shared", refuse)
+    config: Any = _Controller()
+    config.stash[REPLAY_KEY] = load_replay([run], ["run.trec"])
+    for _ in range(2):
+        told: dict[str, object] = {}
+        replaying.share_with_worker(config, told)
+        assert told == {}
+    assert tries == [fails]
