@@ -79,7 +79,7 @@ def plain_columns(block: bytes) -> Columns | None:
     total = sum(scores)
     if total - total != 0.0:
         return None  # an infinite or NaN score (or a sum that overflows): read line by line
-    docs = list(map(sys.intern, tokens[2::_STRIDE]))  # the query ids are kept once a query
+    docs = list(map(sys.intern, tokens[2::_STRIDE]))  # query ids: the reader keeps one per query
     return Columns(tokens[0::_STRIDE], docs, scores, tokens[5::_STRIDE])
 
 

@@ -334,7 +334,7 @@ class _RunBuilder:
                 qid,
             )
             return None
-        return sys.intern(qid), sys.intern(doc), score, tag  # as plain_columns does
+        return qid, sys.intern(doc), score, tag  # document ids interned, as plain_columns does
 
     def _ranking(self, tag: str, qid: str, pieces: list[_Piece]) -> Ranking:
         """One query's results in trec_eval's order, each document once (repeats named)."""
