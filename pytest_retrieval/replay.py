@@ -207,12 +207,13 @@ def _refuse_what_is_no_run(paths: Sequence[Path], shown: Sequence[str]) -> None:
         raise ReplayError(f"--retrieval-replay: no such file: {', '.join(missing)}")
     seen: dict[Path, str] = {}
     for path, name in pairs:
-        if path.resolve() in seen:
+        resolved = path.resolve()
+        if resolved in seen:
             raise ReplayError(
-                f"--retrieval-replay: {name} is given twice (also as {seen[path.resolve()]}); "
+                f"--retrieval-replay: {name} is given twice (also as {seen[resolved]}); "
                 "give each file once"
             )
-        seen[path.resolve()] = name
+        seen[resolved] = name
     for path, name in pairs:
         kind = _plugin_file_kind(path)
         if kind is not None:

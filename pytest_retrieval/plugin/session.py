@@ -250,13 +250,14 @@ class RetrievalSession:
         self.gathered = self.gathered.with_local(self.config)
         self.notes.extend(self.gathered.notes)
         replay = self.config.stash.get(REPLAY_KEY, None)
-        if replay is not None:
+        if replay is not None and replay.trec:
             evaluated = {
                 c: [r.id for r in self.results.view(c).records if r.outcome != "skipped"]
                 for c in self.results.configurations()
             }
             golden = {**self.worker_golden, **golden_ids(self.config)}
             self.notes.extend(trec_coverage(replay, evaluated, golden))
+        elif replay is not None:
             errors = [r.error for r in self.results.all_records() if r.error is not None]
             self.notes.extend(recording_notes(replay, errors))
 
