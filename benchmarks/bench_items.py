@@ -8,6 +8,8 @@ included, no report file). The reference: one test function parametrized over N
 values x a session-scoped fixture with C params, its body ``pass``, run as
 ``pytest -q -p no:retrieval``. A third process runs the same trivial tests with the
 plugin installed but not enabled (no ``--retrieval-eval``): it should cost nothing.
+So should it for a suite of one test, where the plugin's import is all there is to
+see: ``pytest -q`` against ``pytest -q -p no:retrieval`` on one trivial test.
 
 Each process is timed whole (wall, user+sys CPU), the variants alternately, and
 compared on medians; then ``--collect-only -q`` for both (collection cost per item).
@@ -53,7 +55,10 @@ def variants(ours: Path, trivial: Path, collect: bool) -> dict:
         "trivial": lambda: run_process(pytest_cmd(*plain), trivial),
     }
     if not collect:
+        one = trivial.parent / "one"
         found["trivial, plugin on"] = lambda: run_process(pytest_cmd("-q"), trivial)
+        found["one test, plugin on"] = lambda: run_process(pytest_cmd("-q"), one)
+        found["one test"] = lambda: run_process(pytest_cmd("-q", "-p", "no:retrieval"), one)
     return found
 
 
@@ -77,6 +82,17 @@ def report(runs: dict, collected: dict, items: int) -> None:
             "(cpu s)",
         )
     )
+    one, one_ref = median(runs["one test, plugin on"], "cpu"), median(runs["one test"], "cpu")
+    print(
+        row(
+            "one test, plugin not enabled",
+            f"{one:.2f}",
+            f"{one_ref:.2f}",
+            one / one_ref,
+            "1.0x",
+            "(cpu s)",
+        )
+    )
     for what in ("cpu", "wall"):
         a = median(collected["ours"], what) / items * 1000
         b = median(collected["trivial"], what) / items * 1000
@@ -96,6 +112,7 @@ def main(argv: list[str]) -> int:
         ours, trivial = Path(tmp) / "ours", Path(tmp) / "trivial"
         write_project(ours, n, precomputed_conftest(CONFIGURATIONS[:c]))
         write_trivial(trivial, n, c)
+        write_trivial(Path(tmp) / "one", 1, 1)
         runs = alternate(variants(ours, trivial, collect=False), args.pairs)
         collected = alternate(variants(ours, trivial, collect=True), args.pairs)
         report(runs, collected, n * c)

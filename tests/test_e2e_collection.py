@@ -91,6 +91,67 @@ def test_without_the_flag_no_hook_of_the_plugin_runs_around_a_test(
     assert f"RETRIEVAL HOOKS: {expected}\n" in result.stdout.str()
 
 
+MODULES_LOADED = """
+import sys
+
+
+def test_modules():
+    ours = sorted(m for m in sys.modules if m.split(".")[0] == "pytest_retrieval")
+    print("RETRIEVAL MODULES:", " ".join(ours))
+"""
+
+# What pytest loads of the plugin for a run without --retrieval-eval: the entry point
+# and the settings schema its options come from. Under PYTHONDONTWRITEBYTECODE pytest
+# re-reads every module of an installed plugin on each run (0.6 s of CPU for all of
+# them, measured with a non-editable install), so a plain suite should load no more.
+LIGHT_MODULES = {
+    "pytest_retrieval",
+    "pytest_retrieval._version",
+    "pytest_retrieval.metric_registry",
+    "pytest_retrieval.metrics",
+    "pytest_retrieval.metrics_pass",
+    "pytest_retrieval.model",
+    "pytest_retrieval.settings",
+    "pytest_retrieval.plugin",
+    "pytest_retrieval.plugin.hooks",
+    "pytest_retrieval.plugin.hookspecs",
+    "pytest_retrieval.plugin.misread",
+    "pytest_retrieval.plugin.options",
+}
+
+
+@pytest.mark.parametrize("flag", [False, True])
+def test_without_the_flag_the_plugin_loads_only_its_entry_point_and_settings(
+    pytester: pytest.Pytester, e2e_project: Path, flag: bool
+) -> None:
+    e2e_write(pytester, "test_plain.py", MODULES_LOADED)
+    args = ["test_plain.py", "-s", "-p", "no:randomly", *(["--retrieval-eval"] if flag else [])]
+    result = pytester.runpytest_subprocess(*args)  # a fresh interpreter: its own sys.modules
+    line = next(x for x in result.outlines if "RETRIEVAL MODULES:" in x)
+    loaded = set(line.split(":", 1)[1].split())
+    if flag:  # the evaluation run loads the rest, and this test sees it do so
+        assert "pytest_retrieval.plugin.evaluation_hooks" in loaded
+        assert "pytest_retrieval.io.golden_yaml" in loaded
+    else:
+        assert loaded == LIGHT_MODULES
+
+
+def test_the_package_gives_every_public_name_on_first_use() -> None:
+    import importlib
+
+    import pytest_retrieval
+
+    for name in pytest_retrieval.__all__:
+        value = getattr(pytest_retrieval, name)
+        if name != "__version__":
+            module = importlib.import_module(f"pytest_retrieval.{pytest_retrieval._EXPORTS[name]}")
+            assert value is getattr(module, name)
+        assert name in dir(pytest_retrieval)
+    assert set(pytest_retrieval._EXPORTS) == set(pytest_retrieval.__all__) - {"__version__"}
+    with pytest.raises(AttributeError, match="has no attribute 'nothing_here'"):
+        pytest_retrieval.nothing_here  # noqa: B018
+
+
 def test_the_flag_with_golden_files_missing_is_a_usage_error(pytester: pytest.Pytester) -> None:
     pytester.makefile(".ini", pytest="[pytest]\nretrieval_golden = golden\n")
     result = e2e_run(pytester, "--retrieval-eval")

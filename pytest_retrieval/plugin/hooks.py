@@ -1,61 +1,24 @@
-"""The pytest hooks: a thin layer that translates between pytest and the pure cores.
+"""The plugin's entry point (``pytest11``: ``retrieval``; ``-p no:retrieval`` turns it off).
 
-Loaded through the ``pytest11`` entry point (``-p no:retrieval`` turns it off).
-Without ``--retrieval-eval`` every hook returns at once and nothing is collected.
-With it, golden files become items (:mod:`pytest_retrieval.plugin.collect`), each
-item's record travels on its report (so xdist workers need nothing else), and the
-controller's :class:`~pytest_retrieval.plugin.session.RetrievalSession`
-aggregates, prints and writes.
+Every pytest run of a project that installed the plugin loads this module, so it is
+light: the options and ini keys (from the settings schema), the plugin's own hook
+specifications, and the check of options given without ``--retrieval-eval``. It
+imports nothing else of the plugin and registers no other hook. With
+``--retrieval-eval`` it hands over to :mod:`pytest_retrieval.plugin.evaluation_hooks`,
+which collects golden files as items and runs them.
 """
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Generator
-from pathlib import Path
-from typing import Any
-
 import pytest
 
-from ..bulk import Settler, freeze_at_exit
-from ..golden import GoldenSet
-from ..io.golden_file import GOLDEN_SUFFIXES
-from ..model import rows_text
-from ..settings import (
-    SCHEMA,
-    Raw,
-    RunSettings,
-    SettingsError,
-    given_without_eval,
-    parse_run_settings,
-)
+from ..settings import SCHEMA, given_without_eval
 from . import hookspecs
-from .collect import GoldenFile, check_fixture
-from .fetch import FETCHER_KEY, Fetcher
-from .gathered import note_queries
-from .item import records_without_scoring
-from .keys import (
-    COLLECTED_KEY,
-    EXPLICIT_KEY,
-    GOLDEN_ROOTS_KEY,
-    GOLDEN_SET_KEY,
-    OUTBOX_KEY,
-    RECORDED_KEY,
-    RECORDS_KEY,
-    REPLAY_KEY,
-    SELECTED_KEY,
-    SETTINGS_KEY,
-)
-from .metric_hooks import install_custom_metrics
 from .misread import check_misread_paths
-from .nodes import REPLAY_ARG, golden_ids, golden_of, item_configuration
-from .replaying import load_for_run, share_with_worker
-from .result_keys import stash_result_keys
-from .session import RetrievalSession
+from .options import evaluation_on, option_values
 
-SESSION_PLUGIN = "retrieval-session"
-ITEM_HOOKS_PLUGIN = "retrieval-items"
 _OPTION_DEFAULTS: dict[str, object] = {"store": None, "append": [], "store_true": False}
+EVALUATION_PLUGIN = "retrieval-evaluation"
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -82,39 +45,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             parser.addini(setting.name, setting.full_help, type=setting.ini, default=default)
 
 
-def _option_values(config: pytest.Config) -> dict[str, Raw]:
-    """The options given on the command line (or in addopts), by setting name."""
-    return {s.name: config.getoption(s.name) for s in SCHEMA if s.option is not None}
-
-
-def _raw_values(config: pytest.Config) -> dict[str, Raw]:
-    """Each setting's raw value: the option when given, else the ini value."""
-    raw = _option_values(config)
-    for setting in SCHEMA:
-        if raw.get(setting.name) in (None, []) and setting.ini is not None:
-            raw[setting.name] = config.getini(setting.name)
-    return raw
-
-
-def _from_option(config: pytest.Config, name: str) -> bool:
-    return config.getoption(name) not in (None, [], False)
-
-
-def _enabled(config: pytest.Config) -> bool:
-    return bool(config.getoption("retrieval_eval", False))
-
-
-def _explicit_files(config: pytest.Config) -> set[Path]:
-    base = config.invocation_params.dir
-    files = set()
-    for arg in config.args:
-        path = Path(arg.split("::")[0])
-        files.add((base / path).resolve() if not path.is_absolute() else path.resolve())
-    return files
-
-
 def _refuse_options_without_eval(config: pytest.Config) -> None:
-    given = given_without_eval(_option_values(config))
+    given = given_without_eval(option_values(config))
     if given:
         raise pytest.UsageError(
             f"{', '.join(given)} {'does' if len(given) == 1 else 'do'} nothing without "
@@ -123,178 +55,13 @@ def _refuse_options_without_eval(config: pytest.Config) -> None:
         )
 
 
-def _parse(config: pytest.Config) -> RunSettings:
-    try:
-        return parse_run_settings(_raw_values(config))
-    except SettingsError as exc:
-        raise pytest.UsageError(str(exc)) from None
-
-
-def _redirect_collection(config: pytest.Config, run: RunSettings) -> None:
-    """With no paths given, collect the golden paths instead of testpaths.
-
-    pytest reads ``config.args`` after ``pytest_configure`` (checked on pytest 8
-    and 9; tests/test_e2e_collection.py pins the effect).
-    """
-    golden = [config.rootpath / p for p in run.run.golden]
-    if config.args_source != pytest.Config.ArgsSource.ARGS:
-        existing = [p for p in golden if p.exists()]
-        if not existing:
-            shown = ", ".join(run.run.golden)
-            raise pytest.UsageError(
-                f"--retrieval-eval: no golden files: retrieval_golden ({shown}) does not exist "
-                f"under {config.rootpath}; create it or set retrieval_golden in your ini file"
-            )
-        config.args = [str(p) for p in existing]
-    config.stash[GOLDEN_ROOTS_KEY] = [p.resolve() for p in golden]
-    config.stash[EXPLICIT_KEY] = _explicit_files(config)
-
-
 def pytest_configure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput"):
         check_misread_paths(config)
-    if not _enabled(config):
+    if not evaluation_on(config):
         _refuse_options_without_eval(config)
         return
-    config.pluginmanager.register(GoldenItemHooks(), ITEM_HOOKS_PLUGIN)
-    freeze_at_exit()
-    install_custom_metrics(config)  # before any metric name is read
-    stash_result_keys(config)
-    run = _parse(config)
-    config.stash[SETTINGS_KEY] = run
-    config.stash[GOLDEN_SET_KEY] = GoldenSet()
-    replay = load_for_run(config, run)
-    config.stash[FETCHER_KEY] = Fetcher(run.run.calls, run.settings.fixture, replay)
-    _redirect_collection(config, run)
-    if not hasattr(config, "workerinput"):
-        if _from_option(config, "retrieval_baseline"):
-            baseline_path = config.invocation_params.dir / run.run.baseline
-        else:
-            baseline_path = config.rootpath / run.run.baseline
-        _refuse_report_over_baseline(config, run, baseline_path)
-        session = RetrievalSession(config, run, baseline_path)
-        session.notes.extend(replay.notes if replay is not None else ())
-        config.pluginmanager.register(session, SESSION_PLUGIN)
+    from . import evaluation_hooks  # the rest of the plugin: only for an evaluation run
 
-
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Under ``--retrieval-replay`` the configurations are the recording's."""
-    if REPLAY_ARG not in metafunc.fixturenames:
-        return
-    replay = metafunc.config.stash.get(REPLAY_KEY, None)
-    names = replay.configurations if replay is not None else []
-    metafunc.parametrize(REPLAY_ARG, names, ids=names)
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_configure_node(node: Any) -> None:
-    """pytest-xdist sets up a worker: hand it the replay this process read."""
-    share_with_worker(node.config, node.workerinput)
-
-
-def pytest_unconfigure(config: pytest.Config) -> None:
-    fetcher = config.stash.get(FETCHER_KEY, None)
-    if fetcher is not None:
-        fetcher.close()
-
-
-def _refuse_report_over_baseline(config: pytest.Config, run: RunSettings, baseline: Path) -> None:
-    for report in run.run.reports:
-        if (config.invocation_params.dir / report).resolve() == baseline.resolve():
-            raise pytest.UsageError(
-                f"--retrieval-report {report} is the baseline file ({run.run.baseline}): the "
-                "report would overwrite it; write the report to another file"
-            )
-
-
-def _is_golden(config: pytest.Config, path: Path) -> bool:
-    resolved = path.resolve()
-    if resolved in config.stash[EXPLICIT_KEY]:
-        return True
-    return any(
-        resolved == root or root in resolved.parents for root in config.stash[GOLDEN_ROOTS_KEY]
-    )
-
-
-def pytest_collection_finish(session: pytest.Session) -> None:
-    """Note which configurations have selected items; a worker hands that and the
-    collected golden ids to the controller."""
-    config = session.config
-    if not _enabled(config):
-        return
-    # The golden set, the items and a replay's answers live to the end of the session:
-    # set apart from the cyclic collector, which would walk all of them at every full
-    # collection (a third of a 20,000-query replay's time); back to normal at the end.
-    gc.freeze()
-    config.add_cleanup(gc.unfreeze)
-    if config.stash.get(REPLAY_KEY, None) is None:
-        check_fixture(session.items, config.stash[SETTINGS_KEY].settings.fixture)
-    selected = sorted(
-        {item_configuration(item)[0] for item in session.items if golden_of(item) is not None}
-    )
-    config.stash[SELECTED_KEY] = selected
-    workeroutput = getattr(config, "workeroutput", None)
-    if isinstance(workeroutput, dict):
-        workeroutput["retrieval_golden"] = golden_ids(config)
-        workeroutput["retrieval_selected"] = selected
-        collected: set[str] = config.stash.get(COLLECTED_KEY, set())
-        workeroutput["retrieval_collected"] = sorted(collected)
-        note_queries(config)
-
-
-def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    config = parent.config
-    if file_path.suffix.lower() not in GOLDEN_SUFFIXES or not _enabled(config):
-        return None
-    if not _is_golden(config, file_path):
-        return None
-    return GoldenFile.from_parent(parent, path=file_path)
-
-
-class GoldenItemHooks:
-    """The per-item hooks, registered only with ``--retrieval-eval``: without it the
-    plugin adds nothing to any test's setup or reports."""
-
-    def __init__(self) -> None:
-        self.settler = Settler()
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_runtest_teardown(self, item: pytest.Item) -> None:
-        golden = golden_of(item)
-        if golden is not None:
-            self.settler.done(len(golden.queries))
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_setup(self, item: pytest.Item) -> None:
-        golden = golden_of(item)
-        if golden is None:
-            return
-        configuration, _ = item_configuration(item)
-        categories = sorted({q.category for q in golden.queries})
-        item.user_properties.extend(
-            [("configuration", configuration), ("category", " ".join(categories))]
-        )
-
-    @pytest.hookimpl(wrapper=True, tryfirst=True)
-    def pytest_runtest_makereport(
-        self, item: pytest.Item, call: pytest.CallInfo[None]
-    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-        report = yield
-        golden = golden_of(item)
-        if golden is None:
-            return report
-        if call.when == "teardown" or (call.when == "setup" and report.passed):
-            return report
-        records = item.stash.get(RECORDS_KEY, None) if call.when == "call" else None
-        if records is None:  # skipped, or stopped in setup or before scoring
-            settings = item.config.stash[SETTINGS_KEY].settings
-            records = records_without_scoring(item, golden.queries, report, call, settings)
-        if hasattr(item.config, "workerinput"):  # what crosses to the controller is plain data
-            report.retrieval = rows_text(records)  # type: ignore[attr-defined]
-        else:  # the report stays plain data (for report-log plugins); the records wait here
-            item.config.stash.setdefault(OUTBOX_KEY, {})[report.nodeid] = records
-            report.retrieval = len(records)  # type: ignore[attr-defined]
-        recorded = item.stash.get(RECORDED_KEY, None) if call.when == "call" else None
-        if recorded:
-            report.retrieval_recorded = recorded  # type: ignore[attr-defined]
-        return report
+    config.pluginmanager.register(evaluation_hooks, EVALUATION_PLUGIN)
+    evaluation_hooks.start(config)
