@@ -60,9 +60,9 @@ def __getattr__(name: str) -> object:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'pytest_retrieval' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value  # the next look-up is a plain one
-    return value
+    # not kept here: whoever asks gets the module's object as sys.modules holds it now
+    # (pytest's own pytester takes modules away between in-process runs)
+    return getattr(importlib.import_module(f".{module}", __name__), name)
 
 
 def __dir__() -> list[str]:

@@ -28,6 +28,13 @@ with contextlib.suppress(ImportError):
     # terminal summary (~0.8 s each, with assertion rewriting) unless it is already imported.
     import hypothesis  # noqa: F401
 
+# The whole plugin, imported before any in-process pytester run. A run without
+# --retrieval-eval (this test session's own) loads only the entry point; pytester takes
+# away after each in-process run the modules it imported, so modules an evaluation run
+# imported would be imported again by the next run while others stay, and two copies of
+# one class (a warning category named by -W, a YAML loader) would meet.
+import pytest_retrieval.plugin.evaluation_hooks  # noqa: F401
+
 # Every pytest run a test starts (in-process or in a subprocess) skips two costs that
 # have nothing to do with the plugin: assertion rewriting of the test project's
 # conftest.py (recompiled for every run), and plugins no test project uses.

@@ -35,19 +35,24 @@ QUERIES_ATTR = "__golden_queries__"  # on a generated function: its Golden
 
 
 def _function(golden: Golden, name: str, module_name: str, arg: str) -> Callable[..., None]:
-    """The test function of one golden item, its report location the first query's line."""
+    """The test function of one golden item, its report location the first query's line.
+
+    pytest reads its signature: the one fixture ``arg`` (the retriever, or the replayed
+    configuration). The plugin calls it (:func:`call_golden`) with the item as well; it
+    does not ask for ``request``, which pytest builds afresh for every test that does
+    (an inspection of a signature each time, 10-20 us)."""
     queries = golden.queries
 
     if golden.coarse:
 
-        def golden_item(**kwargs: object) -> None:
+        def golden_item(item: pytest.Function, value: object) -> None:
             __tracebackhide__ = True
-            run_queries(queries, kwargs["request"], kwargs[arg])  # type: ignore[arg-type]
+            run_queries(queries, item, value)
     else:
 
-        def golden_item(**kwargs: object) -> None:
+        def golden_item(item: pytest.Function, value: object) -> None:
             __tracebackhide__ = True
-            run_query(queries[0], kwargs["request"], kwargs[arg])  # type: ignore[arg-type]
+            run_query(queries[0], item, value)
 
     golden_item.__code__ = golden_item.__code__.replace(
         co_filename=queries[0].path, co_firstlineno=max(queries[0].line, 1)
@@ -55,13 +60,18 @@ def _function(golden: Golden, name: str, module_name: str, arg: str) -> Callable
     golden_item.__module__ = module_name
     golden_item.__name__ = golden_item.__qualname__ = name
     golden_item.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [
-            inspect.Parameter("request", inspect.Parameter.KEYWORD_ONLY),
-            inspect.Parameter(arg, inspect.Parameter.KEYWORD_ONLY),
-        ]
+        [inspect.Parameter(arg, inspect.Parameter.KEYWORD_ONLY)]
     )
     setattr(golden_item, QUERIES_ATTR, golden)
     return _marked(golden_item, golden)
+
+
+def call_golden(item: pytest.Function) -> bool | None:
+    """Run a golden item's function (``pytest_pyfunc_call``); None for any other test."""
+    if golden_of(item) is None:
+        return None
+    item.obj(item, item.funcargs[configuration_arg(item.config)])
+    return True
 
 
 def _marked(function: Callable[..., None], golden: Golden) -> Callable[..., None]:

@@ -22,7 +22,7 @@ from ..golden import GoldenSet
 from ..io.golden_file import GOLDEN_SUFFIXES
 from ..model import rows_text
 from ..settings import SCHEMA, Raw, RunSettings, SettingsError, parse_run_settings
-from .collect import GoldenFile, check_fixture
+from .collect import GoldenFile, call_golden, check_fixture
 from .fetch import FETCHER_KEY, Fetcher
 from .gathered import note_queries
 from .item import records_without_scoring
@@ -206,6 +206,10 @@ class GoldenItemHooks:
         golden = golden_of(item)
         if golden is not None:
             self.settler.done(len(golden.queries))
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_pyfunc_call(self, pyfuncitem: pytest.Function) -> bool | None:
+        return call_golden(pyfuncitem)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:

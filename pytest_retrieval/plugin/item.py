@@ -192,14 +192,14 @@ def _repeats(
 # --------------------------------------------------------------------------- the item bodies
 
 
-def run_query(query: GoldenQuery, request: pytest.FixtureRequest, retriever: object) -> None:
+def run_query(query: GoldenQuery, item: pytest.Item, retriever: object) -> None:
     """The body of every per-query item: answer, score, record, then pass or fail."""
     __tracebackhide__ = _hide_for_users_errors
-    item, run = request.node, request.config.stash[SETTINGS_KEY]
+    run = item.config.stash[SETTINGS_KEY]
     scorer = _Scorer(item, run)
-    fetcher = request.config.stash[FETCHER_KEY]
+    fetcher = item.config.stash[FETCHER_KEY]
     if fetcher.replay is None:
-        note_retriever(request.config, scorer.configuration, retriever)  # once per configuration
+        note_retriever(item.config, scorer.configuration, retriever)  # once per configuration
     try:
         answer = fetcher.answer(item, query, scorer.configuration, retriever)
     except ProtocolError as exc:
@@ -236,18 +236,16 @@ def _verdict(
         raise ExpectationFailed(failure_text(query, record, ranking), pytrace=False)
 
 
-def run_queries(
-    queries: Sequence[GoldenQuery], request: pytest.FixtureRequest, retriever: object
-) -> None:
+def run_queries(queries: Sequence[GoldenQuery], item: pytest.Item, retriever: object) -> None:
     """The body of a coarse item: every query answered and scored; one failure lists all."""
     __tracebackhide__ = _hide_for_users_errors
-    item, run = request.node, request.config.stash[SETTINGS_KEY]
+    run = item.config.stash[SETTINGS_KEY]
     scorer = _Scorer(item, run, coarse=True)
-    fetcher = request.config.stash[FETCHER_KEY]
+    fetcher = item.config.stash[FETCHER_KEY]
     if fetcher.replay is None:
-        note_retriever(request.config, scorer.configuration, retriever)
+        note_retriever(item.config, scorer.configuration, retriever)
     wanted = asked(queries)
-    progress = Progress(request.config, scorer.configuration, len(wanted))
+    progress = Progress(item.config, scorer.configuration, len(wanted))
     try:
         answers = fetcher.answers(wanted, scorer.configuration, retriever, progress.update, item)
     except ProtocolError as exc:
