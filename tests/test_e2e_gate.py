@@ -863,6 +863,22 @@ def test_a_gated_configuration_deselected_by_k_is_not_compared(project: pytest.P
     assert {row["configuration"] for row in done.gate["rows"]} == {"bm25"}
 
 
+def test_a_k_that_selects_nothing_exits_5_with_a_baseline_as_without(project: pytest.Pytester):
+    """A typo in -k evaluates nothing: pytest's "no tests ran" (5), never a green 0 made
+    of the skipped gate alone."""
+    for extra in ((), ("-n", "2")):
+        fresh = run(project, "-k", "nosuchthing", *extra, subprocess_run=bool(extra))
+        assert fresh.ret == pytest.ExitCode.NO_TESTS_COLLECTED, fresh.text
+    baselined(project)
+    for extra in ((), ("-n", "2")):
+        done = run(project, "-k", "nosuchthing", *extra, subprocess_run=bool(extra))
+        assert done.ret == pytest.ExitCode.NO_TESTS_COLLECTED, done.text
+        assert "retrieval gate: SKIPPED" in done.lines
+    done = run(project, "-k", "bm25")  # the gate still counts where items ran
+    assert done.ret == pytest.ExitCode.OK, done.text
+    assert "[100%]" in done.text
+
+
 def test_gate_metrics_limits_the_gate(project: pytest.Pytester):
     baselined(project)
     plan = {"*": {"@adversarial": "swap"}}  # an nDCG-only drop

@@ -88,7 +88,8 @@ def log_verdict(session: pytest.Session, gate: GateResult, headline: str, text: 
     """Report the verdict as a testcase; a skipped gate is a skipped testcase."""
     hook = session.config.hook
     location = (GATE_NODEID, None, GATE_NODEID)
-    session.testscollected += 1  # count the gate in pytest's progress: [100%], never [107%]
+    if session.testscollected:  # count the gate in pytest's progress: [100%], never [107%]
+        session.testscollected += 1  # but never where nothing was selected: exit 5 stays 5
     hook.pytest_runtest_logstart(nodeid=GATE_NODEID, location=location)
     phases = ("setup", "teardown") if gate.verdict == "skipped" else ("setup", "call", "teardown")
     for when in phases:
