@@ -281,6 +281,43 @@ def _pair(
     return pairing
 
 
+def _few(ids: set[str], limit: int = 5) -> str:
+    shown = sorted(ids)
+    more = f", ... ({len(shown) - limit} more)" if len(shown) > limit else ""
+    return ", ".join(shown[:limit]) + more
+
+
+def _no_data(name: str, pairing: _Pairing, shown: str) -> tuple[Status, str]:
+    """A gated configuration with no query to compare: why, and whether the gate fails.
+
+    Only new queries, and none of the baseline's gone: the run was given other golden
+    files than the baseline's (a new file run on its own), which is a selection, not a
+    fault. Queries changed since the baseline, or the baseline's queries gone from the
+    golden set, fail: the set was changed and the baseline not updated. Nothing
+    evaluated at all fails as it always did (a crashed worker)."""
+    added, changed, removed = pairing.added, pairing.changed, pairing.removed
+    if added and not changed and not removed:
+        return "skip", (
+            f"gated configuration '{name}': none of this run's {len(added)} queries is in the "
+            f"baseline (new since it: {_few(added)}): not compared; run "
+            f"`{update_hint(shown)}` to gate them"
+        )
+    if added or changed:
+        parts = [f"{len(added)} new since the baseline"] if added else []
+        parts += [f"{len(changed)} with other text or judgments there"] if changed else []
+        gone = f"; {len(removed)} of the baseline's are gone from the golden set" if removed else ""
+        return "fail", (
+            f"the gate had no data for configuration '{name}': of this run's queries, "
+            f"{' and '.join(parts)}{gone} (the golden set changed: {_few(added | changed)}); "
+            f"run `{update_hint(shown)}` once the change is meant"
+        )
+    return "fail", (
+        f"the gate had no data for configuration '{name}': no query of this run is in "
+        "the baseline with the same text and judgments (not run? deselected by -k? a "
+        "crashed worker?)"
+    )
+
+
 # --------------------------------------------------------------------------- step 4: rows
 
 
@@ -484,12 +521,10 @@ def run_gate(
         pairing = _pair(baseline.configurations[name], records, facts)
         total.update(pairing)
         if not pairing.pairs:
-            result.verdict = "failed"
-            result.messages.append(
-                f"the gate had no data for configuration '{name}': no query of this run is in "
-                "the baseline with the same text and judgments (not run? deselected by -k? a "
-                "crashed worker?)"
-            )
+            status, message = _no_data(name, pairing, shown)
+            result.messages.append(message)
+            skipped = skipped or status == "skip"
+            result.verdict = "failed" if status == "fail" else result.verdict
             continue
         result.counts[name] = count_changes(pairing.pairs, metrics)
         found += _row_values(name, pairing.pairs, gate, metrics)

@@ -146,6 +146,11 @@ def test_dumps_round_trips_through_parse_with_the_baseline_fields_only() -> None
         (lambda d: d.update(version=2), "has baseline version 2; this plugin reads version 1"),
         (lambda d: d.pop("settings"), "lacks 'settings' or 'configurations'"),
         (lambda d: d["configurations"].update(fused=[]), "configuration 'fused' has no 'queries'"),
+        (lambda d: d["configurations"].clear(), "holds no configuration ('configurations' is"),
+        (
+            lambda d: d["configurations"]["fused"]["queries"].clear(),
+            "configuration 'fused' holds no query",
+        ),
         (
             lambda d: d["configurations"]["fused"]["queries"]["a"].pop("fingerprint"),
             "configuration 'fused': query 'a' has no 'fingerprint'",
@@ -167,6 +172,8 @@ def test_dumps_round_trips_through_parse_with_the_baseline_fields_only() -> None
         "version",
         "no-settings",
         "no-queries",
+        "no-configuration",
+        "no-query",
         "no-fingerprint",
         "metric-text",
         "outcome",

@@ -266,6 +266,47 @@ def test_which_gated_configurations_are_compared(
     assert headline(result).startswith(f"retrieval gate: {verdict.upper()}: {message}")
 
 
+NEW_IDS = ["new-a", "new-b", "new-c"]
+
+
+def _new_file_facts(path: str) -> RunFacts:
+    """This run collected only NEW_IDS, from ``path``; the baseline's file still exists."""
+    return RunFacts(
+        golden_ids=dict.fromkeys(NEW_IDS, path), existing_files=frozenset({"golden/core.yaml"})
+    )
+
+
+def test_a_new_golden_file_run_on_its_own_skips_the_gate_and_says_why() -> None:
+    """Nothing of the baseline's was given: a selection, as -k is, not a fault."""
+    result = gate(baseline_of(perfect()), results_of(perfect(ids=NEW_IDS)),
+                  run_facts=_new_file_facts("extra/new.yaml"))  # fmt: skip
+    assert result.verdict == "skipped", result.messages
+    assert result.rows == []
+    assert result.messages == [
+        "gated configuration 'fused': none of this run's 3 queries is in the baseline (new "
+        "since it: new-a, new-b, new-c): not compared; run `pytest --retrieval-eval "
+        "--retrieval-update-baseline` to gate them"
+    ]
+
+
+def test_a_golden_set_replaced_or_changed_under_the_baseline_fails_and_says_how() -> None:
+    replaced = gate(baseline_of(perfect()), results_of(perfect(ids=NEW_IDS)),
+                    run_facts=_new_file_facts("golden/core.yaml"))  # fmt: skip
+    assert replaced.verdict == "failed"
+    assert replaced.messages[0].startswith(
+        "the gate had no data for configuration 'fused': of this run's queries, 3 new since "
+        f"the baseline; {len(QUERY_IDS)} of the baseline's are gone from the golden set "
+        "(the golden set changed: new-a, new-b, new-c); run `pytest --retrieval-eval"
+    )
+    edited = [record(q, fingerprint="edited") for q in QUERY_IDS]
+    changed = gate(baseline_of(perfect()), results_of(edited))
+    assert changed.verdict == "failed"
+    assert (
+        f"of this run's queries, {len(QUERY_IDS)} with other text or judgments there ("
+        in (changed.messages[0])
+    )
+
+
 def test_a_gated_configuration_missing_from_the_baseline_fails() -> None:
     result = gate(
         baseline_of(perfect()),

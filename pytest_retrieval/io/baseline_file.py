@@ -110,6 +110,8 @@ def _parse_baseline(text: str, shown: str) -> Baseline:
     configurations = data.get("configurations")
     if not isinstance(settings, dict) or not isinstance(configurations, dict):
         raise BaselineError(f"{shown} lacks 'settings' or 'configurations'")
+    if not configurations:  # the plugin never writes one: a gate against it compares nothing
+        raise BaselineError(f"{shown} holds no configuration ('configurations' is empty)")
     names = _check_settings(settings, shown)
     parsed: dict[str, dict[str, QueryRecord]] = {}
     retrievers: dict[str, Metadata] = {}
@@ -117,6 +119,8 @@ def _parse_baseline(text: str, shown: str) -> Baseline:
         queries = block.get("queries") if isinstance(block, dict) else None
         if not isinstance(queries, dict):
             raise BaselineError(f"{shown}: configuration '{name}' has no 'queries' mapping")
+        if not queries:
+            raise BaselineError(f"{shown}: configuration '{name}' holds no query")
         try:
             parsed[str(name)] = {str(q): _query(str(q), str(name), d) for q, d in queries.items()}
             for record in parsed[str(name)].values():
