@@ -38,6 +38,91 @@ def test_a_report_over_the_baseline_file_is_refused(pytester: pytest.Pytester) -
     assert not (pytester.path / "golden" / "baseline.json").exists()
 
 
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (
+            ["--retrieval-record", "golden/catalog.yaml"],
+            "--retrieval-record golden/catalog.yaml: the file exists and is not a recording",
+        ),
+        (
+            ["--retrieval-record", "conftest.py"],
+            "--retrieval-record conftest.py: the file exists and is not a recording",
+        ),
+        (
+            ["--retrieval-record", "golden/baseline.json"],
+            "--retrieval-record golden/baseline.json is the baseline file (golden/baseline.json)",
+        ),
+        (
+            ["--retrieval-log", "conftest.py"],
+            "--retrieval-log conftest.py: the file exists and is not a pytest-retrieval log",
+        ),
+        (
+            ["--retrieval-log", "golden/baseline.json"],
+            "--retrieval-log golden/baseline.json is the baseline file (golden/baseline.json): "
+            "the log would overwrite it",
+        ),
+        (
+            ["--retrieval-record", "out.json", "--retrieval-report", "out.json"],
+            "--retrieval-report out.json and --retrieval-record out.json are the same file: one "
+            "would replace the other; give each its own path",
+        ),
+        (["--retrieval-record", "golden"], "--retrieval-record golden is a folder"),
+        (["--retrieval-report", "golden/r.json"], "--retrieval-report golden/r.json is a folder"),
+    ],
+    ids=[
+        "record-golden",
+        "record-conftest",
+        "record-baseline",
+        "log-conftest",
+        "log-baseline",
+        "record-and-report",
+        "record-folder",
+        "report-folder",
+    ],
+)
+def test_an_output_that_would_destroy_another_file_is_refused_before_the_run(
+    pytester: pytest.Pytester, args: list[str], says: str
+) -> None:
+    e2e_write_project(pytester)
+    assert e2e_run(pytester, *UPDATE).ret == pytest.ExitCode.OK
+    (pytester.path / "golden" / "r.json").mkdir()  # a folder named as a report
+    before = {p: p.read_bytes() for p in pytester.path.rglob("*") if p.is_file()}
+    result = e2e_run(pytester, "--retrieval-eval", *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()
+    assert says in " ".join(result.stderr.str().split()), result.stderr.str()
+    after = {p: p.read_bytes() for p in pytester.path.rglob("*") if p.is_file()}
+    assert after == before  # nothing written, nothing spoiled
+
+
+def test_a_recording_or_log_of_its_own_kind_is_written_again(pytester: pytest.Pytester) -> None:
+    e2e_write_project(pytester)
+    for _ in range(2):
+        done = e2e_run(
+            pytester, "--retrieval-eval", "--retrieval-record=rec.jsonl", "--retrieval-log=h.jsonl"
+        )
+        assert done.ret == pytest.ExitCode.OK, done.stderr.str()
+    assert len((pytester.path / "h.jsonl").read_text().splitlines()) == 2
+
+
+def test_a_recording_that_cannot_be_written_fails_the_run(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A disk that fills up while the recording is finished: named, and the run fails."""
+    from pytest_retrieval.io.recording import RecordingWriter
+
+    def no_room(self: object, *args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    e2e_write_project(pytester)
+    monkeypatch.setattr(RecordingWriter, "close", no_room)
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-record=rec.jsonl")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert "the recording could not be written: [Errno 28] No space left on device" in (
+        result.stdout.str()
+    )
+
+
 def test_a_decimal_comma_tolerance_is_refused_not_read_as_two(pytester: pytest.Pytester) -> None:
     e2e_write_project(pytester)
     result = e2e_run(pytester, "--retrieval-eval", "--retrieval-tolerance", "0,02")

@@ -297,7 +297,7 @@ def test_each_run_files_notes_name_that_file_and_only_selected_configurations(
         (("--retrieval-replay=nope.jsonl",), "--retrieval-replay: no such file: nope.jsonl"),
         (
             ("--retrieval-replay=rec.jsonl", "--retrieval-record=rec.jsonl"),
-            "--retrieval-record rec.jsonl is the file being replayed: record to another file",
+            "--retrieval-record rec.jsonl is the file being replayed: write it to another file",
         ),
         (("--retrieval-replay=garbage.run",), "--retrieval-replay: cannot read it:"),
         (("--retrieval-replay=runs",), "--retrieval-replay: runs is a folder; give the run files"),

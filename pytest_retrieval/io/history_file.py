@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..history import LogEntry, LogEntryError, entry_from
+from ..history import FORMAT, LogEntry, LogEntryError, entry_from
 from .common import loads_json
 
 try:  # POSIX; elsewhere appends are not locked (one writer at a time is the user's duty)
@@ -143,6 +143,17 @@ def parse_log(data: bytes) -> LogRead:
         except LogEntryError as exc:
             read.problems.append(LogProblem(number, f"line {number}: {exc}: skipped"))
     return read
+
+
+def holds_other_data(path: Path) -> bool:
+    """Whether ``path`` is a file with content whose first line is no log entry: appending
+    to it would spoil a file that is not a log (a baseline, a conftest.py)."""
+    try:
+        with path.open("rb") as handle:
+            first = handle.readline(1 << 16).strip()
+    except OSError:
+        return False  # none there (or unreadable: the append says why)
+    return bool(first) and not (first.startswith(b"{") and FORMAT.encode() in first)
 
 
 def read_log(path: Path) -> LogRead:

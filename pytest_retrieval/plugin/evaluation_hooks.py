@@ -41,6 +41,7 @@ from .keys import (
 from .metric_hooks import install_custom_metrics
 from .nodes import REPLAY_ARG, golden_ids, golden_of, item_configuration
 from .options import option_values
+from .output_paths import refuse_clashing_outputs
 from .replaying import load_for_run, share_with_worker
 from .result_keys import stash_result_keys
 from .session import RetrievalSession
@@ -116,7 +117,7 @@ def start(config: pytest.Config) -> None:
             baseline_path = config.invocation_params.dir / run.run.baseline
         else:
             baseline_path = config.rootpath / run.run.baseline
-        _refuse_report_over_baseline(config, run, baseline_path)
+        refuse_clashing_outputs(config, run, baseline_path)
         session = RetrievalSession(config, run, baseline_path)
         session.notes.extend(replay.notes if replay is not None else ())
         config.pluginmanager.register(session, SESSION_PLUGIN)
@@ -141,15 +142,6 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     fetcher = config.stash.get(FETCHER_KEY, None)
     if fetcher is not None:
         fetcher.close()
-
-
-def _refuse_report_over_baseline(config: pytest.Config, run: RunSettings, baseline: Path) -> None:
-    for report in run.run.reports:
-        if (config.invocation_params.dir / report).resolve() == baseline.resolve():
-            raise pytest.UsageError(
-                f"--retrieval-report {report} is the baseline file ({run.run.baseline}): the "
-                "report would overwrite it; write the report to another file"
-            )
 
 
 def _is_golden(config: pytest.Config, path: Path) -> bool:

@@ -63,14 +63,7 @@ def _recording(config: pytest.Config, run: RunSettings) -> RecordingWriter | Non
     path = run.run.calls.record
     if path is None:
         return None
-    target = config.invocation_params.dir / path
-    if any(
-        (config.invocation_params.dir / p).resolve() == target.resolve()
-        for p in run.run.calls.replay
-    ):
-        raise pytest.UsageError(
-            f"--retrieval-record {path} is the file being replayed: record to another file"
-        )
+    target = config.invocation_params.dir / path  # checked: plugin/output_paths.py
     try:
         return RecordingWriter(target, run.settings.as_dict())
     except OSError as exc:
@@ -418,11 +411,16 @@ class RetrievalSession:
             history=self.history.entries if self.history else (), generated=self.finished,
         )  # fmt: skip
 
-    @pytest.hookimpl(trylast=True)
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+    def _fail_if_not_written(self, session: pytest.Session) -> None:
+        """A file the run was asked to write and could not (or advice -W made an error)
+        fails a run that would otherwise pass."""
         failed = self.failed_write or self.escalated
         if failed and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        self._fail_if_not_written(session)
         if self.config.option.collectonly or session.exitstatus == pytest.ExitCode.USAGE_ERROR:
             if self.recording is not None:
                 self.recording.abandon()
@@ -430,6 +428,7 @@ class RetrievalSession:
         if self.incomplete is None and session.exitstatus == pytest.ExitCode.INTERRUPTED:
             self.incomplete = "interrupted"
         self._close_recording()
+        self._fail_if_not_written(session)
         if on_github(self.run) and (self.results or self.gate is not None):
             self.annotations, notes = github_output(self.config, self.run_report())
             self.notes.extend(notes)

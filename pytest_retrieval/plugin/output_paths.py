@@ -1,0 +1,85 @@
+"""The files a run writes, checked before anything runs: none may overwrite another,
+the baseline it gates against, the files it replays, or a file of another kind.
+
+A report, a recording and the history log each get a path of their own; a recording
+replaces only a recording, and the log appends only to a log (a golden file, the
+baseline or a conftest.py given there by mistake stays as it was). Each refusal is a
+usage error that names the option, the file and the fix.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ..io.history_file import holds_other_data
+from ..io.recording import is_recording
+from ..settings import RunSettings
+from .outputs import log_path
+
+
+def _outputs(config: pytest.Config, run: RunSettings) -> list[tuple[str, Path]]:
+    """(how the option names it, path) of every file this run writes but the baseline."""
+    base = config.invocation_params.dir
+    found = [(f"--retrieval-report {p}", base / p) for p in run.run.reports]
+    if run.run.calls.record is not None:
+        found.append((f"--retrieval-record {run.run.calls.record}", base / run.run.calls.record))
+    log = log_path(config, run)
+    if log is not None:
+        found.append((f"--retrieval-log {run.run.log}", log))
+    return found
+
+
+def _refuse(text: str) -> None:
+    raise pytest.UsageError(text)
+
+
+def refuse_clashing_outputs(config: pytest.Config, run: RunSettings, baseline: Path) -> None:
+    """Usage errors for outputs that would destroy another file; see the module."""
+    outputs = _outputs(config, run)
+    replayed = {(config.invocation_params.dir / p).resolve() for p in run.run.calls.replay}
+    seen: dict[Path, str] = {}
+    for what, path in outputs:
+        resolved = path.resolve()
+        if path.is_dir():
+            _refuse(f"{what} is a folder: give the path of a file to write")
+        if resolved == baseline.resolve():
+            kind = what.split()[0].removeprefix("--retrieval-")
+            _refuse(
+                f"{what} is the baseline file ({run.run.baseline}): the {kind} would overwrite "
+                f"it; write the {kind} to another file"
+            )
+        if resolved in replayed:
+            _refuse(f"{what} is the file being replayed: write it to another file")
+        if resolved in seen:
+            _refuse(
+                f"{seen[resolved]} and {what} are the same file: one would replace the other; "
+                "give each its own path"
+            )
+        seen[resolved] = what
+    _refuse_other_kinds(outputs, run)
+
+
+def _refuse_other_kinds(outputs: list[tuple[str, Path]], run: RunSettings) -> None:
+    for what, path in outputs:
+        if what.startswith("--retrieval-record") and _has_content(path) and not is_recording(path):
+            _refuse(
+                f"{what}: the file exists and is not a recording (a golden file, a conftest.py?): "
+                "recording would overwrite it; record to a new path, or delete the file first"
+            )
+        if what.startswith("--retrieval-log") and holds_other_data(path):
+            _refuse(
+                f"{what}: the file exists and is not a pytest-retrieval log (its first line is "
+                "no log entry): appending would spoil it; log to a new path"
+            )
+
+
+def _has_content(path: Path) -> bool:
+    try:
+        return path.stat().st_size > 0
+    except OSError:
+        return False
+
+
+__all__ = ["refuse_clashing_outputs"]
