@@ -11,6 +11,7 @@ queries are ignored.
 
 from __future__ import annotations
 
+import json
 import pickle
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from pathlib import Path
 from .golden import GoldenQuery, Problem
 from .io.baseline_file import FORMAT as BASELINE_FORMAT
 from .io.common import FormatError, some_ids
+from .io.recording import FORMAT as RECORDING_FORMAT
 from .io.recording import Recorded, Recording, is_recording, read_recording
 from .io.report_json import FORMAT as REPORT_FORMAT
 from .io.trec import Ranking, read_run
@@ -190,7 +192,23 @@ def _plugin_file_kind(path: Path) -> str | None:
         return None
     if not head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):
         return None
-    return next((kind for mark, kind in _OTHER_FILES.items() if mark in head), None)
+    known = next((kind for mark, kind in _OTHER_FILES.items() if mark in head), None)
+    if known is not None or RECORDING_FORMAT.encode() in head:
+        return known
+    first = head.split(b"\n", 1)[0]
+    try:  # JSON where a TREC run's first line belongs
+        data = json.loads(first)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    if "configuration" in data and "id" in data:
+        return "recording without its first (header) line"
+    return "JSON file"
+
+
+def _a(kind: str) -> str:
+    return f"a pytest-retrieval {kind}" if kind in _OTHER_FILES.values() else f"a {kind}"
 
 
 def _refuse_what_is_no_run(paths: Sequence[Path], shown: Sequence[str]) -> None:
@@ -218,8 +236,8 @@ def _refuse_what_is_no_run(paths: Sequence[Path], shown: Sequence[str]) -> None:
         kind = _plugin_file_kind(path)
         if kind is not None:
             raise ReplayError(
-                f"--retrieval-replay: {name} is a pytest-retrieval {kind}, not a recording or "
-                "a TREC run; record a run with --retrieval-record=PATH and replay that file"
+                f"--retrieval-replay: {name} is {_a(kind)}, not a recording or a TREC run; "
+                "record a run with --retrieval-record=PATH and replay that file"
             )
 
 

@@ -1105,3 +1105,64 @@ def test_json_lines_nested_too_deeply_are_named_not_raised(tmp_path: Path) -> No
         "corpus.jsonl:2: not valid JSON: values nested too deeply: line 1 column 1 (char 0); "
         "write one JSON object per line"
     ]
+
+
+RECORDING_HEADER = '{"format": "pytest-retrieval recording", "version": 1, "settings": {}}'
+ENTRY = '{"configuration": "bm25", "id": "q1", "text": "t", "results": [["d1", 1.0]]}'
+
+
+@pytest.mark.parametrize(
+    ("lines", "says"),
+    [
+        (
+            [ENTRY, ENTRY.replace('"d1"', '"zzz"'), '{"complete": true, "entries": 1}'],
+            "run.jsonl:4: the last line counts 1 entries and the file holds 2: lines were added "
+            "or taken out after it was written; record again",
+        ),
+        (
+            [ENTRY.replace('[["d1", 1.0]]', '"d1 d2"'), '{"complete": true, "entries": 1}'],
+            "run.jsonl:2: not a recording entry ('results' must be a list of [id, score] pairs); "
+            "the recording is damaged: record again",
+        ),
+        (
+            [
+                ENTRY.replace('"text"', '"latency_ms": -5, "text"'),
+                '{"complete": true, "entries": 1}',
+            ],
+            "run.jsonl:2: not a recording entry ('latency_ms' must be a finite number of "
+            "milliseconds >= 0, got -5.0); the recording is damaged: record again",
+        ),
+        (
+            ['["bm25", "q1"]', '{"complete": true, "entries": 1}'],
+            "run.jsonl:2: not a recording entry (a JSON list): record again",
+        ),
+        (
+            [ENTRY.replace('"id": "q1", ', ""), '{"complete": true, "entries": 1}'],
+            "run.jsonl:2: not a recording entry (no 'id'); the recording is damaged: record again",
+        ),
+    ],
+    ids=["a-line-added", "results-text", "negative-latency", "a-list", "no-id"],
+)
+def test_a_damaged_or_edited_recording_is_refused_naming_its_line(
+    tmp_path: Path, lines: list[str], says: str
+) -> None:
+    from pytest_retrieval.io.common import FormatError
+    from pytest_retrieval.io.recording import read_recording
+
+    recording = tmp_path / "run.jsonl"
+    recording.write_text("\n".join([RECORDING_HEADER, *lines]) + "\n", encoding="utf-8")
+    with pytest.raises(FormatError) as raised:
+        read_recording(recording, "run.jsonl")
+    assert str(raised.value) == says
+
+
+def test_a_recording_holding_a_query_twice_keeps_the_last_attempt(tmp_path: Path) -> None:
+    """A rerun plugin (pytest-rerunfailures) records a query again: the footer counts both."""
+    from pytest_retrieval.io.recording import read_recording
+
+    again = ENTRY.replace('"d1"', '"d2"')
+    recording = tmp_path / "run.jsonl"
+    footer = '{"complete": true, "entries": 2}'
+    recording.write_text("\n".join([RECORDING_HEADER, ENTRY, again, footer]) + "\n")
+    read = read_recording(recording, "run.jsonl")
+    assert read.entries["bm25"]["q1"].results == (("d2", 1.0),)

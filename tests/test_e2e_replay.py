@@ -310,11 +310,23 @@ def test_each_run_files_notes_name_that_file_and_only_selected_configurations(
             "--retrieval-replay: a.json is a pytest-retrieval report, not a recording or a TREC "
             "run; record a run with --retrieval-record=PATH and replay that file",
         ),
+        (
+            ("--retrieval-replay=headless.jsonl",),
+            "--retrieval-replay: headless.jsonl is a recording without its first (header) line, "
+            "not a recording or a TREC run",
+        ),
+        (
+            ("--retrieval-replay=other.json",),
+            "--retrieval-replay: other.json is a JSON file, not a recording or a TREC run",
+        ),
     ],
 )
 def test_replay_refuses_what_it_cannot_use(
     pytester: pytest.Pytester, recorded: Any, args: tuple[str, ...], says: str
 ) -> None:
+    lines = (pytester.path / "rec.jsonl").read_text().splitlines(keepends=True)
+    (pytester.path / "headless.jsonl").write_text("".join(lines[1:]))
+    (pytester.path / "other.json").write_text('{"results": {"q1": ["d1"]}}\n')
     (pytester.path / "garbage.run").write_text("this is not a run\n")
     (pytester.path / "runs").mkdir()
     result = e2e_run(pytester, "--retrieval-eval", *args)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -138,26 +139,42 @@ def is_recording(path: Path) -> bool:
     return first.lstrip().startswith(b"{") and FORMAT.encode() in first
 
 
+def _results(data: Mapping[str, object]) -> tuple[tuple[str, float | None], ...]:
+    given = data.get("results")
+    given = [] if given is None else given
+    if not isinstance(given, list) or not all(
+        isinstance(pair, list) and len(pair) == 2 for pair in given
+    ):
+        raise ValueError("'results' must be a list of [id, score] pairs")
+    return tuple((str(doc), None if score is None else float(score)) for doc, score in given)
+
+
+def _latency(data: Mapping[str, object]) -> float | None:
+    latency = data.get("latency_ms")
+    if latency is None:
+        return None
+    value = float(latency)  # type: ignore[arg-type]
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"'latency_ms' must be a finite number of milliseconds >= 0, got {value}")
+    return value
+
+
 def _entry(data: Mapping[str, object], log: ProblemLog, number: int) -> Recorded | None:
     try:
-        results = tuple(
-            (str(doc), None if score is None else float(score))
-            for doc, score in data.get("results") or ()  # type: ignore[attr-defined]
-        )
-        latency = data.get("latency_ms")
         filters = data.get("filters") or {}
         return Recorded(
             configuration=str(data["configuration"]),
             id=str(data["id"]),
             text=str(data.get("text", "")),
-            results=results,
+            results=_results(data),
             filters=filters if isinstance(filters, dict) else {},
-            latency_ms=None if latency is None else float(latency),  # type: ignore[arg-type]
+            latency_ms=_latency(data),
             shared=bool(data.get("shared", False)),
             error=None if data.get("error") is None else str(data["error"]),
         )
     except (KeyError, TypeError, ValueError) as exc:
-        log.add(number, f"not a recording entry ({type(exc).__name__}: {exc}); record again")
+        what = f"no {exc}" if isinstance(exc, KeyError) else str(exc)
+        log.add(number, f"not a recording entry ({what}); the recording is damaged: record again")
         return None
 
 
@@ -203,7 +220,9 @@ def _entries(
 ) -> tuple[dict[str, dict[str, Recorded]], Mapping[str, object]]:
     """The recorded results of each configuration, and the footer line (if any)."""
     entries: dict[str, dict[str, Recorded]] = {}
+    counted = 0  # entry lines, as the writer counted them in the footer
     footer: Mapping[str, object] = {}
+    footer_line = 0
     for number, line in enumerate(lines[1:], start=2):
         if not line.strip():
             continue
@@ -216,9 +235,26 @@ def _entries(
             )
             continue
         if isinstance(data, dict) and "complete" in data:
-            footer = data
+            footer, footer_line = data, number
             continue
-        entry = _entry(data, log, number) if isinstance(data, dict) else None
-        if entry is not None:
+        counted += 1
+        if not isinstance(data, dict):
+            log.add(number, f"not a recording entry (a JSON {type(data).__name__}): record again")
+            continue
+        entry = _entry(data, log, number)
+        if entry is not None:  # a query recorded twice (a rerun plugin): the last attempt
             entries.setdefault(entry.configuration, {})[entry.id] = entry
+    _check_count(footer, counted, log, footer_line)
     return entries, footer
+
+
+def _check_count(footer: Mapping[str, object], found: int, log: ProblemLog, last: int) -> None:
+    """The footer's count of entries against the entry lines read: lines added to a
+    recording, or taken out, after it was written."""
+    counted = footer.get("entries")
+    if isinstance(counted, int) and counted != found and not log.problems:
+        log.add(
+            last,
+            f"the last line counts {counted} entries and the file holds {found}: lines were "
+            "added or taken out after it was written; record again",
+        )
