@@ -285,3 +285,22 @@ def test_export_and_import_errors_exit_2(tmp_path):
     assert ran.code == 2 and "not a pytest-retrieval JSON report" in ran.err
     assert cli("import", "trec", "nope.txt", cwd=project).code == 2
     assert cli("import", "trec", "golden/g.yaml", "-o", "x.txt", cwd=project).code == 2
+
+
+@pytest.mark.parametrize(
+    ("output", "says"),
+    [
+        ("conftest.py/trec.yaml", "conftest.py: a part of the path is a file, not a folder"),
+        ("/proc/trec.yaml", "/proc/trec.yaml: No such file or directory"),
+    ],
+)
+def test_an_output_that_cannot_be_written_is_a_message_not_a_traceback(
+    tmp_path: Path, output: str, says: str
+) -> None:
+    project = _project(tmp_path)
+    (project / "conftest.py").write_text("", encoding="utf-8")
+    ran = cli("import", "trec", "qrels.txt", "-o", output, cwd=project)
+    assert ran.code == 2, ran.err
+    last = ran.err.splitlines()[-1]
+    assert last.startswith("pytest-retrieval: error: ") and says in last, ran.err
+    assert "Traceback" not in ran.err

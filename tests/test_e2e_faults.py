@@ -68,6 +68,7 @@ def test_a_report_over_the_baseline_file_is_refused(pytester: pytest.Pytester) -
             "would replace the other; give each its own path",
         ),
         (["--retrieval-record", "golden"], "--retrieval-record golden is a folder"),
+        (["--retrieval-report", "conftest.py/r.json"], "conftest.py is a file, not a folder"),
         (["--retrieval-report", "golden/r.json"], "--retrieval-report golden/r.json is a folder"),
     ],
     ids=[
@@ -78,6 +79,7 @@ def test_a_report_over_the_baseline_file_is_refused(pytester: pytest.Pytester) -
         "log-baseline",
         "record-and-report",
         "record-folder",
+        "report-under-a-file",
         "report-folder",
     ],
 )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import errno
 import shutil
 import sys
 from collections.abc import Iterable, Sequence
@@ -33,6 +34,16 @@ CLI_EXTRA_HINT = "pip install 'pytest-retrieval[cli]'"
 
 class CliError(Exception):
     """The command cannot run: printed as ``pytest-retrieval: error: ...``, exit 2."""
+
+
+def os_error_text(exc: OSError) -> str:
+    """An OSError as one line a user can act on: the path, what went wrong, the fix."""
+    path = f"{exc.filename}: " if exc.filename else ""
+    if exc.errno in (errno.EEXIST, errno.ENOTDIR) and not isinstance(exc, IsADirectoryError):
+        return f"{path}a part of the path is a file, not a folder: give a path in a folder"
+    if isinstance(exc, IsADirectoryError):
+        return f"{path}is a folder: give the path of a file"
+    return f"{path}{exc.strerror or exc}"
 
 
 class Parser(argparse.ArgumentParser):

@@ -15,7 +15,7 @@ from typing import TextIO
 
 from .._version import __version__
 from . import agree, convert, evaluate, pool, validate
-from .common import USAGE, CliError, Context, Parser, context
+from .common import USAGE, CliError, Context, Parser, context, os_error_text
 
 Handler = Callable[[Context, argparse.Namespace], int]
 
@@ -88,6 +88,9 @@ def main(
             ctx.close()
     except CliError as exc:
         print(f"pytest-retrieval: error: {exc}", file=err)
+        return USAGE
+    except OSError as exc:  # a path that cannot be read or written: no traceback
+        print(f"pytest-retrieval: error: {os_error_text(exc)}", file=err)
         return USAGE
     except SystemExit as exc:  # --help, --version
         return exc.code if isinstance(exc.code, int) else 0

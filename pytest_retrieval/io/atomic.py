@@ -18,7 +18,10 @@ def write_atomic(path: Path, text: str | Iterable[str]) -> None:
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:  # named by the file asked for, not the temporary one
+        raise type(exc)(exc.errno, exc.strerror, str(path)) from None
     try:
         os.chmod(tmp, _mode_for(path))  # mkstemp makes 0600; keep the file readable as before
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:

@@ -44,6 +44,9 @@ def refuse_clashing_outputs(config: pytest.Config, run: RunSettings, baseline: P
         resolved = path.resolve()
         if path.is_dir():
             _refuse(f"{what} is a folder: give the path of a file to write")
+        blocking = next((p for p in path.parents if p.exists()), None)
+        if blocking is not None and not blocking.is_dir():
+            _refuse(f"{what}: {blocking} is a file, not a folder: give a path in a folder")
         if resolved == baseline.resolve():
             kind = what.split()[0].removeprefix("--retrieval-")
             _refuse(
