@@ -36,7 +36,8 @@ class QueryCounts:
 
     def text(self) -> str:
         return (
-            f"{self.improved} queries improved, {self.degraded} degraded, "
+            f"{self.improved} {'query' if self.improved == 1 else 'queries'} improved, "
+            f"{self.degraded} degraded, "
             f"{self.unchanged} unchanged"
         )
 

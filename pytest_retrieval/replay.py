@@ -101,6 +101,10 @@ def recording_notes(replay: Replay, errors: Sequence[str]) -> list[str]:
     return notes
 
 
+def _counted(count: int) -> str:
+    return "1 query" if count == 1 else f"{count} queries"
+
+
 def _items(count: int) -> str:
     return "1 item is a query" if count == 1 else f"{count} items are queries"
 
@@ -279,7 +283,8 @@ def trec_coverage(
             )
         if unknown:
             notes.append(
-                f"replay '{configuration}': {len(unknown)} queries of {source} are "
-                "not among the golden queries collected, ignored: " + some_ids(unknown)
+                f"replay '{configuration}': {_counted(len(unknown))} of {source} "
+                f"{'is' if len(unknown) == 1 else 'are'} not among the golden queries "
+                "collected, ignored: " + some_ids(unknown)
             )
     return notes

@@ -66,9 +66,7 @@ def _pooled(tmp_path: Path) -> Path:
     for tag, queries in RUNS.items():
         write_run(project / f"{tag}.run", {tag: queries})
         ran = cli("evaluate", f"{tag}.run", "--report", f"{tag}.json", cwd=project)
-        unknown = (
-            "'dense': 1 queries of dense.run are not in the golden set, ignored: unknown-query"
-        )
+        unknown = "'dense': 1 query of dense.run is not in the golden set, ignored: unknown-query"
         assert (unknown in ran.err) == (tag == "dense")
     ran = cli("pool", "bm25.json", "dense.json", "--depth", "3", "-o", "worklist.yaml", cwd=project)
     assert ran.code == 0, ran.err

@@ -1244,3 +1244,22 @@ def test_killed_update_keeps_the_old_baseline(
     done = run(project)
     assert_failed(done)
     check_rows(done.gate, {}, DEGRADED)
+
+
+def test_the_gate_failure_entry_fits_the_terminal_and_names_q_only_under_q(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    baselined(project)
+    set_plan(project, {"*": {"@lexical": "miss", "@para": "miss"}})
+    monkeypatch.setenv("COLUMNS", "80")
+    for quiet in (False, True):
+        done = run(project, *(["-q"] if quiet else []))
+        assert done.ret == 1, done.text
+        start = next(i for i, x in enumerate(done.lines) if "_ retrieval-gate _" in x)
+        entry = done.lines[start + 1 : start + 1 + 12]
+        entry = entry[: next(i for i, x in enumerate(entry) if x.startswith("(")) + 3]
+        assert entry[0].startswith("retrieval gate: FAILED"), entry
+        assert max(len(x) for x in entry) <= 80, entry
+        said = " ".join(" ".join(entry).split())
+        assert ("under -q" in said) is quiet, said
+        assert "'retrieval evaluation' section below" in said

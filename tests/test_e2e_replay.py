@@ -285,7 +285,7 @@ def test_each_run_files_notes_name_that_file_and_only_selected_configurations(
         assert said[1].startswith(f" ranking in {name}.run, scored as returning nothing")
         assert int(said[0]) >= len(lacks)
         assert all(q in said[1].split(" replay ", 1)[0] for q in sorted(lacks)[:3])
-    assert "replay 's1-dense': 1 queries of s1.run are not among the golden queries" in text
+    assert "replay 's1-dense': 1 query of s1.run is not among the golden queries" in text
     assert "s1.run, s2.run" not in text
     text = " ".join(e2e_run(pytester, *both, "-k", "s2").stdout.str().split())
     assert "replay 's2-dense'" in text and "replay 's1-dense'" not in text

@@ -19,7 +19,8 @@ def test_degraded_on_any_metric_improved_only_without_a_drop() -> None:
     ]
     assert count_changes(pairs, metrics) == QueryCounts(improved=1, degraded=2, unchanged=2)
     assert count_changes(pairs, ["mrr"]) == QueryCounts(improved=1, degraded=1, unchanged=3)
-    assert QueryCounts(1, 2, 3).text() == "1 queries improved, 2 degraded, 3 unchanged"
+    assert QueryCounts(1, 2, 3).text() == "1 query improved, 2 degraded, 3 unchanged"
+    assert QueryCounts(2, 0, 0).text() == "2 queries improved, 0 degraded, 0 unchanged"
     assert QueryCounts(1, 2, 3).compared == 6
 
 

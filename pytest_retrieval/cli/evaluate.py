@@ -147,6 +147,10 @@ def _all_runs(ctx: Context, given: Sequence[str]) -> list[Recorded]:
     return list(runs.values())
 
 
+def _of(count: int) -> str:
+    return "query" if count == 1 else "queries"
+
+
 def _notes(
     ctx: Context, queries: Sequence[GoldenQuery], runs: Sequence[Recorded], scored: Scored
 ) -> None:
@@ -156,8 +160,9 @@ def _notes(
         unknown = scored.unknown.get(run.name, [])
         if unknown:
             ctx.note(
-                f"'{run.name}': {len(unknown)} queries of {run.source} are not in the golden "
-                "set, ignored: " + some_ids(unknown)
+                f"'{run.name}': {len(unknown)} {_of(len(unknown))} of {run.source} "
+                f"{'is' if len(unknown) == 1 else 'are'} not in the golden set, ignored: "
+                + some_ids(unknown)
             )
         lacking = scored.missing.get(run.name, [])
         if lacking:

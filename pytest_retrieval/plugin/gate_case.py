@@ -7,6 +7,7 @@ makes the exit code 1 by itself (pinned by the end-to-end gate tests).
 
 from __future__ import annotations
 
+import textwrap
 import types
 from typing import TYPE_CHECKING, Literal, cast
 
@@ -28,18 +29,24 @@ class GateFailure:
     the short test summary line); the whole explanation is the body.
     """
 
-    def __init__(self, headline: str, text: str):
+    def __init__(self, headline: str, text: str, quiet: bool = False):
         self.reprcrash = types.SimpleNamespace(message=headline, path=GATE_NODEID, lineno=0)
         self.text = text
+        self.quiet = quiet
 
     def toterminal(self, tw: TerminalWriter) -> None:
         # The explanation is printed once, in the "retrieval evaluation" section; JUnit
         # and --junitxml readers get all of it through str().
-        tw.line(self.reprcrash.message)
-        tw.line(
-            "(the gate's explanation is in the 'retrieval evaluation' section below; "
-            "under -q, only its verdict: run without -q for the rest)"
+        where = (
+            "(under -q the 'retrieval evaluation' section below shows only the verdict: "
+            "run without -q for the gate's explanation)"
+            if self.quiet
+            else "(the gate's explanation is in the 'retrieval evaluation' section below)"
         )
+        width = max(tw.fullwidth - 1, 40)
+        for text in (self.reprcrash.message, where):
+            for line in textwrap.wrap(text, width, subsequent_indent="  ", break_on_hyphens=False):
+                tw.line(line)
 
     def __str__(self) -> str:
         return self.text
@@ -58,7 +65,9 @@ def properties(gate: GateResult) -> list[tuple[str, object]]:
     return found
 
 
-def _report(gate: GateResult, when: str, headline: str, text: str) -> pytest.TestReport:
+def _report(
+    gate: GateResult, when: str, headline: str, text: str, quiet: bool
+) -> pytest.TestReport:
     skipped = gate.verdict == "skipped"
     outcome, longrepr = "passed", cast(object, None)
     user_properties = properties(gate)
@@ -66,7 +75,7 @@ def _report(gate: GateResult, when: str, headline: str, text: str) -> pytest.Tes
     if skipped and when == "setup":
         outcome, longrepr = "skipped", (GATE_NODEID, 0, f"Skipped: {headline}")
     elif gate.failed and when == "call" and gate.blocking:
-        outcome, longrepr = "failed", GateFailure(headline, text)
+        outcome, longrepr = "failed", GateFailure(headline, text, quiet)
     elif gate.failed and when == "call":  # report mode: passed, the findings in its text
         sections.append(("Captured stdout call", text))
     if gate.failed and not gate.blocking:  # JUnit reads the properties of the last phase
@@ -93,5 +102,6 @@ def log_verdict(session: pytest.Session, gate: GateResult, headline: str, text: 
     hook.pytest_runtest_logstart(nodeid=GATE_NODEID, location=location)
     phases = ("setup", "teardown") if gate.verdict == "skipped" else ("setup", "call", "teardown")
     for when in phases:
-        hook.pytest_runtest_logreport(report=_report(gate, when, headline, text))
+        quiet = session.config.get_verbosity() < 0
+        hook.pytest_runtest_logreport(report=_report(gate, when, headline, text, quiet))
     hook.pytest_runtest_logfinish(nodeid=GATE_NODEID, location=location)

@@ -181,11 +181,12 @@ def _notes(result: GateResult, width: int | None) -> list[str]:
     improved = result.improved
     if improved:
         hint = update_hint(result.baseline)
-        title = (
+        dropped = "breached" if result.breached else "dropped" if result.not_significant else ""
+        title = (  # an update records every row: never offered as if nothing dropped
             f"improved beyond the tolerance (run `{hint}` to record it):"
-            if not result.breached
+            if not dropped
             else "improved beyond the tolerance (record it with the baseline once the "
-            "breached rows above are fixed or accepted):"
+            f"{dropped} rows above are fixed or accepted):"
         )
         lines += ["", *_wrap(title, width, "", "  ")]
         for r in improved:
