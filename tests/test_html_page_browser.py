@@ -213,6 +213,15 @@ def test_fits_a_laptop_screen_and_a_narrow_one(browser: Browser, report: Path) -
     assert isinstance(verdict_top, (int, float)) and verdict_top < 200
     narrow = browser.open(report.as_uri(), width=760, height=900)
     assert value(narrow, "document.documentElement.scrollWidth") == 760
+    # the gate's explanation keeps its table's columns: its lines never wrap (a line wider
+    # than the box scrolls inside it), one line of text per line of the box
+    pre = "document.querySelector('.verdict pre')"
+    for tab in (laptop, narrow):
+        assert value(tab, f"getComputedStyle({pre}).whiteSpace") == "pre"
+        lines = value(tab, f"{pre}.textContent.split('\\n').length")
+        height = value(tab, f"{pre}.clientHeight / parseFloat(getComputedStyle({pre}).lineHeight)")
+        assert isinstance(lines, int) and isinstance(height, (int, float))
+        assert abs(height - lines) < 1.5, (lines, height)
 
 
 def test_print_hides_controls_and_keeps_rows_whole(browser: Browser, report: Path) -> None:
@@ -222,6 +231,7 @@ def test_print_hides_controls_and_keeps_rows_whole(browser: Browser, report: Pat
     assert value(page, f"({style})('#filters', 'display')") == "none"
     assert value(page, f"({style})('#metric-controls', 'display')") == "none"
     assert value(page, f"({style})('#queries tbody tr', 'breakInside')") == "avoid"
+    assert value(page, f"({style})('.verdict pre', 'whiteSpace')") == "pre-wrap"  # paper
     assert value(page, "document.documentElement.scrollWidth") == 794
     pdf = page.call("Page.printToPDF", {"printBackground": True, "pageRanges": "1-2"})
     assert len(str(pdf.get("data", ""))) > 10_000

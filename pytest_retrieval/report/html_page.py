@@ -678,8 +678,8 @@ code,pre,.ranked li{
 .verdict .headline{margin:0;font-size:16px}
 .verdict .word{font-weight:700;letter-spacing:.04em}
 .verdict-body{display:flex;flex-wrap:wrap;gap:8px 40px;align-items:flex-start}
-.verdict pre{margin:8px 0 0;white-space:pre-wrap;font-size:12.5px;line-height:1.4;
- flex:1 1 420px;min-width:0}
+.verdict pre{margin:8px 0 0;white-space:pre;overflow-x:auto;font-size:12.5px;line-height:1.4;
+ flex:1 1 100%;min-width:0}
 .glance{display:flex;flex-wrap:wrap;gap:0 48px;align-items:flex-start}
 .glance>section{flex:0 1 auto;min-width:0}.glance>.warnings{flex:1 1 320px}
 .toc{display:flex;gap:16px;font-size:13px;margin:4px 0 0}
@@ -762,6 +762,7 @@ button.sort:focus-visible,select:focus-visible{outline:2px solid #0969da;outline
  .qtext,.reason,.moves{font-size:7.5pt}
  thead{display:table-header-group}
  tr,figure,.verdict,.overview{break-inside:avoid}
+ .verdict pre{white-space:pre-wrap;font-size:7.5pt}
  h2,h3{break-after:avoid}
  .charts{display:block}
  svg.chart{max-height:24cm}
