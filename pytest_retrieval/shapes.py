@@ -11,6 +11,7 @@ result to the key judgments use (a chunk ``doc7#s2@v3`` to its clause ``doc7#s2`
 
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 import operator
@@ -47,7 +48,7 @@ def _result_id(result: Any, rank: int) -> str:
     elif "id" in getattr(result, "_fields", ()):  # a namedtuple with an id field
         doc = result.id
     elif isinstance(result, numbers.Integral) and not isinstance(result, bool):
-        return str(int(result))  # a bare integer id, numpy's int64 included
+        return _integer_id(result, rank)  # a bare integer id, numpy's int64 included
     elif isinstance(result, tuple) and len(result) == 2:
         if result[1] is not None and not isinstance(result[1], numbers.Real):
             raise ResultShapeError(
@@ -66,10 +67,29 @@ def _result_id(result: Any, rank: int) -> str:
             f"or an object with .id: {_describe(result)}"
         )
     if isinstance(doc, str):
+        if not doc:
+            raise _empty_id(rank)
         return doc
     if isinstance(doc, numbers.Integral) and not isinstance(doc, bool):
-        return str(int(doc))  # 42, or numpy's int64 from a vector index
+        return _integer_id(doc, rank)  # 42, or numpy's int64 from a vector index
     raise ResultShapeError(f"result at rank {rank} has an id that is not text: {_describe(doc)}")
+
+
+def _integer_id(value: numbers.Integral, rank: int) -> str:
+    try:
+        return str(int(value))
+    except ValueError:  # beyond the interpreter's limit on digits written as text
+        raise ResultShapeError(
+            f"result at rank {rank} is an integer id too long to write as text "
+            f"({int(value).bit_length()} bits); return ids as text"
+        ) from None
+
+
+def _empty_id(rank: int) -> ResultShapeError:
+    return ResultShapeError(
+        f"result at rank {rank} has an empty id ''; ids are non-empty text, as in the golden "
+        "files (a result whose id field was missing?)"
+    )
 
 
 def _results(returned: Any) -> list[Any]:
@@ -103,7 +123,16 @@ def _results(returned: Any) -> list[Any]:
         raise ResultShapeError(
             f"the retriever returned {_describe(returned)}, not a ranked sequence of results"
         )
-    return list(returned)
+    found = list(itertools.islice(returned, MAX_RESULTS + 1))  # an endless iterator ends here
+    if len(found) > MAX_RESULTS:
+        raise ResultShapeError(
+            f"the retriever returned more than {MAX_RESULTS:,} results ({_describe(returned)}: "
+            "an endless iterator?); return a list of the top results"
+        )
+    return found
+
+
+MAX_RESULTS = 1_000_000  # more from one query is a retriever that does not stop
 
 
 _FIRST, _SECOND = operator.itemgetter(0), operator.itemgetter(1)
@@ -118,12 +147,16 @@ def _plain_ids(results: list[Any]) -> list[str] | None:
     except TypeError:
         pass
     else:
+        if "" in results:
+            raise _empty_id(results.index("") + 1)
         return list(results)
     if set(map(type, results)) != {tuple} or set(map(len, results)) != {2}:
         return None
     ids = list(map(_FIRST, results))
     if set(map(type, ids)) != {str} or set(map(type, map(_SECOND, results))) != {float}:
         return None
+    if "" in ids:
+        raise _empty_id(ids.index("") + 1)
     return ids
 
 

@@ -9,6 +9,7 @@ with a message naming where and what to do, never silence, never a raised score.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -671,7 +672,38 @@ RESULT_CASES: dict[str, tuple[object, str]] = {
         [["a", "b"]],
         "result at rank 1 is not an id, an (id, score) pair, a mapping with 'id' or an object with .id: list ['a', 'b']",
     ),
+    "endless": (
+        itertools.count(),
+        "the retriever returned more than 1,000,000 results (count count(",
+    ),
+    "huge-int": (
+        [10**5000],
+        "result at rank 1 is an integer id too long to write as text (16610 bits); return ids as text",
+    ),
+    "empty-id": (
+        ["a", ""],
+        "result at rank 2 has an empty id ''; ids are non-empty text, as in the golden files (a result whose id field was missing?)",
+    ),
+    "empty-id-pair": (
+        [("", 1.0)],
+        "result at rank 1 has an empty id ''; ids are non-empty text, as in the golden files (a result whose id field was missing?)",
+    ),
+    "empty-id-mapping": (
+        [{"id": "x"}, {"id": ""}],
+        "result at rank 2 has an empty id ''; ids are non-empty text, as in the golden files (a result whose id field was missing?)",
+    ),
 }
+
+
+@pytest.mark.parametrize("case", list(RESULT_CASES))
+def test_a_result_that_is_no_ranking_is_refused_saying_what_came_back(case: str) -> None:
+    from pytest_retrieval.shapes import ResultShapeError, rank_results
+
+    returned, message = RESULT_CASES[case]
+    with pytest.raises(ResultShapeError) as raised:
+        rank_results(returned)
+    assert str(raised.value).startswith(message), str(raised.value)
+
 
 SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
     "decimal-comma": (

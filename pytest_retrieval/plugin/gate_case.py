@@ -45,7 +45,10 @@ class GateFailure:
         )
         width = max(tw.fullwidth - 1, 40)
         for text in (self.reprcrash.message, where):
-            for line in textwrap.wrap(text, width, subsequent_indent="  ", break_on_hyphens=False):
+            lines = textwrap.wrap(
+                text, width, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False
+            )
+            for line in lines:
                 tw.line(line)
 
     def __str__(self) -> str:
