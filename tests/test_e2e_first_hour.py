@@ -429,6 +429,13 @@ def test_retrieval_show_prints_a_passing_query_for_each_configuration(
     assert re.search(r"1\. tide-tables\s+0", text)  # bm25's first result, judged 0
     assert re.search(r"1\. weather-forecast\s+2", text)  # dense's, judged 2
     assert "query 'rain-tomorrow'" not in text  # only the queries asked for
+    said = " ".join(text.split())
+    assert "--retrieval-show x: no query of this run has that id" in said  # a typo is named
+    assert "--retrieval-show umbrella-*" not in said
+    typo = e2e_run(pytester, "--retrieval-eval", "--retrieval-show=rain-tomorow")
+    said = " ".join(typo.stdout.str().split())
+    assert "--retrieval-show rain-tomorow: no query of this run has that id; did you mean " in said
+    assert "'rain-tomorrow'" in said
 
 
 def test_why_an_item_failed_is_in_every_report(pytester: pytest.Pytester) -> None:

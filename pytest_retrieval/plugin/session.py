@@ -8,9 +8,11 @@ guards and it is the only writer of files. What it prints is
 
 from __future__ import annotations
 
+import difflib
+import fnmatch
 import textwrap
 import warnings
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -68,6 +70,19 @@ def _recording(config: pytest.Config, run: RunSettings) -> RecordingWriter | Non
         return RecordingWriter(target, run.settings.as_dict())
     except OSError as exc:
         raise pytest.UsageError(f"--retrieval-record {path}: cannot write there: {exc}") from None
+
+
+def unmatched_show(patterns: Sequence[str], ids: set[str]) -> list[str]:
+    """A note for each ``--retrieval-show`` pattern no evaluated query matched (a typo
+    otherwise shows nothing at all), with the closest ids."""
+    notes = []
+    for pattern in patterns:
+        if any(fnmatch.fnmatchcase(qid, pattern) for qid in ids):
+            continue
+        close = difflib.get_close_matches(pattern, sorted(ids), n=3)
+        hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+        notes.append(f"--retrieval-show {pattern}: no query of this run has that id{hint}")
+    return notes
 
 
 class RetrievalSession:
@@ -213,6 +228,7 @@ class RetrievalSession:
         if self._mark_incomplete(session):
             return outcome
         self._add_missing()
+        self.notes += unmatched_show(self.run.run.show, {r.id for r in self.results.all_records()})
         self._advise()
         if self.run.run.update_baseline:
             self._update_baseline()
