@@ -54,11 +54,18 @@ def no_control(text: str) -> bool:
     return not any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in text)
 
 
+INVISIBLE = re.compile(
+    "[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]"
+)
+
+
 def golden_id(text: str) -> bool:
+    """What a query id may be: no control or invisible character, white space, [ ] or ::."""
     return (
         no_control(text)
         and not any(c.isspace() for c in text)
         and not any(c in text for c in ("[", "]", "::"))
+        and INVISIBLE.search(text) is None
     )
 
 

@@ -39,6 +39,14 @@ class FakeFrame:
 # --------------------------------------------------------------------------- golden files
 
 GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
+    "tab-indent": (
+        "queries:\n\t- id: a\n\t  query: q\n",
+        "golden/bad.yaml:2: YAML syntax error: while scanning for the next token found character that cannot start any token; the line is indented with a tab: YAML indents with spaces only",
+    ),
+    "zero-width-id": (
+        'queries:\n  - id: "q\\u200b"\n    query: q\n    relevant: {x: 1}\n',
+        "golden/bad.yaml:2: query 'q\\u200b': id 'q\\u200b' holds an invisible character (U+200B, copied from a web page or a document?): two ids would look the same; remove it",
+    ),
     "tab-in-id": (
         'queries:\n  - id: "a\\tb"\n    query: q\n    relevant: {x: 1}\n',
         "golden/bad.yaml:2: query 'a\\tb': id must not contain spaces, tabs, newlines, '[', ']' or '::' (it becomes a pytest node id)",

@@ -126,6 +126,11 @@ def _as_id(value: Any) -> str | None:
 
 # C0 and C1 control characters and DEL (\t, \n, \x1b, \x94...)
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+# Unicode's invisible format characters: soft hyphen, zero-width space and joiners,
+# direction marks and embeddings, word joiner, byte-order mark
+_INVISIBLE = re.compile(
+    "[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]"
+)
 
 
 def _misread(value: Any, what: str = "id") -> str | None:
@@ -138,6 +143,18 @@ def _misread(value: Any, what: str = "id") -> str | None:
     if isinstance(value, str) and _CONTROL.search(value) is not None:
         return f"{what} {value!r} holds a tab, a newline or another control character; remove it"
     return None
+
+
+def _invisible(qid: str) -> str | None:
+    """Why a query id that holds an invisible character is refused: two node ids would
+    look the same (document ids are not checked: a corpus may hold such ids)."""
+    hidden = _INVISIBLE.search(qid)
+    if hidden is None:
+        return None
+    return (
+        f"id {qid!r} holds an invisible character (U+{ord(hidden.group()):04X}, copied from "
+        "a web page or a document?): two ids would look the same; remove it"
+    )
 
 
 def _line_of(mapping: Any, key: Any) -> int:
@@ -438,7 +455,8 @@ def _query_id(checker: Checker, raw: Mapping[Any, Any], line: int) -> tuple[str 
             qid,
         )
         return qid, False
-    if misread is not None:  # a control character that is not white space (\x1b, \x7f)
+    misread = misread or _invisible(qid)  # a control character that is not white space
+    if misread is not None:
         checker.add(_line_of(raw, "id"), misread, qid)
         return qid, False
     return qid, True

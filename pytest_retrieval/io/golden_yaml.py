@@ -234,7 +234,18 @@ def _syntax_problem(exc: yaml.MarkedYAMLError, text: str, shown: str) -> Problem
     began = ""
     if exc.context_mark is not None and exc.context_mark.line + 1 != line:
         began = f" (the construct began on line {exc.context_mark.line + 1})"
-    return Problem(shown, line, f"YAML syntax error: {what}{began}; fix the YAML at this line")
+    fix = "fix the YAML at this line"
+    if _tab_indented(text, line):
+        fix = "the line is indented with a tab: YAML indents with spaces only"
+    return Problem(shown, line, f"YAML syntax error: {what}{began}; {fix}")
+
+
+def _tab_indented(text: str, line: int) -> bool:
+    rows = text.split("\n")
+    if not 0 < line <= len(rows):
+        return False
+    row = rows[line - 1]
+    return "\t" in row[: len(row) - len(row.lstrip())]
 
 
 def _character_problem(text: str, shown: str) -> Problem:
