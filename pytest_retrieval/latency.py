@@ -88,13 +88,21 @@ def latencies(results: Results) -> dict[str, LatencySummary]:
     return found
 
 
-def milliseconds(value: float) -> str:
-    """A latency as a person reads it: 6.9µs, 0.42ms... 12.3ms, 1.20s."""
-    if value >= 1000:
-        return f"{value / 1000:.2f}s"
-    if value < 0.1:
+def milliseconds(value: float, unit_of: float | None = None) -> str:
+    """A latency as a person reads it: 6.9µs, 0.42ms... 12.3ms, 1.20s; in the unit that
+    ``unit_of`` (the largest value of a row) takes, so one row never mixes units."""
+    scale = value if unit_of is None else unit_of
+    if scale >= 1000:
+        return f"{value / 1000:.3g}s" if value < 1000 else f"{value / 1000:.2f}s"
+    if scale < 0.1:
         return f"{value * 1000:.3g}µs"
     return f"{value:.3g}ms" if value < 10 else f"{value:.1f}ms"
+
+
+def milliseconds_row(values: Sequence[float]) -> list[str]:
+    """Latencies shown side by side (p50, p95, max), all in the largest one's unit."""
+    largest = max(values, default=0.0)
+    return [milliseconds(v, largest) for v in values]
 
 
 @dataclass(frozen=True)

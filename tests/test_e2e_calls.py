@@ -606,6 +606,21 @@ def test_latency_counts_calls_that_answered_or_ran_out_of_time_not_instant_failu
     assert summary.mean == pytest.approx(530 / 3)
 
 
+@pytest.mark.parametrize(
+    ("values", "shown"),
+    [
+        ([0.0545, 0.0989, 0.108], ["0.0545ms", "0.0989ms", "0.108ms"]),  # not 54.5µs/.../0.108ms
+        ([0.01, 0.02, 0.05], ["10µs", "20µs", "50µs"]),
+        ([5.0, 50.0, 2500.0], ["0.005s", "0.05s", "2.50s"]),
+        ([12.34, 56.0, 99.9], ["12.3ms", "56.0ms", "99.9ms"]),
+    ],
+)
+def test_latencies_side_by_side_share_one_unit(values: list[float], shown: list[str]) -> None:
+    from pytest_retrieval.latency import milliseconds_row
+
+    assert milliseconds_row(values) == shown
+
+
 def test_a_budget_per_configuration_replaces_the_shared_one(pytester: pytest.Pytester) -> None:
     budget = "retrieval_latency_budget = max=150ms dense:max=2s dense:p50=100ms\n"
     _project(pytester, LAGGING, ini=E2E_INI + budget)

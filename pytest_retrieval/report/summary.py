@@ -20,7 +20,7 @@ from typing import Literal
 from tabulate import tabulate
 
 from ..evaluation import Evaluation
-from ..latency import milliseconds
+from ..latency import milliseconds_row
 from ..model import ALL, WEIGHTED
 from ..slices import Slice
 from .tables import (
@@ -149,7 +149,7 @@ def latency_lines(evaluation: Evaluation, width: int) -> list[str]:
     """Latency in a few lines (the whole table comes with -v)."""
     parts = []
     for name, s in evaluation.latency.items():
-        values = "/".join(milliseconds(s.value(x)) for x in ("p50", "p95", "max"))
+        values = "/".join(milliseconds_row([s.value(x) for x in ("p50", "p95", "max")]))
         parts.append(f"{name} {values}" + (" (batch share)" if s.shared else ""))
     text = "latency p50/p95/max per query: " + "; ".join(parts)
     return textwrap.wrap(text, width, subsequent_indent="  ")

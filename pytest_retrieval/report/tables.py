@@ -14,7 +14,7 @@ from typing import Literal
 from tabulate import tabulate
 
 from ..evaluation import Evaluation
-from ..latency import milliseconds
+from ..latency import milliseconds_row
 from ..model import ALL
 from ..slices import Slice
 
@@ -127,7 +127,7 @@ def latency_table(evaluation: Evaluation, style: Style) -> Table:
     for name, s in evaluation.latency.items():
         batch = f"{s.shared} of {s.n}" if s.shared else ""
         rows.append(
-            [name, str(s.n), *(milliseconds(s.value(x)) for x in ("p50", "p95", "max")), batch]
+            [name, str(s.n), *milliseconds_row([s.value(x) for x in ("p50", "p95", "max")]), batch]
         )
     headers = ["configuration", "n", "p50", "p95", "max", "batch share"]
     if not any(row[-1] for row in rows):
