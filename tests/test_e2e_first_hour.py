@@ -316,6 +316,13 @@ def test_advice_is_a_pytest_warning_that_w_error_turns_into_a_failure(
     assert "warnings summary" in text and "RetrievalNoiseWarning: paraphrase: n=2" in text
     count = text.count("RetrievalNoiseWarning:")
     assert f"{count + text.count('RetrievalSaturationWarning:')} retrieval warning(s)" in text
+    for off in (["--disable-warnings"], ["-p", "no:warnings"]):
+        hidden = e2e_run(pytester, "--retrieval-eval", *off).stdout.str()
+        said = " ".join(hidden.split())
+        if re.search(r"=+ warnings summary =+", hidden):  # pytest shows it: the line says so
+            assert "retrieval warning(s) in the warnings summary above" in said
+        else:
+            assert "retrieval warning(s) not shown: the warnings summary is off" in said, off
 
     escalated = e2e_run(
         pytester, "--retrieval-eval", "-W", "error::pytest_retrieval.RetrievalWarning"

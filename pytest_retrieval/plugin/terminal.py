@@ -78,14 +78,19 @@ def _update_lines(update: UpdateOutcome, shown: str) -> list[tuple[str, bool]]:
     return lines
 
 
-def _advice_lines(session: Summary) -> list[tuple[str, str | None]]:
+def _advice_lines(session: Summary, summary_shown: bool) -> list[tuple[str, str | None]]:
     count = session.advice_shown
     lines: list[tuple[str, str | None]] = [
         (f"advice turned into an error by -W or filterwarnings: {text}", "red")
         for text in session.escalated
     ]
     if count and not session.escalated:
-        lines.append((f"{count} retrieval warning(s) in the warnings summary above", None))
+        where = (
+            "in the warnings summary above"
+            if summary_shown
+            else "not shown: the warnings summary is off (--disable-warnings, -p no:warnings)"
+        )
+        lines.append((f"{count} retrieval warning(s) {where}", None))
     errors = sum(1 for r in session.results.all_records() if r.outcome == "error")
     if errors:
         lines.append(
@@ -143,7 +148,8 @@ def write_summary(tr: TerminalReporter, session: Summary) -> None:
         for line in summary_lines(session.evaluation, width, verbosity_of(tr)):
             tr.write_line(line)
     _shown_lines(tr, session)
-    for line, colour in _advice_lines(session):
+    summary_shown = tr.hasopt("w") and bool(tr.stats.get("warnings"))
+    for line, colour in _advice_lines(session, summary_shown):
         tr.write_line(line, **({colour: True} if colour else {}))
     if session.update is not None:
         for line, warn in _update_lines(session.update, session.baseline_shown):
