@@ -193,22 +193,30 @@ def retriever(request):
 """
 
 
-def _raising_project(pytester: pytest.Pytester) -> None:
-    e2e_write_project(pytester, conftest=RAISING_CONFTEST)
+ASYNC_RAISING_CONFTEST = RAISING_CONFTEST.replace(
+    "    def search(query):\n        return lookup(query)",
+    "    async def search(query):\n        await asyncio.sleep(0)\n        return lookup(query)",
+).replace("import pytest\n", "import asyncio\n\nimport pytest\n", 1)
+
+
+def _raising_project(pytester: pytest.Pytester, conftest: str = RAISING_CONFTEST) -> None:
+    e2e_write_project(pytester, conftest=conftest)
     (pytester.path / "golden" / "holdout.yml").unlink()
 
 
 @pytest.mark.parametrize("style", ["long", "short", "auto"])
+@pytest.mark.parametrize("kind", ["sync", "async"])
 def test_a_retriever_exception_shows_the_users_traceback(
-    pytester: pytest.Pytester, style: str
+    pytester: pytest.Pytester, style: str, kind: str
 ) -> None:
-    _raising_project(pytester)
+    _raising_project(pytester, ASYNC_RAISING_CONFTEST if kind == "async" else RAISING_CONFTEST)
     result = e2e_run(pytester, "--retrieval-eval", f"--tb={style}", "--retrieval-report=r.json")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     text = result.stdout.str()
     assert "return TABLE[query.text.split()[-1]]" in text  # the line that raised
     assert "KeyError: 'tomorrow'" in text
     assert "pytest_retrieval" not in text  # none of the plugin's frames
+    assert "asyncio" not in text.replace("import asyncio", "").replace("asyncio.sleep", "")
     assert "conftest.py" in text
     report = e2e_load_json(pytester.path / "r.json")
     entry = report["configurations"]["bm25"]["queries"]["rain-tomorrow"]

@@ -8,7 +8,10 @@ made when pytest reports them.
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import fnmatch
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
@@ -53,16 +56,26 @@ def expectation(query: GoldenQuery, config: pytest.Config) -> Expectation:
 PACKAGE = str(Path(__file__).resolve().parents[1])
 
 
+# what runs the user's code for the plugin: its frames come before the user's
+MACHINERY = (
+    PACKAGE,
+    str(Path(asyncio.__file__).parent),
+    str(Path(concurrent.futures.__file__).parent),
+    threading.__file__,
+)
+
+
 def _users_frames(exc: BaseException) -> TracebackType | None:
-    """The traceback from the first frame outside the package, when the exception was
-    raised in the user's code (a result object's ``.id``, its ``__iter__``); else None."""
+    """The traceback from the first frame of the user's code (past the package and the
+    event loop or thread that ran it), when the exception was raised there (the
+    retriever, a result object's ``.id``, its ``__iter__``); else None."""
     tb = exc.__traceback__
     last = tb
     while last is not None and last.tb_next is not None:
         last = last.tb_next
     if last is None or last.tb_frame.f_code.co_filename.startswith(PACKAGE):
         return None
-    while tb is not None and tb.tb_frame.f_code.co_filename.startswith(PACKAGE):
+    while tb is not None and tb.tb_frame.f_code.co_filename.startswith(MACHINERY):
         tb = tb.tb_next
     return tb
 
