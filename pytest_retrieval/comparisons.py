@@ -24,6 +24,7 @@ from .stats import (
     holm,
     mean_interval,
     paired_test,
+    queries_key,
     rng_for,
     use_resampling,
 )
@@ -32,10 +33,7 @@ from .stats import (
 
 
 def record_intervals(
-    records: Sequence[QueryRecord],
-    metrics: Sequence[str],
-    stats: StatsSettings,
-    *parts: str,
+    records: Sequence[QueryRecord], metrics: Sequence[str], stats: StatsSettings
 ) -> dict[str, Interval]:
     """95% interval of each metric's mean over the evaluated records.
 
@@ -49,7 +47,7 @@ def record_intervals(
     out: dict[str, Interval] = {}
     for present, names in groups.items():
         series = [[float(evaluated[i].metrics[m] or 0.0) for i in present] for m in names]
-        rng = rng_for(stats.seed, "ci", *parts, *names)
+        rng = rng_for(stats.seed, "ci", queries_key([evaluated[i].id for i in present]), *names)
         boots: list[list[float]] | list[None] = [None] * len(names)
         if use_resampling(len(present), stats.resamples):
             boots = bootstrap_means(series, stats.resamples, rng)
@@ -83,7 +81,7 @@ def shared_bootstrap(results: Results, metrics: Sequence[str], draws: Draws) -> 
             continue
         keys = [(c, m) for c in groups_of for m in metrics]
         series = [[float(r.metrics[m] or 0.0) for r in groups_of[c][category]] for c, m in keys]
-        boots = draws.means(category, series)
+        boots = draws.means(queries_key(ids), series)
         out[category] = dict(zip(keys, boots, strict=True))
     return out
 
@@ -98,7 +96,7 @@ def summary_intervals(
         for category, records in sorted(results.view(configuration).evaluated_groups.items()):
             boots = shared.get(category)
             if boots is None:
-                rows[category] = record_intervals(records, metrics, stats, configuration, category)
+                rows[category] = record_intervals(records, metrics, stats)
                 continue
             rows[category] = {}
             for metric in metrics:

@@ -101,7 +101,7 @@ def _groups(
             table[configuration] = {
                 name: Slice(
                     summarize_rows(recs, metrics),
-                    record_intervals(recs, metrics, stats, configuration, "group", name),
+                    record_intervals(recs, metrics, stats),
                 )
                 for name, recs in grouped.items()
             }

@@ -23,7 +23,14 @@ from .model import ALL, QueryRecord, Results, by_category
 from .query_changes import QueryCounts, count_changes
 from .retriever_metadata import MetadataChange, differences
 from .settings import GateMode, GateSettings, Settings, StatsSettings
-from .stats import Draws, TestMethod, mean, smallest_significant_n, use_resampling
+from .stats import (
+    Draws,
+    TestMethod,
+    mean,
+    queries_key,
+    smallest_significant_n,
+    use_resampling,
+)
 
 Verdict = Literal["passed", "failed", "no-baseline", "refused", "skipped"]
 Pair = tuple[QueryRecord, QueryRecord]  # (baseline, this run) of one query
@@ -361,12 +368,13 @@ def _shared_boots(found: Sequence[_Values], draws: Draws) -> list[list[float] | 
         for i, v in enumerate(found)
         if use_resampling(len(v.both), draws.resamples) and len(set(v.differences)) > 1
     ]
-    by_length: dict[tuple[str, int], list[int]] = {}
+    by_queries: dict[str, list[int]] = {}
     for i in wanted:
-        by_length.setdefault((found[i].category, len(found[i].both)), []).append(i)
-    for (category, _), rows in by_length.items():
+        ids = [old.id for old, _ in found[i].both]
+        by_queries.setdefault(queries_key(ids), []).append(i)
+    for key, rows in by_queries.items():
         series = [found[i].differences for i in rows]
-        for i, boot in zip(rows, draws.means(category, series), strict=True):
+        for i, boot in zip(rows, draws.means(key, series), strict=True):
             boots[i] = boot
     return boots
 

@@ -15,6 +15,7 @@ sign-flip distribution of a paired mean difference, which is symmetric, is norma
 
 from __future__ import annotations
 
+import hashlib
 import math
 import random
 from collections.abc import Iterable, Sequence
@@ -32,6 +33,14 @@ EXACT_SIGN_FLIP_MAX = 14  # exact enumeration up to 2^14 sign patterns
 def rng_for(seed: int, *parts: str) -> random.Random:
     """A generator seeded by text, independent of PYTHONHASHSEED and of call order."""
     return random.Random(":".join([str(seed), *parts]))
+
+
+def queries_key(ids: Sequence[str]) -> str:
+    """A short key for a list of query ids: the resamples of a row are drawn from it, so
+    two rows over the same queries (a category and ``all`` under ``-k`` that category)
+    get the same draws and, on the same values, the same interval."""
+    digest = hashlib.sha256("\n".join(ids).encode("utf-8", "surrogatepass")).hexdigest()
+    return f"q{len(ids)}-{digest[:20]}"
 
 
 def quantile(sorted_values: Sequence[float], q: float) -> float:
@@ -137,11 +146,12 @@ class Draws:
     """Bootstrap resamples of n positions, drawn once per (key, n) and shared.
 
     The indices of resample r for a cell of n values depend only on the seed, the
-    key (a category) and n, so every series of that length can use them: the
-    summary's intervals, the paired differences between configurations, and the
-    gate's differences with the baseline then cost one draw per category instead of
-    one per row. The draws of a key come from ``rng_for(seed, "shared", key)`` and
-    are the ones :func:`bootstrap_means` would take from that generator. Positions
+    key (:func:`queries_key` of the cell's queries) and n, so every series over those
+    queries can use them: the summary's intervals, the paired differences between
+    configurations, and the gate's differences with the baseline then cost one draw
+    per set of queries instead of one per row. The draws of a key come from
+    ``rng_for(seed, "shared", key)`` and are the ones :func:`bootstrap_means` would take
+    from that generator. Positions
     are kept (a byte each) up to ``budget`` bytes in all; beyond it a draw is made
     again when asked for, with the same result.
     """

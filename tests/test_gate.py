@@ -18,7 +18,7 @@ from pytest_retrieval.gate import GateResult, run_gate
 from pytest_retrieval.model import QueryRecord, Results
 from pytest_retrieval.report.gate_text import explain, headline
 from pytest_retrieval.settings import GateSettings, Settings, StatsSettings, parse_tolerance
-from pytest_retrieval.stats import bootstrap_means, quantile, rng_for
+from pytest_retrieval.stats import bootstrap_means, quantile, queries_key, rng_for
 
 METRICS = ("ndcg@10", "mrr")
 SETTINGS = Settings(metrics=Settings().metrics[:2])  # ndcg@10, mrr
@@ -503,7 +503,7 @@ def test_worst_queries_show_judged_results_that_moved_before_lost_and_gained() -
 
 def test_gate_intervals_come_from_the_category_s_shared_draws() -> None:
     """Each row's interval is the percentile bootstrap of its differences, drawn with the
-    category's shared generator; the analysis's draws give the same rows as fresh ones."""
+    shared generator of its queries; the analysis's draws give the same rows as fresh ones."""
     values = {"lex-1": 0.2, "lex-2": 0.9, "lex-3": 0.5, "lex-4": 0.7}
     now = [record(q, values.get(q, 1.0), mrr=values.get(q, 1.0) / 2) for q in QUERY_IDS]
     baseline, results = baseline_of(perfect()), results_of(now)
@@ -516,7 +516,8 @@ def test_gate_intervals_come_from_the_category_s_shared_draws() -> None:
     assert rows(shared) == rows(fresh)
     for metric, scale in (("ndcg@10", 1.0), ("mrr", 0.5)):
         diffs = [values[q] * scale - 1.0 for q in CATEGORIES["lexical"]]
-        boot = bootstrap_means([diffs], STATS.resamples, rng_for(STATS.seed, "shared", "lexical"))
+        key = queries_key(CATEGORIES["lexical"])  # the draws of the row's queries
+        boot = bootstrap_means([diffs], STATS.resamples, rng_for(STATS.seed, "shared", key))
         means = sorted(boot[0])
         expected = [quantile(means, 0.025), quantile(means, 0.975)]
         assert rows(fresh)["fused", "lexical", metric]["ci"] == expected

@@ -590,15 +590,13 @@ def test_record_intervals_share_indices_and_skip_missing_values() -> None:
     ]
     recs.append(record("skipped", "a", {"mrr": None}, outcome="skipped"))
     stats = StatsSettings(resamples=2000, seed=3)
-    ivs = record_intervals(recs, ["mrr", "ndcg@10", "recall@20"], stats, "cfg", "a")
+    ivs = record_intervals(recs, ["mrr", "ndcg@10", "recall@20"], stats)
     assert ivs["mrr"] == ivs["ndcg@10"]  # same values, same indices
     assert ivs["mrr"].method == "bootstrap"
     recall_values = [r.metrics["recall@20"] for r in recs[3:10]]
     assert ivs["recall@20"].lo <= statistics.fmean(recall_values) <= ivs["recall@20"].hi  # type: ignore[arg-type]
     # reproducible, and independent of the order the records came in
-    again = record_intervals(
-        list(reversed(recs)), ["mrr", "ndcg@10", "recall@20"], stats, "cfg", "a"
-    )
+    again = record_intervals(list(reversed(recs)), ["mrr", "ndcg@10", "recall@20"], stats)
     assert again == ivs
 
 
@@ -915,3 +913,21 @@ def test_cells_terminal_and_markdown() -> None:
     single = Slice(Row(n=1, values={"mrr": 0.5}), {"mrr": Interval(0.5, 0.5, "none")})
     assert cell(single, "mrr", markdown=False) == "0.500"
     assert WEIGHTED == "all (weighted)"
+
+
+@pytest.mark.parametrize("configurations", [["a"], ["a", "b"]])
+def test_a_row_over_the_same_queries_as_all_has_the_same_interval(
+    configurations: list[str],
+) -> None:
+    """`-k paraphrase` leaves one category: its row and `all` are the same queries and
+    values, so they show the same interval (drawn from the queries, not the row's name)."""
+    results = Results()
+    values = [0.0, 1.0, 0.5, 0.25, 1.0, 0.0, 0.5, 1.0, 0.2, 0.1, 0.9, 0.3]
+    for position, name in enumerate(configurations):
+        for i, v in enumerate(values):
+            shifted = min(1.0, v + 0.1 * position)
+            results.add(record(f"q{i:02d}", "para", {"mrr": shifted}, name, position=position))
+    found = evaluate(results, ["mrr"], StatsSettings(resamples=2000, seed=5)).intervals
+    for name in configurations:
+        assert found[name]["para"]["mrr"] == found[name][ALL]["mrr"]
+        assert found[name]["para"]["mrr"].method == "bootstrap"
