@@ -385,6 +385,21 @@ def test_significant_mode_never_offers_an_update_as_if_nothing_dropped() -> None
     assert "to record it):" not in text
 
 
+def test_an_interval_clear_of_zero_beside_a_holm_p_that_is_not_significant_is_explained() -> None:
+    base = [record(q, 1.0) for q in QUERY_IDS]
+    now = [record(q, 0.5 if q.startswith("lex") else 1.0) for q in QUERY_IDS]  # all 4 drop
+    result = gate(baseline_of(base), results_of(now), GateSettings(mode="significant"))
+    lexical = rows(result)["fused", "lexical", "ndcg@10"]
+    assert lexical["ci"] == [-0.5, -0.5] and not lexical["significant"]
+    text = " ".join(explain(result, GateSettings().tolerance).split())
+    assert (
+        "of these have an interval clear of 0: each interval is its row's own, while p (Holm) "
+        f"is corrected across all {len(result.rows)} gated rows"
+    ) in text
+    plain = " ".join(explain(gate(baseline_of(base), results_of(base)), None).split())
+    assert "interval clear of 0" not in plain
+
+
 def test_holm_runs_across_every_gate_row() -> None:
     many = [f"lex-{i}" for i in range(1, 41)]
     base = baseline_of([record(q, 1.0) for q in many])

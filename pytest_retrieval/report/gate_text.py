@@ -163,6 +163,14 @@ def _significance_lines(result: GateResult, width: int | None) -> list[str]:
     if quiet:
         lines += ["", f"dropped beyond the tolerance but not significantly ({len(quiet)}):"]
         lines += row_table(quiet, width)
+        clear = sum(1 for r in quiet if r.ci is not None and (r.ci[0] > 0 or r.ci[1] < 0))
+        if clear:
+            text = (
+                f"{clear} of these have an interval clear of 0: each interval is its row's "
+                f"own, while p (Holm) is corrected across all {len(result.rows)} gated rows "
+                "(the unchanged configurations' too), which asks more of each row"
+            )
+            lines += _wrap(text, width, "", "")
     small = result.too_small
     if small:
         text = (
