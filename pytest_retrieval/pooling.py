@@ -29,8 +29,8 @@ class Coverage:
 
     configuration: str
     k: int
-    queries: int  # queries that returned something
-    empty: int  # queries that returned nothing: nothing to judge, left out
+    queries: int  # queries with judgments that returned something (no-result ones: none)
+    empty: int  # judged queries that returned nothing: nothing to judge, left out
     judged: float | None  # mean judged@k over the queries that returned something
     unjudged: int  # unjudged results in those top k
 
@@ -41,7 +41,8 @@ class Coverage:
         empty = f" ({self.empty} returned nothing: left out)" if self.empty else ""
         return (
             f"'{self.configuration}': judged@{self.k} is {self.judged:.3f} on the "
-            f"{self.queries} queries that returned something{empty}; its {self.unjudged} "
+            f"{self.queries} judged queries that returned something{empty}; its "
+            f"{self.unjudged} "
             "unjudged results count as not relevant, so its scores are lower bounds until "
             "they are graded (pytest-retrieval pool lists them)"
         )

@@ -126,7 +126,7 @@ def test_import_with_a_run_reports_how_much_of_it_is_judged(tmp_path):
     ran = cli("import", "trec", "qrels.txt", "--run", "r.run", "--corpus", "c.txt", cwd=project)
     assert ran.code == 0, ran.err
     assert (
-        "run 'bm25': judged@10 is 0.667 on the 2 queries that returned something; its 2 "
+        "run 'bm25': judged@10 is 0.667 on the 2 judged queries that returned something; its 2 "
         "unjudged results count as not relevant"
     ) in ran.err
     assert (project / "c.txt").read_text(encoding="utf-8").split() == sorted(

@@ -128,7 +128,7 @@ def test_pool_lists_the_unjudged_top_n_with_where_each_came_from(tmp_path):
     ran = cli("pool", "bm25.json", "dense.json", "--depth", "3", cwd=project)
     assert ran.out == WORKLIST
     assert "pooled 7 unjudged documents for 5 queries (1 with no judgment yet)" in ran.err
-    assert "'dense': judged@3 is 0.417 on the 2 queries" in ran.err  # the pooling warning
+    assert "'dense': judged@3 is 0.417 on the 2 judged queries" in ran.err  # the pooling warning
 
 
 GRADES = {"umbrella": 2, "sky": 0, "bank": 0, "fx-history": 1, "lotto-stats": 0, "casino": 0}
