@@ -91,9 +91,10 @@ def note(left_out: int, limit: int) -> str:
 
 
 def pull_request_comment(report: RunReport, body: str, limit: int = COMMENT_LIMIT) -> str:
-    """The head, then ``body`` collapsed (open when there is no gate), within ``limit``."""
+    """The head, then ``body`` collapsed (open when there is no gate, or no baseline to
+    gate against: then the tables are all there is to read), within ``limit``."""
     top = head(report)
-    if report.gate is None:
+    if report.gate is None or report.gate.verdict == "no-baseline":
         opening, closing = "\n", ""
     else:
         opening, closing = f"\n<details><summary>{SUMMARY}</summary>\n\n", "\n</details>\n"
