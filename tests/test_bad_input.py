@@ -386,6 +386,11 @@ def test_a_golden_file_in_another_encoding_is_named_with_its_line(
 
 JSONL = "golden/bad.jsonl"
 GOLDEN_JSONL_CASES: dict[str, tuple[str, str]] = {
+    "defaults-twice": (
+        '{"defaults": {"category": "c"}}\n{"defaults": {"category": "d"}}\n',
+        "golden/bad.jsonl:2: a defaults line after line 1: a file has one, and it is its "
+        "first line (its values apply to the queries below it); move it to the top",
+    ),
     "not-json": (
         '{"id": "a", "query": "q", "relevant": {"x": 1}}\n{"id": "b", query: "q"}\n',
         "golden/bad.jsonl:2: JSON syntax error: Expecting property name enclosed in double "
@@ -448,7 +453,8 @@ GOLDEN_JSONL_CASES: dict[str, tuple[str, str]] = {
     ),
     "defaults-not-first": (
         '{"id": "a", "query": "q", "relevant": {}}\n{"defaults": {"category": "c"}}\n',
-        "golden/bad.jsonl:2: query has no 'id' (required, unique text)",
+        "golden/bad.jsonl:2: a defaults line after the queries: a file has one, and it is its "
+        "first line (its values apply to the queries below it); move it to the top",
     ),
     "bad-defaults": (
         '{"defaults": {"categroy": "c"}}\n{"id": "a", "query": "q", "relevant": {}}\n',

@@ -150,6 +150,15 @@ def parse_jsonl(text: str, shown: str) -> tuple[Any, list[Problem]]:
             data.key_lines["defaults"] = number
         elif isinstance(value, list):
             problems.append(Problem(shown, number, f"a list where a query object belongs; {_HINT}"))
+        elif _is_defaults(value):
+            where = f"line {data.key_lines['defaults']}" if "defaults" in data else "the queries"
+            problems.append(
+                Problem(
+                    shown, number,
+                    f"a defaults line after {where}: a file has one, and it is its first line "
+                    "(its values apply to the queries below it); move it to the top",
+                )
+            )  # fmt: skip
         else:
             queries.line = queries.line or number
             queries.append(value)
