@@ -249,11 +249,27 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
     ),
     "empty-file": (
         "",
-        "golden/bad.yaml:1: the file is empty; write 'queries:' with a list of queries",
+        "golden/bad.yaml:1: the file holds no YAML (it is empty, or only comments); write 'queries:' with a list of queries",
+    ),
+    "empty-id": (
+        'queries:\n  - id: ""\n    query: q\n    relevant: {x: 1}\n',
+        "golden/bad.yaml:2: 'id' is empty; give the query a unique id",
+    ),
+    "empty-doc-id": (
+        'queries:\n  - id: a\n    query: q\n    relevant: {"": 1}\n',
+        "golden/bad.yaml:4: query 'a': 'relevant' has an empty id ''; give each document its id",
+    ),
+    "queries-empty": (
+        "queries:\n",
+        "golden/bad.yaml:1: 'queries:' holds nothing; list the queries under it (- id: ...)",
+    ),
+    "just-text": (
+        "hello\n",
+        "golden/bad.yaml:1: the file holds text 'hello', not a mapping with a 'queries:' list; write 'queries:' with a list of queries",
     ),
     "only-comments": (
         "# nothing here\n",
-        "golden/bad.yaml:1: the file is empty; write 'queries:' with a list of queries",
+        "golden/bad.yaml:1: the file holds no YAML (it is empty, or only comments); write 'queries:' with a list of queries",
     ),
     "unclosed-bracket": (
         "queries:\n  - id: a\n    query: q\n    relevant: {x: 1\n",

@@ -304,7 +304,9 @@ class Checker:
         self, grades: dict[str, int], key: Any, grade: Any, line: int, qid: str | None
     ) -> None:
         doc = _as_id(key)
-        if doc is None:
+        if doc is None and isinstance(key, str):
+            self.add(line, f"'relevant' has an empty id {key!r}; give each document its id", qid)
+        elif doc is None:
             self.add(line, f"'relevant' has an id that is not text: {key!r}", qid)
         elif _misread(key) is not None:
             self.add(line, f"'relevant': {_misread(key)}", qid)
@@ -432,6 +434,8 @@ def _query_id(checker: Checker, raw: Mapping[Any, Any], line: int) -> tuple[str 
             line,
             "query has no 'id' (required, unique text)"
             if "id" not in raw
+            else "'id' is empty; give the query a unique id"
+            if isinstance(raw.get("id"), str)
             else f"'id' must be non-empty text, got {_type_name(raw.get('id'))}"
             + (
                 " (YAML reads yes, no, on, off, true and false as booleans: quote the id)"
@@ -612,7 +616,11 @@ def _file_parts(checker: Checker, data: Any) -> tuple[dict[str, object], Any]:
             )
     defaults = _defaults(checker, data.get("defaults"))
     raw_queries = data.get("queries")
-    if raw_queries is None:
+    if raw_queries is None and "queries" in data:
+        line = _line_of(data, "queries") or 1
+        checker.add(line, "'queries:' holds nothing; list the queries under it (- id: ...)")
+        raw_queries = []
+    elif raw_queries is None:
         checker.add(1, "no 'queries:' list in this file; put the queries under 'queries:'")
         raw_queries = []
     return defaults, raw_queries
@@ -651,7 +659,10 @@ def check_file(
     the file are reported here, across files by :class:`~pytest_retrieval.golden.GoldenSet`.
     """
     if data is None:
-        empty = Problem(shown, 1, "the file is empty; write 'queries:' with a list of queries")
+        empty = Problem(
+            shown, 1, "the file holds no YAML (it is empty, or only comments); write 'queries:' "
+            "with a list of queries",
+        )  # fmt: skip
         raise GoldenFileError(list(found) or [empty])
     checker = Checker(shown, max_grade)
     checker.problems.extend(found)
@@ -659,6 +670,11 @@ def check_file(
     if not isinstance(raw_queries, list):
         line = getattr(raw_queries, "line", 1)
         message = f"'queries' must be a list of queries, got {_type_name(raw_queries)}"
+        if raw_queries is data:  # the whole file is one value
+            message = (
+                f"the file holds {_type_name(data)} {str(data)[:40]!r}, not a mapping with a "
+                "'queries:' list; write 'queries:' with a list of queries"
+            )
         raise GoldenFileError([*checker.problems, Problem(shown, line, message)])
     if not raw_queries and not checker.problems:
         line = getattr(raw_queries, "line", 1)
