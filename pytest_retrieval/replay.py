@@ -23,7 +23,7 @@ from .io.common import FormatError, some_ids
 from .io.recording import FORMAT as RECORDING_FORMAT
 from .io.recording import Recorded, Recording, is_recording, read_recording
 from .io.report_json import FORMAT as REPORT_FORMAT
-from .io.trec import Ranking, read_run
+from .io.trec import Ranking, Run, read_run
 from .retriever_metadata import Metadata
 from .runner import Answer
 
@@ -43,6 +43,7 @@ class Replay:
     notes: tuple[str, ...] = field(default_factory=tuple)
     retrievers: Mapping[str, Metadata] = field(default_factory=dict)  # as recorded
     runs: Mapping[str, Mapping[str, Ranking]] = field(default_factory=dict)  # TREC runs
+    reordered: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # TREC: see Run
     sources: Mapping[str, str] = field(default_factory=dict)  # TREC: configuration -> its file
 
     @property
@@ -138,7 +139,7 @@ def _stale(found: Recorded, query: GoldenQuery) -> str:
 
 
 def _from_trec(paths: Sequence[Path], shown: Sequence[str]) -> Replay:
-    runs: dict[tuple[str, str], tuple[Mapping[str, Ranking], str]] = {}
+    runs: dict[tuple[str, str], tuple[Run, str]] = {}
     problems: list[Problem] = []  # every bad file's, not only the first one's
     more = 0
     for path, name in zip(paths, shown, strict=True):
@@ -149,7 +150,7 @@ def _from_trec(paths: Sequence[Path], shown: Sequence[str]) -> Replay:
             more += exc.more
             continue
         for tag, run in read.items():
-            runs[(path.stem, tag)] = (run.columns, name)
+            runs[(path.stem, tag)] = (run, name)
     if problems or more:
         raise FormatError(problems, more)
     tags = [tag for _, tag in runs]
@@ -158,8 +159,9 @@ def _from_trec(paths: Sequence[Path], shown: Sequence[str]) -> Replay:
         for (stem, tag), found in runs.items()
     }
     return Replay(
-        {}, ", ".join(shown), trec=True, runs={c: run for c, (run, _) in named.items()},
+        {}, ", ".join(shown), trec=True, runs={c: run.columns for c, (run, _) in named.items()},
         sources={c: name for c, (_, name) in named.items()},
+        reordered={c: run.reordered for c, (run, _) in named.items() if run.reordered},
     )  # fmt: skip
 
 
@@ -274,12 +276,23 @@ def trec_coverage(
             continue  # deselected (-k): nothing of it was replayed
         source = replay.sources.get(configuration, replay.source)
         lacking = [q for q in evaluated[configuration] if q not in run]
+        wanted = set(evaluated[configuration])
         unknown = sorted(q for q in run if q not in golden)
         if lacking:
             notes.append(
                 f"replay '{configuration}': {len(lacking)} golden queries have no ranking in "
                 f"{source}, scored as returning nothing (check the run's query ids): "
                 + some_ids(lacking)
+            )
+        reordered = [q for q in replay.reordered.get(configuration, ()) if q in wanted]
+        if reordered:
+            notes.append(
+                f"replay '{configuration}': {_counted(len(reordered))} of {source} "
+                f"{'is' if len(reordered) == 1 else 'are'} listed in another order than "
+                "the scores give (tied or rising scores): ranked as trec_eval ranks them, "
+                "by score descending, then docno descending (the rank column is not used); "
+                "write distinct, falling scores to keep the file's order (negate distances): "
+                + some_ids(reordered)
             )
         if unknown:
             notes.append(

@@ -241,6 +241,25 @@ def test_a_query_a_trec_run_lacks_returned_nothing(pytester: pytest.Pytester) ->
     ) in text
 
 
+def test_a_trec_run_whose_order_its_scores_do_not_keep_is_named(pytester: pytest.Pytester) -> None:
+    """A run with one score for all (or distances, rising): trec_eval ranks by score, then
+    docno; the replay does so too and says which queries it reordered."""
+    e2e_write_project(pytester)
+    _trec(pytester.path / "dense.run", {"dense": E2E_RANKINGS["dense"]})
+    text = " ".join(e2e_run(pytester, "--retrieval-eval", "--retrieval-replay=dense.run")
+                    .stdout.str().split())  # fmt: skip
+    assert "listed in another order than the scores give" not in text  # falling: kept
+    lines = (pytester.path / "dense.run").read_text().splitlines()
+    flat = [" ".join([*line.split()[:4], "1.0", line.split()[5]]) for line in lines]
+    (pytester.path / "dense.run").write_text("\n".join(flat) + "\n")
+    text = " ".join(e2e_run(pytester, "--retrieval-eval", "--retrieval-replay=dense.run")
+                    .stdout.str().split())  # fmt: skip
+    assert "of dense.run are listed in another order than the scores give (tied or rising " in (
+        text
+    )
+    assert "by score descending, then docno descending (the rank column is not used)" in text
+
+
 def test_every_bad_run_file_is_named_not_only_the_first(pytester: pytest.Pytester) -> None:
     e2e_write_project(pytester)
     (pytester.path / "one.run").write_text("q1 Q0 a 1 high t\n")

@@ -161,6 +161,24 @@ def test_run_order_is_trec_evals_and_tags_are_configurations(tmp_path):
     assert runs["dense"].ids() == {"q1": ["apple"]}  # the same doc in another run is fine
 
 
+@pytest.mark.parametrize(
+    ("lines", "reordered"),
+    [
+        (["q1 Q0 a 1 2.0 r", "q1 Q0 b 2 1.0 r"], ()),  # falling scores: the file's order
+        (["q1 Q0 b 1 2.0 r", "q1 Q0 a 2 2.0 r"], ()),  # tied, listed as trec_eval ranks them
+        (["q1 Q0 a 1 2.0 r", "q1 Q0 b 2 2.0 r"], ("q1",)),  # tied, listed otherwise
+        (["q1 Q0 a 1 0.1 r", "q1 Q0 b 2 0.9 r", "q2 Q0 c 1 1 r"], ("q1",)),  # distances
+    ],
+    ids=["falling", "ties-in-order", "ties-out-of-order", "rising"],
+)
+def test_a_run_names_the_queries_its_order_does_not_keep(
+    tmp_path: Path, lines: list[str], reordered: tuple[str, ...]
+) -> None:
+    path = tmp_path / "r.run"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert read_run(path)["r"].reordered == reordered
+
+
 def test_trec_order_breaks_ties_by_bytes_like_strcmp():
     docs = [ScoredDoc(d, 1.0) for d in ("B", "a", "é", "Z", "aa")]
     assert [d.doc for d in trec_order(docs)] == ["é", "aa", "a", "Z", "B"]

@@ -126,6 +126,9 @@ class Run:
 
     tag: str
     columns: Mapping[str, Ranking]
+    # queries listed in another order than their scores give (ties, or rising scores):
+    # their ranking is trec_eval's (by score; the rank column is not read), not the file's
+    reordered: tuple[str, ...] = ()
 
     @functools.cached_property
     def rankings(self) -> Mapping[str, tuple[ScoredDoc, ...]]:
@@ -277,6 +280,7 @@ class _RunBuilder:
 
     log: ProblemLog
     pieces: dict[str, dict[str, list[_Piece]]] = field(default_factory=dict)
+    reordered: dict[str, list[str]] = field(default_factory=dict)  # tag -> query ids
 
     def add_block(self, first: int, block: bytes) -> None:
         """Take a block of whole lines starting at line ``first``."""
@@ -348,7 +352,10 @@ class _RunBuilder:
             docs, scores = self._without_repeats(tag, qid, _Piece(docs, scores, lines))
         if all(map(operator.gt, scores, itertools.islice(scores, 1, None))):
             return Ranking(docs, scores)  # strictly falling scores: the file's order is it
-        return Ranking(*trec_columns(docs, scores))
+        ranking = Ranking(*trec_columns(docs, scores))
+        if ranking.docs != docs:  # tied or rising scores: the file's order is not the ranking
+            self.reordered.setdefault(tag, []).append(qid)
+        return ranking
 
     def _without_repeats(self, tag: str, qid: str, piece: _Piece) -> tuple[list[str], list[float]]:
         """The first line of each document; a problem for each later one."""
@@ -371,9 +378,13 @@ class _RunBuilder:
 
     def result(self) -> dict[str, Run]:
         """Every run, each query's results in trec_eval's order."""
-        runs = {
-            tag: Run(tag, {qid: self._ranking(tag, qid, p) for qid, p in queries.items()})
+        columns = {
+            tag: {qid: self._ranking(tag, qid, p) for qid, p in queries.items()}
             for tag, queries in self.pieces.items()
+        }
+        runs = {
+            tag: Run(tag, found, tuple(self.reordered.get(tag, ())))
+            for tag, found in columns.items()
         }
         self.log.problems.sort(key=lambda problem: problem.line)
         return runs
