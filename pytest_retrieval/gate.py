@@ -294,7 +294,7 @@ def _few(ids: set[str], limit: int = 5) -> str:
     return ", ".join(shown[:limit]) + more
 
 
-def _no_data(name: str, pairing: _Pairing, shown: str) -> tuple[Status, str]:
+def _no_data(name: str, pairing: _Pairing, shown: str, facts: RunFacts) -> tuple[Status, str]:
     """A gated configuration with no query to compare: why, and whether the gate fails.
 
     Only new queries, and none of the baseline's gone: the run was given other golden
@@ -304,10 +304,11 @@ def _no_data(name: str, pairing: _Pairing, shown: str) -> tuple[Status, str]:
     evaluated at all fails as it always did (a crashed worker)."""
     added, changed, removed = pairing.added, pairing.changed, pairing.removed
     if added and not changed and not removed:
+        files = sorted({facts.golden_ids[q] for q in added if q in facts.golden_ids})
+        update = " ".join([update_hint(shown), *files])  # the update covers the files it runs
         return "skip", (
             f"gated configuration '{name}': none of this run's {len(added)} queries is in the "
-            f"baseline (new since it: {_few(added)}): not compared; run "
-            f"`{update_hint(shown)}` to gate them"
+            f"baseline (new since it: {_few(added)}): not compared; run `{update}` to gate them"
         )
     if added or changed:
         parts = [f"{len(added)} new since the baseline"] if added else []
@@ -529,7 +530,7 @@ def run_gate(
         pairing = _pair(baseline.configurations[name], records, facts)
         total.update(pairing)
         if not pairing.pairs:
-            status, message = _no_data(name, pairing, shown)
+            status, message = _no_data(name, pairing, shown, facts)
             result.messages.append(message)
             skipped = skipped or status == "skip"
             result.verdict = "failed" if status == "fail" else result.verdict

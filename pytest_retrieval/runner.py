@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import inspect
+import itertools
 import threading
 import time
 from collections.abc import Awaitable, Callable, Generator, Iterator, Sequence
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from .retrievers import Protocol
+from .shapes import MAX_RESULTS
 
 T = TypeVar("T")
 
@@ -90,8 +92,12 @@ class Answer:
 
 
 def _consumed(returned: object) -> object:
-    """A generator is consumed inside the call: its code is the retriever's."""
-    return list(returned) if isinstance(returned, Iterator) else returned
+    """A generator is consumed inside the call: its code is the retriever's. One that
+    does not stop is cut one past the most results a ranking may hold, which the
+    result reader then refuses (an endless iterator would fill the memory first)."""
+    if isinstance(returned, Iterator):
+        return list(itertools.islice(returned, MAX_RESULTS + 1))
+    return returned
 
 
 def _raised(exc: BaseException) -> str:

@@ -96,6 +96,8 @@ def _results(returned: Any) -> list[Any]:
     """The results of what a retriever returned, in order; :class:`ResultShapeError`
     when it is not a ranked sequence."""
     if type(returned) is list:
+        if len(returned) > MAX_RESULTS:
+            raise _too_many(returned)
         return returned
     if returned is None:
         raise ResultShapeError("the retriever returned None; return a ranked list of results")
@@ -125,14 +127,19 @@ def _results(returned: Any) -> list[Any]:
         )
     found = list(itertools.islice(returned, MAX_RESULTS + 1))  # an endless iterator ends here
     if len(found) > MAX_RESULTS:
-        raise ResultShapeError(
-            f"the retriever returned more than {MAX_RESULTS:,} results ({_describe(returned)}: "
-            "an endless iterator?); return a list of the top results"
-        )
+        raise _too_many(returned)
     return found
 
 
 MAX_RESULTS = 1_000_000  # more from one query is a retriever that does not stop
+
+
+def _too_many(returned: Any) -> ResultShapeError:
+    what = "a list" if isinstance(returned, list) else _describe(returned)
+    return ResultShapeError(
+        f"the retriever returned more than {MAX_RESULTS:,} results ({what}: an endless "
+        "iterator, cut there?); return a list of the top results"
+    )
 
 
 _FIRST, _SECOND = operator.itemgetter(0), operator.itemgetter(1)

@@ -60,7 +60,7 @@ def test_a_report_over_the_baseline_file_is_refused(pytester: pytest.Pytester) -
         (
             ["--retrieval-log", "golden/baseline.json"],
             "--retrieval-log golden/baseline.json is the baseline file (golden/baseline.json): "
-            "the log would overwrite it",
+            "the log would append to it",
         ),
         (
             ["--retrieval-record", "out.json", "--retrieval-report", "out.json"],
@@ -344,3 +344,68 @@ def test_an_alias_bomb_is_a_collection_error_not_a_hang(pytester: pytest.Pyteste
     assert "the file expands to far more values than it holds, through YAML aliases" in (
         result.stdout.str()
     )
+
+
+ENDLESS = {
+    "sync": """
+import itertools
+
+import pytest
+
+
+@pytest.fixture(params=["bm25"])
+def retriever(request):
+    def search(query):
+        return itertools.count() if query.id == "rain-tomorrow" else ["weather-forecast"]
+
+    return search
+""",
+    "async": """
+import asyncio
+import itertools
+
+import pytest
+
+
+@pytest.fixture(params=["bm25"])
+def retriever(request):
+    async def search(query):
+        await asyncio.sleep(0)
+        return itertools.count() if query.id == "rain-tomorrow" else ["weather-forecast"]
+
+    return search
+""",
+    "batch": """
+import itertools
+
+import pytest
+
+import pytest_retrieval
+
+
+@pytest.fixture(params=["bm25"])
+def retriever(request):
+    @pytest_retrieval.batch
+    def search(queries):
+        return [itertools.count() if q.id == "rain-tomorrow" else ["weather-forecast"]
+                for q in queries]
+
+    return search
+""",
+}
+
+
+@pytest.mark.parametrize("kind", list(ENDLESS))
+def test_an_endless_iterator_is_one_querys_error_and_the_run_goes_on(
+    pytester: pytest.Pytester, kind: str
+) -> None:
+    """It would fill the memory (the process killed, no report): cut and refused."""
+    e2e_write_project(pytester, conftest=ENDLESS[kind])
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-report=r.json")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    text = " ".join(result.stdout.str().split())
+    assert "the retriever returned more than 1,000,000 results (a list: an endless" in text
+    report = e2e_load_json(pytester.path / "r.json")["configurations"]["bm25"]["queries"]
+    assert report["rain-tomorrow"]["outcome"] == "error"
+    assert report["rain-tomorrow"]["metrics"]["ndcg@10"] == 0.0
+    assert sum(q["outcome"] == "error" for q in report.values()) == 1

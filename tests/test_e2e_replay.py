@@ -42,7 +42,7 @@ def recorded(pytester: pytest.Pytester) -> Any:
         pytester, "--retrieval-eval", "--retrieval-record=rec.jsonl", "--retrieval-report=a.json"
     )
     result.assert_outcomes(passed=14)
-    assert "retrieval recording written: " in result.stdout.str()
+    assert "retrieval recording written: " in " ".join(result.stdout.str().split())
     return e2e_without_latency(e2e_load_json(pytester.path / "a.json"))
 
 
@@ -241,9 +241,13 @@ def test_a_query_a_trec_run_lacks_returned_nothing(pytester: pytest.Pytester) ->
     ) in text
 
 
-def test_a_trec_run_whose_order_its_scores_do_not_keep_is_named(pytester: pytest.Pytester) -> None:
+def test_a_trec_run_whose_order_its_scores_do_not_keep_is_named(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A run with one score for all (or distances, rising): trec_eval ranks by score, then
-    docno; the replay does so too and says which queries it reordered."""
+    docno; the replay does so too and says which queries it reordered (a note that fits
+    the terminal)."""
+    monkeypatch.setenv("COLUMNS", "80")
     e2e_write_project(pytester)
     _trec(pytester.path / "dense.run", {"dense": E2E_RANKINGS["dense"]})
     text = " ".join(e2e_run(pytester, "--retrieval-eval", "--retrieval-replay=dense.run")
@@ -258,6 +262,9 @@ def test_a_trec_run_whose_order_its_scores_do_not_keep_is_named(pytester: pytest
         text
     )
     assert "by score descending, then docno descending (the rank column is not used)" in text
+    out = e2e_run(pytester, "--retrieval-eval", "--retrieval-replay=dense.run").stdout.lines
+    section = out[next(i for i, x in enumerate(out) if "retrieval evaluation" in x) :]
+    assert max(len(x) for x in section if " " in x.strip()) <= 80
 
 
 def test_every_bad_run_file_is_named_not_only_the_first(pytester: pytest.Pytester) -> None:

@@ -285,7 +285,7 @@ def test_a_new_golden_file_run_on_its_own_skips_the_gate_and_says_why() -> None:
     assert result.messages == [
         "gated configuration 'fused': none of this run's 3 queries is in the baseline (new "
         "since it: new-a, new-b, new-c): not compared; run `pytest --retrieval-eval "
-        "--retrieval-update-baseline` to gate them"
+        "--retrieval-update-baseline extra/new.yaml` to gate them"
     ]
 
 

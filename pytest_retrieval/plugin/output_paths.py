@@ -49,8 +49,9 @@ def refuse_clashing_outputs(config: pytest.Config, run: RunSettings, baseline: P
             _refuse(f"{what}: {blocking} is a file, not a folder: give a path in a folder")
         if resolved == baseline.resolve():
             kind = what.split()[0].removeprefix("--retrieval-")
+            harm = "append to" if kind == "log" else "overwrite"
             _refuse(
-                f"{what} is the baseline file ({run.run.baseline}): the {kind} would overwrite "
+                f"{what} is the baseline file ({run.run.baseline}): the {kind} would {harm} "
                 f"it; write the {kind} to another file"
             )
         if resolved in replayed:

@@ -6,6 +6,7 @@ Fitted to pytest's terminal width; short by default, more with ``-v``, less with
 
 from __future__ import annotations
 
+import textwrap
 from typing import TYPE_CHECKING, Protocol
 
 from ..baseline import UpdateOutcome
@@ -138,6 +139,14 @@ def _history_lines(tr: TerminalReporter, session: Summary, width: int) -> None:
         tr.write_line(line)
 
 
+def _fitted(text: str, width: int) -> list[str]:
+    """A note wrapped to the terminal, its later lines indented; words (paths, ids) whole."""
+    return textwrap.wrap(
+        text, max(width - 1, 40), subsequent_indent="  ", break_long_words=False,
+        break_on_hyphens=False,
+    ) or [text]  # fmt: skip
+
+
 def write_summary(tr: TerminalReporter, session: Summary) -> None:
     """The ``retrieval evaluation`` section of the terminal summary."""
     if not session.results and session.gate is None and not session.notes:
@@ -149,8 +158,9 @@ def write_summary(tr: TerminalReporter, session: Summary) -> None:
             tr.write_line(line)
     _shown_lines(tr, session)
     summary_shown = tr.hasopt("w") and bool(tr.stats.get("warnings"))
-    for line, colour in _advice_lines(session, summary_shown):
-        tr.write_line(line, **({colour: True} if colour else {}))
+    for text, colour in _advice_lines(session, summary_shown):
+        for line in _fitted(text, width):
+            tr.write_line(line, **({colour: True} if colour else {}))
     if session.update is not None:
         for line, warn in _update_lines(session.update, session.baseline_shown):
             tr.write_line(line, **({"yellow": True} if warn else {}))

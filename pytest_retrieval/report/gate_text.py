@@ -58,7 +58,8 @@ def headline(result: GateResult, limit: int = 3) -> str:
                 f"{r.allowed:.3f})" + (f", worst: {worst}" if worst else "")
             )
         more = len(breached) - limit
-        text += ": " + "; ".join(parts) + (f"; and {more} more breached rows" if more > 0 else "")
+        rows = "row" if more == 1 else "rows"
+        text += ": " + "; ".join(parts) + (f"; and {more} more breached {rows}" if more > 0 else "")
     elif result.latency:
         text += ": " + "; ".join(b.message() for b in result.latency[:limit])
     elif result.messages:

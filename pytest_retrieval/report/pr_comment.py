@@ -35,7 +35,9 @@ def breached_table(rows: Sequence[GateRow], shown: int = BREACHED_SHOWN) -> str:
     )
     more = len(rows) - shown
     return table + (
-        f"\n\n...and {more} more breached rows (in the details below)" if more > 0 else ""
+        f"\n\n...and {more} more breached {'row' if more == 1 else 'rows'} (in the details below)"
+        if more > 0
+        else ""
     )
 
 
