@@ -316,7 +316,8 @@ def _no_data(name: str, pairing: _Pairing, shown: str, facts: RunFacts) -> tuple
         gone = f"; {len(removed)} of the baseline's are gone from the golden set" if removed else ""
         return "fail", (
             f"the gate had no data for configuration '{name}': of this run's queries, "
-            f"{' and '.join(parts)}{gone} (the golden set changed: {_few(added | changed)}); "
+            f"{' and '.join(parts)}{gone}: the golden set changed (new or edited: "
+            f"{_few(added | changed)}); "
             f"run `{update_hint(shown)}` once the change is meant"
         )
     return "fail", (

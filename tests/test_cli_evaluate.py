@@ -105,6 +105,16 @@ def test_evaluate_a_json_report_as_the_recording(tmp_path):
     assert a["configurations"] == b["configurations"]
 
 
+def test_evaluate_names_a_recording_and_how_to_score_it(tmp_path):
+    project = _project(tmp_path)
+    header = '{"format": "pytest-retrieval recording", "version": 1, "settings": {}}'
+    (project / "rec.jsonl").write_text(header + "\n", encoding="utf-8")
+    ran = cli("evaluate", "rec.jsonl", cwd=project)
+    assert ran.code == 2
+    assert ran.err.startswith("pytest-retrieval: error: rec.jsonl is a pytest-retrieval recording")
+    assert "pytest --retrieval-eval --retrieval-replay rec.jsonl" in ran.err
+
+
 def test_evaluate_writes_markdown_and_html_and_gates_on_a_baseline(tmp_path):
     project = _project(tmp_path)
     plain = cli("evaluate", "runs/dense.run", "--report", "r.md", "--report", "r.html", cwd=project)

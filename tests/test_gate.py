@@ -295,14 +295,15 @@ def test_a_golden_set_replaced_or_changed_under_the_baseline_fails_and_says_how(
     assert replaced.verdict == "failed"
     assert replaced.messages[0].startswith(
         "the gate had no data for configuration 'fused': of this run's queries, 3 new since "
-        f"the baseline; {len(QUERY_IDS)} of the baseline's are gone from the golden set "
-        "(the golden set changed: new-a, new-b, new-c); run `pytest --retrieval-eval"
+        f"the baseline; {len(QUERY_IDS)} of the baseline's are gone from the golden set"
+        ": the golden set changed (new or edited: new-a, new-b, new-c); run `pytest "
+        "--retrieval-eval"
     )
     edited = [record(q, fingerprint="edited") for q in QUERY_IDS]
     changed = gate(baseline_of(perfect()), results_of(edited))
     assert changed.verdict == "failed"
     assert (
-        f"of this run's queries, {len(QUERY_IDS)} with other text or judgments there ("
+        f"of this run's queries, {len(QUERY_IDS)} with other text or judgments there: the "
         in (changed.messages[0])
     )
 

@@ -13,6 +13,7 @@ from ..gate import GateResult, run_gate
 from ..golden import GoldenQuery
 from ..io.baseline_file import read_baseline
 from ..io.common import FormatError, some_ids
+from ..io.recording import is_recording
 from ..io.report_json import ReportError, ReportFile, looks_like_report, read_report
 from ..io.trec import read_run
 from ..offline import Recorded, Scored, score_runs
@@ -115,6 +116,12 @@ def _recorded(ctx: Context, given: str) -> list[Recorded]:
     if not path.is_file():
         raise CliError(f"{given}: no such file")
     shown = ctx.shown(path)
+    if is_recording(path):
+        raise CliError(
+            f"{shown} is a pytest-retrieval recording; this command reads TREC runs and JSON "
+            f"reports: score the recording with `pytest --retrieval-eval --retrieval-replay "
+            f"{given} --retrieval-report=report.json`, then give it the report"
+        )
     if looks_like_report(path):
         report = _report(ctx, given)
         return [
