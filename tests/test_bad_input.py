@@ -267,6 +267,11 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
         "hello\n",
         "golden/bad.yaml:1: the file holds text 'hello', not a mapping with a 'queries:' list; write 'queries:' with a list of queries",
     ),
+    "bad-default-value": (
+        "defaults:\n  category: [a, b]\nqueries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n"
+        "  - id: b\n    query: q\n    relevant: {x: 1}\n",
+        "golden/bad.yaml:2: in defaults: 'category' must be non-empty text, got a list",
+    ),
     "only-comments": (
         "# nothing here\n",
         "golden/bad.yaml:1: the file holds no YAML (it is empty, or only comments); write 'queries:' with a list of queries",
@@ -1228,3 +1233,13 @@ def test_a_recording_holding_a_query_twice_keeps_the_last_attempt(tmp_path: Path
     recording.write_text("\n".join([RECORDING_HEADER, ENTRY, again, footer]) + "\n")
     read = read_recording(recording, "run.jsonl")
     assert read.entries["bm25"]["q1"].results == (("d2", 1.0),)
+
+
+def test_a_bad_default_is_named_once_at_its_line_not_at_every_query(tmp_path: Path) -> None:
+    path = tmp_path / "g.yaml"
+    queries = "".join(f"  - id: q{i}\n    query: q\n    relevant: {{x: 1}}\n" for i in range(16))
+    path.write_text("defaults:\n  tags: 7\nqueries:\n" + queries, encoding="utf-8")
+    with pytest.raises(GoldenFileError) as info:
+        load_golden_file(path, shown="g.yaml")
+    assert [p.line for p in info.value.problems] == [2]
+    assert str(info.value.problems[0]).startswith("g.yaml:2: in defaults: 'tags' ")

@@ -593,7 +593,22 @@ def _defaults(checker: Checker, value: Any) -> dict[str, object]:
         if key not in DEFAULT_KEYS:
             hint = "; set it on each query" if key in QUERY_KEYS else _closest(key, DEFAULT_KEYS)
             checker.add(_line_of(value, key), f"unknown key '{key}' in defaults{hint}")
-    return {k: v for k, v in value.items() if k in DEFAULT_KEYS}
+    return {k: v for k, v in value.items() if k in DEFAULT_KEYS and _default_ok(checker, value, k)}
+
+
+def _default_ok(checker: Checker, defaults: Mapping[Any, Any], key: str) -> bool:
+    """A default checked once, at its own line, as a query's value would be; a bad one is
+    named there (not at every query that would take it) and left out."""
+    value = defaults[key]
+    if value is None:
+        return True
+    probe = Checker(checker.shown, checker.max_grade)
+    line = _line_of(defaults, key)
+    if FIELDS[key].check(probe, value, line, None) is not INVALID and not probe.problems:
+        return True
+    for problem in probe.problems:
+        checker.add(problem.line or line, f"in defaults: {problem.message}")
+    return False
 
 
 # --------------------------------------------------------------------------- one file
