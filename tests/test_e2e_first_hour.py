@@ -225,6 +225,21 @@ def test_a_retriever_exception_shows_the_users_traceback(
     assert set(entry["metrics"].values()) == {0.0}
 
 
+@pytest.mark.parametrize("items", ["category", "shard:3"])
+def test_a_coarse_item_shows_the_first_users_traceback_beside_its_summary(
+    pytester: pytest.Pytester, items: str
+) -> None:
+    _raising_project(pytester)
+    result = e2e_run(pytester, "--retrieval-eval", f"--retrieval-items={items}")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    text = result.stdout.str()
+    assert "retrieval traceback" in text  # the section under the item's failure
+    assert "return TABLE[query.text.split()[-1]]" in text  # the line that raised
+    assert "KeyError" in text
+    section = text.split("retrieval traceback", 1)[1]
+    assert "pytest_retrieval" not in section.split("short test summary")[0]
+
+
 def test_tb_line_and_no_still_name_the_error(pytester: pytest.Pytester) -> None:
     _raising_project(pytester)
     line = e2e_run(pytester, "--retrieval-eval", "--tb=line")

@@ -12,6 +12,7 @@ import asyncio
 import concurrent.futures
 import fnmatch
 import threading
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
@@ -266,15 +267,37 @@ def run_queries(queries: Sequence[GoldenQuery], item: pytest.Item, retriever: ob
     finally:
         progress.clear()
     by_id = dict(zip((q.id for q in wanted), answers, strict=True))
+    raised: list[tuple[str, BaseException]] = []  # (query, what the user's code raised)
     for query in queries:
-        _score_in_coarse(scorer, query, by_id.get(query.id), retriever)
+        found = by_id.get(query.id)
+        if found is not None and found.exception is not None and found.origin in ("", query.id):
+            raised.append((query.id, found.exception))
+        _score_in_coarse(scorer, query, found, retriever, raised)
     scorer.done()
+    if raised:
+        _show_first_traceback(item, scorer.configuration, raised)
     name = getattr(item, "originalname", item.name)
     _coarse_verdict(name, scorer.configuration, queries, scorer.records)
 
 
+def _show_first_traceback(
+    item: pytest.Item, configuration: str, raised: list[tuple[str, BaseException]]
+) -> None:
+    """The user's traceback of the first query whose retriever (or result) raised, under
+    the coarse item's failure: its summary names every query, this shows where."""
+    qid, exc = raised[0]
+    frames = traceback.format_exception(type(exc), exc, _users_frames(exc) or exc.__traceback__)
+    more = f" ({len(raised) - 1} more queries raised)" if len(raised) > 1 else ""
+    head = f"query '{qid}' [{configuration}]{more}:\n"
+    item.add_report_section("call", "retrieval traceback", head + "".join(frames))
+
+
 def _score_in_coarse(
-    scorer: _Scorer, query: GoldenQuery, answer: Answer | None, retriever: object
+    scorer: _Scorer,
+    query: GoldenQuery,
+    answer: Answer | None,
+    retriever: object,
+    raised: list[tuple[str, BaseException]],
 ) -> None:
     if answer is None:  # skip: in the golden file
         reason = f"Skipped: {query.skip}"  # as pytest words a skip mark's reason
@@ -285,6 +308,7 @@ def _score_in_coarse(
         record, ranking = scorer.score(query, answer)
     except Exception as exc:  # a result object that raises: this query's error
         scorer.error(query, f"the retriever raised {type(exc).__name__}: {exc}", answer)
+        raised.append((query.id, exc))
         return
     if scorer.run.run.calls.repeat > 1 and record.error is None:
         _repeats(scorer, query, retriever, record, ranking)
