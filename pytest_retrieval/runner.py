@@ -332,17 +332,28 @@ def _split(returned: object, n: int, ids: Sequence[str], share: float) -> list[A
         kind = type(returned).__name__
         message = (
             f"the batch call returned {kind}, not a list with one result list per query "
-            f"({n} queries, in their order)"
+            f"({n} {'query' if n == 1 else 'queries'}, in their order)"
         )
-        return [Answer(error=message, latency=share, shared=True) for _ in range(n)]
+        return _one_bad_batch(message, n, ids, share)
     if len(returned) != n:
         message = (
             f"the batch call returned {len(returned)} result lists for {n} "
             f"{'query' if n == 1 else 'queries'}; return "
             "one per query, in the queries' order"
         )
-        return [Answer(error=message, latency=share, shared=True) for _ in range(n)]
+        return _one_bad_batch(message, n, ids, share)
     return [Answer(_consumed(r), latency=share, shared=True) for r in returned]
+
+
+def _one_bad_batch(message: str, n: int, ids: Sequence[str], share: float) -> list[Answer]:
+    """Every query of a batch whose return value cannot be split: the first says why,
+    the others point to it (a chunk of 64 would repeat the message 64 times)."""
+    first = ids[0] if ids else ""
+    later = f"{message.split(';')[0]} (this query's chunk: the fix is under query '{first}')"
+    return [
+        Answer(error=message if i == 0 or not first else later, latency=share, shared=True)
+        for i in range(n)
+    ]
 
 
 async def _within(awaitable: object, timeout: float | None, batch: int = 0) -> object:
