@@ -129,7 +129,8 @@ def test_a_decimal_comma_tolerance_is_refused_not_read_as_two(pytester: pytest.P
     e2e_write_project(pytester)
     result = e2e_run(pytester, "--retrieval-eval", "--retrieval-tolerance", "0,02")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    assert "retrieval_tolerance: '0,02' has a decimal comma; write a point: 0.02" in (
+    # named as given: the option, not the ini key
+    assert "--retrieval-tolerance: '0,02' has a decimal comma; write a point: 0.02" in (
         result.stderr.str()
     )
 

@@ -62,7 +62,7 @@ def test_ini_settings_without_retrieval_eval_are_fine(pytester: pytest.Pytester)
         (
             "",
             "--retrieval-tolerance=0.02 ndcg@5=0.5",
-            "retrieval_tolerance names ndcg@5, which this run does not compute "
+            "--retrieval-tolerance names ndcg@5, which this run does not compute "
             "(retrieval_metrics: ndcg@10 mrr)",
         ),
         (

@@ -76,7 +76,19 @@ def _parse(config: pytest.Config) -> RunSettings:
     try:
         return parse_run_settings(_raw_values(config))
     except SettingsError as exc:
-        raise pytest.UsageError(str(exc)) from None
+        raise pytest.UsageError(_as_given(config, str(exc))) from None
+
+
+def _as_given(config: pytest.Config, message: str) -> str:
+    """A setting's error named as the user gave it: the option, when it came from the
+    command line (the messages name the ini key)."""
+    given = option_values(config)
+    for setting in SCHEMA:
+        if setting.option is None or given.get(setting.name) in (None, [], False):
+            continue
+        if message.startswith((f"{setting.name}:", f"{setting.name} ")):
+            return setting.option + message[len(setting.name) :]
+    return message
 
 
 def _redirect_collection(config: pytest.Config, run: RunSettings) -> None:
