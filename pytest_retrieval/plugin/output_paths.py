@@ -62,10 +62,10 @@ def refuse_clashing_outputs(config: pytest.Config, run: RunSettings, baseline: P
                 "give each its own path"
             )
         seen[resolved] = what
-    _refuse_other_kinds(outputs, run)
+    _refuse_other_kinds(outputs)
 
 
-def _refuse_other_kinds(outputs: list[tuple[str, Path]], run: RunSettings) -> None:
+def _refuse_other_kinds(outputs: list[tuple[str, Path]]) -> None:
     for what, path in outputs:
         if what.startswith("--retrieval-record") and _has_content(path) and not is_recording(path):
             _refuse(
