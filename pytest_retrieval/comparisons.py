@@ -47,12 +47,13 @@ def record_intervals(
     out: dict[str, Interval] = {}
     for present, names in groups.items():
         series = [[float(evaluated[i].metrics[m] or 0.0) for i in present] for m in names]
-        rng = rng_for(stats.seed, "ci", queries_key([evaluated[i].id for i in present]), *names)
         boots: list[list[float]] | list[None] = [None] * len(names)
-        if use_resampling(len(present), stats.resamples):
-            boots = bootstrap_means(series, stats.resamples, rng)
+        if use_resampling(len(present), stats.resamples):  # drawn from the queries' key
+            key = queries_key([evaluated[i].id for i in present])
+            boots = bootstrap_means(series, stats.resamples, rng_for(stats.seed, "ci", key, *names))
         for name, values, boot in zip(names, series, boots, strict=True):
-            out[name] = mean_interval(values, stats.resamples, rng, boot=boot)
+            # with boot given, or no resampling, mean_interval draws nothing from its rng
+            out[name] = mean_interval(values, stats.resamples, rng_for(0), boot=boot)
     return out
 
 

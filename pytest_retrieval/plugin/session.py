@@ -228,7 +228,9 @@ class RetrievalSession:
         if self._mark_incomplete(session):
             return outcome
         self._add_missing()
-        self.notes += unmatched_show(self.run.run.show, {r.id for r in self.results.all_records()})
+        if self.run.run.show:  # every record's id, only when there is a pattern to match
+            ids = {r.id for r in self.results.all_records()}
+            self.notes += unmatched_show(self.run.run.show, ids)
         self._advise()
         if self.run.run.update_baseline:
             self._update_baseline()
