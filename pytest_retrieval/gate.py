@@ -17,6 +17,7 @@ from typing import Literal
 from .baseline import Baseline, RunFacts, settings_differences, update_hint
 from .bulk import with_paused_gc
 from .comparisons import apply_holm, paired
+from .io.common import some_ids
 from .latency import LatencyBreach, check_budgets
 from .metrics import parse_metric
 from .model import ALL, QueryRecord, Results, by_category
@@ -289,9 +290,8 @@ def _pair(
 
 
 def _few(ids: set[str], limit: int = 5) -> str:
-    shown = sorted(ids)
-    more = f", ... ({len(shown) - limit} more)" if len(shown) > limit else ""
-    return ", ".join(shown[:limit]) + more
+    more = f" ({len(ids) - limit} more)" if len(ids) > limit else ""
+    return some_ids(sorted(ids), limit) + more
 
 
 def _no_data(name: str, pairing: _Pairing, shown: str, facts: RunFacts) -> tuple[Status, str]:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from .golden import GoldenQuery, Problem
 from .io.baseline_file import FORMAT as BASELINE_FORMAT
-from .io.common import FormatError, some_ids
+from .io.common import FormatError, queries_of, some_ids
 from .io.recording import FORMAT as RECORDING_FORMAT
 from .io.recording import Recorded, Recording, is_recording, read_recording
 from .io.report_json import FORMAT as REPORT_FORMAT
@@ -100,10 +100,6 @@ def recording_notes(replay: Replay, errors: Sequence[str]) -> list[str]:
             "errors; record again (--retrieval-record), or replay with -k to leave them out"
         )
     return notes
-
-
-def _counted(count: int) -> str:
-    return "1 query" if count == 1 else f"{count} queries"
 
 
 def _items(count: int) -> str:
@@ -287,17 +283,16 @@ def trec_coverage(
         reordered = [q for q in replay.reordered.get(configuration, ()) if q in wanted]
         if reordered:
             notes.append(
-                f"replay '{configuration}': {_counted(len(reordered))} of {source} "
-                f"{'is' if len(reordered) == 1 else 'are'} listed in another order than "
-                "the scores give (tied or rising scores): ranked as trec_eval ranks them, "
+                f"replay '{configuration}': {queries_of(len(reordered), source)} listed in "
+                "another order than the scores give (tied or rising scores): ranked as "
+                "trec_eval ranks them, "
                 "by score descending, then docno descending (the rank column is not used); "
                 "write distinct, falling scores to keep the file's order (negate distances): "
                 + some_ids(reordered)
             )
         if unknown:
             notes.append(
-                f"replay '{configuration}': {_counted(len(unknown))} of {source} "
-                f"{'is' if len(unknown) == 1 else 'are'} not among the golden queries "
-                "collected, ignored: " + some_ids(unknown)
+                f"replay '{configuration}': {queries_of(len(unknown), source)} not among the "
+                "golden queries collected, ignored: " + some_ids(unknown)
             )
     return notes

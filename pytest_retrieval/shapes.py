@@ -151,17 +151,13 @@ def _plain_ids(results: list[Any]) -> list[str] | None:
     otherwise, for :func:`_result_id` to read each result."""
     try:
         "".join(results)  # at C speed: every result is text (as _result_id keeps it)
+        ids = list(results)
     except TypeError:
-        pass
-    else:
-        if "" in results:
-            raise _empty_id(results.index("") + 1)
-        return list(results)
-    if set(map(type, results)) != {tuple} or set(map(len, results)) != {2}:
-        return None
-    ids = list(map(_FIRST, results))
-    if set(map(type, ids)) != {str} or set(map(type, map(_SECOND, results))) != {float}:
-        return None
+        if set(map(type, results)) != {tuple} or set(map(len, results)) != {2}:
+            return None
+        ids = list(map(_FIRST, results))
+        if set(map(type, ids)) != {str} or set(map(type, map(_SECOND, results))) != {float}:
+            return None
     if "" in ids:
         raise _empty_id(ids.index("") + 1)
     return ids

@@ -12,7 +12,7 @@ from ..evaluation import analyse
 from ..gate import GateResult, run_gate
 from ..golden import GoldenQuery
 from ..io.baseline_file import read_baseline
-from ..io.common import FormatError, some_ids
+from ..io.common import FormatError, queries_of, some_ids
 from ..io.recording import is_recording
 from ..io.report_json import ReportError, ReportFile, looks_like_report, read_report
 from ..io.trec import read_run
@@ -154,10 +154,6 @@ def _all_runs(ctx: Context, given: Sequence[str]) -> list[Recorded]:
     return list(runs.values())
 
 
-def _of(count: int) -> str:
-    return "query" if count == 1 else "queries"
-
-
 def _notes(
     ctx: Context, queries: Sequence[GoldenQuery], runs: Sequence[Recorded], scored: Scored
 ) -> None:
@@ -167,9 +163,8 @@ def _notes(
         unknown = scored.unknown.get(run.name, [])
         if unknown:
             ctx.note(
-                f"'{run.name}': {len(unknown)} {_of(len(unknown))} of {run.source} "
-                f"{'is' if len(unknown) == 1 else 'are'} not in the golden set, ignored: "
-                + some_ids(unknown)
+                f"'{run.name}': {queries_of(len(unknown), run.source)} not in the golden set, "
+                "ignored: " + some_ids(unknown)
             )
         lacking = scored.missing.get(run.name, [])
         if lacking:

@@ -175,6 +175,11 @@ def _decoded(raw: bytes, number: int, shown: str) -> str:
     return text.removeprefix("\ufeff") if number == 1 else text
 
 
+def queries_of(count: int, source: str) -> str:
+    """``1 query of SOURCE is`` or ``N queries of SOURCE are``: the start of a note."""
+    return f"1 query of {source} is" if count == 1 else f"{count} queries of {source} are"
+
+
 def some_ids(ids: Sequence[str], shown: int = 5) -> str:
     """The first ``shown`` ids of a list, for a message ("a, b, c, ..." past them)."""
     return ", ".join(ids[:shown]) + (", ..." if len(ids) > shown else "")

@@ -7,7 +7,6 @@ makes the exit code 1 by itself (pinned by the end-to-end gate tests).
 
 from __future__ import annotations
 
-import textwrap
 import types
 from typing import TYPE_CHECKING, Literal, cast
 
@@ -15,6 +14,7 @@ import pytest
 
 from ..gate import GateResult
 from ..retriever_metadata import change_lines
+from .terminal import fitted
 
 if TYPE_CHECKING:
     from _pytest._io import TerminalWriter
@@ -43,12 +43,8 @@ class GateFailure:
             if self.quiet
             else "(the gate's explanation is in the 'retrieval evaluation' section below)"
         )
-        width = max(tw.fullwidth - 1, 40)
         for text in (self.reprcrash.message, where):
-            lines = textwrap.wrap(
-                text, width, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False
-            )
-            for line in lines:
+            for line in fitted(text, tw.fullwidth):
                 tw.line(line)
 
     def __str__(self) -> str:

@@ -139,7 +139,7 @@ def _history_lines(tr: TerminalReporter, session: Summary, width: int) -> None:
         tr.write_line(line)
 
 
-def _fitted(text: str, width: int) -> list[str]:
+def fitted(text: str, width: int) -> list[str]:
     """A note wrapped to the terminal, its later lines indented; words (paths, ids) whole."""
     return textwrap.wrap(
         text, max(width - 1, 40), subsequent_indent="  ", break_long_words=False,
@@ -159,7 +159,7 @@ def write_summary(tr: TerminalReporter, session: Summary) -> None:
     _shown_lines(tr, session)
     summary_shown = tr.hasopt("w") and bool(tr.stats.get("warnings"))
     for text, colour in _advice_lines(session, summary_shown):
-        for line in _fitted(text, width):
+        for line in fitted(text, width):
             tr.write_line(line, **({colour: True} if colour else {}))
     if session.update is not None:
         for line, warn in _update_lines(session.update, session.baseline_shown):
