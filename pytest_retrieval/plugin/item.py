@@ -287,7 +287,8 @@ def _show_first_traceback(
     the coarse item's failure: its summary names every query, this shows where."""
     qid, exc = raised[0]
     frames = traceback.format_exception(type(exc), exc, _users_frames(exc) or exc.__traceback__)
-    more = f" ({len(raised) - 1} more queries raised)" if len(raised) > 1 else ""
+    others = len(raised) - 1
+    more = f" ({others} more {'query' if others == 1 else 'queries'} raised)" if others else ""
     head = f"query '{qid}' [{configuration}]{more}:\n"
     item.add_report_section("call", "retrieval traceback", head + "".join(frames))
 
