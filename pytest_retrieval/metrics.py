@@ -348,8 +348,13 @@ _Step = tuple[str, str, "Builtin | None", Registered, Metric]
 _PLANS: dict[tuple[int, tuple[Metric, ...]], list[_Step]] = {}
 
 
+_LAST: list[tuple[Sequence[Metric], int, list[_Step]]] = []  # the last list asked for
+
+
 def _plan(metrics: Sequence[Metric]) -> list[_Step]:
     """How each metric is computed, worked out once per metric list and registry state."""
+    if _LAST and _LAST[0][0] is metrics and _LAST[0][1] == REGISTRY.generation:
+        return _LAST[0][2]  # the same list again (a run's): no hashing of its metrics
     key = (REGISTRY.generation, tuple(metrics))
     found = _PLANS.get(key)
     if found is None:
@@ -361,6 +366,7 @@ def _plan(metrics: Sequence[Metric]) -> list[_Step]:
         if len(_PLANS) >= 64:  # a long-lived process that tried many lists
             _PLANS.clear()
         _PLANS[key] = found
+    _LAST[:] = [(metrics, REGISTRY.generation, found)]
     return found
 
 
@@ -378,7 +384,7 @@ def evaluate(
     found = Pass(ranking, judgments, conventions.relevance_threshold)
     nothing = {
         "no-relevant": not found.relevant,
-        "no-gain": max(judgments.values(), default=0) <= 0,
+        "no-gain": found.relevant == 0 and max(judgments.values(), default=0) <= 0,
         "never": False,
     }
     returned = len(ranking) > 0

@@ -101,13 +101,16 @@ def score_query(
     record.duplicates, record.merged = ranked.duplicates, ranked.merged
     depth = settings.depth
     record.retrieved = ranking if depth is None else ranking[:depth]
-    record.grades = {d: query.relevant[d] for d in record.retrieved if d in query.relevant}
+    relevant = query.relevant
+    record.grades = {d: relevant[d] for d in sorted(relevant.keys() & record.retrieved)}
     extra = _expect_metrics(query, settings)
+    metrics = settings.metrics + extra if extra else settings.metrics
     try:
-        values = evaluate(ranking, query.relevant, settings.metrics + extra, settings.conventions)
+        values = evaluate(ranking, relevant, metrics, settings.conventions)
     except CustomMetricError as exc:  # the item's message names the query and configuration
         return errored(query, configuration, settings, str(exc), position), ranking
-    record.metrics = {m.name: values[m.name] for m in settings.metrics}
+    names = settings.metric_names
+    record.metrics = values if not extra else {name: values[name] for name in names}
     record.violations = check_expectations(query, ranking, values)
     record.outcome = outcome_of(record.violations, None, expect)
     return record, ranking
