@@ -66,6 +66,7 @@ def _result_id(result: Any, rank: int) -> str:
             f"result at rank {rank} is not an id, an (id, score) pair, a mapping with 'id' "
             f"or an object with .id: {_describe(result)}"
         )
+    _refuse_bad_score(result, rank)
     if isinstance(doc, str):
         if not doc:
             raise _empty_id(rank)
@@ -73,6 +74,37 @@ def _result_id(result: Any, rank: int) -> str:
     if isinstance(doc, numbers.Integral) and not isinstance(doc, bool):
         return _integer_id(doc, rank)  # 42, or numpy's int64 from a vector index
     raise ResultShapeError(f"result at rank {rank} has an id that is not text: {_describe(doc)}")
+
+
+def _raw_score(result: Any) -> object:
+    """What a result carries as its score, if anything: (id, score), {"score": ...}, ``.score``."""
+    if isinstance(result, (tuple, list)) and len(result) == 2:
+        return result[1]
+    if isinstance(result, Mapping):
+        return result.get("score")
+    return getattr(result, "score", None)
+
+
+def _refuse_bad_score(result: Any, rank: int) -> None:
+    """A score that cannot be one: a bool (an (id, is_relevant) pair?), NaN or an infinity
+    (a broken embedding: a zero vector's cosine is NaN, and a ranking sorted by it is
+    arbitrary). The ranking is the order returned; a score is only recorded."""
+    if isinstance(result, str):
+        return
+    score = _raw_score(result)
+    if isinstance(score, bool):
+        raise ResultShapeError(
+            f"result at rank {rank} has the score {score}, a bool: {_describe(result)}; a "
+            "score is a number (an (id, is_relevant) pair?): return (id, score) pairs or ids"
+        )
+    if not isinstance(score, numbers.Real) or isinstance(score, numbers.Integral):
+        return  # no score, or one that is not a number (refused where it is read), or an int
+    if not math.isfinite(float(score)):
+        raise ResultShapeError(
+            f"result at rank {rank} has the score {float(score)}: {_describe(result)}; "
+            "the retriever's scores hold NaN or an infinity (a zero vector's cosine is NaN), "
+            "and a ranking sorted by them is arbitrary: return finite scores, or ids alone"
+        )
 
 
 def _integer_id(value: numbers.Integral, rank: int) -> str:
@@ -158,6 +190,9 @@ def _plain_ids(results: list[Any]) -> list[str] | None:
         ids = list(map(_FIRST, results))
         if set(map(type, ids)) != {str} or set(map(type, map(_SECOND, results))) != {float}:
             return None
+        total = sum(map(_SECOND, results))
+        if total - total != 0.0:
+            return None  # a NaN or infinite score (or a sum that overflows): read each result
     if "" in ids:
         raise _empty_id(ids.index("") + 1)
     return ids
@@ -174,12 +209,7 @@ def ranked_ids(returned: Any) -> list[str]:
 
 def _score_of(result: Any) -> float | None:
     """A result's score, when it carries one: (id, score), {"score": ...}, ``.score``."""
-    if isinstance(result, (tuple, list)) and len(result) == 2:
-        score = result[1]
-    elif isinstance(result, Mapping):
-        score = result.get("score")
-    else:
-        score = getattr(result, "score", None)
+    score = _raw_score(result)
     if isinstance(score, numbers.Real) and not isinstance(score, bool):
         value = float(score)
         return value if math.isfinite(value) else None
@@ -249,6 +279,7 @@ def rank_results(returned: Any, key: ResultKey | None = None) -> Ranked:
     duplicates = merged = 0
     for position, result in enumerate(_results(returned), start=1):
         found = _key_of(key, result, position)
+        _refuse_bad_score(result, position)  # also for a result only the key function reads
         try:
             doc = _result_id(result, position)
         except ResultShapeError:

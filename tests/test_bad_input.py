@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import types
 from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
@@ -726,6 +727,26 @@ RESULT_CASES: dict[str, tuple[object, str]] = {
     "empty-id-mapping": (
         [{"id": "x"}, {"id": ""}],
         "result at rank 2 has an empty id ''; ids are non-empty text, as in the golden files (a result whose id field was missing?)",
+    ),
+    "nan-score": (
+        [("a", 0.5), ("b", float("nan"))],
+        "result at rank 2 has the score nan: tuple ('b', nan); the retriever's scores hold NaN or an infinity (a zero vector's cosine is NaN), and a ranking sorted by them is arbitrary: return finite scores, or ids alone",
+    ),
+    "infinite-score-list": (
+        [["a", float("-inf")]],
+        "result at rank 1 has the score -inf: list ['a', -inf]; the retriever's scores hold NaN",
+    ),
+    "nan-score-mapping": (
+        [{"id": "a", "score": float("nan")}],
+        "result at rank 1 has the score nan: dict {'id': 'a', 'score': nan}; the retriever's scores hold NaN",
+    ),
+    "nan-score-object": (
+        [types.SimpleNamespace(id="a", score=float("nan"))],
+        "result at rank 1 has the score nan: SimpleNamespace namespace(id='a', score=nan); the retriever's",
+    ),
+    "bool-score": (
+        [("a", True)],
+        "result at rank 1 has the score True, a bool: tuple ('a', True); a score is a number (an (id, is_relevant) pair?): return (id, score) pairs or ids",
     ),
 }
 

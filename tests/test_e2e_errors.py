@@ -255,6 +255,9 @@ queries:
   - id: gives-mapping
     query: anything at all
     relevant: {}
+  - id: gives-nan-score
+    query: anything at all
+    relevant: {weather-forecast: 3}
   - id: healthy
     query: weather forecast
     category: fine
@@ -287,6 +290,7 @@ def retriever():
             "gives-number": 3,
             "gives-text": "a bare string",
             "gives-mapping": {"weather-forecast": 0.9},
+            "gives-nan-score": [("weather-forecast", float("nan"))],
             "healthy": ["weather-forecast"],
             "abstains": [],
         }[query.id]
@@ -302,6 +306,7 @@ ERROR_NAMES = {
     "gives-number": [r"\bint\b"],
     "gives-text": [r"\bstr\b"],
     "gives-mapping": [r"\bdict\b"],
+    "gives-nan-score": [r"\bscore nan\b", r"\bfinite scores\b"],
 }
 
 
@@ -320,7 +325,7 @@ def test_a_misbehaving_retriever_fails_its_item_scores_zero_and_the_run_goes_on(
         "--junitxml",
         "j.xml",
     )
-    result.assert_outcomes(passed=2, failed=6)
+    result.assert_outcomes(passed=2, failed=7)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     output = result.stdout.str()
     for qid, names in ERROR_NAMES.items():
@@ -348,15 +353,15 @@ def test_a_misbehaving_retriever_fails_its_item_scores_zero_and_the_run_goes_on(
     assert queries["abstains"]["outcome"] == "passed"
     assert queries["abstains"]["metrics"] == {"ndcg@10": 1.0, "mrr": 1.0, "recall@20": 1.0}
     summary = report["configurations"]["default"]["summary"]
-    assert _row(summary["categories"]["broken"]) == {"n": 6, **zero}
+    assert _row(summary["categories"]["broken"]) == {"n": 7, **zero}
     assert _row(summary["categories"]["fine"]) == {
         "n": 2,
         "ndcg@10": 1.0,
         "mrr": 1.0,
         "recall@20": 1.0,
     }
-    assert summary["all"]["n"] == 8
-    assert summary["all"]["mrr"] == pytest.approx(2 / 8, abs=1e-12)
+    assert summary["all"]["n"] == 9
+    assert summary["all"]["mrr"] == pytest.approx(2 / 9, abs=1e-12)
 
     props = e2e_junit_properties(pytester.path / "j.xml")
     assert props["golden.errors.yaml::gives-nothing"] == {
