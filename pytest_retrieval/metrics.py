@@ -36,6 +36,10 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from .conventions import DEFAULT_CONVENTIONS
+from .conventions import EMPTY_CONVENTIONS as EMPTY_CONVENTIONS
+from .conventions import GAINS as GAINS
+from .conventions import Conventions as Conventions
 from .metric_registry import CustomMetricError as CustomMetricError
 from .metric_registry import (
     Installed,
@@ -51,9 +55,6 @@ from .metric_registry import MetricNameError as MetricNameError
 from .metric_registry import MetricSpec as MetricSpec
 from .metric_registry import gain_of as gain_of
 from .metrics_pass import BUILTIN, Builtin, Pass
-
-GAINS = ("exponential", "linear")
-EMPTY_CONVENTIONS = ("abstain", "one", "zero", "skip")
 
 Ranking = Sequence[str]
 Judgments = Mapping[str, int]
@@ -302,25 +303,6 @@ def max_cut(metrics: Sequence[Metric]) -> int | None:
 # --------------------------------------------------------------------------- evaluation
 
 
-@dataclass(frozen=True)
-class Conventions:
-    """The settings that decide what a number means (CONTRACT §3)."""
-
-    gain: str = "exponential"
-    relevance_threshold: int = 1
-    empty: str = "abstain"
-
-    def __post_init__(self) -> None:
-        if self.gain not in GAINS:
-            raise ValueError(f"gain must be one of {', '.join(GAINS)}, got '{self.gain}'")
-        if self.empty not in EMPTY_CONVENTIONS:
-            raise ValueError(
-                f"empty must be one of {', '.join(EMPTY_CONVENTIONS)}, got '{self.empty}'"
-            )
-        if self.relevance_threshold < 1:
-            raise ValueError(f"relevance threshold must be >= 1, got {self.relevance_threshold}")
-
-
 def _empty_score(convention: str, returned_anything: bool) -> float | None:
     if convention == "abstain":
         return 0.0 if returned_anything else 1.0
@@ -374,7 +356,7 @@ def evaluate(
     ranking: Ranking,
     judgments: Judgments,
     metrics: Sequence[Metric],
-    conventions: Conventions = Conventions(),
+    conventions: Conventions = DEFAULT_CONVENTIONS,
 ) -> dict[str, float | None]:
     """Score one de-duplicated ranking on every metric, conventions applied.
 

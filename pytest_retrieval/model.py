@@ -23,7 +23,6 @@ ALL = "all"  # the overall row of every table
 WEIGHTED = "all (weighted)"  # the traffic-weighted overall row
 RESERVED_CATEGORIES = (ALL, WEIGHTED)
 NO_TAG = "(none of them)"  # the group of queries with none of the listed tags
-REPORT_SUFFIXES = (".json", ".md", ".html")  # the report formats, by file suffix
 
 
 class RecordError(ValueError):

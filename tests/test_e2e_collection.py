@@ -107,10 +107,7 @@ def test_modules():
 LIGHT_MODULES = {
     "pytest_retrieval",
     "pytest_retrieval._version",
-    "pytest_retrieval.metric_registry",
-    "pytest_retrieval.metrics",
-    "pytest_retrieval.metrics_pass",
-    "pytest_retrieval.model",
+    "pytest_retrieval.conventions",
     "pytest_retrieval.settings",
     "pytest_retrieval.plugin",
     "pytest_retrieval.plugin.hooks",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..bulk import with_paused_gc
 from ..io.atomic import write_atomic
-from ..model import REPORT_SUFFIXES
+from ..settings import REPORT_SUFFIXES
 from .html import html_report
 from .json_report import json_report
 from .markdown import markdown_report
