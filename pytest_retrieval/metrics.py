@@ -336,7 +336,7 @@ _LAST: list[tuple[Sequence[Metric], int, list[_Step]]] = []  # the last list ask
 def _plan(metrics: Sequence[Metric]) -> list[_Step]:
     """How each metric is computed, worked out once per metric list and registry state."""
     if _LAST and _LAST[0][0] is metrics and _LAST[0][1] == REGISTRY.generation:
-        return _LAST[0][2]  # the same list again (a run's): no hashing of its metrics
+        return _LAST[0][2]  # the same tuple again (a run's): no hashing of its metrics
     key = (REGISTRY.generation, tuple(metrics))
     found = _PLANS.get(key)
     if found is None:
@@ -348,7 +348,8 @@ def _plan(metrics: Sequence[Metric]) -> list[_Step]:
         if len(_PLANS) >= 64:  # a long-lived process that tried many lists
             _PLANS.clear()
         _PLANS[key] = found
-    _LAST[:] = [(metrics, REGISTRY.generation, found)]
+    if type(metrics) is tuple:  # a list could change under the same identity
+        _LAST[:] = [(metrics, REGISTRY.generation, found)]
     return found
 
 

@@ -539,3 +539,15 @@ def test_ranked_ids_refuses_a_dataframe():
 
 def test_result_shape_error_is_a_type_error():
     assert issubclass(ResultShapeError, TypeError)
+
+
+def test_a_metric_list_changed_in_place_is_evaluated_as_it_is_now() -> None:
+    """evaluate() remembers the plan of the last tuple of metrics it was given; a list
+    edited between two calls keeps its identity and must not reuse the old plan."""
+    metrics = [parse_metric("mrr")]
+    assert list(evaluate(["a"], {"a": 1}, metrics)) == ["mrr"]
+    metrics.append(parse_metric("recall@5"))
+    assert evaluate(["a"], {"a": 1}, metrics) == {"mrr": 1.0, "recall@5": 1.0}
+    again = (parse_metric("mrr"),)
+    assert list(evaluate(["a"], {"a": 1}, again)) == ["mrr"]
+    assert list(evaluate(["a"], {"a": 1}, again)) == ["mrr"]
