@@ -138,6 +138,13 @@ def test_skip_and_xfail_hold_per_query_inside_a_coarse_item(
     assert queries["teleport-ticket"]["outcome"] == "skipped"
     assert queries["teleport-ticket"]["skip_reason"] == "Skipped: not yet"
     assert report["configurations"]["dense"]["queries"]["rain-tomorrow"]["outcome"] == "xpassed"
+    # pytest counts the items, which pass: the plugin counts the queries inside them
+    result.stdout.fnmatch_lines(
+        ["inside the category items, 4 queries: 2 skipped, 1 xfailed, 1 xpassed (the JSON*"]
+    )
+    per_query = e2e_run(pytester, "--retrieval-eval")
+    per_query.assert_outcomes(passed=10, skipped=2, xfailed=1, xpassed=1)
+    assert "inside the" not in per_query.stdout.str()  # pytest's own summary says it
 
 
 def test_a_baseline_written_with_shards_gates_per_query_items_and_back(

@@ -12,7 +12,8 @@ import difflib
 import fnmatch
 import textwrap
 import warnings
-from collections.abc import Generator, Sequence
+from collections import Counter
+from collections.abc import Generator, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,7 +36,7 @@ from ..history import build_entry
 from ..io.baseline_file import read_baseline, write_baseline
 from ..io.provenance import provenance
 from ..io.recording import RecordingWriter
-from ..model import QueryRecord, RecordError, Results, rows_of
+from ..model import Outcome, QueryRecord, RecordError, Results, rows_of
 from ..replay import recording_notes, trec_coverage
 from ..report.gate_text import explain, headline
 from ..report.run_report import GoldenInfo, RunReport
@@ -83,6 +84,27 @@ def unmatched_show(patterns: Sequence[str], ids: set[str]) -> list[str]:
         hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
         notes.append(f"--retrieval-show {pattern}: no query of this run has that id{hint}")
     return notes
+
+
+# outcomes a coarse item's pass does not show
+_INSIDE: tuple[Outcome, ...] = ("skipped", "xfailed", "xpassed")
+
+
+def inside_coarse_items(records: Iterable[QueryRecord], items: str) -> list[str]:
+    """With category or shard items, a note counting the queries inside them that were
+    skipped, xfailed or xpassed: pytest's summary counts the items, which pass."""
+    if items == "query":
+        return []
+    counts = Counter(r.outcome for r in records if r.outcome in _INSIDE)
+    shown = [f"{counts[outcome]} {outcome}" for outcome in _INSIDE if counts[outcome]]
+    if not shown:
+        return []
+    total = sum(counts.values())
+    return [
+        f"inside the {items} items, {total} {'query' if total == 1 else 'queries'}: "
+        f"{', '.join(shown)} (the JSON report has each query's outcome; retrieval_items = "
+        "query makes them items of their own)"
+    ]
 
 
 class RetrievalSession:
@@ -228,6 +250,7 @@ class RetrievalSession:
         if self._mark_incomplete(session):
             return outcome
         self._add_missing()
+        self.notes += inside_coarse_items(self.results.all_records(), str(self.run.run.calls.items))
         if self.run.run.show:  # every record's id, only when there is a pattern to match
             ids = {r.id for r in self.results.all_records()}
             self.notes += unmatched_show(self.run.run.show, ids)
