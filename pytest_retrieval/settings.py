@@ -873,6 +873,21 @@ def parse_settings(raw: Mapping[str, Raw]) -> Settings:
     return _core(raw)
 
 
+def refuse_empty_ini(ini: Mapping[str, Raw], where: str) -> None:
+    """An ini key written with no value (``retrieval_metrics =``), when its default is
+    not empty: a :class:`SettingsError` naming it, where read as the default it would go
+    unnoticed (a template whose variable came out empty)."""
+    for setting in SCHEMA:
+        value = ini.get(setting.name)
+        if setting.ini is None or value is None or setting.default == "":
+            continue
+        if value == [] or (isinstance(value, str) and not value.strip()):
+            raise SettingsError(
+                f"{where}: {setting.name} is empty: give it a value, or leave the key out "
+                f"for its default ({setting.default})"
+            )
+
+
 def given_without_eval(raw: Mapping[str, Raw]) -> list[str]:
     """The options given that do nothing without ``--retrieval-eval``."""
     if EVAL.read(raw):

@@ -112,3 +112,38 @@ def test_help_lists_every_option_with_its_default(pytester: pytest.Pytester) -> 
         "retrieval_bootstrap (string): bootstrap resamples (0: normal intervals) "
         "(default: 10000)" in text
     )
+
+
+@pytest.mark.parametrize(
+    ("ini", "args", "says"),
+    [
+        (
+            "[pytest]\nretrieval_golden = golden\nretrieval_metrics =\n",
+            (),
+            "pytest.ini: retrieval_metrics is empty: give it a value, or leave the key out "
+            "for its default (ndcg@10 mrr recall@20)",
+        ),
+        (
+            "[pytest]\nretrieval_golden = golden\n",
+            ("-o", "retrieval_tolerance="),
+            "-o: retrieval_tolerance is empty: give it a value, or leave the key out for its "
+            "default (0.02)",
+        ),
+    ],
+    ids=["ini", "override"],
+)
+def test_an_ini_key_written_empty_is_refused_where_it_would_read_as_the_default(
+    pytester: pytest.Pytester, ini: str, args: tuple[str, ...], says: str
+) -> None:
+    e2e_write_project(pytester, ini=ini)
+    result = e2e_run(pytester, "--retrieval-eval", *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert says in result.stderr.str()
+
+
+def test_an_empty_ini_key_whose_default_is_empty_is_fine(pytester: pytest.Pytester) -> None:
+    e2e_write_project(
+        pytester, ini="[pytest]\nretrieval_golden = golden\nretrieval_log =\nretrieval_weights =\n"
+    )
+    result = e2e_run(pytester, "--retrieval-eval")
+    assert result.ret == pytest.ExitCode.OK, result.stderr.str()

@@ -128,3 +128,19 @@ def test_broken_config_files_are_named(tmp_path, name, text, message):
 def test_a_bad_override_is_refused():
     with pytest.raises(IniError, match="-o expects key=value"):
         parse_overrides(["retrieval_gain"])
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["[pytest]\nretrieval_metrics =\n", "[tool.pytest.ini_options]\nretrieval_metrics = []\n"],
+    ids=["pytest.ini", "pyproject.toml"],
+)
+def test_a_key_written_empty_is_refused_as_pytest_refuses_it(tmp_path, text):
+    name = "pyproject.toml" if "tool." in text else "pytest.ini"
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    with pytest.raises(IniError) as raised:
+        find_config(tmp_path, None).raw_settings()
+    assert str(raised.value) == (
+        f"{tmp_path / name}: retrieval_metrics is empty: give it a value, or leave the key "
+        "out for its default (ndcg@10 mrr recall@20)"
+    )

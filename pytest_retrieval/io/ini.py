@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
-from ..settings import SCHEMA, Raw
+from ..settings import SCHEMA, Raw, SettingsError, refuse_empty_ini
 
 IniValue = str | list[str]
 
@@ -67,6 +67,10 @@ class IniConfig:
                     raise IniError(f"{self.shown}: {setting.name}: {exc}") from None
             else:
                 raw[setting.name] = value
+        try:
+            refuse_empty_ini(raw, self.shown if self.path is not None else "-o")
+        except SettingsError as exc:
+            raise IniError(str(exc)) from None
         return raw
 
 

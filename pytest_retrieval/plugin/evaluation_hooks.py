@@ -21,7 +21,14 @@ from ..bulk import Settler, freeze_at_exit
 from ..golden import GoldenSet
 from ..io.golden_file import GOLDEN_SUFFIXES
 from ..model import rows_text
-from ..settings import SCHEMA, Raw, RunSettings, SettingsError, parse_run_settings
+from ..settings import (
+    SCHEMA,
+    Raw,
+    RunSettings,
+    SettingsError,
+    parse_run_settings,
+    refuse_empty_ini,
+)
 from .collect import GoldenFile, call_golden, check_fixture
 from .fetch import FETCHER_KEY, Fetcher
 from .gathered import note_queries
@@ -51,11 +58,16 @@ ITEM_HOOKS_PLUGIN = "retrieval-items"
 
 
 def _raw_values(config: pytest.Config) -> dict[str, Raw]:
-    """Each setting's raw value: the option when given, else the ini value."""
+    """Each setting's raw value: the option when given, else the ini value (None when the
+    key is not in the ini file: the ini keys are declared without a default)."""
     raw = option_values(config)
+    ini: dict[str, Raw] = {}
     for setting in SCHEMA:
         if raw.get(setting.name) in (None, []) and setting.ini is not None:
-            raw[setting.name] = config.getini(setting.name)
+            ini[setting.name] = raw[setting.name] = config.getini(setting.name)
+    given = {o.partition("=")[0] for o in getattr(config.option, "override_ini", None) or []}
+    refuse_empty_ini({k: v for k, v in ini.items() if k in given}, "-o")
+    refuse_empty_ini(ini, config.inipath.name if config.inipath is not None else "-o")
     return raw
 
 

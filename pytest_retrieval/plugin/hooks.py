@@ -40,9 +40,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 help=setting.full_help.replace("%", "%%"),
                 **extra,
             )
-        if setting.ini is not None:
-            default = setting.default.split() if setting.ini == "args" else setting.default
-            parser.addini(setting.name, setting.full_help, type=setting.ini, default=default)
+        if setting.ini is not None:  # no default: a key written empty is told from one left out
+            parser.addini(setting.name, setting.full_help, type=setting.ini, default=None)
 
 
 def _refuse_options_without_eval(config: pytest.Config) -> None:
