@@ -4,8 +4,9 @@ Pure. Each :class:`Setting` names its ini key and/or option, its default (writte
 here and nowhere else, as a user would write it), its help text and its parser.
 Everything else is derived from the table :data:`SCHEMA`: pytest's ``addoption`` /
 ``addini`` (in the plugin layer), parsing and validation with their messages, the
-objects the cores receive (:class:`RunSettings`), and the README's table
-(:func:`markdown_table`).
+objects the cores receive (:class:`RunSettings`), the README's table
+(:func:`markdown_table`) and the entry point's plain table of what pytest registers
+(:func:`option_table_source`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
@@ -888,13 +890,57 @@ def refuse_empty_ini(ini: Mapping[str, Raw], where: str) -> None:
             )
 
 
-def given_without_eval(raw: Mapping[str, Raw]) -> list[str]:
-    """The options given that do nothing without ``--retrieval-eval``."""
-    if EVAL.read(raw):
-        return []
-    return [
-        s.option for s in SCHEMA if s.option and s is not EVAL and not is_unset(raw.get(s.name))
-    ]
+# --------------------------------------------------------------------------- generated views
+
+OPTION_TABLE = "pytest_retrieval/plugin/option_table.py"  # written by scripts/readme.py
+
+
+def option_table_source() -> str:
+    """The source of :data:`OPTION_TABLE`: what pytest registers (options and ini keys),
+    as plain data, so that the entry point compiles a few lines rather than this module."""
+    rows = []
+    for setting in SCHEMA:
+        pieces = textwrap.wrap(setting.full_help, 76, drop_whitespace=False)
+        assert "".join(pieces) == setting.full_help, setting.name
+        fields = (setting.name, setting.option, setting.action, setting.metavar, setting.ini)
+        rows.append(f"    Declared({', '.join(map(repr, fields))},")
+        rows += [f"             {piece!r}" for piece in pieces]
+        rows[-1] += "),"
+    return "\n".join(
+        [
+            '"""The options and ini keys pytest registers for the plugin: GENERATED from the',
+            "settings schema (pytest_retrieval/settings.py) by ``python scripts/readme.py``;",
+            "do not edit (tests/test_architecture.py checks it is up to date).",
+            "",
+            "Every pytest run of a project with the plugin installed imports the entry point;",
+            "this plain data is what it needs, without the schema's parsers (under",
+            "PYTHONDONTWRITEBYTECODE pytest compiles a plugin's modules afresh on each run).",
+            '"""',
+            "",
+            "from __future__ import annotations",
+            "",
+            "from typing import NamedTuple",
+            "",
+            "",
+            "class Declared(NamedTuple):",
+            '    """One setting as pytest registers it (ini None: an option only)."""',
+            "",
+            "    name: str",
+            "    option: str | None",
+            "    action: str",
+            "    metavar: str | None",
+            "    ini: str | None",
+            "    help: str",
+            "",
+            "",
+            "# fmt: off",
+            "DECLARED: tuple[Declared, ...] = (",
+            *rows,
+            ")",
+            "# fmt: on",
+            "",
+        ]
+    )
 
 
 # --------------------------------------------------------------------------- the README table

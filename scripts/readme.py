@@ -1,14 +1,16 @@
-"""Rewrite the README's generated blocks from their source of truth.
+"""Rewrite the generated parts of the project from their source of truth.
 
-    python scripts/readme.py           # rewrite the settings table
+    python scripts/readme.py           # rewrite the settings table and the option table
     python scripts/readme.py --demo    # also run the demo (needs the [demo] extra) and
                                        # rewrite what it prints
-    python scripts/readme.py --check   # exit 1 if the settings table is out of date
+    python scripts/readme.py --check   # exit 1 if either is out of date
 
-Blocks: the "Options and ini keys at a glance" table, from the settings schema
+README blocks: the "Options and ini keys at a glance" table, from the settings schema
 (pytest_retrieval/settings.py); the demo's output, from a real run of
 ``pytest --retrieval-eval`` at 80 columns (tests/test_demo.py checks the README
-against its own run of the demo).
+against its own run of the demo). And pytest_retrieval/plugin/option_table.py, the
+schema as the plain data the entry point registers (tests/test_architecture.py
+checks both against the schema).
 """
 
 from __future__ import annotations
@@ -87,15 +89,21 @@ def main() -> int:
     parser.add_argument("--check", action="store_true", help="exit 1 if out of date")
     parser.add_argument("--demo", action="store_true", help="run the demo, rewrite its output")
     args = parser.parse_args()
-    old = README.read_text(encoding="utf-8")
-    new = rewrite(old, run_demo() if args.demo else None)
+    table = ROOT / settings.OPTION_TABLE
+    files = {
+        README: rewrite(README.read_text(encoding="utf-8"), run_demo() if args.demo else None),
+        table: settings.option_table_source(),
+    }
+    stale = [path for path, new in files.items() if path.read_text(encoding="utf-8") != new]
     if args.check:
-        if new != old:
-            print("README.md is out of date: run python scripts/readme.py", file=sys.stderr)
-            return 1
-        return 0
-    README.write_text(new, encoding="utf-8")
-    print("README.md rewritten" if new != old else "README.md already up to date")
+        for path in stale:
+            print(f"{path.name} is out of date: run python scripts/readme.py", file=sys.stderr)
+        return 1 if stale else 0
+    for path in stale:
+        path.write_text(files[path], encoding="utf-8")
+        print(f"{path.relative_to(ROOT)} rewritten")
+    if not stale:
+        print("README.md and the option table already up to date")
     return 0
 
 

@@ -83,7 +83,7 @@ def test_the_import_walker_sees_the_pytest_layer_import_pytest() -> None:
     """The rule below would pass vacuously if the walker missed imports."""
     graph = import_graph()
     assert "pytest" in graph["pytest_retrieval.plugin.hooks"]
-    assert "pytest_retrieval.settings" in graph["pytest_retrieval.plugin.hooks"]
+    assert "pytest_retrieval.plugin.option_table" in graph["pytest_retrieval.plugin.hooks"]
     assert "pytest_retrieval.model" in graph["pytest_retrieval.io.baseline_file"]
 
 
@@ -136,6 +136,15 @@ def readme_table() -> str:
 def test_the_readme_table_is_the_settings_schema() -> None:
     assert readme_table() == settings.markdown_table(), (
         "README.md's settings table differs from the schema: run python scripts/readme.py"
+    )
+
+
+def test_the_entry_points_option_table_is_generated_from_the_schema() -> None:
+    """plugin/option_table.py is the schema as plain data (what pytest registers); a
+    setting changed in settings.py without regenerating it would register the old one."""
+    written = (ROOT / settings.OPTION_TABLE).read_text(encoding="utf-8")
+    assert written == settings.option_table_source(), (
+        f"{settings.OPTION_TABLE} differs from the schema: run python scripts/readme.py"
     )
 
 

@@ -107,12 +107,11 @@ def test_modules():
 LIGHT_MODULES = {
     "pytest_retrieval",
     "pytest_retrieval._version",
-    "pytest_retrieval.conventions",
-    "pytest_retrieval.settings",
     "pytest_retrieval.plugin",
     "pytest_retrieval.plugin.hooks",
     "pytest_retrieval.plugin.hookspecs",
     "pytest_retrieval.plugin.misread",
+    "pytest_retrieval.plugin.option_table",
     "pytest_retrieval.plugin.options",
 }
 

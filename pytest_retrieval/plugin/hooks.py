@@ -1,7 +1,8 @@
 """The plugin's entry point (``pytest11``: ``retrieval``; ``-p no:retrieval`` turns it off).
 
 Every pytest run of a project that installed the plugin loads this module, so it is
-light: the options and ini keys (from the settings schema), the plugin's own hook
+light: the options and ini keys (from the settings schema's generated table,
+:mod:`~pytest_retrieval.plugin.option_table`), the plugin's own hook
 specifications, and the check of options given without ``--retrieval-eval``. It
 imports nothing else of the plugin and registers no other hook. With
 ``--retrieval-eval`` it hands over to :mod:`pytest_retrieval.plugin.evaluation_hooks`,
@@ -12,10 +13,10 @@ from __future__ import annotations
 
 import pytest
 
-from ..settings import SCHEMA, given_without_eval
 from . import hookspecs
 from .misread import check_misread_paths
-from .options import evaluation_on, option_values
+from .option_table import DECLARED
+from .options import evaluation_on, options_given
 
 _OPTION_DEFAULTS: dict[str, object] = {"store": None, "append": [], "store_true": False}
 EVALUATION_PLUGIN = "retrieval-evaluation"
@@ -27,9 +28,9 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    """Every option and ini key of :data:`~pytest_retrieval.settings.SCHEMA`."""
+    """Every option and ini key of the settings schema (as its generated table holds them)."""
     group = parser.getgroup("retrieval", "retrieval evaluation (pytest-retrieval)")
-    for setting in SCHEMA:
+    for setting in DECLARED:
         if setting.option is not None:
             extra = {"metavar": setting.metavar} if setting.metavar else {}
             group.addoption(
@@ -37,15 +38,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 action=setting.action,
                 dest=setting.name,
                 default=_OPTION_DEFAULTS[setting.action],
-                help=setting.full_help.replace("%", "%%"),
+                help=setting.help.replace("%", "%%"),
                 **extra,
             )
         if setting.ini is not None:  # no default: a key written empty is told from one left out
-            parser.addini(setting.name, setting.full_help, type=setting.ini, default=None)
+            parser.addini(setting.name, setting.help, type=setting.ini, default=None)  # type: ignore[arg-type]
 
 
 def _refuse_options_without_eval(config: pytest.Config) -> None:
-    given = given_without_eval(option_values(config))
+    given = options_given(config)
     if given:
         raise pytest.UsageError(
             f"{', '.join(given)} {'does' if len(given) == 1 else 'do'} nothing without "

@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 from _pytest.config.findpaths import determine_setup
 
-from ..settings import SCHEMA
+from .option_table import DECLARED
 
-PATH_OPTIONS = tuple(s.option for s in SCHEMA if s.option and s.metavar == "PATH")
+PATH_OPTIONS = tuple(s.option for s in DECLARED if s.option and s.metavar == "PATH")
 
 
 def _space_form(args: Sequence[str]) -> list[tuple[str, str]]:
