@@ -131,6 +131,7 @@ REPORT_FIELDS = (
     "outcome",
     "metrics",
     "retrieved",
+    "grades",
     "duplicates",
     "merged",
     "error",

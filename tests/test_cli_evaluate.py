@@ -156,6 +156,8 @@ def test_compare_exits_1_when_b_regresses(tmp_path):
     assert "compare: FAILED" in ran.out
     rows = [line.split() for line in ran.lines if line.startswith("dense ")]
     assert rows[0][:3] == ["dense", "all", "ndcg@10"]
+    # the reports keep the judged ids' grades: what was lost is named with its grade
+    assert "lost weather-forecast (3)" in ran.out, ran.out
     only_bm25 = cli("compare", "a.json", "b.json", "--configuration", "bm25", cwd=project)
     assert only_bm25.code == 0, only_bm25.out
     assert cli("compare", "a.json", "b.json", "--tolerance", "99%", cwd=project).code == 0

@@ -14,6 +14,7 @@ from conftest import (
     E2E_CATEGORIES,
     E2E_CONFIGS,
     E2E_FILES,
+    E2E_JUDGMENTS,
     E2E_METRICS,
     E2E_QUERY_IDS,
     E2E_RANKINGS,
@@ -47,6 +48,7 @@ QUERY_KEYS = {
     "outcome",
     "metrics",
     "retrieved",
+    "grades",
     "duplicates",
     "merged",
     "error",
@@ -81,6 +83,11 @@ def _expected_query(configuration: str, qid: str, depth: int | None = 20) -> dic
         "outcome": "passed",
         "metrics": e2e_expected_metrics(configuration, qid),
         "retrieved": ranking if depth is None else ranking[:depth],
+        "grades": {
+            d: g
+            for d, g in sorted(E2E_JUDGMENTS[qid].items())
+            if d in (ranking if depth is None else ranking[:depth])
+        },
         "duplicates": len(ranked) - len(ranking),
         "merged": 0,  # no pytest_retrieval_result_key: ids are the judgment keys
         "error": None,
