@@ -259,11 +259,15 @@ def _from_recording(recording: Recording, shown: str) -> Replay:
 
 
 def trec_coverage(
-    replay: Replay, evaluated: Mapping[str, Sequence[str]], golden: Collection[str]
+    replay: Replay,
+    evaluated: Mapping[str, Sequence[str]],
+    golden: Collection[str],
+    nothing_to_find: Collection[str] = (),
 ) -> list[str]:
     """What a TREC run replayed does not match: per configuration, the evaluated golden
-    queries it holds no ranking for (scored as returning nothing) and its queries that
-    are not golden (ignored); a line each, naming a few. Nothing for a recording."""
+    queries it holds no ranking for (scored as returning nothing; those with nothing to
+    find apart, as a run that found nothing leaves them out) and its queries that are
+    not golden (ignored); a line each, naming a few. Nothing for a recording."""
     if not replay.trec:
         return []
     notes: list[str] = []
@@ -272,13 +276,22 @@ def trec_coverage(
             continue  # deselected (-k): nothing of it was replayed
         source = replay.sources.get(configuration, replay.source)
         lacking = [q for q in evaluated[configuration] if q not in run]
+        empty = [q for q in lacking if q in nothing_to_find]
+        lacking = [q for q in lacking if q not in nothing_to_find]
         wanted = set(evaluated[configuration])
         unknown = sorted(q for q in run if q not in golden)
         if lacking:
             notes.append(
-                f"replay '{configuration}': {len(lacking)} golden queries have no ranking in "
+                f"replay '{configuration}': {len(lacking)} golden "
+                f"{'query has' if len(lacking) == 1 else 'queries have'} no ranking in "
                 f"{source}, scored as returning nothing (check the run's query ids): "
                 + some_ids(lacking)
+            )
+        if empty:
+            notes.append(
+                f"replay '{configuration}': {len(empty)} of the queries with nothing to find "
+                f"{'is' if len(empty) == 1 else 'are'} not in {source}: scored as returning "
+                "nothing, as a run that found nothing leaves them out: " + some_ids(empty)
             )
         reordered = [q for q in replay.reordered.get(configuration, ()) if q in wanted]
         if reordered:

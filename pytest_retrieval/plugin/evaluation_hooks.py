@@ -46,7 +46,7 @@ from .keys import (
     SETTINGS_KEY,
 )
 from .metric_hooks import install_custom_metrics
-from .nodes import REPLAY_ARG, golden_ids, golden_of, item_configuration
+from .nodes import REPLAY_ARG, golden_ids, golden_of, item_configuration, nothing_to_find_ids
 from .options import option_values
 from .output_paths import refuse_clashing_outputs
 from .replaying import load_for_run, share_with_worker
@@ -195,6 +195,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     workeroutput = getattr(config, "workeroutput", None)
     if isinstance(workeroutput, dict):
         workeroutput["retrieval_golden"] = golden_ids(config)
+        workeroutput["retrieval_nothing_to_find"] = nothing_to_find_ids(config)
         workeroutput["retrieval_selected"] = selected
         collected: set[str] = config.stash.get(COLLECTED_KEY, set())
         workeroutput["retrieval_collected"] = sorted(collected)

@@ -49,6 +49,20 @@ def golden_ids(config: pytest.Config) -> dict[str, str]:
     return {} if golden is None else {q.id: q.path for q in golden.queries.values()}
 
 
+def nothing_to_find_ids(config: pytest.Config) -> list[str]:
+    """The golden queries collected by this process that have no relevant judgment (at
+    the relevance threshold): a run that finds nothing for them may leave them out."""
+    golden = config.stash.get(GOLDEN_SET_KEY, None)
+    if golden is None:
+        return []
+    threshold = config.stash[SETTINGS_KEY].settings.conventions.relevance_threshold
+    return sorted(
+        q.id
+        for q in golden.queries.values()
+        if not any(g >= threshold for g in q.relevant.values())
+    )
+
+
 def configuration_arg(config: pytest.Config) -> str:
     """The parameter that names an item's configuration: the retriever fixture, or under
     ``--retrieval-replay`` the recorded configurations' parameter."""

@@ -46,7 +46,7 @@ from .gate_case import log_verdict
 from .gathered import Gathered
 from .keys import COLLECTED_KEY, GOLDEN_SET_KEY, OUTBOX_KEY, REPLAY_KEY, SELECTED_KEY
 from .missing import is_golden_nodeid, missing_records
-from .nodes import golden_ids
+from .nodes import golden_ids, nothing_to_find_ids
 from .outputs import History, github_output, log_path, on_github, record_run, stamp, utc_now
 from .terminal import write_summary
 
@@ -117,6 +117,7 @@ class RetrievalSession:
         self.results = Results()
         self._evaluation: Evaluation | None = None
         self.worker_golden: dict[str, str] = {}
+        self.worker_nothing: set[str] = set()  # golden queries with no relevant judgment
         self.worker_selected: set[str] = set()
         self.worker_collected: set[str] = set()
         self.gate: GateResult | None = None
@@ -188,6 +189,7 @@ class RetrievalSession:
     def pytest_testnodedown(self, node: object, error: object) -> None:
         output = getattr(node, "workeroutput", None) or {}
         self.worker_golden.update(output.get("retrieval_golden") or {})
+        self.worker_nothing.update(output.get("retrieval_nothing_to_find") or [])
         self.worker_selected.update(output.get("retrieval_selected") or [])
         self.worker_collected.update(output.get("retrieval_collected") or [])
         self.gathered.add_worker(output)
@@ -290,7 +292,8 @@ class RetrievalSession:
                 for c in self.results.configurations()
             }
             golden = {**self.worker_golden, **golden_ids(self.config)}
-            self.notes.extend(trec_coverage(replay, evaluated, golden))
+            nothing = self.worker_nothing | set(nothing_to_find_ids(self.config))
+            self.notes.extend(trec_coverage(replay, evaluated, golden, nothing))
         elif replay is not None:
             errors = [r.error for r in self.results.all_records() if r.error is not None]
             self.notes.extend(recording_notes(replay, errors))
