@@ -93,10 +93,16 @@ def milliseconds(value: float, unit_of: float | None = None) -> str:
     ``unit_of`` (the largest value of a row) takes, so one row never mixes units."""
     scale = value if unit_of is None else unit_of
     if scale >= 1000:
-        return f"{value / 1000:.3g}s" if value < 1000 else f"{value / 1000:.2f}s"
+        return f"{_digits(value / 1000)}s" if value < 1000 else f"{value / 1000:.2f}s"
     if scale < 0.1:
-        return f"{value * 1000:.3g}µs"
-    return f"{value:.3g}ms" if value < 10 else f"{value:.1f}ms"
+        return f"{_digits(value * 1000)}µs"
+    return f"{_digits(value)}ms" if value < 10 else f"{value:.1f}ms"
+
+
+def _digits(value: float) -> str:
+    """Three significant digits, never in exponent form (5e-05 reads as 0.00005)."""
+    text = f"{value:.3g}"
+    return f"{value:.6f}".rstrip("0").rstrip(".") if "e" in text else text
 
 
 def milliseconds_row(values: Sequence[float]) -> list[str]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import types
 from pathlib import Path
 from typing import Any
 
@@ -618,12 +619,27 @@ def test_latency_counts_calls_that_answered_or_ran_out_of_time_not_instant_failu
         ([0.01, 0.02, 0.05], ["10µs", "20µs", "50µs"]),
         ([5.0, 50.0, 2500.0], ["0.005s", "0.05s", "2.50s"]),
         ([12.34, 56.0, 99.9], ["12.3ms", "56.0ms", "99.9ms"]),
+        ([0.05, 0.07, 2500.0], ["0.00005s", "0.00007s", "2.50s"]),  # never 5e-05s
     ],
 )
 def test_latencies_side_by_side_share_one_unit(values: list[float], shown: list[str]) -> None:
     from pytest_retrieval.latency import milliseconds_row
 
     assert milliseconds_row(values) == shown
+
+
+def test_the_latency_line_gives_every_configuration_the_same_unit() -> None:
+    from pytest_retrieval.latency import LatencySummary
+    from pytest_retrieval.report.summary import latency_lines
+
+    fast = LatencySummary(3, 0.0652, 0.07, 0.0715, 0.0719, 0.0719, 0.07, shared=0)
+    slow = LatencySummary(3, 0.0635, 0.1, 0.101, 0.102, 0.102, 0.09, shared=0)
+    evaluation = types.SimpleNamespace(latency={"plain": fast, "stemmed": slow})
+    (line,) = latency_lines(evaluation, 200)  # type: ignore[arg-type]
+    assert line == (
+        "latency p50/p95/max per query: plain 0.0652ms/0.0715ms/0.0719ms; "
+        "stemmed 0.0635ms/0.101ms/0.102ms"
+    )
 
 
 def test_a_budget_per_configuration_replaces_the_shared_one(pytester: pytest.Pytester) -> None:

@@ -147,9 +147,13 @@ def normal_lines(evaluation: Evaluation, width: int) -> list[str]:
 
 def latency_lines(evaluation: Evaluation, width: int) -> list[str]:
     """Latency in a few lines (the whole table comes with -v)."""
+    rows = {
+        name: [s.value(x) for x in ("p50", "p95", "max")] for name, s in evaluation.latency.items()
+    }
+    shown = iter(milliseconds_row([v for row in rows.values() for v in row]))  # one unit for all
     parts = []
     for name, s in evaluation.latency.items():
-        values = "/".join(milliseconds_row([s.value(x) for x in ("p50", "p95", "max")]))
+        values = "/".join(next(shown) for _ in rows[name])
         parts.append(f"{name} {values}" + (" (batch share)" if s.shared else ""))
     text = "latency p50/p95/max per query: " + "; ".join(parts)
     return textwrap.wrap(text, width, subsequent_indent="  ")
