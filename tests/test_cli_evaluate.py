@@ -235,3 +235,14 @@ def test_report_reader_names_configuration_and_query(tmp_path):
         ReportError, match=r"configuration 'dense': query 'lottery': 'outcome' must be one of"
     ):
         parse_report(json.dumps(data), "a.json")
+
+
+def test_a_usage_error_names_the_program_once(tmp_path):
+    unknown = cli("convert", cwd=tmp_path)
+    assert unknown.code == 2
+    assert unknown.err.startswith("pytest-retrieval: error: argument COMMAND: invalid choice")
+    missing = cli("evaluate", cwd=tmp_path)
+    assert missing.err.startswith(
+        "pytest-retrieval: error: evaluate: the following arguments are required: RUN "
+        "(see pytest-retrieval evaluate --help)"
+    ), missing.err

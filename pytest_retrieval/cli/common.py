@@ -50,7 +50,8 @@ class Parser(argparse.ArgumentParser):
     """argparse that raises instead of exiting, so ``main`` returns the code in-process."""
 
     def error(self, message: str) -> NoReturn:
-        raise CliError(f"{self.prog}: {message} (see {self.prog} --help)")
+        command = self.prog.partition(" ")[2]  # main prints the program's name itself
+        raise CliError(f"{command + ': ' if command else ''}{message} (see {self.prog} --help)")
 
 
 Commands: TypeAlias = "argparse._SubParsersAction[Parser]"
