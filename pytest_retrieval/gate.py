@@ -17,7 +17,7 @@ from typing import Literal
 from .baseline import Baseline, RunFacts, settings_differences, update_hint
 from .bulk import with_paused_gc
 from .comparisons import apply_holm, paired
-from .io.common import some_ids
+from .io.common import did_you_mean, some_ids
 from .latency import LatencyBreach, check_budgets
 from .metrics import parse_metric
 from .model import ALL, QueryRecord, Results, by_category
@@ -183,11 +183,12 @@ def hold_latency_budgets(
     known = set(results.configurations()) | set(collected or ())
     unknown = sorted({x.configuration for x in gate.latency if x.configuration} - known)
     if unknown:
+        hint = did_you_mean(unknown[0], sorted(known))
         result.messages.insert(
             0,
             f"retrieval_latency_budget names {', '.join(repr(u) for u in unknown)}, which this "
-            f"run does not have (configurations: {', '.join(sorted(known)) or 'none'}): fix "
-            "the name, or the budget is never checked",
+            f"run does not have (configurations: {', '.join(sorted(known)) or 'none'}){hint}: "
+            "fix the name, or the budget is never checked",
         )
     if (result.latency or unknown) and result.verdict in ("passed", "skipped", "no-baseline"):
         result.verdict = "failed"
@@ -229,7 +230,7 @@ def _configuration_status(
         if named:
             return "fail", (
                 f"retrieval_gate_configurations names '{name}', which this run does not have "
-                f"(configurations: {have})"
+                f"(configurations: {have}){did_you_mean(name, sorted(facts.collected))}"
             )
         return "fail", (
             f"the baseline holds configuration '{name}', which this run does not have "

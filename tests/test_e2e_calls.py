@@ -578,7 +578,8 @@ def test_a_budget_for_a_configuration_the_run_does_not_have_fails_the_gate(
     text = " ".join(result.stdout.str().split())
     assert (
         "retrieval gate: FAILED: retrieval_latency_budget names 'dnese', which this run does "
-        "not have (configurations: bm25, dense): fix the name, or the budget is never checked"
+        "not have (configurations: bm25, dense) (did you mean 'dense'?): fix the name, or the "
+        "budget is never checked"
     ) in text
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     e2e_write_project(

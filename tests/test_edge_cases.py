@@ -95,7 +95,8 @@ def test_a_misspelled_gated_configuration_fails_the_gate(pytester: pytest.Pytest
     assert report["gate"]["verdict"] == "failed"
     assert (
         "retrieval_gate_configurations names 'secnod', which this run does not have "
-        "(configurations: first, second)" in " ".join(result.stdout.str().split())
+        "(configurations: first, second) (did you mean 'second'?)"
+        in " ".join(result.stdout.str().split())
     )
 
 

@@ -8,6 +8,7 @@ every problem of a file before it raises, so one pass names them all.
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from collections.abc import Generator, Sequence
@@ -178,6 +179,12 @@ def _decoded(raw: bytes, number: int, shown: str) -> str:
 def queries_of(count: int, source: str) -> str:
     """``1 query of SOURCE is`` or ``N queries of SOURCE are``: the start of a note."""
     return f"1 query of {source} is" if count == 1 else f"{count} queries of {source} are"
+
+
+def did_you_mean(word: str, choices: Sequence[str]) -> str:
+    """`` (did you mean 'x'?)`` when one of ``choices`` is close to ``word``, else ""."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
 
 
 def some_ids(ids: Sequence[str], shown: int = 5) -> str:
