@@ -120,7 +120,7 @@ class GateResult:
     skipped: list[str] = field(default_factory=list)  # baselined queries skipped in this run
     messages: list[str] = field(default_factory=list)
     mode: GateMode = "absolute"
-    min_significant_n: int | None = None  # significant mode: fewer queries never fail a row
+    min_significant_n: int | None = None  # fewer queries: never significant after Holm
     counts: dict[str, QueryCounts] = field(default_factory=dict)  # per compared configuration
     retriever_changes: list[MetadataChange] = field(default_factory=list)
     latency: list[LatencyBreach] = field(default_factory=list)  # retrieval_latency_budget
@@ -474,7 +474,7 @@ def _finalise(
     result.rows = [row for row, _ in found]
     apply_holm(result.rows, stats.alpha)
     result.mode = gate.mode
-    if gate.mode == "significant" and result.rows:
+    if result.rows:  # significant mode: what no row can go under; absolute: why p reads 1
         result.min_significant_n = smallest_significant_n(
             len(result.rows), stats.alpha, stats.resamples
         )

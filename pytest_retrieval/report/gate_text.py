@@ -156,8 +156,24 @@ def worst_detail(q: WorstQuery) -> str:
     return top + "; ".join(parts)
 
 
+def _absolute_p_lines(result: GateResult, width: int | None) -> list[str]:
+    """Absolute mode: why a breached row's p (Holm) can read 1 beside an interval clear of
+    0 (few queries, Holm across every gated row); the tolerance, not p, fails a row."""
+    limit = result.min_significant_n
+    small = [r for r in result.breached if limit is not None and r.n < limit and not r.significant]
+    if result.mode != "absolute" or not small:
+        return []
+    text = (
+        f"p (Holm) is corrected across all {len(result.rows)} gated rows; a row of fewer than "
+        f"{limit} queries can never be significant after that, even with an interval clear of "
+        f"0 ({len(small)} of the breached rows). In absolute mode the tolerance fails a row, "
+        "not p; retrieval_gate_mode = significant fails only significant drops"
+    )
+    return ["", *_wrap(text, width, "", "")]
+
+
 def _significance_lines(result: GateResult, width: int | None) -> list[str]:
-    lines: list[str] = []
+    lines: list[str] = _absolute_p_lines(result, width)
     if result.mode != "significant":
         return lines
     quiet = result.not_significant
