@@ -97,7 +97,9 @@ def noise_warnings(
     """Categories with fewer than ``min_queries`` queries, and the difference that is noise.
 
     With a comparison, the width that matters is that of the paired difference between
-    configurations on the same queries; with one configuration, that of one mean.
+    configurations on the same queries; with one configuration, that of one mean. Never
+    less than 1/n: two configurations that score nearly alike on a few queries have a
+    narrow paired interval, yet one query can move a mean by up to 1/n.
     """
     paired = _paired_half_widths(comparisons)
     out = []
@@ -105,9 +107,9 @@ def noise_warnings(
         half = paired.get(category, half)
         if n < 2:
             text = f"{category}: n={n}: a single query gives no interval and no evidence"
-        elif half > 0:
+        elif half > 0:  # never under 1/n: one query can move a mean by that much
             what = "differences between configurations" if category in paired else "differences"
-            text = f"{category}: n={n}: {what} under ±{half:.2f} are noise here"
+            text = f"{category}: n={n}: {what} under ±{max(half, 1 / n):.2f} are noise here"
         else:  # every query scores alike: the interval has no width
             what = (
                 "the configurations score its queries alike, so their differences have no interval"

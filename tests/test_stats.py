@@ -843,7 +843,7 @@ def test_noise_warnings_name_the_widest_interval_of_a_small_category() -> None:
         "(fewer than retrieval_min_queries = 30 queries; add queries)"
     )
     assert warnings[1] == (
-        f"small: n=8: differences under ±{widest:.2f} are noise here "
+        f"small: n=8: differences under ±{max(widest, 1 / 8):.2f} are noise here "
         "(fewer than retrieval_min_queries = 30 queries; add queries)"
     )
     assert len(warnings) == 2  # "large" has 40 >= 30 queries
@@ -931,3 +931,24 @@ def test_a_row_over_the_same_queries_as_all_has_the_same_interval(
     for name in configurations:
         assert found[name]["para"]["mrr"] == found[name][ALL]["mrr"]
         assert found[name]["para"]["mrr"].method == "bootstrap"
+
+
+def test_the_noise_of_a_small_category_is_never_under_one_query_s_weight() -> None:
+    """Two configurations alike on all but one of 5 queries: their paired interval is
+    narrow, yet one query moves a mean by 0.2; the warning says 0.20, not 0.01."""
+    results = Results()
+    for position, name in enumerate(("plain", "stemmed")):
+        for i in range(5):
+            value = 1.0 if i or name == "plain" else 0.95
+            results.add(record(f"q{i}", "exact", {"mrr": value}, name, [], position))
+    evaluation = evaluate(results, ["mrr"], StatsSettings(resamples=1000))
+    warnings = [
+        str(w)
+        for w in noise_warnings(
+            summaries(results, ["mrr"]), evaluation.intervals, 30, evaluation.comparisons
+        )
+    ]
+    assert warnings == [
+        "exact: n=5: differences between configurations under ±0.20 are noise here "
+        "(fewer than retrieval_min_queries = 30 queries; add queries)"
+    ]
