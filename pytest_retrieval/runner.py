@@ -163,6 +163,8 @@ class EventLoopThread:
         seconds from now: past it the loop is blocked (:class:`LoopBlocked`)."""
         try:
             return future.result(timeout=deadline)
+        except _Escaped as escaped:
+            raise escaped.exc from None
         except concurrent.futures.TimeoutError:
             # the loop itself is stuck (a call that never yields): leave it to its daemon
             # thread and start a new one for what comes next
@@ -188,8 +190,29 @@ class EventLoopThread:
         loop.close()
 
 
+class _Escaped(Exception):
+    """A SystemExit or KeyboardInterrupt raised on the loop, carried to the waiting thread
+    and raised there: left alone it would stop the loop, and the caller wait forever."""
+
+    def __init__(self, exc: BaseException):
+        super().__init__(repr(exc))
+        self.exc = exc
+
+
 async def _awaited(awaitable: Awaitable[T]) -> T:
-    return await awaitable
+    try:
+        return await awaitable
+    except (SystemExit, KeyboardInterrupt) as exc:
+        raise _Escaped(exc) from exc
+
+
+def _cancelled_from_outside(exc: BaseException) -> bool:
+    """A CancelledError that cancels the task running the call (the run stopping), not
+    one the retriever raised itself; Python 3.10 cannot tell them apart: outside, then."""
+    if not isinstance(exc, asyncio.CancelledError):
+        return False
+    cancelling = getattr(asyncio.current_task(), "cancelling", None)
+    return cancelling is None or bool(cancelling())
 
 
 async def _resolve(value: object) -> object:
@@ -389,7 +412,9 @@ async def _gather(
                 returned = await _within(value, timeout)
             except RetrieverTimeout as exc:
                 return Answer(error=str(exc), latency=time.perf_counter() - start)
-            except Exception as exc:
+            except BaseException as exc:  # SystemExit, pytest.skip(): this query's error
+                if isinstance(exc, KeyboardInterrupt) or _cancelled_from_outside(exc):
+                    raise
                 latency = time.perf_counter() - start
                 return Answer(error=_raised(exc), exception=exc, latency=latency)
             finally:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import sys
 import types
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ import pytest
 
 from conftest import (
     E2E_INI,
+    E2E_QUERY_IDS,
     E2E_RANKINGS,
     e2e_load_json,
     e2e_run,
@@ -533,6 +535,61 @@ def test_an_async_call_that_never_gives_the_loop_back_does_not_hang_the_run(
     bm25 = report["configurations"]["bm25"]["queries"]
     assert all(r["outcome"] != "error" for r in bm25.values())  # its calls never blocked
     assert report["complete"] is True and result.ret == 1
+
+
+RAISING_ASYNC = """\
+import asyncio
+import pytest
+
+
+def make(configuration):
+    async def search(query):
+        await asyncio.sleep(0)
+        if configuration == "dense" and query.id == "umbrella-needed":
+            {raises}
+        return answer(configuration, query)
+
+    class Batch:
+        async def retrieve_batch(self, queries):
+            if configuration == "dense":
+                {raises}
+            return [answer(configuration, q) for q in queries]
+
+    return Batch() if {batch} else search
+"""
+
+
+@pytest.mark.parametrize(
+    ("raises", "named"),
+    [
+        ("raise SystemExit(3)", "SystemExit: 3"),
+        ("raise asyncio.CancelledError()", "CancelledError"),
+        ('pytest.skip("rate-limited")', "Skipped: rate-limited"),
+        ('pytest.fail("broken")', "Failed: broken"),
+    ],
+    ids=["exit", "cancelled", "skip", "fail"],
+)
+@pytest.mark.parametrize("batch", [False, True], ids=["per-query", "batch"])
+def test_an_async_retriever_raising_what_is_not_an_exception_errors_its_own_queries(
+    pytester: pytest.Pytester, raises: str, named: str, batch: bool
+) -> None:
+    """SystemExit, a CancelledError of its own, pytest.skip() and pytest.fail() are
+    BaseExceptions: they stopped the plugin's event loop (the run then hung), or erred
+    or skipped every query of the chunk; each must be the raising call's error alone."""
+    if raises.startswith("raise asyncio.CancelledError") and sys.version_info < (3, 11):
+        pytest.skip("Python 3.10 cannot tell a retriever's CancelledError from a cancellation")
+    _project(pytester, RAISING_ASYNC.format(raises=raises, batch=batch))
+    result = pytester.runpytest_subprocess(
+        "--retrieval-eval", "--retrieval-report=r.json", "-p", "no:randomly", timeout=120
+    )
+    queries = e2e_load_json(pytester.path / "r.json")["configurations"]
+    errored = {q for q, r in queries["dense"]["queries"].items() if r["outcome"] == "error"}
+    assert errored == (set(E2E_QUERY_IDS) if batch else {"umbrella-needed"})
+    assert all(r["outcome"] != "error" for r in queries["bm25"]["queries"].values())
+    error = queries["dense"]["queries"]["umbrella-needed"]["error"]
+    assert named in error and error.startswith("the " if batch else "the retriever raised ")
+    assert queries["dense"]["queries"]["umbrella-needed"]["metrics"]["mrr"] == 0.0
+    assert result.ret == pytest.ExitCode.TESTS_FAILED or raises.startswith("pytest.skip")
 
 
 # --------------------------------------------------------------------------- latency budgets
