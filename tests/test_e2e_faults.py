@@ -70,6 +70,21 @@ def test_a_report_over_the_baseline_file_is_refused(pytester: pytest.Pytester) -
         (["--retrieval-record", "golden"], "--retrieval-record golden is a folder"),
         (["--retrieval-report", "conftest.py/r.json"], "conftest.py is a file, not a folder"),
         (["--retrieval-report", "golden/r.json"], "--retrieval-report golden/r.json is a folder"),
+        (
+            ["--retrieval-update-baseline", "--retrieval-baseline", "golden/catalog.yaml"],
+            "--retrieval-update-baseline writes the baseline golden/catalog.yaml, which exists "
+            "and is not a baseline (a golden file, a report, a conftest.py?): updating would "
+            "overwrite it",
+        ),
+        (
+            ["--retrieval-update-baseline", "--retrieval-baseline=conftest.py"],
+            "--retrieval-update-baseline writes the baseline conftest.py, which exists and is "
+            "not a baseline",
+        ),
+        (
+            ["--retrieval-update-baseline", "--retrieval-baseline=golden"],
+            "--retrieval-update-baseline writes the baseline golden, which is a folder",
+        ),
     ],
     ids=[
         "record-golden",
@@ -81,6 +96,9 @@ def test_a_report_over_the_baseline_file_is_refused(pytester: pytest.Pytester) -
         "record-folder",
         "report-under-a-file",
         "report-folder",
+        "update-over-golden",
+        "update-over-conftest",
+        "update-over-folder",
     ],
 )
 def test_an_output_that_would_destroy_another_file_is_refused_before_the_run(
@@ -95,6 +113,24 @@ def test_an_output_that_would_destroy_another_file_is_refused_before_the_run(
     assert says in " ".join(result.stderr.str().split()), result.stderr.str()
     after = {p: p.read_bytes() for p in pytester.path.rglob("*") if p.is_file()}
     assert after == before  # nothing written, nothing spoiled
+
+
+def test_an_update_over_the_replayed_run_or_a_report_is_refused(pytester: pytest.Pytester) -> None:
+    e2e_write_project(pytester)
+    assert e2e_run(pytester, "--retrieval-eval", "--retrieval-report=r.json").ret == 0
+    (pytester.path / "dense.run").write_text("umbrella-needed Q0 weather-forecast 1 2.0 dense\n")
+    before = {p: p.read_bytes() for p in pytester.path.rglob("*") if p.is_file()}
+    for args, says in (
+        (["--retrieval-baseline=r.json"], "writes the baseline r.json, which exists and is not"),
+        (
+            ["--retrieval-replay=dense.run", "--retrieval-baseline=dense.run"],
+            "writes the baseline dense.run, which is the file being replayed",
+        ),
+    ):
+        result = e2e_run(pytester, *UPDATE, *args)
+        assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()
+        assert says in " ".join(result.stderr.str().split())
+    assert {p: p.read_bytes() for p in pytester.path.rglob("*") if p.is_file()} == before
 
 
 def test_a_recording_or_log_of_its_own_kind_is_written_again(pytester: pytest.Pytester) -> None:

@@ -237,6 +237,17 @@ def lines(baseline: Baseline) -> Iterator[str]:
     yield "  }\n}\n"
 
 
+def looks_like_baseline(path: Path) -> bool:
+    """Whether an existing file's head names this format (cheap: what an update may replace;
+    a damaged baseline still does, a golden file, report or conftest.py does not)."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return False
+    return f'"{FORMAT}"'.encode() in head
+
+
 def dumps(baseline: Baseline) -> str:
     """Serialise with stable key order and one line per query."""
     return "".join(lines(baseline))

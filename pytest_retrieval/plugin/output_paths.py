@@ -2,8 +2,9 @@
 the baseline it gates against, the files it replays, or a file of another kind.
 
 A report, a recording and the history log each get a path of their own; a recording
-replaces only a recording, and the log appends only to a log (a golden file, the
-baseline or a conftest.py given there by mistake stays as it was). Each refusal is a
+replaces only a recording, the log appends only to a log, and a baseline update
+replaces only a baseline (a golden file, a report or a conftest.py given there by
+mistake stays as it was). Each refusal is a
 usage error that names the option, the file and the fix.
 """
 
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from ..io.baseline_file import looks_like_baseline
 from ..io.history_file import holds_other_data
 from ..io.recording import is_recording
 from ..settings import RunSettings
@@ -63,6 +65,26 @@ def refuse_clashing_outputs(config: pytest.Config, run: RunSettings, baseline: P
             )
         seen[resolved] = what
     _refuse_other_kinds(outputs)
+    if run.run.update_baseline:
+        _refuse_replacing_with_a_baseline(run, baseline, replayed)
+
+
+def _refuse_replacing_with_a_baseline(
+    run: RunSettings, baseline: Path, replayed: set[Path]
+) -> None:
+    """``--retrieval-update-baseline`` writes the baseline: never over a folder, a file
+    being replayed, or an existing file that is no baseline (a golden file, a report)."""
+    what = f"--retrieval-update-baseline writes the baseline {run.run.baseline}"
+    if baseline.is_dir():
+        _refuse(f"{what}, which is a folder: give the baseline the path of a file")
+    if baseline.resolve() in replayed:
+        _refuse(f"{what}, which is the file being replayed: give the baseline its own path")
+    if _has_content(baseline) and not looks_like_baseline(baseline):
+        _refuse(
+            f"{what}, which exists and is not a baseline (a golden file, a report, a "
+            "conftest.py?): updating would overwrite it; give the baseline its own path "
+            "(retrieval_baseline or --retrieval-baseline), or delete the file first"
+        )
 
 
 def _refuse_other_kinds(outputs: list[tuple[str, Path]]) -> None:
