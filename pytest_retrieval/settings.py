@@ -162,7 +162,15 @@ def _resamples(key: str, raw: Raw) -> int:
             f"{key} must be 0 (normal intervals, no resampling) or at least {MIN_RESAMPLES}, "
             f"got {value}: fewer resamples make percentile intervals meaningless"
         )
+    if value > MAX_RESAMPLES:
+        raise SettingsError(
+            f"{key} must be at most {MAX_RESAMPLES:,}, got {value:,}: past that the intervals "
+            "do not change in the third decimal and the run's end takes minutes (10000 is plenty)"
+        )
     return value
+
+
+MAX_RESAMPLES = 1_000_000
 
 
 def choice(choices: Sequence[str]) -> Callable[[str, Raw], str]:
@@ -363,6 +371,8 @@ def _weights(key: str, raw: Raw) -> dict[str, float]:
             weight = -1.0
         if not sep or not name or not weight >= 0 or not math.isfinite(weight):
             raise SettingsError(f"{key}: '{word}' is not category=weight (e.g. exact-name=0.4)")
+        if name in weights:
+            raise SettingsError(f"{key} gives {name} twice ('{word}'); keep one")
         weights[name] = weight
     if weights and sum(weights.values()) <= 0:
         raise SettingsError(f"{key}: the weights add up to 0")

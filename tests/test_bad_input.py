@@ -815,6 +815,16 @@ SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
         {"retrieval_alpha": "nan"},
         "retrieval_alpha must be a number in (0, 1), got nan",
     ),
+    "weights-twice": (
+        {"retrieval_weights": "exact-name=0.9 paraphrase=0.1 exact-name=0.1"},
+        "retrieval_weights gives exact-name twice ('exact-name=0.1'); keep one",
+    ),
+    "bootstrap-huge": (
+        {"retrieval_bootstrap": "100000000"},
+        "retrieval_bootstrap must be at most 1,000,000, got 100,000,000: past that the "
+        "intervals do not change in the third decimal and the run's end takes minutes "
+        "(10000 is plenty)",
+    ),
     "weights-nan": (
         {"retrieval_weights": "a=nan"},
         "retrieval_weights: 'a=nan' is not category=weight (e.g. exact-name=0.4)",
