@@ -277,6 +277,27 @@ def test_export_run_gives_pytrec_eval_our_numbers(tmp_path):
                 )
 
 
+def test_export_run_refuses_a_report_whose_queries_errored(tmp_path):
+    """A run cannot hold an error; a query left out of it would score as returning nothing
+    once replayed (1.0 for a no-result query under abstain): refused, unless asked."""
+    project = write_project(tmp_path, {"golden/g.yaml": GOLDEN})
+    write_run(project / "dense.run", {"dense": {"rain-tomorrow": ["weather-forecast"]}})
+    assert cli("evaluate", "dense.run", "--report", "report.json", cwd=project).code == 0
+    report = load_json(project / "report.json")
+    record = report["configurations"]["dense"]["queries"]["rain-tomorrow"]  # type: ignore[index]
+    record.update(outcome="error", error="the retriever raised ConnectionError: down")
+    (project / "report.json").write_text(json.dumps(report), encoding="utf-8")
+    refused = cli("export", "run", "report.json", "-o", "runs", cwd=project)
+    assert refused.code == 2
+    assert "report.json: queries errored ('dense': rain-tomorrow); a run file cannot hold an " in (
+        refused.err
+    )
+    assert "--drop-errors" in refused.err and not (project / "runs").exists()
+    dropped = cli("export", "run", "report.json", "-o", "runs", "--drop-errors", cwd=project)
+    assert dropped.code == 0, dropped.err
+    assert "rain-tomorrow" not in (project / "runs" / "dense.run").read_text("utf-8")
+
+
 def test_export_and_import_errors_exit_2(tmp_path):
     project = write_project(tmp_path, {"golden/g.yaml": GOLDEN})
     assert cli("export", "run", "missing.json", "-o", "x", cwd=project).code == 2

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ..golden import DEFAULT_CATEGORY, GoldenFileError, GoldenQuery
 from ..io.beir import read_beir
-from ..io.common import FormatError
+from ..io.common import FormatError, some_ids
 from ..io.corpus import read_categories, write_corpus
 from ..io.golden_writer import golden_yaml, write_golden_jsonl, write_golden_yaml
 from ..io.report_json import ReportError, read_report
@@ -24,6 +24,7 @@ from ..io.trec import (
     write_qrels,
     write_run,
 )
+from ..model import QueryRecord
 from ..pooling import coverage
 from .common import OK, CliError, Commands, Context, add_common, golden_or_fail
 
@@ -132,6 +133,12 @@ def _export_parsers(commands: Commands) -> None:
         metavar="DIR",
         required=True,
         help="the folder for CONFIGURATION.run files",
+    )
+    run.add_argument(
+        "--drop-errors",
+        action="store_true",
+        help="write the runs without the queries that errored (a run cannot hold an error: "
+        "replayed or evaluated, they score as returning nothing)",
     )
     add_common(run)
 
@@ -271,6 +278,26 @@ def export_trec(ctx: Context, args: argparse.Namespace) -> int:
     return OK
 
 
+def _refuse_errors(
+    shown: str, configurations: Mapping[str, Mapping[str, QueryRecord]], drop: bool
+) -> None:
+    """A run file cannot say that a query errored: left out, it would score as returning
+    nothing (1.0 for a query with nothing to find), a raised score once replayed."""
+    errored = {
+        name: sorted(qid for qid, r in records.items() if r.error is not None)
+        for name, records in configurations.items()
+    }
+    errored = {name: ids for name, ids in errored.items() if ids}
+    if errored and not drop:
+        named = "; ".join(f"'{name}': {some_ids(ids)}" for name, ids in errored.items())
+        raise CliError(
+            f"{shown}: queries errored ({named}); a run file cannot hold an error, and a query "
+            "left out of it scores as returning nothing once replayed or evaluated (1.0 for "
+            "one with nothing to find), not 0: run again without the errors, or pass "
+            "--drop-errors to write the runs without them"
+        )
+
+
 def export_run(ctx: Context, args: argparse.Namespace) -> int:
     path = _input(ctx, args.report)
     try:
@@ -287,6 +314,7 @@ def export_run(ctx: Context, args: argparse.Namespace) -> int:
                 f"configurations '{other}' and '{name}' would both be written to "
                 f"{_SAFE_NAME.sub('_', name)}.run; rename one"
             )
+    _refuse_errors(ctx.shown(path), report.configurations, args.drop_errors)
     for name, records in report.configurations.items():
         rankings = {
             qid: r.retrieved
