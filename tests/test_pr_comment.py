@@ -154,3 +154,14 @@ def test_in_report_mode_a_breach_is_a_warning() -> None:
     lines = workflow_commands(report.results, quiet, {}, limit=50)
     assert {line.split(" ", 1)[0].split("::")[1] for line in lines if "gate" in line} == {"warning"}
     assert all("file=" not in line for line in lines)  # no place known: no file property
+
+
+def test_a_markdown_cell_cannot_open_a_column_or_a_tag() -> None:
+    """A category ``para|phrase`` put every number of its row under the wrong metric on
+    GitHub, and ``<x>`` became a tag: cells escape both."""
+    from pytest_retrieval.report.tables import Table
+
+    table = Table(["category", "n"], [["para|phrase <x>", "3"]]).render("markdown")
+    row = table.splitlines()[-1]
+    assert "para\\|phrase &lt;x>" in row
+    assert row.replace("\\|", "").count("|") == 3  # two cells: three bars

@@ -9,13 +9,14 @@ from __future__ import annotations
 from ..scoring import why
 from .pr_comment import pull_request_comment, retrievers_section
 from .run_report import RunReport
-from .tables import render
+from .tables import markdown_cell, render
 
 
 def _not_passed(report: RunReport) -> str:
     """Every item that failed or errored, with why."""
     rows = [
-        f"| {r.configuration} | {r.id} | {r.outcome} | {why(r).replace('|', '/')} |"
+        f"| {markdown_cell(r.configuration)} | {markdown_cell(r.id)} | {r.outcome} | "
+        f"{markdown_cell(why(r))} |"
         for r in report.results.all_records()
         if r.outcome in ("failed", "error")
     ]

@@ -32,13 +32,20 @@ class Table:
     labels: int = 1
 
     def render(self, style: Style = "terminal") -> str:
+        cell = markdown_cell if style == "markdown" else str
         return tabulate(
-            self.rows,
-            headers=self.headers,
+            [[cell(c) for c in row] for row in self.rows],
+            headers=[cell(h) for h in self.headers],
             tablefmt=TABLEFMT[style],
             disable_numparse=True,
             colalign=["left" if i < self.labels else "right" for i in range(len(self.headers))],
         )
+
+
+def markdown_cell(text: str) -> str:
+    """A table cell in GitHub's Markdown: a ``|`` would start a new column (a category
+    ``para|phrase`` put every number under the wrong metric), ``<x>`` would be a tag."""
+    return text.replace("|", "\\|").replace("<", "&lt;")
 
 
 def short(label: str, limit: int = LABEL_MAX) -> str:
