@@ -200,6 +200,8 @@ class _Escaped(Exception):
 
 
 async def _awaited(awaitable: Awaitable[T]) -> T:
+    """``awaitable``'s result; a SystemExit or KeyboardInterrupt becomes :class:`_Escaped`
+    (also inside ``wait_for``'s own task, which would hand it to the loop)."""
     try:
         return await awaitable
     except (SystemExit, KeyboardInterrupt) as exc:
@@ -384,7 +386,7 @@ async def _within(awaitable: object, timeout: float | None, batch: int = 0) -> o
     :class:`RetrieverTimeout` past it, the call cancelled."""
     deadline = None if timeout is None else timeout * (batch or 1)
     try:
-        return await asyncio.wait_for(_resolve(awaitable), deadline)
+        return await asyncio.wait_for(_awaited(_resolve(awaitable)), deadline)
     except asyncio.TimeoutError:
         assert timeout is not None
         raise RetrieverTimeout(timeout, cancelled=True, batch=batch) from None
@@ -412,11 +414,12 @@ async def _gather(
                 returned = await _within(value, timeout)
             except RetrieverTimeout as exc:
                 return Answer(error=str(exc), latency=time.perf_counter() - start)
-            except BaseException as exc:  # SystemExit, pytest.skip(): this query's error
-                if isinstance(exc, KeyboardInterrupt) or _cancelled_from_outside(exc):
+            except BaseException as raised:  # SystemExit, pytest.skip(): this query's error
+                error = raised.exc if isinstance(raised, _Escaped) else raised
+                if isinstance(error, KeyboardInterrupt) or _cancelled_from_outside(error):
                     raise
                 latency = time.perf_counter() - start
-                return Answer(error=_raised(exc), exception=exc, latency=latency)
+                return Answer(error=_raised(error), exception=error, latency=latency)
             finally:
                 held[index] = timed.busy if timed is not None else 0.0
             return Answer(returned, latency=time.perf_counter() - start)

@@ -560,25 +560,26 @@ def make(configuration):
 
 
 @pytest.mark.parametrize(
-    ("raises", "named"),
+    ("raises", "named", "ini"),
     [
-        ("raise SystemExit(3)", "SystemExit: 3"),
-        ("raise asyncio.CancelledError()", "CancelledError"),
-        ('pytest.skip("rate-limited")', "Skipped: rate-limited"),
-        ('pytest.fail("broken")', "Failed: broken"),
+        ("raise SystemExit(3)", "SystemExit: 3", ""),
+        ("raise SystemExit(3)", "SystemExit: 3", "retrieval_timeout = 5\n"),  # wait_for's task
+        ("raise asyncio.CancelledError()", "CancelledError", ""),
+        ('pytest.skip("rate-limited")', "Skipped: rate-limited", ""),
+        ('pytest.fail("broken")', "Failed: broken", ""),
     ],
-    ids=["exit", "cancelled", "skip", "fail"],
+    ids=["exit", "exit-with-timeout", "cancelled", "skip", "fail"],
 )
 @pytest.mark.parametrize("batch", [False, True], ids=["per-query", "batch"])
 def test_an_async_retriever_raising_what_is_not_an_exception_errors_its_own_queries(
-    pytester: pytest.Pytester, raises: str, named: str, batch: bool
+    pytester: pytest.Pytester, raises: str, named: str, ini: str, batch: bool
 ) -> None:
     """SystemExit, a CancelledError of its own, pytest.skip() and pytest.fail() are
     BaseExceptions: they stopped the plugin's event loop (the run then hung), or erred
     or skipped every query of the chunk; each must be the raising call's error alone."""
     if raises.startswith("raise asyncio.CancelledError") and sys.version_info < (3, 11):
         pytest.skip("Python 3.10 cannot tell a retriever's CancelledError from a cancellation")
-    _project(pytester, RAISING_ASYNC.format(raises=raises, batch=batch))
+    _project(pytester, RAISING_ASYNC.format(raises=raises, batch=batch), ini=E2E_INI + ini)
     result = pytester.runpytest_subprocess(
         "--retrieval-eval", "--retrieval-report=r.json", "-p", "no:randomly", timeout=120
     )
