@@ -34,7 +34,7 @@ from pytest_retrieval.golden import GoldenFileError, GoldenQuery, Problem
 from pytest_retrieval.io.golden_file import load_golden_file
 
 QUICK = settings(
-    max_examples=100,
+    max_examples=60,
     deadline=None,
     derandomize=True,  # the same inputs every run: the suite does not flake
     database=None,

@@ -103,7 +103,7 @@ def raw_queries(draw: st.DrawFn) -> tuple[Any, dict[str, Any]]:
     return lines_of(raw, "repeated key" in changes), defaults
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(raw_queries(), st.sampled_from([1, 3, 10]))
 def test_the_shortcut_builds_what_the_full_check_builds(
     drawn: tuple[Any, dict[str, Any]], max_grade: int

@@ -23,7 +23,7 @@ from pytest_retrieval.io.golden_writer import (
 )
 
 SETTINGS = settings(
-    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 
 RAIN = GoldenQuery(

@@ -119,7 +119,7 @@ def test_real_updates_killed_at_random_points_leave_the_old_or_the_new_baseline(
     rng = random.Random(1010)
     seen: dict[str, int] = {"old": 0, "new": 0}
     current = "a"
-    for kill in range(10):
+    for kill in range(6):
         target = "b" if current == "a" else "a"
         before = path.read_bytes()
         child = start(tmp_path, target, "--retrieval-update-baseline")
