@@ -19,7 +19,6 @@ an error.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from .common import (
     FormatError,
     ProblemLog,
     category_problem,
+    did_you_mean,
     golden_id_problem,
     loads_json,
     read_lines,
@@ -136,8 +136,7 @@ def _corpus_ids(path: Path, log: ProblemLog) -> dict[str, int]:
 def _query_problem(record: Mapping[str, Any]) -> str | None:
     for key in record:
         if key not in QUERY_KEYS:
-            close = difflib.get_close_matches(str(key), QUERY_KEYS, n=1, cutoff=0.6)
-            hint = f" (did you mean '{close[0]}'?)" if close else f"; valid keys: {QUERY_KEYS}"
+            hint = did_you_mean(str(key), QUERY_KEYS) or f"; valid keys: {QUERY_KEYS}"
             return f"unknown key '{key}'{hint}"
     text = record.get("text")
     if not isinstance(text, str) or not text.strip():
