@@ -18,16 +18,10 @@ import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
-from typing import TYPE_CHECKING, Generic, Literal, TypeVar, get_args
+from typing import Generic, Literal, TypeVar, get_args
 
 from .conventions import EMPTY_CONVENTIONS, GAINS, Conventions
-
-if TYPE_CHECKING:
-    from .metrics import Metric
-
-# Every pytest run of a project with the plugin installed imports this schema (the
-# options and ini keys), evaluation or not; the metrics are imported where a value
-# is parsed, so that import stays light.
+from .metrics import Metric, MetricNameError, max_cut, parse_metric, parse_metrics
 
 REPORT_SUFFIXES = (".json", ".md", ".html")  # the report formats, by file suffix
 
@@ -228,8 +222,6 @@ def _entries(raw: Raw) -> list[str]:
 
 
 def _metrics(key: str, raw: Raw) -> tuple[Metric, ...]:
-    from .metrics import MetricNameError, parse_metric, parse_metrics
-
     given = words(raw)
     try:
         metrics = parse_metrics(given)
@@ -249,8 +241,6 @@ def _metrics(key: str, raw: Raw) -> tuple[Metric, ...]:
 
 
 def _metric_names(key: str, raw: Raw) -> tuple[str, ...]:
-    from .metrics import MetricNameError, parse_metrics
-
     try:
         return tuple(m.name for m in parse_metrics(words(raw)))
     except MetricNameError as exc:
@@ -491,8 +481,6 @@ def parse_tolerance(raw: Raw, where: str = "retrieval_tolerance") -> Tolerances:
             defaults.append(word)
             continue
         name, _, value = word.partition("=")
-        from .metrics import MetricNameError, parse_metric  # a name given: check it
-
         try:
             metric = parse_metric(name).name
         except MetricNameError as exc:
@@ -702,7 +690,7 @@ SCHEMA: tuple[Setting[object], ...] = (
 class Settings:
     """What the run computes and how numbers are made comparable."""
 
-    metrics: tuple[Metric, ...] = field(default_factory=lambda: METRICS.default_value)
+    metrics: tuple[Metric, ...] = METRICS.default_value
     conventions: Conventions = field(default_factory=Conventions)
     max_grade: int = MAX_GRADE.default_value
     fixture: str = FIXTURE.default_value
@@ -714,8 +702,6 @@ class Settings:
     @functools.cached_property
     def depth(self) -> int | None:
         """How many ranked ids a report keeps: the largest cut, None when no metric has one."""
-        from .metrics import max_cut
-
         return max_cut(self.metrics)
 
     def as_dict(self) -> dict[str, object]:
