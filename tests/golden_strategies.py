@@ -69,9 +69,20 @@ def golden_id(text: str) -> bool:
     )
 
 
-ids = st.text(min_size=1, max_size=12).filter(golden_id)
-texts = st.text(min_size=1, max_size=30).filter(str.strip)
-doc_ids = texts.filter(no_control)  # ids in relevant and forbid: no control characters
+# Drawn from alphabets that leave out what they may not hold, rather than filtered
+# after the draw: filtering arbitrary text threw away most draws, and hypothesis's
+# health check then failed the round trips at random (a flaky suite). The filters stay,
+# for what an alphabet cannot say ("::"), and rarely discard anything.
+_ID_CHARS = st.characters(
+    blacklist_categories=("Cc", "Cf", "Cs", "Zs", "Zl", "Zp"), blacklist_characters="[]"
+)
+ids = st.text(_ID_CHARS, min_size=1, max_size=12).filter(golden_id)
+texts = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=30).filter(
+    str.strip
+)
+doc_ids = st.text(st.characters(blacklist_categories=("Cc", "Cs")), min_size=1, max_size=30).filter(
+    str.strip
+)  # ids in relevant and forbid: no control characters
 json_scalars = (
     st.none()
     | st.booleans()
