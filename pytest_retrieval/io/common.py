@@ -107,7 +107,11 @@ def read_lines(path: Path, shown: str) -> Generator[tuple[int, str], None, None]
 _NOT_C_SPACE = re.compile(rb"[\x1c-\x1f]")
 
 
-BLOCK_BYTES = 1 << 23  # 8 MiB of whole lines at a time
+# 64 KiB of whole lines at a time (about 2,500 run lines). Small on purpose: a block's
+# tokens live at once, and 8 MiB of run lines are 2.2 million strings (120 MB) that
+# overflow the CPU's caches; at 64 KiB they stay in cache and a 10-million-line run
+# reads in half the time (read_run: 10.7 s at 8 MiB, 5.5 s at 64 KiB, here).
+BLOCK_BYTES = 1 << 16
 
 
 def read_blocks(path: Path, shown: str) -> Generator[tuple[int, bytes], None, None]:
