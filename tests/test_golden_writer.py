@@ -10,8 +10,9 @@ import pytest
 import yaml
 from golden_strategies import golden_sets  # valid sets, shared with the fuzz tests
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from pytest_retrieval.golden import GoldenFileError, GoldenQuery
+from pytest_retrieval.golden import GoldenFileError, GoldenQuery, fingerprint_text
 from pytest_retrieval.io.golden_file import load_golden_file
 from pytest_retrieval.io.golden_writer import (
     golden_jsonl,
@@ -272,3 +273,21 @@ def test_jsonl_round_trip(tmp_path, written):
     write_golden_jsonl(path, written)
     assert [bare(q) for q in load_golden_file(path)] == written
     assert len(path.read_text(encoding="utf-8").splitlines()) == len(written)
+
+
+# --------------------------------------------------------------------------- fingerprints
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    text=st.text(max_size=30),
+    relevant=st.dictionaries(st.text(max_size=10), st.integers(-1, 3), max_size=6),
+)
+def test_the_fingerprint_text_is_what_json_dumps_writes(text, relevant):
+    """Baselines hold hashes of json.dumps' text: the fingerprint builds the same text."""
+    expected = json.dumps({"query": text, "relevant": relevant}, sort_keys=True, ensure_ascii=False)
+    assert fingerprint_text(text, relevant) == expected
+
+
+def test_a_fingerprint_is_the_one_earlier_versions_wrote():
+    assert RAIN.fingerprint == "5f40d3d58f619ea5"
