@@ -44,6 +44,30 @@ INNER_RUN_OPTIONS = (
 )
 
 
+# ranx compiles each of its metrics with numba on first use in a process: 30-45 s of CPU
+# in a fresh virtual environment (CI's), paid by every xdist worker that calls it, and at
+# the same moment, before either has written numba's cache. Under plain ``-n`` the tests
+# that call ranx go to one worker as one unit, so one worker compiles while the other goes
+# on with the rest of the suite. (xdist's own --dist loadgroup does not group under pytest
+# 9: it renames node ids through an attribute pytest no longer reads.)
+_CALLS_RANX = re.compile(r"test_crosscheck\.py::|ranx")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    if config.getoption("dist") != "load":
+        return None  # a --dist the command line chose
+    from xdist.scheduler import LoadScopeScheduling
+
+    class RanxTogether(LoadScopeScheduling):  # type: ignore[misc]
+        """Each test a unit of its own, but the ranx tests one unit."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            return "ranx" if _CALLS_RANX.search(nodeid) else nodeid
+
+    return RanxTogether(config, log)
+
+
 @pytest.fixture(autouse=True)
 def _lean_inner_runs(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     if "pytester" in request.fixturenames:
