@@ -487,3 +487,24 @@ def test_why_an_item_failed_is_in_every_report(pytester: pytest.Pytester) -> Non
     markdown = (pytester.path / "r.md").read_text(encoding="utf-8")
     assert "| bm25 | rain-tomorrow | failed | expected mrr >= 1, got 0.5 |" in markdown
     assert "expected mrr &gt;= 1, got 0.5" in (pytester.path / "r.html").read_text()
+
+
+def test_a_category_warning_points_to_its_first_query_serial_and_under_xdist(
+    pytester: pytest.Pytester,
+) -> None:
+    """Under xdist the controller collects no golden file: the lines come from its workers."""
+    e2e_write_project(pytester)
+    places = []
+    for extra in ([], ["-n", "2"]):
+        text = e2e_run(pytester, "--retrieval-eval", *extra).stdout.str()
+        found = re.search(r"(golden/\S+\.yaml):(\d+): RetrievalNoiseWarning: paraphrase", text)
+        assert found is not None, text
+        places.append((found.group(1), int(found.group(2))))
+    assert places[0] == places[1]
+    path, line = places[0]
+    first = next(
+        number
+        for number, text in enumerate((pytester.path / path).read_text().splitlines(), start=1)
+        if "- id:" in text
+    )
+    assert line == first > 1

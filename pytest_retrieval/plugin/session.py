@@ -44,7 +44,7 @@ from ..report.writers import write_reports
 from ..settings import RunSettings, Tolerances
 from .gate_case import log_verdict
 from .gathered import Gathered
-from .keys import COLLECTED_KEY, GOLDEN_SET_KEY, OUTBOX_KEY, REPLAY_KEY, SELECTED_KEY
+from .keys import COLLECTED_KEY, OUTBOX_KEY, REPLAY_KEY, SELECTED_KEY
 from .missing import is_golden_nodeid, missing_records
 from .nodes import golden_ids, nothing_to_find_ids
 from .outputs import History, github_output, log_path, on_github, record_run, stamp, utc_now
@@ -426,9 +426,10 @@ class RetrievalSession:
                     self.escalated.append(advice.text)
 
     def _advice_locations(self) -> dict[str, tuple[str, int]]:
-        """category -> (golden file, line of its first query); "" -> the first file."""
-        golden = self.config.stash.get(GOLDEN_SET_KEY, None)
-        lines = {q.id: q.line for q in golden.queries.values()} if golden else {}
+        """category -> (golden file, line of its first query); "" -> the first file. The
+        lines are those every process gathered (under xdist the controller collects no
+        golden file: its workers' lines are the ones there are)."""
+        lines = {qid: line for qid, (line, _) in self.gathered.places.items()}
         found: dict[str, tuple[str, int]] = {}
         for record in self.results.all_records():
             if record.path:
