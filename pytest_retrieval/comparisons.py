@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Protocol
 
 from .model import ALL, QueryRecord, Results
@@ -39,14 +40,19 @@ def record_intervals(
 
     Metrics whose values are present on the same queries share resampled indices.
     """
-    evaluated = sorted((r for r in records if r.evaluated), key=lambda r: r.id)
+    evaluated = sorted((r for r in records if r.evaluated), key=attrgetter("id"))
+    columns = {m: [r.metrics.get(m) for r in evaluated] for m in metrics}
     groups: dict[tuple[int, ...], list[str]] = {}
-    for metric in metrics:
-        present = tuple(i for i, r in enumerate(evaluated) if r.metrics.get(metric) is not None)
+    for metric, column in columns.items():
+        present = (
+            tuple(range(len(column)))
+            if None not in column
+            else tuple(i for i, v in enumerate(column) if v is not None)
+        )
         groups.setdefault(present, []).append(metric)
     out: dict[str, Interval] = {}
     for present, names in groups.items():
-        series = [[float(evaluated[i].metrics[m] or 0.0) for i in present] for m in names]
+        series = [[float(columns[m][i] or 0.0) for i in present] for m in names]
         boots: list[list[float]] | list[None] = [None] * len(names)
         if use_resampling(len(present), stats.resamples):  # drawn from the queries' key
             key = queries_key([evaluated[i].id for i in present])
@@ -193,14 +199,12 @@ def paired_values(
     pairs: Sequence[tuple[QueryRecord, QueryRecord]], metric: str
 ) -> tuple[list[float], list[float]]:
     """Both values of one metric on the pairs where both have one."""
-    cur: list[float] = []
-    ref: list[float] = []
-    for a, b in pairs:
-        va, vb = a.metrics.get(metric), b.metrics.get(metric)
-        if va is not None and vb is not None:
-            cur.append(va)
-            ref.append(vb)
-    return cur, ref
+    cur = [a.metrics.get(metric) for a, _ in pairs]
+    ref = [b.metrics.get(metric) for _, b in pairs]
+    if None in cur or None in ref:  # a metric without a value on some queries (empty = skip)
+        both = [(a, b) for a, b in zip(cur, ref, strict=True) if a is not None and b is not None]
+        cur, ref = [a for a, _ in both], [b for _, b in both]
+    return cur, ref  # type: ignore[return-value]
 
 
 def _shared_differences(

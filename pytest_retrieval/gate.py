@@ -348,16 +348,17 @@ class _Values:
 
 
 def _values(category: str, metric: str, group: Sequence[Pair]) -> _Values | None:
-    both = [
-        (old, new)
-        for old, new in group
-        if old.metrics.get(metric) is not None and new.metrics.get(metric) is not None
-    ]
+    olds = [old.metrics.get(metric) for old, _ in group]
+    news = [new.metrics.get(metric) for _, new in group]
+    both = list(group)
+    if None in olds or None in news:  # a metric without a value on some queries
+        pairs = enumerate(zip(olds, news, strict=True))
+        keep = [i for i, (o, n) in pairs if o is not None and n is not None]
+        both = [both[i] for i in keep]
+        olds, news = [olds[i] for i in keep], [news[i] for i in keep]
     if not both:
         return None
-    before = [float(old.metrics[metric] or 0.0) for old, _ in both]
-    after = [float(new.metrics[metric] or 0.0) for _, new in both]
-    return _Values(category, metric, both, before, after)
+    return _Values(category, metric, both, list(map(float, olds)), list(map(float, news)))  # type: ignore[arg-type]
 
 
 def _shared_boots(found: Sequence[_Values], draws: Draws) -> list[list[float] | None]:
