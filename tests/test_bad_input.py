@@ -1213,7 +1213,7 @@ ENTRY = '{"configuration": "bm25", "id": "q1", "text": "t", "results": [["d1", 1
     ("lines", "says"),
     [
         (
-            [ENTRY, ENTRY.replace('"d1"', '"zzz"'), '{"complete": true, "entries": 1}'],
+            [ENTRY, ENTRY.replace('"q1"', '"q9"'), '{"complete": true, "entries": 1}'],
             "run.jsonl:4: the last line counts 1 entries and the file holds 2: lines were added "
             "or taken out after it was written; record again",
         ),
@@ -1255,15 +1255,47 @@ def test_a_damaged_or_edited_recording_is_refused_naming_its_line(
 
 
 def test_a_recording_holding_a_query_twice_keeps_the_last_attempt(tmp_path: Path) -> None:
-    """A rerun plugin (pytest-rerunfailures) records a query again: the footer counts both."""
-    from pytest_retrieval.io.recording import read_recording
+    """A rerun plugin (pytest-rerunfailures) records a query again: the writer marks it as
+    the next attempt, the footer counts both, and the reader keeps the last."""
+    from pytest_retrieval.io.recording import RecordingWriter, read_recording
 
     again = ENTRY.replace('"d1"', '"d2"')
     recording = tmp_path / "run.jsonl"
-    footer = '{"complete": true, "entries": 2}'
-    recording.write_text("\n".join([RECORDING_HEADER, ENTRY, again, footer]) + "\n")
+    writer = RecordingWriter(recording, {})
+    for line in (ENTRY, again, ENTRY.replace('"q1"', '"q2"'), again.replace('"d2"', '"d3"')):
+        writer.add(line)
+    writer.close(True, "", {})
+    lines = recording.read_text(encoding="utf-8").splitlines()
+    assert lines[2] == '{"attempt": 2, ' + again[1:]
+    assert lines[4].startswith('{"attempt": 3, "configuration": "bm25", "id": "q1", ')
     read = read_recording(recording, "run.jsonl")
-    assert read.entries["bm25"]["q1"].results == (("d2", 1.0),)
+    assert read.entries["bm25"]["q1"].results == (("d3", 1.0),)
+    assert read.entries["bm25"]["q2"].results == (("d1", 1.0),)
+
+
+@pytest.mark.parametrize(
+    "second",
+    [ENTRY, '{"attempt": 1, ' + ENTRY[1:]],
+    ids=["a-copy", "attempt-1-again"],
+)
+def test_a_recording_line_copied_over_another_is_refused_naming_both_lines(
+    tmp_path: Path, second: str
+) -> None:
+    """One entry copied over another keeps the footer's count, so the count cannot tell."""
+    from pytest_retrieval.io.common import FormatError
+    from pytest_retrieval.io.recording import read_recording
+
+    recording = tmp_path / "run.jsonl"
+    other = ENTRY.replace('"q1"', '"q2"')
+    footer = '{"complete": true, "entries": 3}'
+    lines = [RECORDING_HEADER, ENTRY, other, second, footer]
+    recording.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(FormatError) as raised:
+        read_recording(recording, "run.jsonl")
+    assert str(raised.value) == (
+        "run.jsonl:4: query 'q1': configuration 'bm25' is recorded twice, here and on line 2, "
+        "and this line is not a later attempt: a line was copied over another; record again"
+    )
 
 
 def test_a_bad_default_is_named_once_at_its_line_not_at_every_query(tmp_path: Path) -> None:
