@@ -200,6 +200,10 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
         "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n  - id: a\n    query: q2\n    relevant: {x: 1}\n",
         "golden/bad.yaml:5: query 'a': duplicate id (first used on line 2); ids must be unique across the golden set",
     ),
+    "duplicate-id-decomposed": (
+        "queries:\n  - id: caf\u00e9\n    query: q\n    relevant: {x: 1}\n  - id: cafe\u0301\n    query: q2\n    relevant: {x: 1}\n",
+        "golden/bad.yaml:5: query 'cafe\u0301': duplicate id (first used on line 2, written 'caf\\xe9' there and 'cafe\\u0301' here: the same text in two Unicode forms (composed and decomposed characters), which look alike); ids must be unique across the golden set",
+    ),
     "unknown-top-key": (
         "queriez:\n  - id: a\n    query: q\n    relevant: {x: 1}\n",
         "golden/bad.yaml:1: unknown top-level key 'queriez' (did you mean 'queries'?)",
@@ -469,6 +473,13 @@ GOLDEN_JSONL_CASES: dict[str, tuple[str, str]] = {
         "golden/bad.jsonl:2: query 'a': duplicate id (first used on line 1); ids must be "
         "unique across the golden set",
     ),
+    "duplicate-ids-decomposed": (  # the second written with escapes: e + U+0301
+        '{"id": "caf\u00e9", "query": "q", "relevant": {}}\n'
+        '{"id": "cafe\\u0301", "query": "r", "relevant": {}}\n',
+        "golden/bad.jsonl:2: query 'cafe\u0301': duplicate id (first used on line 1, written "
+        "'caf\\xe9' there and 'cafe\\u0301' here: the same text in two Unicode forms (composed "
+        "and decomposed characters), which look alike); ids must be unique across the golden set",
+    ),
     "unknown-key": (
         '{"id": "a", "query": "q", "relevent": {}}\n',
         "golden/bad.jsonl:1: query 'a': unknown key 'relevent' (did you mean 'relevant'?)",
@@ -634,6 +645,34 @@ def test_a_category_spelled_two_ways_is_refused(tmp_path: Path) -> None:
     assert str(info.value.problems[0]) == (
         "golden/b.yaml:2: query 'b': category 'Paraphrase' differs only in case from "
         "'paraphrase' (golden/a.yaml:2): the tables would show two rows; use one spelling"
+    )
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [("caf\u00e9", "cafe\u0301"), ("cafe\u0301", "caf\u00e9"), ("K1", "\u212a1")],
+    ids=["composed-first", "decomposed-first", "kelvin-sign"],
+)
+def test_an_id_in_two_unicode_forms_across_files_is_one_id(
+    tmp_path: Path, first: str, second: str
+) -> None:
+    from pytest_retrieval.golden import GoldenSet
+
+    golden = GoldenSet()
+    for name, qid in (("a.yaml", first), ("b.yaml", second)):
+        path = tmp_path / name
+        path.write_text(f"queries:\n  - {{id: {qid}, query: q, relevant: {{}}}}\n", "utf-8")
+        queries = load_golden_file(path, shown=f"golden/{name}")
+        if name == "a.yaml":
+            golden.add_file(queries)
+            continue
+        with pytest.raises(GoldenFileError) as info:
+            golden.add_file(queries)
+    assert str(info.value.problems[0]) == (
+        f"golden/b.yaml:2: query '{second}': duplicate id: already used in golden/a.yaml:2, "
+        f"written {first!a} there and {second!a} here: the same text in two Unicode forms "
+        "(composed and decomposed characters), which look alike; ids must be unique across "
+        "the golden set"
     )
 
 

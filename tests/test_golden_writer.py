@@ -172,6 +172,8 @@ def test_writers_refuse_what_would_not_load(query, expected):
 def test_writers_refuse_duplicate_ids_and_unwritable_filters():
     with pytest.raises(GoldenFileError, match="query 'q': duplicate id"):
         golden_yaml([GoldenQuery("q", "a"), GoldenQuery("q", "b")])
+    with pytest.raises(GoldenFileError, match="duplicate id"):  # é composed, then decomposed
+        golden_jsonl([GoldenQuery("caf\u00e9", "a"), GoldenQuery("cafe\u0301", "b")])
     with pytest.raises(GoldenFileError, match="query 'q': cannot be written as YAML: a filter"):
         golden_yaml([GoldenQuery("q", "a", filters={"x": {1, 2}})])
     with pytest.raises(GoldenFileError, match="value of type object"):

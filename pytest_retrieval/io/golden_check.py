@@ -23,6 +23,8 @@ from ..golden import (
     GoldenFileError,
     GoldenQuery,
     Problem,
+    id_key,
+    written_otherwise,
 )
 from ..metrics import MetricNameError, parse_metric
 from ..model import RESERVED_CATEGORIES
@@ -646,20 +648,21 @@ def _queries(
 ) -> list[GoldenQuery]:
     lines = raw_queries.item_lines if isinstance(raw_queries, Seq) else [0] * len(raw_queries)
     queries: list[GoldenQuery] = []
-    first_line: dict[str, int] = {}
+    first: dict[str, GoldenQuery] = {}  # id_key -> the query first using it
     for raw, line in zip(raw_queries, lines, strict=False):
         query = check_query(checker, raw, line, defaults)
         if query is None:
             continue
-        if query.id in first_line:
+        other = first.setdefault(id_key(query.id), query)
+        if other is not query:
             checker.add(
                 query.line,
-                f"duplicate id (first used on line {first_line[query.id]}); ids must be unique "
-                "across the golden set",
+                f"duplicate id (first used on line {other.line}"
+                f"{written_otherwise(query.id, other.id)}); ids must be unique across the "
+                "golden set",
                 query.id,
             )
             continue
-        first_line[query.id] = query.line
         queries.append(query)
     return queries
 
