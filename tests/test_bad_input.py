@@ -200,6 +200,22 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
         "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n  - id: a\n    query: q2\n    relevant: {x: 1}\n",
         "golden/bad.yaml:5: query 'a': duplicate id (first used on line 2); ids must be unique across the golden set",
     ),
+    "relevant-id-padded": (
+        'queries:\n  - id: a\n    query: q\n    relevant:\n      " doc1": 1\n',
+        "golden/bad.yaml:5: query 'a': 'relevant': id ' doc1' has white space at its start or end, so no result id matches it; write 'doc1'",
+    ),
+    "relevant-list-id-zero-width": (
+        'queries:\n  - id: a\n    query: q\n    relevant: ["doc1\\u200b"]\n',
+        "golden/bad.yaml:4: query 'a': 'relevant': id 'doc1\\u200b' holds an invisible character (U+200B, copied from a web page or a document?): two ids would look the same; remove it",
+    ),
+    "relevant-id-soft-hyphen": (
+        'queries:\n  - id: a\n    query: q\n    relevant: {"re\\xadrank": 1}\n',
+        "golden/bad.yaml:4: query 'a': 'relevant': id 're\\xadrank' holds an invisible character (U+00AD, copied from a web page or a document?): two ids would look the same; remove it",
+    ),
+    "forbid-id-bom": (
+        'queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    forbid:\n      - x\n      - "\\ufeffx"\n',
+        "golden/bad.yaml:7: query 'a': 'forbid': id '\\ufeffx' holds an invisible character (U+FEFF, copied from a web page or a document?): two ids would look the same; remove it",
+    ),
     "duplicate-id-decomposed": (
         "queries:\n  - id: caf\u00e9\n    query: q\n    relevant: {x: 1}\n  - id: cafe\u0301\n    query: q2\n    relevant: {x: 1}\n",
         "golden/bad.yaml:5: query 'cafe\u0301': duplicate id (first used on line 2, written 'caf\\xe9' there and 'cafe\\u0301' here: the same text in two Unicode forms (composed and decomposed characters), which look alike); ids must be unique across the golden set",
@@ -472,6 +488,11 @@ GOLDEN_JSONL_CASES: dict[str, tuple[str, str]] = {
         '{"id": "a", "query": "q", "relevant": {}}\n{"id": "a", "query": "r", "relevant": {}}\n',
         "golden/bad.jsonl:2: query 'a': duplicate id (first used on line 1); ids must be "
         "unique across the golden set",
+    ),
+    "relevant-id-padded": (  # a no-break space, which str.strip takes too
+        '{"id": "a", "query": "q", "relevant": {"x": 1, "doc1\\u00a0": 2}}\n',
+        "golden/bad.jsonl:1: query 'a': 'relevant': id 'doc1\\xa0' has white space at its start "
+        "or end, so no result id matches it; write 'doc1'",
     ),
     "duplicate-ids-decomposed": (  # the second written with escapes: e + U+0301
         '{"id": "caf\u00e9", "query": "q", "relevant": {}}\n'

@@ -250,7 +250,7 @@ def test_jsonl_reader_ids_stay_text_and_empty_files_are_errors(tmp_path):
 
 
 def test_jsonl_lines_never_hold_a_unicode_line_break():
-    query = GoldenQuery("q", "a\u2028b\x85c\u2029", relevant={"d\u2028": 1})
+    query = GoldenQuery("q", "a\u2028b\x85c\u2029", relevant={"d\u2028e": 1})
     text = golden_jsonl([query])
     assert text.count("\n") == 1 and len(text.splitlines()) == 1
     assert json.loads(text)["query"] == query.text

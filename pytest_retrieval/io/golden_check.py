@@ -148,8 +148,8 @@ def _misread(value: Any, what: str = "id") -> str | None:
 
 
 def _invisible(qid: str) -> str | None:
-    """Why a query id that holds an invisible character is refused: two node ids would
-    look the same (document ids are not checked: a corpus may hold such ids)."""
+    """Why an id that holds an invisible character is refused: two ids would look the
+    same (two node ids; a judged document's id and the retriever's, which never match)."""
     hidden = _INVISIBLE.search(qid)
     if hidden is None:
         return None
@@ -157,6 +157,21 @@ def _invisible(qid: str) -> str | None:
         f"id {qid!r} holds an invisible character (U+{ord(hidden.group()):04X}, copied from "
         "a web page or a document?): two ids would look the same; remove it"
     )
+
+
+def _misjudged(value: Any) -> str | None:
+    """Why a judged document id (a key of ``relevant``, an entry of ``forbid``) is refused:
+    misread, or text no result id written without it would match (white space at its
+    start or end, an invisible character); None when it is fine."""
+    misread = _misread(value)
+    if misread is not None or not isinstance(value, str):
+        return misread
+    if value.strip() != value:
+        return (
+            f"id {value!r} has white space at its start or end, so no result id matches it; "
+            f"write {value.strip()!r}"
+        )
+    return _invisible(value)
 
 
 def _line_of(mapping: Any, key: Any) -> int:
@@ -241,7 +256,7 @@ class Checker:
             if text is None:
                 self.add(item_line, f"'{key}' must hold only text, got {_type_name(item)}", qid)
                 continue
-            misread = _misread(item, "tag" if key == "tags" else "id")
+            misread = _misread(item, "tag") if key == "tags" else _misjudged(item)
             if misread is not None:
                 self.add(item_line, f"'{key}': {misread}", qid)
             out.append(text)
@@ -294,8 +309,8 @@ class Checker:
             item_line = value.item_lines[index] if isinstance(value, Seq) else line
             if doc is None:
                 self.add(item_line, f"'relevant' list must hold ids, got {_type_name(item)}", qid)
-            elif _misread(item) is not None:
-                self.add(item_line, f"'relevant': {_misread(item)}", qid)
+            elif _misjudged(item) is not None:
+                self.add(item_line, f"'relevant': {_misjudged(item)}", qid)
             elif doc in grades:
                 self.add(item_line, f"'relevant' lists '{doc}' twice; keep one", qid)
             else:
@@ -310,8 +325,8 @@ class Checker:
             self.add(line, f"'relevant' has an empty id {key!r}; give each document its id", qid)
         elif doc is None:
             self.add(line, f"'relevant' has an id that is not text: {key!r}", qid)
-        elif _misread(key) is not None:
-            self.add(line, f"'relevant': {_misread(key)}", qid)
+        elif _misjudged(key) is not None:
+            self.add(line, f"'relevant': {_misjudged(key)}", qid)
         elif isinstance(grade, bool) or not isinstance(grade, int):
             self.add(
                 line,
@@ -496,11 +511,14 @@ def _plain_grades(value: Any, max_grade: int) -> dict[str, int] | None:
     if not isinstance(value, dict) or getattr(value, "duplicates", None):
         return None
     for doc, grade in value.items():
-        if type(doc) is not str or not doc.strip():
+        if type(doc) is not str or doc.strip() != doc or not doc:
             return None
         if not isinstance(grade, int) or isinstance(grade, bool) or not 0 <= grade <= max_grade:
             return None
-    if _CONTROL.search("".join(value)) is not None:
+    joined = "".join(value)
+    if _CONTROL.search(joined) is not None or (
+        not joined.isascii() and _INVISIBLE.search(joined) is not None
+    ):
         return None
     return {doc: int(grade) for doc, grade in value.items()}
 
