@@ -9,6 +9,7 @@ with a message naming where and what to do, never silence, never a raised score.
 
 from __future__ import annotations
 
+import collections
 import itertools
 import json
 import types
@@ -709,7 +710,15 @@ RESULT_CASES: dict[str, tuple[object, str]] = {
     ),
     "bytes": (
         b"doc-1",
-        "the retriever returned a bare string (bytes b'doc-1'); return a list of results, e.g. [doc_id, ...]",
+        "the retriever returned binary data (bytes b'doc-1'), not a ranking (iterating it gives byte values); return a list of results, e.g. [doc_id, ...]",
+    ),
+    "bytearray": (
+        bytearray(b"d1"),
+        "the retriever returned binary data (bytearray bytearray(b'd1')), not a ranking (iterating it gives byte values); return a list of results, e.g. [doc_id, ...]",
+    ),
+    "memoryview": (
+        memoryview(b"d1"),
+        "the retriever returned binary data (memoryview <memory at ",
     ),
     "mapping": (
         {"doc-1": 0.9},
@@ -804,6 +813,30 @@ RESULT_CASES: dict[str, tuple[object, str]] = {
         [types.SimpleNamespace(id="a", score=float("nan"))],
         "result at rank 1 has the score nan: SimpleNamespace namespace(id='a', score=nan); the retriever's",
     ),
+    "text-score-mapping": (
+        [{"id": "d0", "score": 1.0}, {"id": "d1", "score": "0.9"}],
+        "result at rank 2 has the score str '0.9', not a number: dict {'id': 'd1', 'score': '0.9'}; return the score as a number (float(score)), or leave it out",
+    ),
+    "text-score-object": (
+        [types.SimpleNamespace(id="a", score="high")],
+        "result at rank 1 has the score str 'high', not a number: SimpleNamespace namespace(id='a', score='high'); return the score as a number",
+    ),
+    "padded-id": (
+        ["a", " b"],
+        "result at rank 2 has the id str ' b', with white space at its start or end, which no judgment matches (the golden files refuse such ids); return 'b' (strip the ids)",
+    ),
+    "padded-id-after-inner-spaces": (
+        ["doc 1", "doc 2", "doc 3\n"],
+        "result at rank 3 has the id str 'doc 3\\n', with white space at its start or end",
+    ),
+    "padded-id-pair": (
+        [("a", 1.0), ("b\u00a0", 0.5)],
+        "result at rank 2 has the id str 'b\\xa0', with white space at its start or end",
+    ),
+    "padded-id-mapping": (
+        [{"id": "a"}, {"id": "b "}],
+        "result at rank 2 has the id str 'b ', with white space at its start or end",
+    ),
     "bool-score": (
         [("a", True)],
         "result at rank 1 has the score True, a bool: tuple ('a', True); a score is a number (an (id, is_relevant) pair?): return (id, score) pairs or ids",
@@ -819,6 +852,18 @@ def test_a_result_that_is_no_ranking_is_refused_saying_what_came_back(case: str)
     with pytest.raises(ResultShapeError) as raised:
         rank_results(returned)
     assert str(raised.value).startswith(message), str(raised.value)
+
+
+def test_results_near_the_refused_shapes_are_read() -> None:
+    """Inner white space, a score left out or null, a namedtuple whose second field is no
+    score: read as before."""
+    from pytest_retrieval.shapes import rank_results, ranked_results
+
+    hit = collections.namedtuple("hit", ["id", "text"])
+    assert rank_results(["doc 1", "doc\u00a02"]).ranking == ["doc 1", "doc\u00a02"]
+    assert rank_results([("doc 1", 0.5), ("d2", 0.25)]).ranking == ["doc 1", "d2"]
+    returned = [{"id": "a", "score": None}, {"id": "b"}, hit("c", "some text"), ("d", 1)]
+    assert ranked_results(returned) == (["a", "b", "c", "d"], [None, None, None, 1.0])
 
 
 SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
