@@ -192,6 +192,11 @@ def _results(returned: Any) -> list[Any]:
         raise ResultShapeError(
             f"the retriever returned {_describe(returned)}, not a ranked sequence of results"
         )
+    if getattr(returned, "ndim", None) == 0:  # numpy's or torch's 0-d array: not iterable
+        raise ResultShapeError(
+            f"the retriever returned {_describe(returned)}, a 0-d array (one value), not a "
+            "ranked sequence of results; return a list of results (a 1-d array's .tolist())"
+        )
     found = list(itertools.islice(returned, MAX_RESULTS + 1))  # an endless iterator ends here
     if len(found) > MAX_RESULTS:
         raise _too_many(returned)

@@ -13,7 +13,7 @@ import collections
 import itertools
 import json
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import ClassVar
 
@@ -36,6 +36,19 @@ class FakeFrame:
 
     def itertuples(self) -> object:
         return iter(())
+
+
+class ZeroD:
+    """What a 0-d numpy array or torch tensor looks like to the plugin: iterable by its
+    type, and iterating it raises TypeError."""
+
+    ndim = 0
+
+    def __iter__(self) -> Iterator[object]:
+        raise TypeError("iteration over a 0-d array")
+
+    def __repr__(self) -> str:
+        return "zero-d"
 
 
 # --------------------------------------------------------------------------- golden files
@@ -720,6 +733,10 @@ RESULT_CASES: dict[str, tuple[object, str]] = {
         memoryview(b"d1"),
         "the retriever returned binary data (memoryview <memory at ",
     ),
+    "zero-d-array": (
+        ZeroD(),
+        "the retriever returned ZeroD zero-d, a 0-d array (one value), not a ranked sequence of results; return a list of results (a 1-d array's .tolist())",
+    ),
     "mapping": (
         {"doc-1": 0.9},
         "the retriever returned a mapping (dict {'doc-1': 0.9}), which has no rank order; return a list such as [(doc_id, score), ...]",
@@ -852,6 +869,17 @@ def test_a_result_that_is_no_ranking_is_refused_saying_what_came_back(case: str)
     with pytest.raises(ResultShapeError) as raised:
         rank_results(returned)
     assert str(raised.value).startswith(message), str(raised.value)
+
+
+@pytest.mark.parametrize("value", [5, "d1", 0.5])
+def test_a_numpy_0d_array_is_refused_as_a_result_not_raised_inside_the_plugin(
+    value: object,
+) -> None:
+    np = pytest.importorskip("numpy")
+    from pytest_retrieval.shapes import ResultShapeError, rank_results
+
+    with pytest.raises(ResultShapeError, match=r"^the retriever returned ndarray array\("):
+        rank_results(np.array(value))
 
 
 def test_results_near_the_refused_shapes_are_read() -> None:
