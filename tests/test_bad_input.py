@@ -1431,6 +1431,22 @@ def test_a_recording_line_copied_over_another_is_refused_naming_both_lines(
     )
 
 
+def test_a_recording_saved_with_a_bom_is_read_as_a_recording(tmp_path: Path) -> None:
+    """An editor that writes a UTF-8 BOM made the replay read a recording as a TREC run,
+    with one error per line."""
+    from pytest_retrieval.io.recording import is_recording, read_recording
+    from pytest_retrieval.replay import load_replay
+
+    recording = tmp_path / "run.jsonl"
+    footer = '{"complete": true, "entries": 1}'
+    text = "\ufeff" + "\n".join([RECORDING_HEADER, ENTRY, footer]) + "\n"
+    recording.write_text(text, encoding="utf-8")
+    assert is_recording(recording)
+    assert read_recording(recording).entries["bm25"]["q1"].results == (("d1", 1.0),)
+    replay = load_replay([recording], ["run.jsonl"])
+    assert not replay.trec
+
+
 def test_a_bad_default_is_named_once_at_its_line_not_at_every_query(tmp_path: Path) -> None:
     path = tmp_path / "g.yaml"
     queries = "".join(f"  - id: q{i}\n    query: q\n    relevant: {{x: 1}}\n" for i in range(16))

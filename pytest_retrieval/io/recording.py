@@ -19,6 +19,7 @@ the path at the end, so the path holds a whole recording or the one before.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import json
 import math
@@ -149,6 +150,7 @@ def is_recording(path: Path) -> bool:
             first = handle.readline(4096)
     except OSError:
         return False
+    first = first.removeprefix(codecs.BOM_UTF8)  # saved by an editor that writes one
     return first.lstrip().startswith(b"{") and FORMAT.encode() in first
 
 
@@ -211,7 +213,7 @@ def read_recording(path: Path, shown: str | None = None) -> Recording:
     """A recording file read back; :class:`FormatError` names the lines that are not."""
     log = ProblemLog(shown or str(path))
     try:
-        lines = path.read_text(encoding="utf-8").split("\n")
+        lines = path.read_text(encoding="utf-8-sig").split("\n")  # a BOM: left out
     except (OSError, UnicodeDecodeError) as exc:
         raise FormatError([Problem(log.shown, 0, f"cannot read the recording: {exc}")]) from None
     settings = _header(lines[0], log)
