@@ -186,6 +186,18 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
         "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    expect: {mrr: true}\n",
         "golden/bad.yaml:5: query 'a': 'expect' mrr must be a number in 0..1, got true/false",
     ),
+    "expect-exponent": (  # YAML 1.1 reads a number with an exponent but no point as text
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    expect: {mrr: 5e-1}\n",
+        "golden/bad.yaml:5: query 'a': 'expect' mrr must be a number in 0..1, got text '5e-1'; write the number 0.5 (YAML reads an exponent without a point as text)",
+    ),
+    "expect-quoted": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    expect: {ndcg@10: '0.75'}\n",
+        "golden/bad.yaml:5: query 'a': 'expect' ndcg@10 must be a number in 0..1, got text '0.75'; write the number 0.75 (unquoted)",
+    ),
+    "expect-word": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    expect: {mrr: high}\n",
+        "golden/bad.yaml:5: query 'a': 'expect' mrr must be a number in 0..1, got text 'high'",
+    ),
     "expect-list": (
         "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    expect: [mrr]\n",
         "golden/bad.yaml:5: query 'a': 'expect' must map metric names to minimum values (mrr: 1.0), got a list",

@@ -9,6 +9,7 @@ naming the file, the line, the query id, what is wrong and how to fix it.
 
 from __future__ import annotations
 
+import decimal
 import difflib
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -378,7 +379,8 @@ class Checker:
         if isinstance(minimum, bool) or not isinstance(minimum, (int, float)):
             self.add(
                 line,
-                f"'expect' {metric.name} must be a number in 0..1, got {_type_name(minimum)}",
+                f"'expect' {metric.name} must be a number in 0..1, got {_type_name(minimum)}"
+                + _as_written(minimum),
                 qid,
             )
         elif not 0.0 <= float(minimum) <= 1.0:
@@ -387,6 +389,24 @@ class Checker:
             self.add(line, f"'expect' names {metric.name} twice ('{name}' is an alias)", qid)
         else:
             out[metric.name] = float(minimum)
+
+
+def _as_written(value: Any) -> str:
+    """For a value that should be a number: text as written, and for a number read as
+    text (a quoted one, or 5e-1, which YAML 1.1 reads as text without a point) the
+    number to write."""
+    if not isinstance(value, str):
+        return ""
+    shown = f" {value!r}" if len(value) <= 40 else f" {value[:37]!r}..."
+    try:
+        number = decimal.Decimal(value.strip())
+    except decimal.InvalidOperation:
+        return shown
+    fix = f"{number:f}"
+    if not number.is_finite() or len(fix) > 20:
+        return shown
+    why = "YAML reads an exponent without a point as text" if "e" in value.lower() else "unquoted"
+    return f"{shown}; write the number {fix} ({why})"
 
 
 FieldCheck = Callable[[Checker, Any, int, "str | None"], object]
