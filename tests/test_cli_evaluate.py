@@ -160,6 +160,16 @@ def test_compare_exits_1_when_b_regresses(tmp_path):
     assert "lost weather-forecast (3)" in ran.out, ran.out
     only_bm25 = cli("compare", "a.json", "b.json", "--configuration", "bm25", cwd=project)
     assert only_bm25.code == 0, only_bm25.out
+    typo = cli("compare", "a.json", "b.json", "--configuration", "bm52", cwd=project)
+    assert typo.code == 2, typo.out + typo.err
+    assert typo.err.strip().endswith(
+        "--configuration bm52: a.json has no configuration of that name (did you mean "
+        "'bm25'?); its configurations: bm25, dense"
+    )
+    assert (
+        "(did you mean"
+        not in cli("compare", "a.json", "b.json", "--configuration", "nope", cwd=project).err
+    )
     assert cli("compare", "a.json", "b.json", "--tolerance", "99%", cwd=project).code == 0
     improved = cli("compare", "b.json", "a.json", cwd=project)
     assert improved.code == 0

@@ -12,7 +12,7 @@ from ..evaluation import analyse
 from ..gate import GateResult, run_gate
 from ..golden import GoldenQuery
 from ..io.baseline_file import read_baseline
-from ..io.common import FormatError, queries_of, some_ids
+from ..io.common import FormatError, did_you_mean, queries_of, some_ids
 from ..io.recording import is_recording
 from ..io.report_json import ReportError, ReportFile, looks_like_report, read_report
 from ..io.trec import read_run
@@ -255,8 +255,20 @@ def run_evaluate(ctx: Context, args: argparse.Namespace) -> int:
     return FINDINGS if failed or (gate is not None and gate.failed) else OK
 
 
+def _refuse_unknown_configurations(a: ReportFile, named: Sequence[str]) -> None:
+    """A --configuration that A does not hold: a usage error naming the closest one."""
+    for name in named:
+        if name not in a.configurations:
+            held = ", ".join(a.configurations) or "none"
+            raise CliError(
+                f"--configuration {name}: {a.path} has no configuration of that name"
+                f"{did_you_mean(name, list(a.configurations))}; its configurations: {held}"
+            )
+
+
 def run_compare(ctx: Context, args: argparse.Namespace) -> int:
     a, b = _report(ctx, args.a), _report(ctx, args.b)
+    _refuse_unknown_configurations(a, args.configuration)
     baseline = Baseline(settings=a.raw_settings, configurations=a.configurations)
     names = frozenset(b.configurations)
     gate = _gate_settings(ctx, args.tolerance, args.configuration)
