@@ -201,11 +201,10 @@ def test_evaluate_input_errors_exit_2(tmp_path):
     assert (
         ran.code == 2 and "bad.run:1: query 'q1': rank 'one' of 'd1' is not an integer" in ran.err
     )
-    ran = cli("evaluate", "runs/dense.run", "runs/dense.run", cwd=project)
-    assert (
-        ran.code == 2
-        and "configuration 'dense' is in runs/dense.run and in runs/dense.run" in ran.err
-    )
+    (project / "other.run").write_bytes((project / "runs/dense.run").read_bytes())
+    ran = cli("evaluate", "runs/dense.run", "other.run", cwd=project)
+    assert ran.code == 2
+    assert "configuration 'dense' is in runs/dense.run and in other.run" in ran.err
     ran = cli("evaluate", "runs/dense.run", "--max-results", "0", cwd=project)
     assert ran.code == 2 and "--max-results must be a positive integer" in ran.err
     ran = cli("evaluate", "runs/dense.run", "--report", "r.txt", cwd=project)
@@ -256,3 +255,41 @@ def test_a_usage_error_names_the_program_once(tmp_path):
         "pytest-retrieval: error: evaluate: the following arguments are required: RUN "
         "(see pytest-retrieval evaluate --help)"
     ), missing.err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["runs/bm25.run", "runs/bm25.run"],
+            "the run runs/bm25.run is given twice: give each once",
+        ),
+        (
+            ["runs/bm25.run", "./runs/../runs/bm25.run"],
+            "the run ./runs/../runs/bm25.run is given twice (as runs/bm25.run and "
+            "./runs/../runs/bm25.run): give each once",
+        ),
+        (["runs"], "runs is a folder; give the run files in it (TREC runs or JSON reports)"),
+        (
+            ["runs/bm25.run", "--baseline", "golden"],
+            "--baseline golden is a folder; give the baseline file in it",
+        ),
+        (
+            ["runs/bm25.run", "--report", "out.json"],
+            "--report out.json is a folder; give a file path ending .json, .md or .html",
+        ),
+        (
+            ["runs/bm25.run", "--report", "r.json", "--report", "r.json"],
+            "--report r.json is given twice: give each once",
+        ),
+    ],
+    ids=["run-twice", "run-twice-spelled-otherwise", "folder", "baseline-folder",
+         "report-folder", "report-twice"],
+)  # fmt: skip
+def test_evaluate_refuses_a_file_given_twice_or_a_folder_in_one_line(tmp_path, args, message):
+    project = _project(tmp_path)
+    (project / "out.json").mkdir()
+    ran = cli("evaluate", *args, cwd=project)
+    assert ran.code == 2, ran.out + ran.err
+    assert ran.err == f"pytest-retrieval: error: {message}\n"
+    assert ran.out == ""
