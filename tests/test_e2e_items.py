@@ -238,6 +238,36 @@ def test_a_shard_whose_worker_crashed_counts_each_query_as_an_error(
     assert len(dense) == len(E2E_QUERY_IDS)
 
 
+FAILING_DENSE = """\
+import pytest
+
+
+@pytest.fixture(params=["bm25", "dense"])
+def retriever(request):
+    def search(query):
+        if request.param == "dense":
+            raise ConnectionError("the index is down")
+        return ["weather-forecast"]
+
+    return search
+"""
+
+
+@pytest.mark.parametrize(
+    ("items", "line"),
+    [
+        ("shard:2", "7 queries errored in 6 item(s): they score 0.0 on every metric"),
+        ("query", "7 item(s) errored: their queries score 0.0 on every metric"),
+    ],
+)
+def test_the_errors_line_counts_queries_and_the_items_holding_them(
+    pytester: pytest.Pytester, items: str, line: str
+) -> None:
+    e2e_write_project(pytester, conftest=FAILING_DENSE)
+    result = e2e_run(pytester, "--retrieval-eval", f"--retrieval-items={items}")
+    assert line in result.stdout.str()
+
+
 # --------------------------------------------------------------------------- JSONL
 
 
