@@ -225,21 +225,34 @@ def _plain_ids(results: list[Any]) -> list[str] | None:
         joined = "".join(results)  # at C speed: every result is text (as _result_id keeps it)
         ids = list(results)
     except TypeError:
-        if set(map(type, results)) != {tuple} or set(map(len, results)) != {2}:
+        pairs = _pair_ids(results)
+        if pairs is None:
             return None
-        ids = list(map(_FIRST, results))
-        if set(map(type, ids)) != {str} or set(map(type, map(_SECOND, results))) != {float}:
-            return None
-        total = sum(map(_SECOND, results))
-        if total - total != 0.0:
-            return None  # a NaN or infinite score (or a sum that overflows): read each result
-        joined = "".join(ids)
+        ids, joined = pairs
     if "" in ids:
         raise _empty_id(ids.index("") + 1)
     padded = _padded_at(ids, joined)
     if padded is not None:
         raise _padded_id(padded, ids[padded - 1])
     return ids
+
+
+def _pair_ids(results: list[Any]) -> tuple[list[str], str] | None:
+    """The ids, and the ids joined, when every result is an (id, score) pair of text and
+    a finite float; None otherwise."""
+    if set(map(type, results)) != {tuple} or set(map(len, results)) != {2}:
+        return None
+    ids = list(map(_FIRST, results))
+    try:
+        joined = "".join(ids)  # at C speed: every id is text
+    except TypeError:
+        return None
+    if set(map(type, map(_SECOND, results))) != {float}:
+        return None
+    total = sum(map(_SECOND, results))
+    if total - total != 0.0:
+        return None  # a NaN or infinite score (or a sum that overflows): read each result
+    return ids, joined
 
 
 def ranked_ids(returned: Any) -> list[str]:
