@@ -11,6 +11,7 @@ import copy
 import functools
 import hashlib
 import json
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -128,21 +129,47 @@ class GoldenFileError(Exception):
         super().__init__("\n".join(str(p) for p in problems))
 
 
+def id_key(qid: str) -> str:
+    """A query id as ids are compared for uniqueness: in Unicode's composed form (NFC), so
+    'café' written with U+00E9 and with 'e' + U+0301 is one id (ASCII ids: as they are)."""
+    return qid if qid.isascii() else unicodedata.normalize("NFC", qid)
+
+
+def written_otherwise(qid: str, other: str) -> str:
+    """For a duplicate id's message: how two ids equal only in NFC are written ('' if alike)."""
+    if qid == other:
+        return ""
+    return (
+        f", written {other!a} there and {qid!a} here: the same text in two Unicode "
+        "forms (composed and decomposed characters), which look alike"
+    )
+
+
 class GoldenSet:
     """The queries of a whole run, across files: ids unique across the golden set."""
 
     def __init__(self) -> None:
         self.queries: dict[str, GoldenQuery] = {}
         self.categories: dict[str, GoldenQuery] = {}  # lower-cased -> first query using it
+        self.recomposed: dict[str, GoldenQuery] = {}  # id_key -> query, for ids not in NFC
+
+    def _same_id(self, query: GoldenQuery) -> GoldenQuery | None:
+        """The query registered under the same id, or the same id in another Unicode form."""
+        other = self.queries.get(query.id)
+        key = id_key(query.id)
+        if other is None and (key != query.id or self.recomposed):
+            other = self.recomposed.get(key) or self.queries.get(key)
+        return other
 
     def _problem(self, query: GoldenQuery, categories: dict[str, GoldenQuery]) -> Problem | None:
-        other = self.queries.get(query.id)
+        other = self._same_id(query)
         if other is not None and (other.path, other.line) != (query.path, query.line):
             return Problem(
                 query.path,
                 query.line,
-                f"duplicate id: already used in {other.path}:{other.line}; ids must be "
-                "unique across the golden set",
+                f"duplicate id: already used in {other.path}:{other.line}"
+                f"{written_otherwise(query.id, other.id)}; ids must be unique across the "
+                "golden set",
                 query.id,
             )
         first = categories.setdefault(query.category.lower(), query)
@@ -166,6 +193,8 @@ class GoldenSet:
         self.categories = categories
         for query in queries:
             self.queries[query.id] = query
+            if (key := id_key(query.id)) != query.id:
+                self.recomposed[key] = query
 
 
 def golden_digest(fingerprints: Mapping[str, str]) -> str:

@@ -422,7 +422,7 @@ class Tolerance:
         return f"{self.value * 100:g}%" if self.relative else f"{self.value:g}"
 
 
-_NUMBER = re.compile(r"^(\d+(?:\.\d*)?|\.\d+)(%?)$")
+_NUMBER = re.compile(r"^((?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)(%?)$")  # 0.02, 1e-3, 2%
 
 
 _DECIMAL_COMMA = re.compile(r"^\d+,\d+%?$")

@@ -70,6 +70,8 @@ def _result_id(result: Any, rank: int) -> str:
     if isinstance(doc, str):
         if not doc:
             raise _empty_id(rank)
+        if doc.strip() != doc:
+            raise _padded_id(rank, doc)
         return doc
     if isinstance(doc, numbers.Integral) and not isinstance(doc, bool):
         return _integer_id(doc, rank)  # 42, or numpy's int64 from a vector index
@@ -78,6 +80,8 @@ def _result_id(result: Any, rank: int) -> str:
 
 def _raw_score(result: Any) -> object:
     """What a result carries as its score, if anything: (id, score), {"score": ...}, ``.score``."""
+    if "id" in getattr(result, "_fields", ()):  # a namedtuple: its score field, if it has one
+        return getattr(result, "score", None)
     if isinstance(result, (tuple, list)) and len(result) == 2:
         return result[1]
     if isinstance(result, Mapping):
@@ -86,9 +90,10 @@ def _raw_score(result: Any) -> object:
 
 
 def _refuse_bad_score(result: Any, rank: int) -> None:
-    """A score that cannot be one: a bool (an (id, is_relevant) pair?), NaN or an infinity
-    (a broken embedding: a zero vector's cosine is NaN, and a ranking sorted by it is
-    arbitrary). The ranking is the order returned; a score is only recorded."""
+    """A score that cannot be one: a bool (an (id, is_relevant) pair?), text or anything
+    else that is not a number ({"score": "0.9"}), NaN or an infinity (a broken embedding:
+    a zero vector's cosine is NaN, and a ranking sorted by it is arbitrary). The ranking
+    is the order returned; a score is only recorded."""
     if isinstance(result, str):
         return
     score = _raw_score(result)
@@ -97,8 +102,13 @@ def _refuse_bad_score(result: Any, rank: int) -> None:
             f"result at rank {rank} has the score {score}, a bool: {_describe(result)}; a "
             "score is a number (an (id, is_relevant) pair?): return (id, score) pairs or ids"
         )
-    if not isinstance(score, numbers.Real) or isinstance(score, numbers.Integral):
-        return  # no score, or one that is not a number (refused where it is read), or an int
+    if score is None or isinstance(score, numbers.Integral):
+        return  # no score, or an integer one
+    if not isinstance(score, numbers.Real):
+        raise ResultShapeError(
+            f"result at rank {rank} has the score {_describe(score)}, not a number: "
+            f"{_describe(result)}; return the score as a number (float(score)), or leave it out"
+        )
     if not math.isfinite(float(score)):
         raise ResultShapeError(
             f"result at rank {rank} has the score {float(score)}: {_describe(result)}; "
@@ -124,6 +134,26 @@ def _empty_id(rank: int) -> ResultShapeError:
     )
 
 
+def _padded_id(rank: int, doc: str) -> ResultShapeError:
+    return ResultShapeError(
+        f"result at rank {rank} has the id {_describe(doc)}, with white space at its start or "
+        f"end, which no judgment matches (the golden files refuse such ids); return "
+        f"{doc.strip()!r} (strip the ids)"
+    )
+
+
+def _padded_at(ids: list[str], joined: str) -> int | None:
+    """The rank of the first id with white space at its start or end, if any. ``joined``:
+    the ids joined; when it holds no white space at all (the common case: one scan at C
+    speed) no id is looked at."""
+    if joined.split(None, 1) == [joined]:
+        return None
+    stripped = list(map(str.strip, ids))
+    if stripped == ids:
+        return None  # white space inside ids only
+    return next(rank for rank, (a, b) in enumerate(zip(ids, stripped, strict=True), 1) if a != b)
+
+
 def _results(returned: Any) -> list[Any]:
     """The results of what a retriever returned, in order; :class:`ResultShapeError`
     when it is not a ranked sequence."""
@@ -133,10 +163,15 @@ def _results(returned: Any) -> list[Any]:
         return returned
     if returned is None:
         raise ResultShapeError("the retriever returned None; return a ranked list of results")
-    if isinstance(returned, (str, bytes)):
+    if isinstance(returned, str):
         raise ResultShapeError(
             f"the retriever returned a bare string ({_describe(returned)}); "
             "return a list of results, e.g. [doc_id, ...]"
+        )
+    if isinstance(returned, (bytes, bytearray, memoryview)):
+        raise ResultShapeError(
+            f"the retriever returned binary data ({_describe(returned)}), not a ranking "
+            "(iterating it gives byte values); return a list of results, e.g. [doc_id, ...]"
         )
     if isinstance(returned, Mapping):
         raise ResultShapeError(
@@ -156,6 +191,11 @@ def _results(returned: Any) -> list[Any]:
     if not isinstance(returned, (Sequence, Iterable)) or isinstance(returned, (int, float)):
         raise ResultShapeError(
             f"the retriever returned {_describe(returned)}, not a ranked sequence of results"
+        )
+    if getattr(returned, "ndim", None) == 0:  # numpy's or torch's 0-d array: not iterable
+        raise ResultShapeError(
+            f"the retriever returned {_describe(returned)}, a 0-d array (one value), not a "
+            "ranked sequence of results; return a list of results (a 1-d array's .tolist())"
         )
     found = list(itertools.islice(returned, MAX_RESULTS + 1))  # an endless iterator ends here
     if len(found) > MAX_RESULTS:
@@ -182,20 +222,37 @@ def _plain_ids(results: list[Any]) -> list[str] | None:
     answers (read with whole-list operations, no step per result in Python); None
     otherwise, for :func:`_result_id` to read each result."""
     try:
-        "".join(results)  # at C speed: every result is text (as _result_id keeps it)
+        joined = "".join(results)  # at C speed: every result is text (as _result_id keeps it)
         ids = list(results)
     except TypeError:
-        if set(map(type, results)) != {tuple} or set(map(len, results)) != {2}:
+        pairs = _pair_ids(results)
+        if pairs is None:
             return None
-        ids = list(map(_FIRST, results))
-        if set(map(type, ids)) != {str} or set(map(type, map(_SECOND, results))) != {float}:
-            return None
-        total = sum(map(_SECOND, results))
-        if total - total != 0.0:
-            return None  # a NaN or infinite score (or a sum that overflows): read each result
+        ids, joined = pairs
     if "" in ids:
         raise _empty_id(ids.index("") + 1)
+    padded = _padded_at(ids, joined)
+    if padded is not None:
+        raise _padded_id(padded, ids[padded - 1])
     return ids
+
+
+def _pair_ids(results: list[Any]) -> tuple[list[str], str] | None:
+    """The ids, and the ids joined, when every result is an (id, score) pair of text and
+    a finite float; None otherwise."""
+    if set(map(type, results)) != {tuple} or set(map(len, results)) != {2}:
+        return None
+    ids = list(map(_FIRST, results))
+    try:
+        joined = "".join(ids)  # at C speed: every id is text
+    except TypeError:
+        return None
+    if set(map(type, map(_SECOND, results))) != {float}:
+        return None
+    total = sum(map(_SECOND, results))
+    if total - total != 0.0:
+        return None  # a NaN or infinite score (or a sum that overflows): read each result
+    return ids, joined
 
 
 def ranked_ids(returned: Any) -> list[str]:

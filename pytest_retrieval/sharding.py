@@ -11,7 +11,7 @@ xdist worker makes the same items and a crashed worker's items can be rebuilt.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from .golden import GoldenQuery
 from .settings import Items
@@ -43,3 +43,32 @@ def item_groups(
             shard = tuple(members[number * items.size : (number + 1) * items.size])
             groups.append((f"{item_name(category)}-{number + 1:0{width}d}", shard))
     return groups
+
+
+_KEYWORD_WORDS = re.compile(r"[^\s()]+")  # the words of a -k expression (idents, operators)
+
+
+def query_ids_in_keyword(
+    expression: str, query_ids: Collection[str], names: Collection[str]
+) -> list[str]:
+    """The words of a ``-k`` expression that are query ids and no other name an item
+    answers to (``names``: categories, configurations, item names; compared lower-cased):
+    coarse items cannot be selected by them."""
+    lowered = {name.lower() for name in names}
+    found: list[str] = []
+    for word in _KEYWORD_WORDS.findall(expression):
+        if word in query_ids and word.lower() not in lowered and word not in found:
+            found.append(word)
+    return found
+
+
+def keyword_note(items: Items, found: Sequence[str]) -> str:
+    """Why ``-k`` with query ids selects no query when items are coarse, and what does."""
+    holds = "a category" if items.mode == "category" else "a shard of a category"
+    ids = ", ".join(f"'{qid}'" for qid in found)
+    return (
+        f"-k names the query id{'s' if len(found) > 1 else ''} {ids}, but with "
+        f"retrieval_items = {items} an item holds {holds} of a file, and -k selects items by "
+        "category, configuration or item name (paraphrase-01), not by query id; to run one "
+        f"query: --retrieval-items=query -k {found[0]}"
+    )

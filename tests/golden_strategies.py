@@ -80,9 +80,15 @@ ids = st.text(_ID_CHARS, min_size=1, max_size=12).filter(golden_id)
 texts = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=30).filter(
     str.strip
 )
-doc_ids = st.text(st.characters(blacklist_categories=("Cc", "Cs")), min_size=1, max_size=30).filter(
-    str.strip
-)  # ids in relevant and forbid: no control characters
+_TAG_CHARS = st.characters(blacklist_categories=("Cc", "Cs"))
+tag_texts = st.text(_TAG_CHARS, min_size=1, max_size=30).filter(str.strip)  # no control chars
+# ids in relevant and forbid: no control or invisible (format) character, and no white
+# space at either end (inside, any)
+_DOC_EDGE = st.characters(blacklist_categories=("Cc", "Cf", "Cs", "Zs", "Zl", "Zp"))
+_DOC_INNER = st.characters(blacklist_categories=("Cc", "Cf", "Cs"))
+doc_ids = st.text(_DOC_EDGE, min_size=1, max_size=1) | st.tuples(
+    _DOC_EDGE, st.text(_DOC_INNER, max_size=28), _DOC_EDGE
+).map("".join)
 json_scalars = (
     st.none()
     | st.booleans()
@@ -103,7 +109,7 @@ queries = st.builds(
     id=ids,
     text=texts,
     category=texts.filter(lambda c: c.strip().lower() not in RESERVED_CATEGORIES),
-    tags=st.lists(doc_ids, max_size=3).map(tuple),
+    tags=st.lists(tag_texts, max_size=3).map(tuple),
     filters=st.dictionaries(st.text(max_size=8), json_values, max_size=3),
     relevant=st.dictionaries(doc_ids, st.integers(0, 3), max_size=5),
     expect=st.dictionaries(st.sampled_from(METRICS), st.floats(0, 1), max_size=3),

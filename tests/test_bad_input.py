@@ -9,10 +9,11 @@ with a message naming where and what to do, never silence, never a raised score.
 
 from __future__ import annotations
 
+import collections
 import itertools
 import json
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import ClassVar
 
@@ -35,6 +36,19 @@ class FakeFrame:
 
     def itertuples(self) -> object:
         return iter(())
+
+
+class ZeroD:
+    """What a 0-d numpy array or torch tensor looks like to the plugin: iterable by its
+    type, and iterating it raises TypeError."""
+
+    ndim = 0
+
+    def __iter__(self) -> Iterator[object]:
+        raise TypeError("iteration over a 0-d array")
+
+    def __repr__(self) -> str:
+        return "zero-d"
 
 
 # --------------------------------------------------------------------------- golden files
@@ -172,6 +186,18 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
         "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    expect: {mrr: true}\n",
         "golden/bad.yaml:5: query 'a': 'expect' mrr must be a number in 0..1, got true/false",
     ),
+    "expect-exponent": (  # YAML 1.1 reads a number with an exponent but no point as text
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    expect: {mrr: 5e-1}\n",
+        "golden/bad.yaml:5: query 'a': 'expect' mrr must be a number in 0..1, got text '5e-1'; write the number 0.5 (YAML reads an exponent without a point as text)",
+    ),
+    "expect-quoted": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    expect: {ndcg@10: '0.75'}\n",
+        "golden/bad.yaml:5: query 'a': 'expect' ndcg@10 must be a number in 0..1, got text '0.75'; write the number 0.75 (unquoted)",
+    ),
+    "expect-word": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    expect: {mrr: high}\n",
+        "golden/bad.yaml:5: query 'a': 'expect' mrr must be a number in 0..1, got text 'high'",
+    ),
     "expect-list": (
         "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    expect: [mrr]\n",
         "golden/bad.yaml:5: query 'a': 'expect' must map metric names to minimum values (mrr: 1.0), got a list",
@@ -199,6 +225,26 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
     "duplicate-id": (
         "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n  - id: a\n    query: q2\n    relevant: {x: 1}\n",
         "golden/bad.yaml:5: query 'a': duplicate id (first used on line 2); ids must be unique across the golden set",
+    ),
+    "relevant-id-padded": (
+        'queries:\n  - id: a\n    query: q\n    relevant:\n      " doc1": 1\n',
+        "golden/bad.yaml:5: query 'a': 'relevant': id ' doc1' has white space at its start or end, so no result id matches it; write 'doc1'",
+    ),
+    "relevant-list-id-zero-width": (
+        'queries:\n  - id: a\n    query: q\n    relevant: ["doc1\\u200b"]\n',
+        "golden/bad.yaml:4: query 'a': 'relevant': id 'doc1\\u200b' holds an invisible character (U+200B, copied from a web page or a document?): two ids would look the same; remove it",
+    ),
+    "relevant-id-soft-hyphen": (
+        'queries:\n  - id: a\n    query: q\n    relevant: {"re\\xadrank": 1}\n',
+        "golden/bad.yaml:4: query 'a': 'relevant': id 're\\xadrank' holds an invisible character (U+00AD, copied from a web page or a document?): two ids would look the same; remove it",
+    ),
+    "forbid-id-bom": (
+        'queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    forbid:\n      - x\n      - "\\ufeffx"\n',
+        "golden/bad.yaml:7: query 'a': 'forbid': id '\\ufeffx' holds an invisible character (U+FEFF, copied from a web page or a document?): two ids would look the same; remove it",
+    ),
+    "duplicate-id-decomposed": (
+        "queries:\n  - id: caf\u00e9\n    query: q\n    relevant: {x: 1}\n  - id: cafe\u0301\n    query: q2\n    relevant: {x: 1}\n",
+        "golden/bad.yaml:5: query 'cafe\u0301': duplicate id (first used on line 2, written 'caf\\xe9' there and 'cafe\\u0301' here: the same text in two Unicode forms (composed and decomposed characters), which look alike); ids must be unique across the golden set",
     ),
     "unknown-top-key": (
         "queriez:\n  - id: a\n    query: q\n    relevant: {x: 1}\n",
@@ -469,6 +515,18 @@ GOLDEN_JSONL_CASES: dict[str, tuple[str, str]] = {
         "golden/bad.jsonl:2: query 'a': duplicate id (first used on line 1); ids must be "
         "unique across the golden set",
     ),
+    "relevant-id-padded": (  # a no-break space, which str.strip takes too
+        '{"id": "a", "query": "q", "relevant": {"x": 1, "doc1\\u00a0": 2}}\n',
+        "golden/bad.jsonl:1: query 'a': 'relevant': id 'doc1\\xa0' has white space at its start "
+        "or end, so no result id matches it; write 'doc1'",
+    ),
+    "duplicate-ids-decomposed": (  # the second written with escapes: e + U+0301
+        '{"id": "caf\u00e9", "query": "q", "relevant": {}}\n'
+        '{"id": "cafe\\u0301", "query": "r", "relevant": {}}\n',
+        "golden/bad.jsonl:2: query 'cafe\u0301': duplicate id (first used on line 1, written "
+        "'caf\\xe9' there and 'cafe\\u0301' here: the same text in two Unicode forms (composed "
+        "and decomposed characters), which look alike); ids must be unique across the golden set",
+    ),
     "unknown-key": (
         '{"id": "a", "query": "q", "relevent": {}}\n',
         "golden/bad.jsonl:1: query 'a': unknown key 'relevent' (did you mean 'relevant'?)",
@@ -637,6 +695,34 @@ def test_a_category_spelled_two_ways_is_refused(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [("caf\u00e9", "cafe\u0301"), ("cafe\u0301", "caf\u00e9"), ("K1", "\u212a1")],
+    ids=["composed-first", "decomposed-first", "kelvin-sign"],
+)
+def test_an_id_in_two_unicode_forms_across_files_is_one_id(
+    tmp_path: Path, first: str, second: str
+) -> None:
+    from pytest_retrieval.golden import GoldenSet
+
+    golden = GoldenSet()
+    for name, qid in (("a.yaml", first), ("b.yaml", second)):
+        path = tmp_path / name
+        path.write_text(f"queries:\n  - {{id: {qid}, query: q, relevant: {{}}}}\n", "utf-8")
+        queries = load_golden_file(path, shown=f"golden/{name}")
+        if name == "a.yaml":
+            golden.add_file(queries)
+            continue
+        with pytest.raises(GoldenFileError) as info:
+            golden.add_file(queries)
+    assert str(info.value.problems[0]) == (
+        f"golden/b.yaml:2: query '{second}': duplicate id: already used in golden/a.yaml:2, "
+        f"written {first!a} there and {second!a} here: the same text in two Unicode forms "
+        "(composed and decomposed characters), which look alike; ids must be unique across "
+        "the golden set"
+    )
+
+
 # --------------------------------------------------------------------------- retriever results
 
 RESULT_CASES: dict[str, tuple[object, str]] = {
@@ -649,7 +735,19 @@ RESULT_CASES: dict[str, tuple[object, str]] = {
     ),
     "bytes": (
         b"doc-1",
-        "the retriever returned a bare string (bytes b'doc-1'); return a list of results, e.g. [doc_id, ...]",
+        "the retriever returned binary data (bytes b'doc-1'), not a ranking (iterating it gives byte values); return a list of results, e.g. [doc_id, ...]",
+    ),
+    "bytearray": (
+        bytearray(b"d1"),
+        "the retriever returned binary data (bytearray bytearray(b'd1')), not a ranking (iterating it gives byte values); return a list of results, e.g. [doc_id, ...]",
+    ),
+    "memoryview": (
+        memoryview(b"d1"),
+        "the retriever returned binary data (memoryview <memory at ",
+    ),
+    "zero-d-array": (
+        ZeroD(),
+        "the retriever returned ZeroD zero-d, a 0-d array (one value), not a ranked sequence of results; return a list of results (a 1-d array's .tolist())",
     ),
     "mapping": (
         {"doc-1": 0.9},
@@ -744,6 +842,30 @@ RESULT_CASES: dict[str, tuple[object, str]] = {
         [types.SimpleNamespace(id="a", score=float("nan"))],
         "result at rank 1 has the score nan: SimpleNamespace namespace(id='a', score=nan); the retriever's",
     ),
+    "text-score-mapping": (
+        [{"id": "d0", "score": 1.0}, {"id": "d1", "score": "0.9"}],
+        "result at rank 2 has the score str '0.9', not a number: dict {'id': 'd1', 'score': '0.9'}; return the score as a number (float(score)), or leave it out",
+    ),
+    "text-score-object": (
+        [types.SimpleNamespace(id="a", score="high")],
+        "result at rank 1 has the score str 'high', not a number: SimpleNamespace namespace(id='a', score='high'); return the score as a number",
+    ),
+    "padded-id": (
+        ["a", " b"],
+        "result at rank 2 has the id str ' b', with white space at its start or end, which no judgment matches (the golden files refuse such ids); return 'b' (strip the ids)",
+    ),
+    "padded-id-after-inner-spaces": (
+        ["doc 1", "doc 2", "doc 3\n"],
+        "result at rank 3 has the id str 'doc 3\\n', with white space at its start or end",
+    ),
+    "padded-id-pair": (
+        [("a", 1.0), ("b\u00a0", 0.5)],
+        "result at rank 2 has the id str 'b\\xa0', with white space at its start or end",
+    ),
+    "padded-id-mapping": (
+        [{"id": "a"}, {"id": "b "}],
+        "result at rank 2 has the id str 'b ', with white space at its start or end",
+    ),
     "bool-score": (
         [("a", True)],
         "result at rank 1 has the score True, a bool: tuple ('a', True); a score is a number (an (id, is_relevant) pair?): return (id, score) pairs or ids",
@@ -759,6 +881,29 @@ def test_a_result_that_is_no_ranking_is_refused_saying_what_came_back(case: str)
     with pytest.raises(ResultShapeError) as raised:
         rank_results(returned)
     assert str(raised.value).startswith(message), str(raised.value)
+
+
+@pytest.mark.parametrize("value", [5, "d1", 0.5])
+def test_a_numpy_0d_array_is_refused_as_a_result_not_raised_inside_the_plugin(
+    value: object,
+) -> None:
+    np = pytest.importorskip("numpy")
+    from pytest_retrieval.shapes import ResultShapeError, rank_results
+
+    with pytest.raises(ResultShapeError, match=r"^the retriever returned ndarray array\("):
+        rank_results(np.array(value))
+
+
+def test_results_near_the_refused_shapes_are_read() -> None:
+    """Inner white space, a score left out or null, a namedtuple whose second field is no
+    score: read as before."""
+    from pytest_retrieval.shapes import rank_results, ranked_results
+
+    hit = collections.namedtuple("hit", ["id", "text"])
+    assert rank_results(["doc 1", "doc\u00a02"]).ranking == ["doc 1", "doc\u00a02"]
+    assert rank_results([("doc 1", 0.5), ("d2", 0.25)]).ranking == ["doc 1", "d2"]
+    returned = [{"id": "a", "score": None}, {"id": "b"}, hit("c", "some text"), ("d", 1)]
+    assert ranked_results(returned) == (["a", "b", "c", "d"], [None, None, None, 1.0])
 
 
 SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
@@ -1213,7 +1358,7 @@ ENTRY = '{"configuration": "bm25", "id": "q1", "text": "t", "results": [["d1", 1
     ("lines", "says"),
     [
         (
-            [ENTRY, ENTRY.replace('"d1"', '"zzz"'), '{"complete": true, "entries": 1}'],
+            [ENTRY, ENTRY.replace('"q1"', '"q9"'), '{"complete": true, "entries": 1}'],
             "run.jsonl:4: the last line counts 1 entries and the file holds 2: lines were added "
             "or taken out after it was written; record again",
         ),
@@ -1255,15 +1400,63 @@ def test_a_damaged_or_edited_recording_is_refused_naming_its_line(
 
 
 def test_a_recording_holding_a_query_twice_keeps_the_last_attempt(tmp_path: Path) -> None:
-    """A rerun plugin (pytest-rerunfailures) records a query again: the footer counts both."""
-    from pytest_retrieval.io.recording import read_recording
+    """A rerun plugin (pytest-rerunfailures) records a query again: the writer marks it as
+    the next attempt, the footer counts both, and the reader keeps the last."""
+    from pytest_retrieval.io.recording import RecordingWriter, read_recording
 
     again = ENTRY.replace('"d1"', '"d2"')
     recording = tmp_path / "run.jsonl"
-    footer = '{"complete": true, "entries": 2}'
-    recording.write_text("\n".join([RECORDING_HEADER, ENTRY, again, footer]) + "\n")
+    writer = RecordingWriter(recording, {})
+    for line in (ENTRY, again, ENTRY.replace('"q1"', '"q2"'), again.replace('"d2"', '"d3"')):
+        writer.add(line)
+    writer.close(True, "", {})
+    lines = recording.read_text(encoding="utf-8").splitlines()
+    assert lines[2] == '{"attempt": 2, ' + again[1:]
+    assert lines[4].startswith('{"attempt": 3, "configuration": "bm25", "id": "q1", ')
     read = read_recording(recording, "run.jsonl")
-    assert read.entries["bm25"]["q1"].results == (("d2", 1.0),)
+    assert read.entries["bm25"]["q1"].results == (("d3", 1.0),)
+    assert read.entries["bm25"]["q2"].results == (("d1", 1.0),)
+
+
+@pytest.mark.parametrize(
+    "second",
+    [ENTRY, '{"attempt": 1, ' + ENTRY[1:]],
+    ids=["a-copy", "attempt-1-again"],
+)
+def test_a_recording_line_copied_over_another_is_refused_naming_both_lines(
+    tmp_path: Path, second: str
+) -> None:
+    """One entry copied over another keeps the footer's count, so the count cannot tell."""
+    from pytest_retrieval.io.common import FormatError
+    from pytest_retrieval.io.recording import read_recording
+
+    recording = tmp_path / "run.jsonl"
+    other = ENTRY.replace('"q1"', '"q2"')
+    footer = '{"complete": true, "entries": 3}'
+    lines = [RECORDING_HEADER, ENTRY, other, second, footer]
+    recording.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(FormatError) as raised:
+        read_recording(recording, "run.jsonl")
+    assert str(raised.value) == (
+        "run.jsonl:4: query 'q1': configuration 'bm25' is recorded twice, here and on line 2, "
+        "and this line is not a later attempt: a line was copied over another; record again"
+    )
+
+
+def test_a_recording_saved_with_a_bom_is_read_as_a_recording(tmp_path: Path) -> None:
+    """An editor that writes a UTF-8 BOM made the replay read a recording as a TREC run,
+    with one error per line."""
+    from pytest_retrieval.io.recording import is_recording, read_recording
+    from pytest_retrieval.replay import load_replay
+
+    recording = tmp_path / "run.jsonl"
+    footer = '{"complete": true, "entries": 1}'
+    text = "\ufeff" + "\n".join([RECORDING_HEADER, ENTRY, footer]) + "\n"
+    recording.write_text(text, encoding="utf-8")
+    assert is_recording(recording)
+    assert read_recording(recording).entries["bm25"]["q1"].results == (("d1", 1.0),)
+    replay = load_replay([recording], ["run.jsonl"])
+    assert not replay.trec
 
 
 def test_a_bad_default_is_named_once_at_its_line_not_at_every_query(tmp_path: Path) -> None:

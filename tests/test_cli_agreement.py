@@ -95,3 +95,31 @@ def test_agreement_errors(tmp_path):
     Path(project / "bad.yaml").write_text("queries:\n  - {id: q1}\n", encoding="utf-8")
     ran = cli("agreement", "golden/a.yaml", "bad.yaml", cwd=project)
     assert ran.code == 2 and "bad.yaml:2: query 'q1': 'query' is missing" in ran.err
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "kind"),
+    [
+        ("r.json", '{\n  "format": "pytest-retrieval-report",\n  "version": 1\n}\n', "JSON report"),
+        ("b.json", '{"format": "pytest-retrieval-baseline", "version": 1}\n', "baseline"),
+        ("run.jsonl", '{"format": "pytest-retrieval recording", "version": 1}\n', "recording"),
+    ],
+)
+def test_a_plugin_file_given_for_golden_judgments_is_named_for_what_it_is(
+    tmp_path, name, text, kind
+):
+    project = write_project(tmp_path, {"golden/a.yaml": A})
+    (project / name).write_text(text, encoding="utf-8")
+    ran = cli("agreement", "golden/a.yaml", name, cwd=project)
+    assert ran.code == 2
+    assert ran.err.count("\n") == 1, ran.err  # one line, not one per top-level key
+    assert f"{name} is a pytest-retrieval {kind}" in ran.err
+    assert (
+        "not a golden file; agreement compares the grades of two judges: give two golden "
+        in ran.err
+    )
+    validated = cli("validate", name, cwd=project)
+    assert validated.code == 2
+    assert validated.err.strip().endswith(
+        "not a golden file; give golden files (.yaml, .yml, .jsonl) or folders of them"
+    )

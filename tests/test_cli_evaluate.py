@@ -160,6 +160,16 @@ def test_compare_exits_1_when_b_regresses(tmp_path):
     assert "lost weather-forecast (3)" in ran.out, ran.out
     only_bm25 = cli("compare", "a.json", "b.json", "--configuration", "bm25", cwd=project)
     assert only_bm25.code == 0, only_bm25.out
+    typo = cli("compare", "a.json", "b.json", "--configuration", "bm52", cwd=project)
+    assert typo.code == 2, typo.out + typo.err
+    assert typo.err.strip().endswith(
+        "--configuration bm52: a.json has no configuration of that name (did you mean "
+        "'bm25'?); its configurations: bm25, dense"
+    )
+    assert (
+        "(did you mean"
+        not in cli("compare", "a.json", "b.json", "--configuration", "nope", cwd=project).err
+    )
     assert cli("compare", "a.json", "b.json", "--tolerance", "99%", cwd=project).code == 0
     improved = cli("compare", "b.json", "a.json", cwd=project)
     assert improved.code == 0
@@ -191,11 +201,10 @@ def test_evaluate_input_errors_exit_2(tmp_path):
     assert (
         ran.code == 2 and "bad.run:1: query 'q1': rank 'one' of 'd1' is not an integer" in ran.err
     )
-    ran = cli("evaluate", "runs/dense.run", "runs/dense.run", cwd=project)
-    assert (
-        ran.code == 2
-        and "configuration 'dense' is in runs/dense.run and in runs/dense.run" in ran.err
-    )
+    (project / "other.run").write_bytes((project / "runs/dense.run").read_bytes())
+    ran = cli("evaluate", "runs/dense.run", "other.run", cwd=project)
+    assert ran.code == 2
+    assert "configuration 'dense' is in runs/dense.run and in other.run" in ran.err
     ran = cli("evaluate", "runs/dense.run", "--max-results", "0", cwd=project)
     assert ran.code == 2 and "--max-results must be a positive integer" in ran.err
     ran = cli("evaluate", "runs/dense.run", "--report", "r.txt", cwd=project)
@@ -246,3 +255,41 @@ def test_a_usage_error_names_the_program_once(tmp_path):
         "pytest-retrieval: error: evaluate: the following arguments are required: RUN "
         "(see pytest-retrieval evaluate --help)"
     ), missing.err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["runs/bm25.run", "runs/bm25.run"],
+            "the run runs/bm25.run is given twice: give each once",
+        ),
+        (
+            ["runs/bm25.run", "./runs/../runs/bm25.run"],
+            "the run ./runs/../runs/bm25.run is given twice (as runs/bm25.run and "
+            "./runs/../runs/bm25.run): give each once",
+        ),
+        (["runs"], "runs is a folder; give the run files in it (TREC runs or JSON reports)"),
+        (
+            ["runs/bm25.run", "--baseline", "golden"],
+            "--baseline golden is a folder; give the baseline file in it",
+        ),
+        (
+            ["runs/bm25.run", "--report", "out.json"],
+            "--report out.json is a folder; give a file path ending .json, .md or .html",
+        ),
+        (
+            ["runs/bm25.run", "--report", "r.json", "--report", "r.json"],
+            "--report r.json is given twice: give each once",
+        ),
+    ],
+    ids=["run-twice", "run-twice-spelled-otherwise", "folder", "baseline-folder",
+         "report-folder", "report-twice"],
+)  # fmt: skip
+def test_evaluate_refuses_a_file_given_twice_or_a_folder_in_one_line(tmp_path, args, message):
+    project = _project(tmp_path)
+    (project / "out.json").mkdir()
+    ran = cli("evaluate", *args, cwd=project)
+    assert ran.code == 2, ran.out + ran.err
+    assert ran.err == f"pytest-retrieval: error: {message}\n"
+    assert ran.out == ""

@@ -249,3 +249,28 @@ def test_pool_and_merge_usage_errors(tmp_path):
     assert cli("merge", "missing.yaml", cwd=project).code == 2
     ran = cli("merge", "golden/weather.yaml", cwd=project)
     assert ran.code == 1 and "not a worklist" in ran.out
+
+
+def test_merge_refuses_two_grades_of_one_document_naming_both_lines(tmp_path):
+    project = _pooled(tmp_path)
+    golden = (project / "golden/weather.yaml").read_text(encoding="utf-8")
+    _fill(project / "worklist.yaml", GRADES)
+    path = project / "worklist.yaml"
+    text = path.read_text(encoding="utf-8")
+    sky = "      - {id: sky, grade: 0, found: {dense: 3}}\n"
+    text = text.replace(sky, sky + sky.replace("grade: 0", "grade: 3"))  # line 17
+    text += (  # the same query again, further down: one grade agrees, one contradicts
+        "  - id: rain-tomorrow\n    file: golden/weather.yaml\n    documents:\n"
+        "      - {id: umbrella, grade: 2}\n      - {id: sky, grade: 1}\n"
+    )
+    path.write_text(text, encoding="utf-8")
+    ran = cli("merge", "worklist.yaml", cwd=project)
+    assert ran.code == 1
+    assert ran.lines == [
+        "worklist.yaml:17: query 'rain-tomorrow': 'sky' is graded 3 here and 0 on line 16: "
+        "keep one of the two grades (delete the other line), then merge again",
+        "worklist.yaml:51: query 'rain-tomorrow': 'sky' is graded 1 here and 0 on line 16: "
+        "keep one of the two grades (delete the other line), then merge again",
+        "2 problem(s): nothing merged",
+    ]
+    assert (project / "golden/weather.yaml").read_text(encoding="utf-8") == golden

@@ -213,6 +213,26 @@ def test_a_run_killed_while_logging_leaves_a_readable_log(
     assert "RetrievalLogWarning" not in again.text
 
 
+def test_a_long_bad_log_line_is_shown_cut_in_its_warning(project: pytest.Pytester) -> None:
+    """pytest's warnings summary prints the source line of a warning's place: a log line,
+    which may be megabytes, was printed whole."""
+    run(project, f"--retrieval-log={LOG}")
+    log = project.path / LOG
+    first = log.read_text(encoding="utf-8")
+    other = json.dumps({**json.loads(first), "version": 7, "label": "x" * 5000})
+    log.write_text(first + other + "\n" + '{"torn": "' + "y" * 5000 + "\n", encoding="utf-8")
+    done = run(project, f"--retrieval-log={LOG}")
+    assert done.ret == 0, done.text
+    assert "x" * 200 not in done.text and "y" * 200 not in done.text
+    lines = done.text.splitlines()
+    at = [n for n, line in enumerate(lines) if "RetrievalLogWarning" in line]
+    assert [lines[n].split(": ", 1)[0].strip() for n in at] == [f"{LOG}:2", f"{LOG}:3"]
+    shown = [lines[n + 1].strip() for n in at]  # the line's start, where pytest shows it
+    assert shown[0].startswith('{"format": "pytest-retrieval-log", "version": 7,')
+    assert shown[1] == '{"torn": "' + "y" * 87 + "..."
+    assert all(len(line) == 100 for line in shown)
+
+
 # --------------------------------------------------------------------------- GitHub Actions
 
 

@@ -122,6 +122,34 @@ def test_minus_k_selects_categories_and_configurations_of_coarse_items(
     assert sorted(report["configurations"]["dense"]["queries"]) == ["convert-euros", "share-price"]
 
 
+def test_minus_k_with_a_query_id_and_coarse_items_says_why_and_how(
+    pytester: pytest.Pytester, e2e_project: Path
+) -> None:
+    result = e2e_run(
+        pytester, "--retrieval-eval", "--retrieval-items=shard:2", "-k", "convert-euros or bm25"
+    )
+    result.assert_outcomes(passed=6)  # the bm25 shards: the query id selected nothing
+    warnings_summary = result.stdout.str().split("warnings summary", 1)[1]
+    assert "RetrievalSettingsWarning: -k names the query id 'convert-euros', but with" in (
+        warnings_summary
+    )
+    text = " ".join(warnings_summary.split())
+    assert (
+        "retrieval_items = shard:2 an item holds a shard of a category of a file, and -k "
+        "selects items by category, configuration or item name (paraphrase-01), not by "
+        "query id; to run one query: --retrieval-items=query -k convert-euros"
+    ) in text
+    per_query = e2e_run(pytester, "--retrieval-eval", "-k", "convert-euros")
+    per_query.assert_outcomes(passed=2)
+    assert "RetrievalSettingsWarning" not in per_query.stdout.str()
+    strict = e2e_run(
+        pytester, "--retrieval-eval", "--retrieval-items=category", "-k", "convert-euros",
+        "-W", "error::pytest_retrieval.RetrievalWarning",
+    )  # fmt: skip
+    assert strict.ret == pytest.ExitCode.USAGE_ERROR
+    assert "with retrieval_items = category an item holds a category" in strict.stderr.str()
+
+
 def test_skip_and_xfail_hold_per_query_inside_a_coarse_item(
     pytester: pytest.Pytester, e2e_project: Path
 ) -> None:
@@ -208,6 +236,36 @@ def test_a_shard_whose_worker_crashed_counts_each_query_as_an_error(
         assert dense[qid]["outcome"] == "error"
         assert "its xdist worker crashed or was lost" in dense[qid]["error"]
     assert len(dense) == len(E2E_QUERY_IDS)
+
+
+FAILING_DENSE = """\
+import pytest
+
+
+@pytest.fixture(params=["bm25", "dense"])
+def retriever(request):
+    def search(query):
+        if request.param == "dense":
+            raise ConnectionError("the index is down")
+        return ["weather-forecast"]
+
+    return search
+"""
+
+
+@pytest.mark.parametrize(
+    ("items", "line"),
+    [
+        ("shard:2", "7 queries errored in 6 item(s): they score 0.0 on every metric"),
+        ("query", "7 item(s) errored: their queries score 0.0 on every metric"),
+    ],
+)
+def test_the_errors_line_counts_queries_and_the_items_holding_them(
+    pytester: pytest.Pytester, items: str, line: str
+) -> None:
+    e2e_write_project(pytester, conftest=FAILING_DENSE)
+    result = e2e_run(pytester, "--retrieval-eval", f"--retrieval-items={items}")
+    assert line in result.stdout.str()
 
 
 # --------------------------------------------------------------------------- JSONL

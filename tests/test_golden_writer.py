@@ -173,6 +173,8 @@ def test_writers_refuse_what_would_not_load(query, expected):
 def test_writers_refuse_duplicate_ids_and_unwritable_filters():
     with pytest.raises(GoldenFileError, match="query 'q': duplicate id"):
         golden_yaml([GoldenQuery("q", "a"), GoldenQuery("q", "b")])
+    with pytest.raises(GoldenFileError, match="duplicate id"):  # é composed, then decomposed
+        golden_jsonl([GoldenQuery("caf\u00e9", "a"), GoldenQuery("cafe\u0301", "b")])
     with pytest.raises(GoldenFileError, match="query 'q': cannot be written as YAML: a filter"):
         golden_yaml([GoldenQuery("q", "a", filters={"x": {1, 2}})])
     with pytest.raises(GoldenFileError, match="value of type object"):
@@ -249,7 +251,7 @@ def test_jsonl_reader_ids_stay_text_and_empty_files_are_errors(tmp_path):
 
 
 def test_jsonl_lines_never_hold_a_unicode_line_break():
-    query = GoldenQuery("q", "a\u2028b\x85c\u2029", relevant={"d\u2028": 1})
+    query = GoldenQuery("q", "a\u2028b\x85c\u2029", relevant={"d\u2028e": 1})
     text = golden_jsonl([query])
     assert text.count("\n") == 1 and len(text.splitlines()) == 1
     assert json.loads(text)["query"] == query.text

@@ -254,3 +254,13 @@ def test_the_entries_keep_their_order_as_appended(tmp_path: Path) -> None:
         "2025-11-01",
         "2025-11-02",
     ]
+
+
+def test_a_skipped_line_is_named_cut_to_a_readable_length() -> None:
+    huge = json.dumps({"format": "pytest-retrieval-log", "version": "v" * 5000})
+    read = parse_log(f"{huge}\n\x00\x01{'z' * 5000}\n".encode())
+    assert [p.line for p in read.problems] == [1, 2]
+    first, second = read.problems
+    assert len(first.message) < 260 and first.message.endswith("...: skipped")
+    assert first.excerpt == huge[:97] + "..."
+    assert second.excerpt == "\\x00\\x01" + "z" * 89 + "..."

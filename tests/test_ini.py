@@ -144,3 +144,20 @@ def test_a_key_written_empty_is_refused_as_pytest_refuses_it(tmp_path, text):
         f"{tmp_path / name}: retrieval_metrics is empty: give it a value, or leave the key "
         "out for its default (ndcg@10 mrr recall@20)"
     )
+
+
+def test_numbers_in_scientific_notation_are_read_where_a_float_is_wanted():
+    run = parse_run_settings(
+        {
+            "retrieval_tolerance": "1e-3 mrr=5E-2 ndcg@10=2e0%",
+            "retrieval_alpha": "5e-2",
+            "retrieval_timeout": "1.5e1",
+            "retrieval_weights": "a=1e-1 b=2E0",
+            "retrieval_latency_budget": "p95=2e2ms",
+        }
+    )
+    tolerance = run.gate.tolerance
+    assert (tolerance.default.value, str(tolerance)) == (0.001, "0.001 mrr=0.05 ndcg@10=2%")
+    assert (run.stats.alpha, run.stats.weights) == (0.05, {"a": 0.1, "b": 2.0})
+    assert run.run.calls.timeout == 15.0
+    assert run.gate.latency[0].seconds == 0.2

@@ -12,6 +12,10 @@ from ..io.worklist import looks_like_worklist, read_worklist
 from .common import OK, CliError, Commands, Context, add_common, load_golden
 
 Judgments = dict[str, dict[str, int]]
+_WANTED = (
+    "agreement compares the grades of two judges: give two golden files or folders, or "
+    "graded worklists"
+)
 
 
 def add_parser(commands: Commands) -> None:
@@ -40,7 +44,7 @@ def _judgments(ctx: Context, given: str) -> tuple[Judgments, dict[str, str]]:
             raise CliError(str(exc)) from None
         categories = {q.id: q.category for q in worklist.queries if q.category}
         return worklist.judgments(), categories
-    loaded = load_golden(ctx, [given])
+    loaded = load_golden(ctx, [given], _WANTED)
     if loaded.problems:
         raise CliError("\n".join(str(p) for p in loaded.problems))
     judgments = {q.id: dict(q.relevant) for q in loaded.queries}

@@ -19,9 +19,13 @@ from pathlib import Path
 from typing import NoReturn, TextIO, TypeAlias
 
 from ..golden import GoldenFileError, GoldenQuery, GoldenSet, Problem
+from ..io.baseline_file import FORMAT as BASELINE_FORMAT
 from ..io.common import FormatError
 from ..io.golden_file import load_golden_file
 from ..io.ini import IniConfig, IniError, find_config, parse_overrides
+from ..io.recording import FORMAT as RECORDING_FORMAT
+from ..io.report_json import FORMAT as REPORT_FORMAT
+from ..io.worklist import looks_like_worklist
 from ..metric_registry import Installed, MetricDefinitionError
 from ..metrics import install_metrics, restore_metrics
 from ..settings import SCHEMA, RunSettings, SettingsError, parse_run_settings
@@ -181,11 +185,36 @@ def unknown_keys(ini: IniConfig) -> list[str]:
 # --------------------------------------------------------------------------- golden sets
 
 
-def golden_files(ctx: Context, given: Sequence[str]) -> list[Path]:
+GOLDEN_WANTED = "give golden files (.yaml, .yml, .jsonl) or folders of them"
+_PLUGIN_JSON = {  # the plugin's own JSON files, by the format each names at its start
+    REPORT_FORMAT: "JSON report (--retrieval-report)",
+    BASELINE_FORMAT: "baseline",
+    RECORDING_FORMAT: "recording (--retrieval-record)",
+}
+
+
+def plugin_file_kind(path: Path) -> str | None:
+    """What the file is when it is one of the plugin's own files (a report, a baseline, a
+    recording, a worklist), given where a golden file belongs; else None."""
+    if looks_like_worklist(path):
+        return "worklist (pytest-retrieval pool)"
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return None
+    if not head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):
+        return None
+    return next((kind for mark, kind in _PLUGIN_JSON.items() if f'"{mark}"'.encode() in head), None)
+
+
+def golden_files(ctx: Context, given: Sequence[str], wants: str = GOLDEN_WANTED) -> list[Path]:
     """Golden files of the paths given (files or folders), else of ``retrieval_golden``.
 
     Folders give every ``.yaml``/``.yml`` under them, sorted; a file named on the
-    command line is read whatever its suffix (``.jsonl`` as JSON lines).
+    command line is read whatever its suffix (``.jsonl`` as JSON lines), unless it is one
+    of the plugin's own files: a :class:`CliError` says what it is and (``wants``) what
+    the command wants.
     """
     if given:
         roots = [ctx.path(p) for p in given]
@@ -205,6 +234,10 @@ def golden_files(ctx: Context, given: Sequence[str]) -> list[Path]:
         if root.is_dir():
             files += sorted(p for p in root.rglob("*") if p.suffix in GOLDEN_SUFFIXES)
         elif root.exists():
+            kind = plugin_file_kind(root)
+            if kind is not None:
+                what = f"{ctx.shown(root)} is a pytest-retrieval {kind}, not a golden file"
+                raise CliError(f"{what}; {wants}")
             files.append(root)
     return list(dict.fromkeys(files))
 
@@ -228,9 +261,9 @@ class Loaded:
         return {q.id: q for q in self.queries}
 
 
-def load_golden(ctx: Context, given: Sequence[str]) -> Loaded:
+def load_golden(ctx: Context, given: Sequence[str], wants: str = GOLDEN_WANTED) -> Loaded:
     """Every golden file of ``given`` checked, ids unique across files; nothing stops early."""
-    files = golden_files(ctx, given)
+    files = golden_files(ctx, given, wants)
     golden = GoldenSet()
     loaded = Loaded(files, [], [])
     for path in files:

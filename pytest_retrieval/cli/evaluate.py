@@ -6,13 +6,14 @@ from __future__ import annotations
 import argparse
 import dataclasses
 from collections.abc import Sequence
+from pathlib import Path
 
 from ..baseline import Baseline, BaselineError, BaselineMissing, RunFacts
 from ..evaluation import analyse
 from ..gate import GateResult, run_gate
 from ..golden import GoldenQuery
 from ..io.baseline_file import read_baseline
-from ..io.common import FormatError, queries_of, some_ids
+from ..io.common import FormatError, did_you_mean, queries_of, some_ids
 from ..io.recording import is_recording
 from ..io.report_json import ReportError, ReportFile, looks_like_report, read_report
 from ..io.trec import read_run
@@ -109,6 +110,27 @@ def _report(ctx: Context, given: str) -> ReportFile:
         return read_report(path, ctx.shown(path))
     except ReportError as exc:
         raise CliError(str(exc)) from None
+
+
+def _refuse_folders_and_repeats(ctx: Context, args: argparse.Namespace) -> None:
+    """A folder where a file is wanted, or one file given twice: a usage error, in one line."""
+    wanted = [
+        (run, "", "give the run files in it (TREC runs or JSON reports)") for run in args.runs
+    ]
+    wanted += [(r, "--report ", "give a file path ending .json, .md or .html") for r in args.report]
+    if args.baseline is not None:
+        wanted.append((args.baseline, "--baseline ", "give the baseline file in it"))
+    seen: dict[tuple[str, Path], str] = {}
+    for given, option, fix in wanted:
+        path = ctx.path(given)
+        if path.is_dir():
+            raise CliError(f"{option}{given} is a folder; {fix}")
+        key = (option, path.resolve())
+        if key in seen:
+            what = f"{option}{given}" if option else f"the run {given}"
+            also = "" if seen[key] == given else f" (as {seen[key]} and {given})"
+            raise CliError(f"{what} is given twice{also}: give each once")
+        seen[key] = given
 
 
 def _recorded(ctx: Context, given: str) -> list[Recorded]:
@@ -220,6 +242,7 @@ def run_evaluate(ctx: Context, args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     if args.max_results is not None and args.max_results < 1:
         raise CliError("--max-results must be a positive integer")
+    _refuse_folders_and_repeats(ctx, args)
     queries = golden_or_fail(ctx, args.golden)
     runs = _all_runs(ctx, args.runs)
     settings = ctx.run.settings
@@ -255,8 +278,20 @@ def run_evaluate(ctx: Context, args: argparse.Namespace) -> int:
     return FINDINGS if failed or (gate is not None and gate.failed) else OK
 
 
+def _refuse_unknown_configurations(a: ReportFile, named: Sequence[str]) -> None:
+    """A --configuration that A does not hold: a usage error naming the closest one."""
+    for name in named:
+        if name not in a.configurations:
+            held = ", ".join(a.configurations) or "none"
+            raise CliError(
+                f"--configuration {name}: {a.path} has no configuration of that name"
+                f"{did_you_mean(name, list(a.configurations))}; its configurations: {held}"
+            )
+
+
 def run_compare(ctx: Context, args: argparse.Namespace) -> int:
     a, b = _report(ctx, args.a), _report(ctx, args.b)
+    _refuse_unknown_configurations(a, args.configuration)
     baseline = Baseline(settings=a.raw_settings, configurations=a.configurations)
     names = frozenset(b.configurations)
     gate = _gate_settings(ctx, args.tolerance, args.configuration)

@@ -9,6 +9,7 @@ naming the file, the line, the query id, what is wrong and how to fix it.
 
 from __future__ import annotations
 
+import decimal
 import difflib
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -23,6 +24,8 @@ from ..golden import (
     GoldenFileError,
     GoldenQuery,
     Problem,
+    id_key,
+    written_otherwise,
 )
 from ..metrics import MetricNameError, parse_metric
 from ..model import RESERVED_CATEGORIES
@@ -146,8 +149,8 @@ def _misread(value: Any, what: str = "id") -> str | None:
 
 
 def _invisible(qid: str) -> str | None:
-    """Why a query id that holds an invisible character is refused: two node ids would
-    look the same (document ids are not checked: a corpus may hold such ids)."""
+    """Why an id that holds an invisible character is refused: two ids would look the
+    same (two node ids; a judged document's id and the retriever's, which never match)."""
     hidden = _INVISIBLE.search(qid)
     if hidden is None:
         return None
@@ -155,6 +158,21 @@ def _invisible(qid: str) -> str | None:
         f"id {qid!r} holds an invisible character (U+{ord(hidden.group()):04X}, copied from "
         "a web page or a document?): two ids would look the same; remove it"
     )
+
+
+def _misjudged(value: Any) -> str | None:
+    """Why a judged document id (a key of ``relevant``, an entry of ``forbid``) is refused:
+    misread, or text no result id written without it would match (white space at its
+    start or end, an invisible character); None when it is fine."""
+    misread = _misread(value)
+    if misread is not None or not isinstance(value, str):
+        return misread
+    if value.strip() != value:
+        return (
+            f"id {value!r} has white space at its start or end, so no result id matches it; "
+            f"write {value.strip()!r}"
+        )
+    return _invisible(value)
 
 
 def _line_of(mapping: Any, key: Any) -> int:
@@ -239,7 +257,7 @@ class Checker:
             if text is None:
                 self.add(item_line, f"'{key}' must hold only text, got {_type_name(item)}", qid)
                 continue
-            misread = _misread(item, "tag" if key == "tags" else "id")
+            misread = _misread(item, "tag") if key == "tags" else _misjudged(item)
             if misread is not None:
                 self.add(item_line, f"'{key}': {misread}", qid)
             out.append(text)
@@ -292,8 +310,8 @@ class Checker:
             item_line = value.item_lines[index] if isinstance(value, Seq) else line
             if doc is None:
                 self.add(item_line, f"'relevant' list must hold ids, got {_type_name(item)}", qid)
-            elif _misread(item) is not None:
-                self.add(item_line, f"'relevant': {_misread(item)}", qid)
+            elif _misjudged(item) is not None:
+                self.add(item_line, f"'relevant': {_misjudged(item)}", qid)
             elif doc in grades:
                 self.add(item_line, f"'relevant' lists '{doc}' twice; keep one", qid)
             else:
@@ -308,8 +326,8 @@ class Checker:
             self.add(line, f"'relevant' has an empty id {key!r}; give each document its id", qid)
         elif doc is None:
             self.add(line, f"'relevant' has an id that is not text: {key!r}", qid)
-        elif _misread(key) is not None:
-            self.add(line, f"'relevant': {_misread(key)}", qid)
+        elif _misjudged(key) is not None:
+            self.add(line, f"'relevant': {_misjudged(key)}", qid)
         elif isinstance(grade, bool) or not isinstance(grade, int):
             self.add(
                 line,
@@ -361,7 +379,8 @@ class Checker:
         if isinstance(minimum, bool) or not isinstance(minimum, (int, float)):
             self.add(
                 line,
-                f"'expect' {metric.name} must be a number in 0..1, got {_type_name(minimum)}",
+                f"'expect' {metric.name} must be a number in 0..1, got {_type_name(minimum)}"
+                + _as_written(minimum),
                 qid,
             )
         elif not 0.0 <= float(minimum) <= 1.0:
@@ -370,6 +389,24 @@ class Checker:
             self.add(line, f"'expect' names {metric.name} twice ('{name}' is an alias)", qid)
         else:
             out[metric.name] = float(minimum)
+
+
+def _as_written(value: Any) -> str:
+    """For a value that should be a number: text as written, and for a number read as
+    text (a quoted one, or 5e-1, which YAML 1.1 reads as text without a point) the
+    number to write."""
+    if not isinstance(value, str):
+        return ""
+    shown = f" {value!r}" if len(value) <= 40 else f" {value[:37]!r}..."
+    try:
+        number = decimal.Decimal(value.strip())
+    except decimal.InvalidOperation:
+        return shown
+    fix = f"{number:f}"
+    if not number.is_finite() or len(fix) > 20:
+        return shown
+    why = "YAML reads an exponent without a point as text" if "e" in value.lower() else "unquoted"
+    return f"{shown}; write the number {fix} ({why})"
 
 
 FieldCheck = Callable[[Checker, Any, int, "str | None"], object]
@@ -494,11 +531,14 @@ def _plain_grades(value: Any, max_grade: int) -> dict[str, int] | None:
     if not isinstance(value, dict) or getattr(value, "duplicates", None):
         return None
     for doc, grade in value.items():
-        if type(doc) is not str or not doc.strip():
+        if type(doc) is not str or doc.strip() != doc or not doc:
             return None
         if not isinstance(grade, int) or isinstance(grade, bool) or not 0 <= grade <= max_grade:
             return None
-    if _CONTROL.search("".join(value)) is not None:
+    joined = "".join(value)
+    if _CONTROL.search(joined) is not None or (
+        not joined.isascii() and _INVISIBLE.search(joined) is not None
+    ):
         return None
     return {doc: int(grade) for doc, grade in value.items()}
 
@@ -646,20 +686,21 @@ def _queries(
 ) -> list[GoldenQuery]:
     lines = raw_queries.item_lines if isinstance(raw_queries, Seq) else [0] * len(raw_queries)
     queries: list[GoldenQuery] = []
-    first_line: dict[str, int] = {}
+    first: dict[str, GoldenQuery] = {}  # id_key -> the query first using it
     for raw, line in zip(raw_queries, lines, strict=False):
         query = check_query(checker, raw, line, defaults)
         if query is None:
             continue
-        if query.id in first_line:
+        other = first.setdefault(id_key(query.id), query)
+        if other is not query:
             checker.add(
                 query.line,
-                f"duplicate id (first used on line {first_line[query.id]}); ids must be unique "
-                "across the golden set",
+                f"duplicate id (first used on line {other.line}"
+                f"{written_otherwise(query.id, other.id)}); ids must be unique across the "
+                "golden set",
                 query.id,
             )
             continue
-        first_line[query.id] = query.line
         queries.append(query)
     return queries
 

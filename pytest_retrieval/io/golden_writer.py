@@ -29,7 +29,7 @@ from typing import Any
 
 import yaml
 
-from ..golden import GoldenFileError, GoldenQuery, Problem
+from ..golden import GoldenFileError, GoldenQuery, Problem, id_key
 from ..metrics import MetricNameError, parse_metric
 from .atomic import write_atomic
 from .golden_check import Checker, check_query
@@ -163,9 +163,9 @@ def _check(
     seen: set[str] = set()
     for query, mapping in zip(queries, mappings, strict=True):
         check_query(checker, mapping, 0, {})
-        if query.id in seen:
+        if id_key(query.id) in seen:  # 'café' composed and decomposed: one id
             checker.add(0, "duplicate id; ids must be unique across the golden set", query.id)
-        seen.add(query.id)
+        seen.add(id_key(query.id))
     if checker.problems:
         raise GoldenFileError(checker.problems)
 

@@ -27,10 +27,26 @@ except ImportError:  # pragma: no cover - Windows
 
 @dataclass(frozen=True)
 class LogProblem:
-    """A line of the log that was skipped, and why."""
+    """A line of the log that was skipped, why, and its start (cut to a readable length)."""
 
     line: int
     message: str
+    excerpt: str = ""
+
+
+EXCERPT = 100  # characters of a skipped line shown with its warning
+
+
+def cut(text: str, width: int = EXCERPT) -> str:
+    """``text`` to show: cut to ``width`` characters (``...`` after), its control
+    characters escaped (a log line may be megabytes, or binary)."""
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text[: width + 1])
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def excerpt(raw: bytes, width: int = EXCERPT) -> str:
+    """The start of a line, to show: :func:`cut` (only its first bytes are decoded)."""
+    return cut(raw[: width * 4].decode("utf-8", "replace").strip(), width)
 
 
 @dataclass
@@ -139,9 +155,10 @@ def parse_log(data: bytes) -> LogRead:
                 )
             else:
                 message = f"line {number} is not valid JSON ({exc}): skipped"
-            read.problems.append(LogProblem(number, message))
+            read.problems.append(LogProblem(number, message, excerpt(raw)))
         except LogEntryError as exc:
-            read.problems.append(LogProblem(number, f"line {number}: {exc}: skipped"))
+            message = f"line {number}: {cut(str(exc), 2 * EXCERPT)}: skipped"  # names values
+            read.problems.append(LogProblem(number, message, excerpt(raw)))
     return read
 
 

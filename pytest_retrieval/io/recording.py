@@ -10,13 +10,16 @@ configuration), and a footer written when the run ends::
      "retrievers": {"dense": {"index_version": "2024-09"}}}
 
 ``results`` are ``[id, score]`` pairs as the retriever returned them (score null when
-it gave none); ``filters`` appears when the query had some. The file is written to a
-temporary file beside the path as the run goes and renamed over the path at the end,
-so the path holds a whole recording or the one before.
+it gave none); ``filters`` appears when the query had some. A query recorded again in one
+run (a rerun plugin) starts ``{"attempt": 2, ...`` (3, ...): the reader keeps the last
+attempt and refuses any other entry given twice (a line copied over another). The
+file is written to a temporary file beside the path as the run goes and renamed over
+the path at the end, so the path holds a whole recording or the one before.
 """
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import json
 import math
@@ -59,6 +62,11 @@ class Recorded:
         return json.dumps(data, ensure_ascii=False, allow_nan=False, default=str)
 
 
+# what follows the configuration and the query id in an entry's line; inside a JSON
+# string its quotes would be escaped, so the first one found ends the key
+_AFTER_KEY = ', "text": '
+
+
 class RecordingWriter:
     """Appends entries to a temporary file; :meth:`close` renames it over the path."""
 
@@ -70,12 +78,18 @@ class RecordingWriter:
         )
         self._file: IO[str] | None = os.fdopen(fd, "w", encoding="utf-8", newline="\n")
         self.entries = 0
+        self._attempts: dict[str, int] = {}  # an entry's configuration and id -> lines so far
         header = {"format": FORMAT, "version": VERSION, "settings": dict(settings)}
         self._file.write(json.dumps(header, ensure_ascii=False) + "\n")
 
     def add(self, line: str) -> None:
-        """One entry's line (:meth:`Recorded.line`)."""
+        """One entry's line (:meth:`Recorded.line`); a (configuration, query) written
+        before (a rerun plugin ran the item again) is marked as the next attempt."""
         if self._file is not None:
+            key = line.partition(_AFTER_KEY)[0]  # '{"configuration": "...", "id": "..."'
+            attempt = self._attempts[key] = self._attempts.get(key, 0) + 1
+            if attempt > 1:
+                line = f'{{"attempt": {attempt}, {line[1:]}'
             self._file.write(line + "\n")
             self.entries += 1
 
@@ -136,6 +150,7 @@ def is_recording(path: Path) -> bool:
             first = handle.readline(4096)
     except OSError:
         return False
+    first = first.removeprefix(codecs.BOM_UTF8)  # saved by an editor that writes one
     return first.lstrip().startswith(b"{") and FORMAT.encode() in first
 
 
@@ -198,7 +213,7 @@ def read_recording(path: Path, shown: str | None = None) -> Recording:
     """A recording file read back; :class:`FormatError` names the lines that are not."""
     log = ProblemLog(shown or str(path))
     try:
-        lines = path.read_text(encoding="utf-8").split("\n")
+        lines = path.read_text(encoding="utf-8-sig").split("\n")  # a BOM: left out
     except (OSError, UnicodeDecodeError) as exc:
         raise FormatError([Problem(log.shown, 0, f"cannot read the recording: {exc}")]) from None
     settings = _header(lines[0], log)
@@ -223,6 +238,7 @@ def _entries(
     counted = 0  # entry lines, as the writer counted them in the footer
     footer: Mapping[str, object] = {}
     footer_line = 0
+    seen: dict[tuple[str, str], tuple[int, int]] = {}  # (configuration, id) -> line, attempt
     for number, line in enumerate(lines[1:], start=2):
         if not line.strip():
             continue
@@ -242,10 +258,39 @@ def _entries(
             log.add(number, f"not a recording entry (a JSON {type(data).__name__}): record again")
             continue
         entry = _entry(data, log, number)
-        if entry is not None:  # a query recorded twice (a rerun plugin): the last attempt
+        if entry is not None and _next_attempt(entry, data, number, seen, log):
             entries.setdefault(entry.configuration, {})[entry.id] = entry
     _check_count(footer, counted, log, footer_line)
     return entries, footer
+
+
+def _next_attempt(
+    entry: Recorded,
+    data: Mapping[str, object],
+    number: int,
+    seen: dict[tuple[str, str], tuple[int, int]],
+    log: ProblemLog,
+) -> bool:
+    """Whether the entry is a (configuration, query) not seen yet, or the next attempt of
+    one (a rerun plugin ran it again: the last attempt is kept); else a problem naming
+    both lines, for an entry given twice is a line copied over another."""
+    attempt = data.get("attempt", 1)
+    if isinstance(attempt, bool) or not isinstance(attempt, int) or attempt < 1:
+        log.add(number, f"'attempt' must be a whole number >= 1, got {attempt!r}; record again")
+        return False
+    key = (entry.configuration, entry.id)
+    before = seen.get(key)
+    if before is not None and attempt <= before[1]:
+        log.add(
+            number,
+            f"configuration '{entry.configuration}' is recorded twice, here and on line "
+            f"{before[0]}, and this line is not a later attempt: a line was copied over "
+            "another; record again",
+            entry.id,
+        )
+        return False
+    seen[key] = (number, attempt)
+    return True
 
 
 def _check_count(footer: Mapping[str, object], found: int, log: ProblemLog, last: int) -> None:

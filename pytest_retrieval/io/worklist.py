@@ -84,6 +84,7 @@ class _Reader:
         self.max_grade = max_grade
         self.graded = graded  # every document must have a grade
         self.problems: list[Problem] = []
+        self.graded_at: dict[tuple[str, str], PoolDoc] = {}  # (query, document) -> first grade
 
     def add(self, line: int, message: str, qid: str | None = None) -> None:
         self.problems.append(Problem(self.shown, line, message, qid))
@@ -120,7 +121,22 @@ class _Reader:
             if isinstance(found, dict)
             else {}
         )
-        return PoolDoc(doc, sources, self.grade(raw, qid, doc), _line(raw))
+        found_doc = PoolDoc(doc, sources, self.grade(raw, qid, doc), _line(raw))
+        self.refuse_contradiction(found_doc, qid)
+        return found_doc
+
+    def refuse_contradiction(self, doc: PoolDoc, qid: str) -> None:
+        """Two different grades for one (query, document): which one is meant is not known."""
+        if doc.grade is None:
+            return
+        first = self.graded_at.setdefault((qid, doc.id), doc)
+        if first.grade != doc.grade:
+            self.add(
+                doc.line,
+                f"'{doc.id}' is graded {doc.grade} here and {first.grade} on line {first.line}: "
+                "keep one of the two grades (delete the other line), then merge again",
+                qid,
+            )
 
     def query(self, raw: object, line: int) -> PoolQuery | None:
         if not isinstance(raw, dict) or not isinstance(raw.get("id"), (str, int)):

@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import inspect
 import types
+import warnings
 from collections.abc import Callable, Iterable
 
 import pytest
 
+from ..advice import RetrievalSettingsWarning
 from ..golden import GoldenFileError
 from ..io.golden_file import load_golden_file
-from ..sharding import item_groups
+from ..sharding import item_groups, keyword_note, query_ids_in_keyword
 from .item import ExpectationFailed, run_queries, run_query
 from .keys import COLLECTED_KEY, GOLDEN_SET_KEY, SETTINGS_KEY
 from .nodes import (
@@ -254,3 +256,28 @@ def check_fixture(items: Iterable[pytest.Item], fixture: str) -> None:
     message = missing_fixture(items, fixture)
     if message is not None:
         raise pytest.UsageError(message)
+
+
+def warn_of_query_ids_in_keyword(session: pytest.Session) -> None:
+    """Coarse items and a ``-k`` naming query ids: a warning saying why no query is
+    selected by them, and how to run one (once, not in every xdist worker)."""
+    config = session.config
+    items = config.stash[SETTINGS_KEY].run.calls.items
+    expression = config.getoption("keyword", "") or ""
+    worker = getattr(config, "workerinput", {}).get("workerid", "gw0")
+    golden = config.stash.get(GOLDEN_SET_KEY, None)
+    if items.mode == "query" or not expression or worker != "gw0" or golden is None:
+        return
+    names = {*golden.categories, *config.stash.get(COLLECTED_KEY, set())}
+    names.update(item.originalname for item in session.items if isinstance(item, pytest.Function))
+    found = query_ids_in_keyword(expression, golden.queries, names)
+    if not found:
+        return
+    first = golden.queries[found[0]]
+    text = keyword_note(items, found)
+    try:  # to pytest's warnings summary (this runs inside the collection's capture)
+        warnings.warn_explicit(
+            RetrievalSettingsWarning(text), RetrievalSettingsWarning, first.path, first.line
+        )
+    except RetrievalSettingsWarning:  # -W error: the run stops here, saying why
+        raise pytest.UsageError(text) from None

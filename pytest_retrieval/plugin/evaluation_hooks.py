@@ -29,7 +29,7 @@ from ..settings import (
     parse_run_settings,
     refuse_empty_ini,
 )
-from .collect import GoldenFile, call_golden, check_fixture
+from .collect import GoldenFile, call_golden, check_fixture, warn_of_query_ids_in_keyword
 from .fetch import FETCHER_KEY, Fetcher
 from .gathered import note_queries
 from .item import records_without_scoring
@@ -188,6 +188,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     config.add_cleanup(gc.unfreeze)
     if config.stash.get(REPLAY_KEY, None) is None:
         check_fixture(session.items, config.stash[SETTINGS_KEY].settings.fixture)
+    warn_of_query_ids_in_keyword(session)
     selected = sorted(
         {item_configuration(item)[0] for item in session.items if golden_of(item) is not None}
     )

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import linecache
 import os
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -58,14 +59,38 @@ def log_path(config: pytest.Config, run: RunSettings) -> Path | None:
     return base / run.run.log
 
 
-def warn_at(config: pytest.Config, text: str, path: str, line: int) -> bool:
-    """Issue a log warning through pytest's filters; False when -W made it an error."""
-    with catch_warnings_for_item(config, config.hook, "runtest", None):
+def warn_at(config: pytest.Config, text: str, path: str, line: int, shown: str = "") -> bool:
+    """Issue a log warning through pytest's filters; False when -W made it an error.
+    ``shown``: what the warnings summary prints for the line (pytest prints the file's
+    line itself, whole, when not told otherwise: a log line may be megabytes)."""
+    with (
+        _line_shown_as(path, line, shown),
+        catch_warnings_for_item(config, config.hook, "runtest", None),
+    ):
         try:
             warnings.warn_explicit(RetrievalLogWarning(text), RetrievalLogWarning, path, line)
         except RetrievalWarning:
             return False
     return True
+
+
+@contextlib.contextmanager
+def _line_shown_as(path: str, line: int, shown: str) -> Iterator[None]:
+    """Within: ``linecache`` (which a warning's text takes its source line from) gives
+    ``shown`` for ``path``'s line ``line``; the cache is as it was after."""
+    if not shown or line < 1:
+        yield
+        return
+    before = linecache.cache.get(path)
+    lines = [""] * (line - 1) + [shown + "\n"]
+    linecache.cache[path] = (len(shown), None, lines, path)  # no mtime: not checked
+    try:
+        yield
+    finally:
+        if before is None:
+            linecache.cache.pop(path, None)
+        else:
+            linecache.cache[path] = before
 
 
 @dataclass
@@ -95,7 +120,7 @@ def record_run(config: pytest.Config, path: Path, entry: LogEntry) -> History:
     if read is not None:
         for problem in read.problems:
             text = f"retrieval log {shown}: {problem.message}"
-            if not warn_at(config, text, shown, problem.line):
+            if not warn_at(config, text, shown, problem.line, problem.excerpt):
                 history.escalated.append(text)
         history.entries = list(read.entries)
         previous = previous_run(read.entries, entry.label)

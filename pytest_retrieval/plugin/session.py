@@ -128,6 +128,7 @@ class RetrievalSession:
         self.advice_shown = 0  # advice that reached the warnings summary (not filtered out)
         self.expected: set[str] = set()  # golden items selected (on every worker)
         self.received: set[str] = set()  # golden items whose record arrived
+        self.errored_items: set[str] = set()  # golden items holding a query that errored
         self.collection_errors = 0
         self.incomplete: str | None = None  # why the run did not run every item
         self.failed_write = False  # a baseline or report could not be written
@@ -147,7 +148,7 @@ class RetrievalSession:
         self.received.add(report.nodeid)
         if isinstance(data, int):  # made in this process: the records wait in the outbox
             for record in self.config.stash.get(OUTBOX_KEY, {}).pop(report.nodeid, []):
-                self.results.add(record)
+                self._add(report.nodeid, record)
         else:
             self._read_rows(report.nodeid, data)
         recorded = getattr(report, "retrieval_recorded", None)
@@ -166,9 +167,14 @@ class RetrievalSession:
                 return
         for row in rows:
             try:
-                self.results.add(QueryRecord.from_row(row))  # type: ignore[arg-type]
+                self._add(nodeid, QueryRecord.from_row(row))  # type: ignore[arg-type]
             except RecordError as exc:
                 self.notes.append(f"{nodeid}: a record that could not be read: {exc}")
+
+    def _add(self, nodeid: str, record: QueryRecord) -> None:
+        self.results.add(record)
+        if record.outcome == "error":
+            self.errored_items.add(nodeid)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
@@ -318,6 +324,7 @@ class RetrievalSession:
         records, unread = missing_records(missing, root, settings, known, items)
         for record in records:
             self.results.add(record)
+        self.errored_items.update(missing)
         self.notes.append(
             f"{len(missing)} golden item(s) sent no result (a crashed worker?); they count as "
             "errors scoring 0: " + ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")

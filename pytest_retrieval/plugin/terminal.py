@@ -37,6 +37,7 @@ class Summary(Protocol):
     notes: list[str]
     escalated: list[str]
     advice_shown: int
+    errored_items: set[str]  # node ids of the items holding a query that errored
     written: list[Path]
     history: History | None
     annotations: list[str]
@@ -94,10 +95,16 @@ def _advice_lines(session: Summary, summary_shown: bool) -> list[tuple[str, str 
         lines.append((f"{count} retrieval warning(s) {where}", None))
     errors = sum(1 for r in session.results.all_records() if r.outcome == "error")
     if errors:
-        lines.append(
-            (f"{errors} item(s) errored: their queries score 0.0 on every metric", "yellow")
-        )
+        lines.append((_errored(errors, len(session.errored_items)), "yellow"))
     return lines + [(note, "yellow") for note in session.notes]
+
+
+def _errored(queries: int, items: int) -> str:
+    """The errors' line: items when each is one query, else queries in so many items."""
+    if queries == items or not items:
+        return f"{queries} item(s) errored: their queries score 0.0 on every metric"
+    counted = f"{queries} {'query' if queries == 1 else 'queries'}"
+    return f"{counted} errored in {items} item(s): they score 0.0 on every metric"
 
 
 def _shown_lines(tr: TerminalReporter, session: Summary) -> None:
