@@ -6,6 +6,7 @@ The project is the shared e2e project (tests/conftest.py): bm25 and dense, 7 que
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
@@ -156,9 +157,32 @@ def test_a_recording_that_cannot_be_written_fails_the_run(
     monkeypatch.setattr(RecordingWriter, "close", no_room)
     result = e2e_run(pytester, "--retrieval-eval", "--retrieval-record=rec.jsonl")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    assert "the recording could not be written: [Errno 28] No space left on device" in (
-        result.stdout.str()
-    )
+    said = " ".join(result.stdout.str().split())
+    assert "retrieval recording NOT written: " in said
+    assert "rec.jsonl: No space left on device (the run went on without it" in said
+
+
+def test_a_disk_that_fills_up_while_recording_fails_the_run_not_the_plugin(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An entry's write fails mid-run: no INTERNALERROR, no temporary file left behind."""
+    from pytest_retrieval.io import recording
+
+    class Full(io.StringIO):
+        def write(self, text: str) -> int:
+            if '"configuration"' in text:  # the header goes in; the first entry does not
+                raise OSError(28, "No space left on device")
+            return super().write(text)
+
+    opened = recording.os.fdopen
+    monkeypatch.setattr(recording.os, "fdopen", lambda fd, *a, **k: (opened(fd).close(), Full())[1])
+    e2e_write_project(pytester)
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-record=rec.jsonl")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+    said = " ".join(result.stdout.str().split())
+    assert "rec.jsonl: No space left on device (the run went on without it" in said
+    assert sorted(p.name for p in pytester.path.iterdir() if "rec" in p.name) == []
 
 
 def test_a_decimal_comma_tolerance_is_refused_not_read_as_two(pytester: pytest.Pytester) -> None:

@@ -79,25 +79,40 @@ class RecordingWriter:
         self._file: IO[str] | None = os.fdopen(fd, "w", encoding="utf-8", newline="\n")
         self.entries = 0
         self._attempts: dict[str, int] = {}  # an entry's configuration and id -> lines so far
+        self.failed: OSError | None = None  # a write that failed (a full disk): close raises it
         header = {"format": FORMAT, "version": VERSION, "settings": dict(settings)}
-        self._file.write(json.dumps(header, ensure_ascii=False) + "\n")
+        try:
+            self._file.write(json.dumps(header, ensure_ascii=False) + "\n")
+        except OSError:
+            self.abandon()
+            raise
 
     def add(self, line: str) -> None:
         """One entry's line (:meth:`Recorded.line`); a (configuration, query) written
-        before (a rerun plugin ran the item again) is marked as the next attempt."""
-        if self._file is not None:
-            key = line.partition(_AFTER_KEY)[0]  # '{"configuration": "...", "id": "..."'
-            attempt = self._attempts[key] = self._attempts.get(key, 0) + 1
-            if attempt > 1:
-                line = f'{{"attempt": {attempt}, {line[1:]}'
+        before (a rerun plugin ran the item again) is marked as the next attempt. A write
+        that fails (a full disk) ends the recording: the temporary file is removed, the
+        run goes on, and :meth:`close` raises what failed."""
+        if self._file is None:
+            return
+        key = line.partition(_AFTER_KEY)[0]  # '{"configuration": "...", "id": "..."'
+        attempt = self._attempts[key] = self._attempts.get(key, 0) + 1
+        if attempt > 1:
+            line = f'{{"attempt": {attempt}, {line[1:]}'
+        try:
             self._file.write(line + "\n")
-            self.entries += 1
+        except OSError as exc:
+            self.failed = exc
+            self.abandon()
+            return
+        self.entries += 1
 
     def close(
         self, complete: bool, golden: str, retrievers: Mapping[str, Mapping[str, object]]
     ) -> None:
         """Write the footer (with what each configuration's retriever said about itself)
         and put the recording in place (atomically)."""
+        if self.failed is not None:
+            raise self.failed
         handle, self._file = self._file, None
         if handle is None:
             return
@@ -111,7 +126,8 @@ class RecordingWriter:
             os.chmod(self._tmp, 0o644)
             os.replace(self._tmp, self.path)
         except BaseException:
-            handle.close()
+            with contextlib.suppress(OSError):
+                handle.close()  # what it still buffers cannot be written either
             with contextlib.suppress(OSError):
                 os.unlink(self._tmp)
             raise
@@ -120,7 +136,8 @@ class RecordingWriter:
         """Drop the temporary file (the run could not record)."""
         handle, self._file = self._file, None
         if handle is not None:
-            handle.close()
+            with contextlib.suppress(OSError):
+                handle.close()  # a full disk fails the flush of what is buffered
             with contextlib.suppress(OSError):
                 os.unlink(self._tmp)
 

@@ -283,7 +283,11 @@ class RetrievalSession:
                 f"({self.recording.entries} results{partial})"
             )
         except OSError as exc:
-            self.notes.append(f"the recording could not be written: {exc}")
+            reason = exc.strerror or str(exc)
+            self.notes.append(
+                f"retrieval recording NOT written: {self.recording.path}: {reason} (the run "
+                "went on without it; nothing was left there)"
+            )
             self.failed_write = True
 
     def _gather_local(self) -> None:
