@@ -218,3 +218,26 @@ def test_the_file_then_its_folder_are_synced(tmp_path: Path, monkeypatch: pytest
     assert len(synced) == 2
     assert LEFTOVER.fullmatch(Path(synced[0]).name), synced
     assert synced[1] == str(tmp_path / "golden")
+
+
+def test_a_full_disk_names_the_file_asked_for_and_leaves_no_temporary_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write that fails names no file of its own: the error names the path asked for."""
+    import io
+
+    from pytest_retrieval.io import atomic
+
+    class Full(io.StringIO):
+        def write(self, text: str) -> int:
+            raise OSError(28, "No space left on device")
+
+    opened = atomic.os.fdopen
+    monkeypatch.setattr(atomic.os, "fdopen", lambda fd, *a, **k: (opened(fd).close(), Full())[1])
+    target = tmp_path / "report.json"
+    target.write_text("before")
+    with pytest.raises(OSError) as raised:
+        atomic.write_atomic(target, "after")
+    assert (raised.value.errno, raised.value.filename) == (28, str(target))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json"]
+    assert target.read_text() == "before"

@@ -32,9 +32,12 @@ def write_atomic(path: Path, text: str | Iterable[str]) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.filename is None and exc.errno is not None:
+            # a write that failed (a full disk) names no file: name the one asked for
+            raise type(exc)(exc.errno, exc.strerror, str(path)) from None
         raise
     _sync_folder(path.parent)
 
