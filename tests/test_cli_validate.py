@@ -140,6 +140,37 @@ def test_paths_on_the_command_line_and_jsonl(tmp_path):
     assert both.code == 0 and "3 golden queries in 1 file(s)" in both.out
 
 
+def test_a_folder_gives_the_files_the_plugin_collects(pytester):
+    """.jsonl and any letter case, hidden folders left out: the plugin's set, not a subset."""
+    jsonl = '{"id": "j1", "query": "weather", "relevent": {"a": 1}}\n'
+    files = {
+        "golden/catalog.yaml": GOLDEN,
+        "golden/more/extra.jsonl": jsonl,
+        "golden/LOUD.YAML": "queries:\n  - {id: loud, query: q, relevant: {a: 1}}\n",
+        "golden/.ipynb_checkpoints/old.yaml": "queries: [oops\n",
+    }
+    project = write_project(pytester.path, files)
+    ran = cli("validate", cwd=project)
+    assert ran.code == 1
+    assert ran.lines[0].startswith("golden/more/extra.jsonl:1: query 'j1': unknown key 'relevent'")
+    assert ran.lines[-1].startswith("2 problem(s) in 1 of 3 golden file(s)"), ran.lines
+    # the plugin collects the same three files, and stops on the same problem
+    result = pytester.runpytest("--retrieval-eval", "--collect-only", "-p", "no:cacheprovider")
+    assert "golden/more/extra.jsonl:1: query 'j1': unknown key 'relevent'" in result.stdout.str()
+    assert ".ipynb_checkpoints" not in result.stdout.str()
+    (project / "golden/more/extra.jsonl").write_text(jsonl.replace("relevent", "relevant"))
+    exported = cli("export", "trec", cwd=project)
+    assert exported.code == 0
+    assert {line.split()[0] for line in exported.out.splitlines()} >= {"j1", "loud"}
+
+
+def test_a_folder_without_golden_files_is_a_usage_error(tmp_path):
+    project = write_project(tmp_path, {"golden/notes.txt": "nothing here"})
+    ran = cli("validate", cwd=project)
+    assert ran.code == 2
+    assert "golden: no golden file (.yaml, .yml, .jsonl) in this folder or below it" in ran.err
+
+
 def test_ids_across_files_are_checked(tmp_path):
     copy = GOLDEN.replace("convert-euros", "convert-eur").replace("lottery", "lotto")
     project = write_project(tmp_path, {"golden/a.yaml": GOLDEN, "golden/b.yaml": copy})

@@ -21,7 +21,7 @@ from typing import NoReturn, TextIO, TypeAlias
 from ..golden import GoldenFileError, GoldenQuery, GoldenSet, Problem
 from ..io.baseline_file import FORMAT as BASELINE_FORMAT
 from ..io.common import FormatError
-from ..io.golden_file import load_golden_file
+from ..io.golden_file import golden_files_in, load_golden_file
 from ..io.ini import IniConfig, IniError, find_config, parse_overrides
 from ..io.recording import FORMAT as RECORDING_FORMAT
 from ..io.report_json import FORMAT as REPORT_FORMAT
@@ -32,7 +32,6 @@ from ..settings import SCHEMA, RunSettings, SettingsError, parse_run_settings
 from .metrics_module import HINT, MetricModuleError, load_metric_modules
 
 OK, FINDINGS, USAGE = 0, 1, 2
-GOLDEN_SUFFIXES = (".yaml", ".yml")
 CLI_EXTRA_HINT = "pip install 'pytest-retrieval[cli]'"
 
 
@@ -211,8 +210,10 @@ def plugin_file_kind(path: Path) -> str | None:
 def golden_files(ctx: Context, given: Sequence[str], wants: str = GOLDEN_WANTED) -> list[Path]:
     """Golden files of the paths given (files or folders), else of ``retrieval_golden``.
 
-    Folders give every ``.yaml``/``.yml`` under them, sorted; a file named on the
-    command line is read whatever its suffix (``.jsonl`` as JSON lines), unless it is one
+    Folders give every golden file under them (``.yaml``, ``.yml``, ``.jsonl``, any
+    letter case), sorted, as the plugin collects them; a folder that holds none is a
+    :class:`CliError`. A file named on the command line is read whatever its suffix
+    (``.jsonl`` as JSON lines), unless it is one
     of the plugin's own files: a :class:`CliError` says what it is and (``wants``) what
     the command wants.
     """
@@ -232,7 +233,13 @@ def golden_files(ctx: Context, given: Sequence[str], wants: str = GOLDEN_WANTED)
     files: list[Path] = []
     for root in roots:
         if root.is_dir():
-            files += sorted(p for p in root.rglob("*") if p.suffix in GOLDEN_SUFFIXES)
+            inside = golden_files_in(root)
+            if not inside:
+                raise CliError(
+                    f"{ctx.shown(root)}: no golden file (.yaml, .yml, .jsonl) in this folder "
+                    "or below it; name the golden files or their folder"
+                )
+            files += inside
         elif root.exists():
             kind = plugin_file_kind(root)
             if kind is not None:

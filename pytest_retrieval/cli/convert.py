@@ -160,9 +160,9 @@ def _write_golden(ctx: Context, args: argparse.Namespace, queries: Sequence[Gold
             ctx.out.write(golden_yaml(queries, max_grade=ctx.max_grade))
             return
         path = ctx.path(args.output)
-        if path.suffix == ".jsonl":
+        if path.suffix.lower() == ".jsonl":
             write_golden_jsonl(path, queries, max_grade=ctx.max_grade)
-        elif path.suffix in (".yaml", ".yml"):
+        elif path.suffix.lower() in (".yaml", ".yml"):
             write_golden_yaml(path, queries, max_grade=ctx.max_grade)
         else:
             raise CliError(f"-o {args.output}: write .yaml, .yml or .jsonl")

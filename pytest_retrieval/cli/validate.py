@@ -63,7 +63,7 @@ def _tags(ctx: Context, path: Path) -> list[TagsAsText]:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return []  # the loader reported it
-    if path.suffix != ".jsonl":
+    if path.suffix.lower() != ".jsonl":
         try:
             return tags_as_text(shown, parse_yaml(text, shown))
         except GoldenFileError:  # a syntax error: the loader reported it

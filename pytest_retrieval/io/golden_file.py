@@ -7,6 +7,7 @@ queries of one ``.yaml``/``.yml`` or ``.jsonl`` file (any case), or raises
 
 from __future__ import annotations
 
+import fnmatch
 from pathlib import Path
 
 from ..bulk import paused_gc
@@ -17,6 +18,37 @@ from .golden_yaml import parse_yaml
 
 JSONL_SUFFIX = ".jsonl"
 GOLDEN_SUFFIXES = (".yaml", ".yml", JSONL_SUFFIX)  # a golden file's, whatever their case
+# the folders pytest's collection does not enter by default (its norecursedirs)
+SKIPPED_FOLDERS = (
+    "*.egg",
+    ".*",
+    "_darcs",
+    "build",
+    "CVS",
+    "dist",
+    "node_modules",
+    "venv",
+    "{arch}",
+)
+
+
+def is_golden_file(path: Path) -> bool:
+    """Whether a file is a golden file by its suffix: ``.yaml``, ``.yml``, ``.jsonl``, in
+    any letter case (what the plugin collects)."""
+    return path.suffix.lower() in GOLDEN_SUFFIXES
+
+
+def golden_files_in(folder: Path) -> list[Path]:
+    """Every golden file under a folder, sorted: the files the plugin's collection finds
+    there (pytest's default norecursedirs left out, hidden folders among them)."""
+    found = []
+    for path in sorted(folder.rglob("*")):
+        inside = path.relative_to(folder).parts[:-1]
+        if any(fnmatch.fnmatch(part, skip) for part in inside for skip in SKIPPED_FOLDERS):
+            continue
+        if is_golden_file(path) and path.is_file():
+            found.append(path)
+    return found
 
 
 def load_golden_file(

@@ -19,7 +19,7 @@ import pytest
 
 from ..bulk import Settler, freeze_at_exit
 from ..golden import GoldenSet
-from ..io.golden_file import GOLDEN_SUFFIXES
+from ..io.golden_file import is_golden_file
 from ..model import rows_text
 from ..settings import (
     SCHEMA,
@@ -205,7 +205,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     config = parent.config
-    if file_path.suffix.lower() not in GOLDEN_SUFFIXES:
+    if not is_golden_file(file_path):
         return None
     if not _is_golden(config, file_path):
         return None
