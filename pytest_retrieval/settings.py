@@ -11,11 +11,12 @@ objects the cores receive (:class:`RunSettings`), the README's table
 
 from __future__ import annotations
 
+import difflib
 import functools
 import math
 import re
 import textwrap
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Generic, Literal, TypeVar, get_args
@@ -884,6 +885,19 @@ def refuse_empty_ini(ini: Mapping[str, Raw], where: str) -> None:
                 f"{where}: {setting.name} is empty: give it a value, or leave the key out "
                 f"for its default ({setting.default})"
             )
+
+
+def unknown_ini_keys(keys: Iterable[str]) -> list[tuple[str, str]]:
+    """Each ``retrieval_*`` key no setting has (a typo?), and its note naming the closest
+    key: left as it is, the setting it meant keeps its default unnoticed."""
+    known = [s.name for s in SCHEMA if s.ini is not None]
+    found = []
+    for key in keys:
+        if key.startswith("retrieval_") and key not in known:
+            close = difflib.get_close_matches(key, known, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            found.append((key, f"unknown ini key {key}{hint}: ignored"))
+    return found
 
 
 # --------------------------------------------------------------------------- generated views

@@ -508,3 +508,19 @@ def test_a_category_warning_points_to_its_first_query_serial_and_under_xdist(
         if "- id:" in text
     )
     assert line == first > 1
+
+
+def test_a_misspelled_ini_key_is_a_warning_at_its_line_naming_the_key_meant(
+    pytester: pytest.Pytester,
+) -> None:
+    """The setting meant keeps its default unnoticed otherwise (pytest says only 'unknown')."""
+    e2e_write_project(pytester, ini=E2E_INI + "retrieval_tolerence = 0.0\n")
+    text = " ".join(e2e_run(pytester, "--retrieval-eval").stdout.str().split())
+    assert (
+        "pytest.ini:5: RetrievalSettingsWarning: unknown ini key retrieval_tolerence (did you "
+        "mean retrieval_tolerance?): ignored; the setting it meant keeps its default"
+    ) in text
+    strict = e2e_run(
+        pytester, "--retrieval-eval", "-W", "error::pytest_retrieval.RetrievalSettingsWarning"
+    )
+    assert strict.ret != pytest.ExitCode.OK

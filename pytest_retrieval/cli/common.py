@@ -9,7 +9,6 @@ setting). Problems print as collection errors do: ``path:line: query 'id': messa
 from __future__ import annotations
 
 import argparse
-import difflib
 import errno
 import shutil
 import sys
@@ -28,7 +27,7 @@ from ..io.report_json import FORMAT as REPORT_FORMAT
 from ..io.worklist import looks_like_worklist
 from ..metric_registry import Installed, MetricDefinitionError
 from ..metrics import install_metrics, restore_metrics
-from ..settings import SCHEMA, RunSettings, SettingsError, parse_run_settings
+from ..settings import RunSettings, SettingsError, parse_run_settings, unknown_ini_keys
 from .metrics_module import HINT, MetricModuleError, load_metric_modules
 
 OK, FINDINGS, USAGE = 0, 1, 2
@@ -164,21 +163,9 @@ def context(args: argparse.Namespace, cwd: Path, out: TextIO, err: TextIO) -> Co
         restore_metrics(replaced)
         raise CliError(f"{ini.shown}: {exc}") from None
     ctx = Context(cwd=cwd, ini=ini, run=run, out=out, err=err, replaced=replaced)
-    for message in unknown_keys(ini):
-        ctx.note(message)
+    for _, note in unknown_ini_keys(ini.values):
+        ctx.note(f"{ini.shown}: {note}")
     return ctx
-
-
-def unknown_keys(ini: IniConfig) -> list[str]:
-    """A note for each ``retrieval_*`` key of the ini file that no setting has (a typo?)."""
-    known = [s.name for s in SCHEMA if s.ini is not None]
-    notes = []
-    for key in ini.values:
-        if key.startswith("retrieval_") and key not in known:
-            close = difflib.get_close_matches(key, known, n=1)
-            hint = f" (did you mean {close[0]}?)" if close else ""
-            notes.append(f"{ini.shown}: unknown ini key {key}{hint}: ignored")
-    return notes
 
 
 # --------------------------------------------------------------------------- golden sets

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import pytest
 from _pytest.warnings import catch_warnings_for_item
 
-from ..advice import RetrievalWarning
+from ..advice import RetrievalSettingsWarning, RetrievalWarning
 from ..baseline import (
     Baseline,
     BaselineError,
@@ -34,6 +34,7 @@ from ..evaluation import Evaluation, analyse
 from ..gate import GateResult, hold_latency_budgets, run_gate
 from ..history import build_entry
 from ..io.baseline_file import read_baseline, write_baseline
+from ..io.ini import IniError, read_config_file
 from ..io.provenance import provenance
 from ..io.recording import RecordingWriter
 from ..model import Outcome, QueryRecord, RecordError, Results, rows_of
@@ -41,7 +42,7 @@ from ..replay import recording_notes, trec_coverage
 from ..report.gate_text import explain, headline
 from ..report.run_report import GoldenInfo, RunReport
 from ..report.writers import write_reports
-from ..settings import RunSettings, Tolerances
+from ..settings import RunSettings, Tolerances, unknown_ini_keys
 from .gate_case import log_verdict
 from .gathered import Gathered
 from .keys import COLLECTED_KEY, OUTBOX_KEY, REPLAY_KEY, SELECTED_KEY
@@ -71,6 +72,34 @@ def _recording(config: pytest.Config, run: RunSettings) -> RecordingWriter | Non
         return RecordingWriter(target, run.settings.as_dict())
     except OSError as exc:
         raise pytest.UsageError(f"--retrieval-record {path}: cannot write there: {exc}") from None
+
+
+Advice = tuple[type[RetrievalWarning], str, str, int]  # warning, text, file, line
+
+
+def unknown_key_advice(config: pytest.Config) -> list[Advice]:
+    """A settings warning at each ``retrieval_*`` key of the ini file that no setting has,
+    with the closest key: pytest's own warning does not say which was meant, and the
+    setting meant keeps its default unnoticed (a tolerance, a timeout)."""
+    path = config.inipath
+    if path is None:
+        return []
+    inside = path.is_relative_to(config.rootpath)
+    shown = str(path.relative_to(config.rootpath) if inside else path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        keys = read_config_file(path).values  # config.inicfg is deprecated in pytest 9
+    except (OSError, UnicodeDecodeError, IniError):
+        return []  # pytest read it: nothing to add
+    found: list[Advice] = []
+    for key, note in unknown_ini_keys(keys):
+        written = [n for n, text in enumerate(lines, 1) if text.strip().startswith(key)]
+        text = (
+            f"{note}; the setting it meant keeps its default: fix the key's name "
+            "(--strict-config makes unknown keys an error)"
+        )
+        found.append((RetrievalSettingsWarning, text, shown, written[0] if written else 1))
+    return found
 
 
 def unmatched_show(patterns: Sequence[str], ids: set[str]) -> list[str]:
@@ -416,25 +445,28 @@ class RetrievalSession:
         self.failed_write = self.failed_write or history.failed
 
     def _advise(self) -> None:
-        """Issue the evaluation's advice as warnings, through pytest's filters.
+        """Issue the evaluation's advice (and the ini file's unknown keys) as warnings,
+        through pytest's filters.
 
         They reach the warnings summary; ``-W error::pytest_retrieval.RetrievalWarning``
         (or ``filterwarnings``) turns them into a failure of the run.
         """
-        if not self.results:
-            return
-        where = self._advice_locations()
-        width = self.config.get_terminal_writer().fullwidth - 4  # pytest indents by 2 or 4
-        with catch_warnings_for_item(self.config, self.config.hook, "runtest", None):
+        found = unknown_key_advice(self.config)
+        if self.results:
+            where = self._advice_locations()
             for advice in self.evaluation.warnings:
                 path, line = where.get(advice.category or "", where.get("", ("retrieval", 1)))
-                prefix = " " * len(f"{path}:{line}: {advice.kind.__name__}: ")
-                wrapped = textwrap.wrap(advice.text, max(width, 40), initial_indent=prefix)
+                found.append((advice.kind, advice.text, path, line))
+        width = self.config.get_terminal_writer().fullwidth - 4  # pytest indents by 2 or 4
+        with catch_warnings_for_item(self.config, self.config.hook, "runtest", None):
+            for kind, said, path, line in found:
+                prefix = " " * len(f"{path}:{line}: {kind.__name__}: ")
+                wrapped = textwrap.wrap(said, max(width, 40), initial_indent=prefix)
                 text = "\n".join(wrapped).removeprefix(prefix)
                 try:
-                    warnings.warn_explicit(advice.kind(text), advice.kind, path, line)
+                    warnings.warn_explicit(kind(text), kind, path, line)
                 except RetrievalWarning:
-                    self.escalated.append(advice.text)
+                    self.escalated.append(said)
 
     def _advice_locations(self) -> dict[str, tuple[str, int]]:
         """category -> (golden file, line of its first query); "" -> the first file. The
