@@ -124,6 +124,7 @@ class GateResult:
     counts: dict[str, QueryCounts] = field(default_factory=dict)  # per compared configuration
     retriever_changes: list[MetadataChange] = field(default_factory=list)
     latency: list[LatencyBreach] = field(default_factory=list)  # retrieval_latency_budget
+    budgets_only: bool = False  # no baseline: only the latency budgets were held
 
     @property
     def breached(self) -> list[GateRow]:
@@ -168,6 +169,7 @@ class GateResult:
             "counts": {name: c.as_dict() for name, c in self.counts.items()},
             "retriever_changes": [c.as_dict() for c in self.retriever_changes],
             "latency_budget": [b.as_dict() for b in self.latency],
+            "budgets_only": self.budgets_only,
         }
 
 
@@ -191,6 +193,7 @@ def hold_latency_budgets(
             "fix the name, or the budget is never checked",
         )
     if (result.latency or unknown) and result.verdict in ("passed", "skipped", "no-baseline"):
+        result.budgets_only = result.verdict == "no-baseline"
         result.verdict = "failed"
     return notes
 

@@ -625,6 +625,11 @@ def test_a_latency_budget_fails_the_gate_naming_the_slowest_queries(
     ]
     assert breach[0]["slowest"][0]["id"] == "share-price"
     assert breach[0]["value_ms"] >= 250
+    # no baseline: the verdict says so, not "baseline ..., tolerance ..." (also under -q)
+    assert report["gate"]["budgets_only"] is True
+    quiet = " ".join(e2e_run(pytester, "--retrieval-eval", "-q").stdout.str().split())
+    assert "no baseline at golden/baseline.json: only the latency budgets were held" in quiet
+    assert "tolerance 0.02" not in quiet
 
 
 def test_a_budget_for_a_configuration_the_run_does_not_have_fails_the_gate(

@@ -240,6 +240,8 @@ def _notes(result: GateResult, width: int | None) -> list[str]:
 def verdict_line(result: GateResult, tolerance: Tolerances | None = None) -> str:
     """``retrieval gate: PASSED (baseline ..., tolerance 0.02, mode absolute)``."""
     head = f"retrieval gate: {result.verdict.upper()}"
+    if result.budgets_only:
+        return f"{head} (no baseline at {result.baseline}: only the latency budgets were held)"
     if tolerance is None or result.verdict not in ("passed", "failed"):
         return head
     head += f" (baseline {result.baseline}, tolerance {tolerance}, mode {result.mode}"
