@@ -125,6 +125,13 @@ class GateResult:
     retriever_changes: list[MetadataChange] = field(default_factory=list)
     latency: list[LatencyBreach] = field(default_factory=list)  # retrieval_latency_budget
     budgets_only: bool = False  # no baseline: only the latency budgets were held
+    # the command that rewrites the baseline, for hints; None: the plugin's for this path;
+    # "": none (compare's baseline is a report)
+    update: str | None = None
+
+    def update_command(self) -> str:
+        """The command that rewrites the baseline ("" when there is none to give)."""
+        return update_hint(self.baseline) if self.update is None else self.update
 
     @property
     def breached(self) -> list[GateRow]:
@@ -201,15 +208,20 @@ def hold_latency_budgets(
 # --------------------------------------------------------------------------- step 1: comparable?
 
 
-def _refusal(baseline: Baseline, settings: Settings, shown: str) -> str | None:
+def _run(update: str, purpose: str) -> str:
+    """``; run `COMMAND` PURPOSE``, or nothing when there is no command to give."""
+    return f"; run `{update}` {purpose}" if update else ""
+
+
+def _refusal(baseline: Baseline, settings: Settings, update: str) -> str | None:
     differences = settings_differences(baseline.settings, settings.as_dict())
     if not differences:
         return None
     return (
         "the baseline was made with other settings: "
         + "; ".join(differences)
-        + f". Numbers made under other settings are not comparable: run `{update_hint(shown)}` "
-        "to rewrite the baseline with the current settings, and review that change"
+        + ". Numbers made under other settings are not comparable"
+        + _run(update, "to rewrite the baseline with the current settings, and review that change")
     )
 
 
@@ -220,7 +232,7 @@ Status = Literal["compare", "skip", "fail"]
 
 def _configuration_status(
     name: str, baseline: Baseline, records: Sequence[QueryRecord], facts: RunFacts,
-    named: bool, shown: str,
+    named: bool, update: str,
 ) -> tuple[Status, str]:  # fmt: skip
     """Whether a gated configuration is compared, skipped (with why) or fails (with why)."""
     if records and not any(r.evaluated for r in records):
@@ -247,8 +259,9 @@ def _configuration_status(
         )
     if name not in baseline.configurations:
         return "fail", (
-            f"gated configuration '{name}' is not in the baseline; run "
-            f"`{update_hint(shown)}` to add it, or fix retrieval_gate_configurations"
+            f"gated configuration '{name}' is not in the baseline"
+            f"{_run(update, 'to add it')}{', or' if update else ':'} fix "
+            "retrieval_gate_configurations"
         )
     return "compare", ""
 
@@ -298,7 +311,7 @@ def _few(ids: set[str], limit: int = 5) -> str:
     return some_ids(sorted(ids), limit) + more
 
 
-def _no_data(name: str, pairing: _Pairing, shown: str, facts: RunFacts) -> tuple[Status, str]:
+def _no_data(name: str, pairing: _Pairing, update: str, facts: RunFacts) -> tuple[Status, str]:
     """A gated configuration with no query to compare: why, and whether the gate fails.
 
     Only new queries, and none of the baseline's gone: the run was given other golden
@@ -309,10 +322,10 @@ def _no_data(name: str, pairing: _Pairing, shown: str, facts: RunFacts) -> tuple
     added, changed, removed = pairing.added, pairing.changed, pairing.removed
     if added and not changed and not removed:
         files = sorted({facts.golden_ids[q] for q in added if q in facts.golden_ids})
-        update = " ".join([update_hint(shown), *files])  # the update covers the files it runs
+        these = " ".join([update, *files]) if update else ""  # the update covers its files
         return "skip", (
             f"gated configuration '{name}': none of this run's {len(added)} queries is in the "
-            f"baseline (new since it: {_few(added)}): not compared; run `{update}` to gate them"
+            f"baseline (new since it: {_few(added)}): not compared{_run(these, 'to gate them')}"
         )
     if added or changed:
         parts = [f"{len(added)} new since the baseline"] if added else []
@@ -321,8 +334,8 @@ def _no_data(name: str, pairing: _Pairing, shown: str, facts: RunFacts) -> tuple
         return "fail", (
             f"the gate had no data for configuration '{name}': of this run's queries, "
             f"{' and '.join(parts)}{gone}: the golden set changed (new or edited: "
-            f"{_few(added | changed)}); "
-            f"run `{update_hint(shown)}` once the change is meant"
+            f"{_few(added | changed)})"
+            f"{_run(update, 'once the change is meant')}"
         )
     return "fail", (
         f"the gate had no data for configuration '{name}': no query of this run is in "
@@ -501,6 +514,7 @@ def run_gate(
     stats: StatsSettings,
     facts: RunFacts,
     draws: Draws | None = None,
+    update: str | None = None,
 ) -> GateResult:
     """Compare this run with the baseline; see the module docstring.
 
@@ -510,14 +524,17 @@ def run_gate(
     the tolerance *and* that test is significant. A gated configuration deselected
     as a whole (``-k bm25``) is not compared; one this run does not have at all (a
     typo) or one that was selected yet sent nothing (a crashed worker) fails.
-    ``draws``: the bootstrap draws the run's analysis made, shared here.
+    ``draws``: the bootstrap draws the run's analysis made, shared here. ``update``: the
+    command that rewrites the baseline, for hints (default: the plugin's for ``shown``;
+    "": none, as for ``compare``, whose baseline is a report).
     """
-    refusal = _refusal(baseline, settings, shown)
+    update = update_hint(shown) if update is None else update
+    refusal = _refusal(baseline, settings, update)
     if refusal is not None:
-        return GateResult(verdict="refused", baseline=shown, messages=[refusal])
+        return GateResult("refused", shown, messages=[refusal], update=update)
     if not results and facts.collected is not None and not facts.collected:
-        return GateResult("skipped", shown, messages=[NOTHING_COLLECTED])
-    result = GateResult(verdict="passed", baseline=shown)
+        return GateResult("skipped", shown, messages=[NOTHING_COLLECTED], update=update)
+    result = GateResult(verdict="passed", baseline=shown, update=update)
     metrics = list(gate.metrics) or settings.metric_names
     draws = draws or Draws(stats.seed, stats.resamples)
     found: list[tuple[str, _Values]] = []
@@ -526,7 +543,7 @@ def run_gate(
     for name in list(gate.configurations) or sorted(baseline.configurations):
         records = results.view(name).records
         named = bool(gate.configurations)
-        status, message = _configuration_status(name, baseline, records, facts, named, shown)
+        status, message = _configuration_status(name, baseline, records, facts, named, update)
         if message:
             result.messages.append(message)
         if status != "compare":
@@ -536,7 +553,7 @@ def run_gate(
         pairing = _pair(baseline.configurations[name], records, facts)
         total.update(pairing)
         if not pairing.pairs:
-            status, message = _no_data(name, pairing, shown, facts)
+            status, message = _no_data(name, pairing, update, facts)
             result.messages.append(message)
             skipped = skipped or status == "skip"
             result.verdict = "failed" if status == "fail" else result.verdict

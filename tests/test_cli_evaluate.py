@@ -173,6 +173,13 @@ def test_compare_exits_1_when_b_regresses(tmp_path):
     assert cli("compare", "a.json", "b.json", "--tolerance", "99%", cwd=project).code == 0
     improved = cli("compare", "b.json", "a.json", cwd=project)
     assert improved.code == 0
+    # the breached rows are in the table above (in two halves, to fit the width): not
+    # printed a second time under the verdict
+    assert sum(line.split()[:3] == ["dense", "all", "ndcg@10"] for line in ran.lines) == 2
+    # A is a report: no hint to rewrite it with the plugin (that command refuses a report)
+    for said in (ran.out, improved.out, only_bm25.out):
+        assert "--retrieval-update-baseline" not in said, said
+    assert "improved beyond the tolerance:" in improved.out, improved.out
 
 
 def test_compare_refuses_reports_made_with_other_settings(tmp_path):

@@ -298,7 +298,10 @@ def run_compare(ctx: Context, args: argparse.Namespace) -> int:
     if not gate.configurations:
         gate = dataclasses.replace(gate, configurations=tuple(a.configurations))
     facts = RunFacts(selected=names, collected=names)
-    result = run_gate(baseline, a.path, b.results(), b.settings, gate, ctx.run.stats, facts)
+    # A is a report: no command rewrites it, so the gate's hints give none
+    result = run_gate(
+        baseline, a.path, b.results(), b.settings, gate, ctx.run.stats, facts, update=""
+    )
     if a.golden.sha256 and b.golden.sha256 and a.golden.sha256 != b.golden.sha256:
         ctx.note(
             f"note: the golden sets differ ({a.path}: {a.golden.queries} queries, {b.path}: "
@@ -313,5 +316,6 @@ def run_compare(ctx: Context, args: argparse.Namespace) -> int:
         for line in row_table(result.rows, width):
             ctx.say(line)
         ctx.say("")
-    ctx.say(explain(result, gate.tolerance, width).replace("retrieval gate:", "compare:", 1))
+    text = explain(result, gate.tolerance, width, rows_shown=bool(result.rows))
+    ctx.say(text.replace("retrieval gate:", "compare:", 1))
     return FINDINGS if result.failed else OK

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 
 from tabulate import tabulate
 
-from ..baseline import update_hint
 from ..gate import GateResult, GateRow, WorstQuery
 from ..retriever_metadata import change_lines
 from ..settings import Tolerances
@@ -201,19 +200,28 @@ def _significance_lines(result: GateResult, width: int | None) -> list[str]:
     return lines
 
 
-def _notes(result: GateResult, width: int | None) -> list[str]:
-    lines: list[str] = []
-    improved = result.improved
-    if improved:
-        hint = update_hint(result.baseline)
-        dropped = "breached" if result.breached else "dropped" if result.not_significant else ""
-        title = (  # an update records every row: never offered as if nothing dropped
-            f"improved beyond the tolerance (run `{hint}` to record it):"
-            if not dropped
-            else "improved beyond the tolerance (record it with the baseline once the "
+def _improved_title(result: GateResult, hint: str) -> str:
+    """The title over the rows that improved beyond the tolerance. An update records
+    every row: it is never offered as if nothing dropped."""
+    dropped = "breached" if result.breached else "dropped" if result.not_significant else ""
+    if dropped:
+        return (
+            "improved beyond the tolerance (record it with the baseline once the "
             f"{dropped} rows above are fixed or accepted):"
         )
-        lines += ["", *_wrap(title, width, "", "  ")]
+    return (
+        f"improved beyond the tolerance (run `{hint}` to record it):"
+        if hint
+        else ("improved beyond the tolerance:")
+    )
+
+
+def _notes(result: GateResult, width: int | None) -> list[str]:
+    lines: list[str] = []
+    hint = result.update_command()  # "" for compare, whose baseline is a report
+    improved = result.improved
+    if improved:
+        lines += ["", *_wrap(_improved_title(result, hint), width, "", "  ")]
         for r in improved:
             text = f"{_where(r)}: {_num(r.baseline)} -> {_num(r.current)} ({r.delta:+.3f})"
             lines += _wrap(text, width, "  ", "      ")
@@ -225,8 +233,12 @@ def _notes(result: GateResult, width: int | None) -> list[str]:
             result.skipped,
         ),
         (
-            "text or judgments changed since the baseline (left out of the comparison; "
-            f"re-run `{update_hint(result.baseline)}` to re-baseline them)",
+            "text or judgments changed since the baseline (left out of the comparison"
+            + (
+                f"; re-run `{hint}` to re-baseline them)"
+                if (hint := result.update_command())
+                else ")"
+            ),
             result.changed,
         ),
     ]
@@ -279,18 +291,25 @@ def beside_verdict(result: GateResult, width: int | None = None) -> list[str]:
 
 
 def explain(
-    result: GateResult, tolerance: Tolerances | None = None, width: int | None = None
+    result: GateResult,
+    tolerance: Tolerances | None = None,
+    width: int | None = None,
+    rows_shown: bool = False,
 ) -> str:
     """The gate's verdict as text: breaches, worst queries, comparability notes.
 
     ``width``: the terminal's, to wrap and narrow to; None for reports and JUnit.
+    ``rows_shown``: every row was printed just above (``compare``): the breached rows'
+    table is not printed again, only their worst queries.
     """
     lines = verdict_lines(result, tolerance, width) + beside_verdict(result, width)
     for message in result.messages:
         lines += _wrap(message, width, "  ", "    ")
     breached = result.breached
     if breached:
-        lines += ["", *row_table(breached, width), *_worst_lines(breached, width)]
+        if not rows_shown:
+            lines += ["", *row_table(breached, width)]
+        lines += _worst_lines(breached, width)
     for breach in result.latency:
         lines += _wrap(breach.message(), width, "  ", "    ")
     lines += _significance_lines(result, width)
