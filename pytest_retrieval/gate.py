@@ -524,9 +524,8 @@ def run_gate(
     the tolerance *and* that test is significant. A gated configuration deselected
     as a whole (``-k bm25``) is not compared; one this run does not have at all (a
     typo) or one that was selected yet sent nothing (a crashed worker) fails.
-    ``draws``: the bootstrap draws the run's analysis made, shared here. ``update``: the
-    command that rewrites the baseline, for hints (default: the plugin's for ``shown``;
-    "": none, as for ``compare``, whose baseline is a report).
+    ``draws``: the analysis's bootstrap draws, shared. ``update``: the command hints give
+    to rewrite the baseline (default: the plugin's; "": none, for ``compare``'s report).
     """
     update = update_hint(shown) if update is None else update
     refusal = _refusal(baseline, settings, update)

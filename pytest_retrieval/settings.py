@@ -255,17 +255,28 @@ def _fixture(key: str, raw: Raw) -> str:
     return name
 
 
+def _unit(text: str) -> str:
+    """The unit a duration is written with: "ms", "s", or "" for a bare number."""
+    return "ms" if text.endswith("ms") else "s" if text.endswith("s") else ""
+
+
 def _seconds(key: str, raw: Raw) -> float | None:
+    """A duration in seconds: a bare number (5, 0.5) or with its unit (500ms, 2s), as a
+    latency budget is written."""
     text = _text(raw)
-    if _DECIMAL_COMMA.match(text.removesuffix("s")):
+    unit = _unit(text)
+    number = text.removesuffix(unit).strip()
+    if _DECIMAL_COMMA.match(number):
         raise _decimal_comma(key, text)
     try:
-        value = float(text.removesuffix("s"))
+        value = float(number)
     except ValueError:
-        raise SettingsError(f"{key} must be a number of seconds (5, 0.5), got '{text}'") from None
+        raise SettingsError(
+            f"{key} must be a duration: seconds (5, 0.5) or with a unit (500ms, 2s), got '{text}'"
+        ) from None
     if not math.isfinite(value) or value < 0:
-        raise SettingsError(f"{key} must be a number of seconds >= 0, got '{text}'")
-    return value or None  # 0: no deadline
+        raise SettingsError(f"{key} must be a duration >= 0, got '{text}'")
+    return (value / 1000 if unit == "ms" else value) or None  # 0: no deadline
 
 
 ItemsMode = Literal["query", "category", "shard"]
@@ -314,7 +325,7 @@ def format_seconds(seconds: float) -> str:
 
 
 def _duration(key: str, word: str, text: str) -> float:
-    unit = "ms" if text.endswith("ms") else "s" if text.endswith("s") else ""
+    unit = _unit(text)
     try:
         value = float(text[: -len(unit)] if unit else "x")
     except ValueError:
@@ -602,8 +613,9 @@ GROUP_BY = Setting(
 )  # fmt: skip
 TIMEOUT = Setting(
     "retrieval_timeout",
-    "seconds a retriever call may take before its query is an error scoring 0 (0: no limit)",
-    "0", _seconds, option="--retrieval-timeout", metavar="SECONDS",
+    "how long a retriever call may take before its query is an error scoring 0: seconds, or "
+    "with a unit (500ms, 2s); 0: no limit",
+    "0", _seconds, option="--retrieval-timeout", metavar="DURATION",
 )  # fmt: skip
 REPEAT = Setting(
     "retrieval_repeat",

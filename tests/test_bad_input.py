@@ -1020,7 +1020,7 @@ SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
     ),
     "timeout-nan": (
         {"retrieval_timeout": "nan"},
-        "retrieval_timeout must be a number of seconds >= 0, got 'nan'",
+        "retrieval_timeout must be a duration >= 0, got 'nan'",
     ),
     "batch-size-zero": (
         {"retrieval_batch_size": "0"},
@@ -1080,11 +1080,11 @@ SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
     ),
     "timeout-negative": (
         {"retrieval_timeout": "-1"},
-        "retrieval_timeout must be a number of seconds >= 0, got '-1'",
+        "retrieval_timeout must be a duration >= 0, got '-1'",
     ),
     "timeout-word": (
         {"retrieval_timeout": "soon"},
-        "retrieval_timeout must be a number of seconds (5, 0.5), got 'soon'",
+        "retrieval_timeout must be a duration: seconds (5, 0.5) or with a unit (500ms, 2s), got 'soon'",
     ),
     "repeat-zero": (
         {"retrieval_repeat": "0"},

@@ -161,3 +161,11 @@ def test_numbers_in_scientific_notation_are_read_where_a_float_is_wanted():
     assert (run.stats.alpha, run.stats.weights) == (0.05, {"a": 0.1, "b": 2.0})
     assert run.run.calls.timeout == 15.0
     assert run.gate.latency[0].seconds == 0.2
+
+
+@pytest.mark.parametrize(
+    ("given", "seconds"),
+    [("5", 5.0), ("0.5", 0.5), ("2s", 2.0), ("500ms", 0.5), ("1.5e2ms", 0.15), ("0", None)],
+)
+def test_a_timeout_is_seconds_or_a_duration_with_its_unit_as_a_budget_is(given, seconds):
+    assert parse_run_settings({"retrieval_timeout": given}).run.calls.timeout == seconds

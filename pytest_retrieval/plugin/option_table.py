@@ -45,9 +45,9 @@ DECLARED: tuple[Declared, ...] = (
     Declared('retrieval_show', '--retrieval-show', 'append', 'ID', None,
              "print one query's ranked results with their grades and metrics, per "
              "configuration (an id or a glob such as 'para-*'; may repeat)"),
-    Declared('retrieval_timeout', '--retrieval-timeout', 'store', 'SECONDS', 'string',
-             'seconds a retriever call may take before its query is an error scoring 0 (0:'
-             ' no limit) (default: 0)'),
+    Declared('retrieval_timeout', '--retrieval-timeout', 'store', 'DURATION', 'string',
+             'how long a retriever call may take before its query is an error scoring 0: '
+             'seconds, or with a unit (500ms, 2s); 0: no limit (default: 0)'),
     Declared('retrieval_items', '--retrieval-items', 'store', 'MODE', 'string',
              'what one item evaluates: query, category (one item per category of a file) '
              'or shard:N (N queries of a category each; what xdist distributes) (default: '
