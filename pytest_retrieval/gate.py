@@ -505,6 +505,23 @@ def _finalise(
 
 
 @with_paused_gc
+def _gated_pairs(
+    name: str, baseline: Baseline, records: Sequence[QueryRecord], facts: RunFacts,
+    named: bool, update: str, total: _Pairing,
+) -> tuple[Status, str, list[Pair]]:  # fmt: skip
+    """A gated configuration's status, its message, and its (baseline, run) pairs when
+    it is compared (added to ``total``)."""
+    status, message = _configuration_status(name, baseline, records, facts, named, update)
+    if status != "compare":
+        return status, message, []
+    pairing = _pair(baseline.configurations[name], records, facts)
+    total.update(pairing)
+    if not pairing.pairs:
+        status, message = _no_data(name, pairing, update, facts)
+        return status, message, []
+    return "compare", message, pairing.pairs
+
+
 def run_gate(
     baseline: Baseline,
     shown: str,
@@ -542,23 +559,15 @@ def run_gate(
     for name in list(gate.configurations) or sorted(baseline.configurations):
         records = results.view(name).records
         named = bool(gate.configurations)
-        status, message = _configuration_status(name, baseline, records, facts, named, update)
+        status, message, pairs = _gated_pairs(name, baseline, records, facts, named, update, total)
         if message:
             result.messages.append(message)
         if status != "compare":
             skipped = skipped or status == "skip"
             result.verdict = "failed" if status == "fail" else result.verdict
             continue
-        pairing = _pair(baseline.configurations[name], records, facts)
-        total.update(pairing)
-        if not pairing.pairs:
-            status, message = _no_data(name, pairing, update, facts)
-            result.messages.append(message)
-            skipped = skipped or status == "skip"
-            result.verdict = "failed" if status == "fail" else result.verdict
-            continue
-        result.counts[name] = count_changes(pairing.pairs, metrics)
-        found += _row_values(name, pairing.pairs, gate, metrics)
+        result.counts[name] = count_changes(pairs, metrics)
+        found += _row_values(name, pairs, gate, metrics)
     total.note(result)
     described = [name for name in result.counts if name in facts.retrievers]
     result.retriever_changes = differences(baseline.retrievers, facts.retrievers, described)
