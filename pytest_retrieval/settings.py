@@ -771,6 +771,20 @@ class CallSettings:
     record: str | None = None  # --retrieval-record
     replay: tuple[str, ...] = ()  # --retrieval-replay
 
+    def as_dict(self, latency: Sequence[LatencyLimit] = ()) -> dict[str, object]:
+        """How this run called its retrievers (what a report records beside the settings
+        that decide the numbers), with the gate's latency budgets."""
+        return {
+            "items": str(self.items),
+            "timeout_s": self.timeout,
+            "batch_size": self.batch_size,
+            "concurrency": self.concurrency,
+            "repeat": self.repeat,
+            "latency_budget": [str(limit) for limit in latency],
+            "record": self.record,
+            "replay": list(self.replay),
+        }
+
 
 @dataclass(frozen=True)
 class RunOptions:

@@ -194,9 +194,12 @@ def test_settings_block_uses_canonical_names_and_retrieved_follows_the_largest_c
             "[pytest]\nretrieval_golden = golden\nretrieval_metrics = nDCG@5 RR P@3\n"
             "retrieval_gain = linear\nretrieval_relevance_threshold = 2\n"
             "retrieval_max_grade = 4\nretrieval_empty = zero\n"
+            "retrieval_items = category\nretrieval_latency_budget = p95=2s dense:max=3s\n"
         ),
     )
-    e2e_run(pytester, "--retrieval-eval", "--retrieval-report", "r.json")
+    e2e_run(
+        pytester, "--retrieval-eval", "--retrieval-report", "r.json", "--retrieval-timeout=500ms"
+    )
     report = e2e_load_json(pytester.path / "r.json")
     assert report["settings"] == {
         "metrics": ["ndcg@5", "mrr", "precision@3"],
@@ -204,6 +207,18 @@ def test_settings_block_uses_canonical_names_and_retrieved_follows_the_largest_c
         "relevance_threshold": 2,
         "max_grade": 4,
         "empty": "zero",
+    }
+    # how the retrievers were called: beside the settings, not among them (a baseline
+    # compares the settings that decide the numbers)
+    assert report["run"] == {
+        "items": "category",
+        "timeout_s": 0.5,
+        "batch_size": 64,
+        "concurrency": 16,
+        "repeat": 1,
+        "latency_budget": ["p95=2s", "dense:max=3s"],
+        "record": None,
+        "replay": [],
     }
     bm25 = report["configurations"]["bm25"]["queries"]
     assert bm25["share-price"]["retrieved"] == [f"noise-{i:02d}" for i in range(1, 6)]

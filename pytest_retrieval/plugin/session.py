@@ -497,6 +497,7 @@ class RetrievalSession:
             retrievers=self.gathered.retrievers, baseline=self.baseline,
             places=self.gathered.places, label=run.run.label,
             history=self.history.entries if self.history else (), generated=self.finished,
+            calls=run.run.calls, latency_budget=run.gate.latency,
         )  # fmt: skip
 
     def _fail_if_not_written(self, session: pytest.Session) -> None:

@@ -35,6 +35,8 @@ def _members(report: RunReport) -> Iterator[tuple[str, object]]:
     yield "version", VERSION
     yield "complete", report.incomplete is None
     yield "settings", report.settings.as_dict()
+    if report.calls is not None:
+        yield "run", report.calls.as_dict(report.latency_budget)
     yield "golden", report.golden.as_dict()
     names = list(evaluation.summaries)
     yield "configurations", Streamed(lambda: ((n, _configuration(report, n)) for n in names))

@@ -16,7 +16,7 @@ from ..golden import golden_digest
 from ..history import LogEntry
 from ..model import Results
 from ..retriever_metadata import Metadata
-from ..settings import Settings, Tolerances
+from ..settings import CallSettings, LatencyLimit, Settings, Tolerances
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,8 @@ class RunReport:
     places: Mapping[str, tuple[int, str]] = field(default_factory=dict)  # id -> (line, text)
     history: Sequence[LogEntry] = ()  # the history log's runs, this one last
     label: str = ""  # this run's --retrieval-label
+    calls: CallSettings | None = None  # how the retrievers were called (None: not by pytest)
+    latency_budget: Sequence[LatencyLimit] = ()  # the gate's retrieval_latency_budget
     generated: str = ""  # when the run finished (UTC)
 
     def incomplete_line(self) -> str:
