@@ -565,3 +565,18 @@ def test_the_catalog_used_by_these_tests_matches_the_tables_in_conftest() -> Non
 
     data = yaml.safe_load(E2E_CATALOG_YAML)
     assert [q["id"] for q in data["queries"]] == E2E_QUERY_IDS[:5]
+
+
+def test_a_golden_file_reached_twice_through_a_link_is_collected_once(
+    pytester: pytest.Pytester,
+) -> None:
+    """A folder linked into the golden folder (here a loop back to it): one file, one
+    warning, no duplicate-id errors for every level of the loop."""
+    e2e_write_project(pytester)
+    (pytester.path / "golden" / "again").symlink_to("../golden", target_is_directory=True)
+    result = e2e_run(pytester, "--retrieval-eval")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    said = " ".join(result.stdout.str().split())
+    assert "golden/again/catalog.yaml is golden/catalog.yaml again, reached through a " in said
+    assert said.count("reached through a symbolic link") == 2  # catalog.yaml, holdout.yml
+    assert "duplicate id" not in said

@@ -11,12 +11,14 @@ writes. A run without ``--retrieval-eval`` never imports this module.
 from __future__ import annotations
 
 import gc
+import warnings
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from ..advice import RetrievalSettingsWarning
 from ..bulk import Settler, freeze_at_exit
 from ..golden import GoldenSet
 from ..io.golden_file import is_golden_file
@@ -36,12 +38,14 @@ from .item import records_without_scoring
 from .keys import (
     COLLECTED_KEY,
     EXPLICIT_KEY,
+    GOLDEN_FILES_KEY,
     GOLDEN_ROOTS_KEY,
     GOLDEN_SET_KEY,
     OUTBOX_KEY,
     RECORDED_KEY,
     RECORDS_KEY,
     REPLAY_KEY,
+    SECOND_PATHS_KEY,
     SELECTED_KEY,
     SETTINGS_KEY,
 )
@@ -209,7 +213,27 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
         return None
     if not _is_golden(config, file_path):
         return None
+    first = config.stash.setdefault(GOLDEN_FILES_KEY, {}).setdefault(file_path.resolve(), file_path)
+    if first != file_path:  # the same file again, through a symbolic link
+        _warn_once_of_a_second_path(config, file_path, first)
+        return None
     return GoldenFile.from_parent(parent, path=file_path)
+
+
+def _warn_once_of_a_second_path(config: pytest.Config, again: Path, first: Path) -> None:
+    """A golden file reached again through a symbolic link (a folder linked into the
+    golden folder, a loop): collected once, under its first path, and said once."""
+    said = config.stash.setdefault(SECOND_PATHS_KEY, set())
+    if first in said:
+        return
+    said.add(first)
+    shown = [str(p.relative_to(config.rootpath)) if p.is_relative_to(config.rootpath) else str(p)
+             for p in (again, first)]  # fmt: skip
+    text = (
+        f"{shown[0]} is {shown[1]} again, reached through a symbolic link: collected once, "
+        f"as {shown[1]} (a link into the golden folder, or a loop)"
+    )
+    warnings.warn_explicit(RetrievalSettingsWarning(text), RetrievalSettingsWarning, shown[0], 1)
 
 
 class GoldenItemHooks:
