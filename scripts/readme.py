@@ -5,9 +5,9 @@
                                        # rewrite what it prints
     python scripts/readme.py --check   # exit 1 if either is out of date
 
-README blocks: the "Options and ini keys at a glance" table, from the settings schema
-(pytest_retrieval/settings.py); the demo's output, from a real run of
-``pytest --retrieval-eval`` at 80 columns (tests/test_demo.py checks the README
+Generated blocks: docs/options.md's "Options and ini keys at a glance" table, from the
+settings schema (pytest_retrieval/settings.py); the README's demo output, from a real
+run of ``pytest --retrieval-eval`` at 80 columns (tests/test_demo.py checks the README
 against its own run of the demo). And pytest_retrieval/plugin/option_table.py, the
 schema as the plain data the entry point registers (tests/test_architecture.py
 checks both against the schema).
@@ -29,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 from pytest_retrieval import settings  # noqa: E402
 
 README = ROOT / "README.md"
+OPTIONS = ROOT / "docs" / "options.md"  # the settings table's page
 BLOCKS: dict[str, tuple[str, Callable[[], str]]] = {
     "settings": (
         "<!-- settings table: generated from pytest_retrieval/settings.py -->",
@@ -67,13 +68,21 @@ def run_demo() -> str:
     return done.stdout
 
 
-def rewrite(text: str, demo: str | None = None) -> str:
-    if demo is not None:
-        text = _replace(text, DEMO_START, END["demo"], demo_block(demo))
+def rewrite_demo(text: str, demo: str | None) -> str:
+    """The README with the demo's output block from a run (unchanged without one)."""
+    if demo is None:
+        return text
+    if DEMO_START not in text or END["demo"] not in text:
+        raise SystemExit(f"README.md has no demo block ({DEMO_START} ... {END['demo']})")
+    return _replace(text, DEMO_START, END["demo"], demo_block(demo))
+
+
+def rewrite(text: str) -> str:
+    """docs/options.md with its generated blocks from the code."""
     for name, (start, make) in BLOCKS.items():
         end = END[name]
         if start not in text or end not in text:
-            raise SystemExit(f"README.md has no {name} block ({start} ... {end})")
+            raise SystemExit(f"docs/options.md has no {name} block ({start} ... {end})")
         text = _replace(text, start, end, make())
     return text
 
@@ -91,7 +100,8 @@ def main() -> int:
     args = parser.parse_args()
     table = ROOT / settings.OPTION_TABLE
     files = {
-        README: rewrite(README.read_text(encoding="utf-8"), run_demo() if args.demo else None),
+        README: rewrite_demo(README.read_text(encoding="utf-8"), run_demo() if args.demo else None),
+        OPTIONS: rewrite(OPTIONS.read_text(encoding="utf-8")),
         table: settings.option_table_source(),
     }
     stale = [path for path, new in files.items() if path.read_text(encoding="utf-8") != new]
@@ -103,7 +113,7 @@ def main() -> int:
         path.write_text(files[path], encoding="utf-8")
         print(f"{path.relative_to(ROOT)} rewritten")
     if not stale:
-        print("README.md and the option table already up to date")
+        print("README.md, docs/options.md and the option table already up to date")
     return 0
 
 

@@ -273,9 +273,12 @@ def e2e_run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
 
 
 def e2e_readme_code(marker: str) -> str:
-    """The Python block after ``<!-- marker -->`` in the README (an example the tests run)."""
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    assert f"<!-- {marker} -->" in text, f"the README lost its block '{marker}'"
+    """The Python block after ``<!-- marker -->`` in the README or a page of docs/ (an
+    example the tests run)."""
+    root = Path(__file__).resolve().parents[1]
+    pages = [root / "README.md", *sorted((root / "docs").glob("*.md"))]
+    text = "\n".join(page.read_text(encoding="utf-8") for page in pages)
+    assert f"<!-- {marker} -->" in text, f"the README and docs/ lost the block '{marker}'"
     block = text.split(f"<!-- {marker} -->", 1)[1]
     return block.split("```python\n", 1)[1].split("```", 1)[0]
 
