@@ -14,7 +14,7 @@ from typing import Literal
 from tabulate import tabulate
 
 from ..evaluation import Evaluation
-from ..latency import milliseconds_row
+from ..latency import LatencySummary, milliseconds_row
 from ..model import ALL
 from ..slices import Slice
 
@@ -128,14 +128,15 @@ def group_table(evaluation: Evaluation, title: str, configuration: str, style: S
 LATENCY_TITLE = "latency per query (the retriever's time, never compared with the baseline)"
 
 
+def latency_cells(summary: LatencySummary) -> list[str]:
+    """p50, p95 and max in one unit (the largest one's), then the batch share ("" if none)."""
+    values = milliseconds_row([summary.value(x) for x in ("p50", "p95", "max")])
+    return [*values, f"{summary.shared} of {summary.n}" if summary.shared else ""]
+
+
 def latency_table(evaluation: Evaluation, style: Style) -> Table:
     """Per configuration: n timed, p50, p95, max; which are a batch call's shares."""
-    rows = []
-    for name, s in evaluation.latency.items():
-        batch = f"{s.shared} of {s.n}" if s.shared else ""
-        rows.append(
-            [name, str(s.n), *milliseconds_row([s.value(x) for x in ("p50", "p95", "max")]), batch]
-        )
+    rows = [[name, str(s.n), *latency_cells(s)] for name, s in evaluation.latency.items()]
     headers = ["configuration", "n", "p50", "p95", "max", "batch share"]
     if not any(row[-1] for row in rows):
         headers, rows = headers[:-1], [row[:-1] for row in rows]
