@@ -676,15 +676,45 @@ def test_latency_counts_calls_that_answered_or_ran_out_of_time_not_instant_failu
     [
         ([0.0545, 0.0989, 0.108], ["0.0545ms", "0.0989ms", "0.108ms"]),  # not 54.5µs/.../0.108ms
         ([0.01, 0.02, 0.05], ["10µs", "20µs", "50µs"]),
-        ([5.0, 50.0, 2500.0], ["0.005s", "0.05s", "2.50s"]),
+        ([5.0, 50.0, 2500.0], ["5ms", "50.0ms", "2500ms"]),  # not 0.005s/0.05s/2.50s
         ([12.34, 56.0, 99.9], ["12.3ms", "56.0ms", "99.9ms"]),
-        ([0.05, 0.07, 2500.0], ["0.00005s", "0.00007s", "2.50s"]),  # never 5e-05s
+        ([0.05, 0.07, 2500.0], ["0.05ms", "0.07ms", "2500ms"]),  # not 0.00005s (or 5e-05s)
+        ([3.31, 7.28, 1000.0], ["3.31ms", "7.28ms", "1000ms"]),  # a timeout: not 0.00331s
+        ([300.4, 0.128, 0.0933], ["300ms", "0.128ms", "0.0933ms"]),  # not ... 93.3µs
+        ([1200.0, 2500.0, 61000.0], ["1.20s", "2.50s", "61.00s"]),  # all long: seconds
+        ([450.0, 980.0, 2100.0], ["0.45s", "0.98s", "2.10s"]),
     ],
 )
 def test_latencies_side_by_side_share_one_unit(values: list[float], shown: list[str]) -> None:
     from pytest_retrieval.latency import milliseconds_row
 
     assert milliseconds_row(values) == shown
+
+
+def test_a_budget_breach_lists_the_slowest_queries_in_one_unit() -> None:
+    from pytest_retrieval.latency import LatencyBreach
+    from pytest_retrieval.settings import LatencyLimit
+
+    slowest = (("p-photo", 300.4), ("p-too-many-requests", 0.128), ("a-delete-card", 0.0933))
+    breach = LatencyBreach("dense", LatencyLimit("max", 0.2), 300.4, slowest)
+    assert breach.message().endswith(
+        "slowest: p-photo 300ms, p-too-many-requests 0.128ms, a-delete-card 0.0933ms"
+    )
+    assert "latency max 300ms is over" in breach.message()
+
+
+def test_the_latency_table_gives_every_configuration_the_same_unit() -> None:
+    from pytest_retrieval.latency import LatencySummary
+    from pytest_retrieval.report.tables import latency_table
+
+    fast = LatencySummary(71, 0.0714, 0.07, 0.0714, 0.0714, 0.0714, 0.07, shared=71)
+    slow = LatencySummary(71, 2.08, 3.0, 3.65, 3.65, 3.65, 2.5, shared=0)
+    evaluation = types.SimpleNamespace(latency={"bm25": fast, "dense": slow})
+    table = latency_table(evaluation, "terminal")  # type: ignore[arg-type]
+    assert table.rows == [
+        ["bm25", "71", "0.0714ms", "0.0714ms", "0.0714ms", "71 of 71"],  # not 71.4µs
+        ["dense", "71", "2.08ms", "3.65ms", "3.65ms", ""],
+    ]
 
 
 def test_the_latency_line_gives_every_configuration_the_same_unit() -> None:

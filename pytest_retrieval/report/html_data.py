@@ -157,9 +157,8 @@ def _retrievers(metadata: Mapping[str, Metadata]) -> dict[str, dict[str, str]]:
 
 def _latency(report: RunReport) -> list[hp.LatencyRow]:
     """Each timed configuration's p50 / p95 / max, as the Markdown report's latency table."""
-    return [
-        hp.LatencyRow(name, s.n, *latency_cells(s)) for name, s in report.evaluation.latency.items()
-    ]
+    cells = latency_cells(report.evaluation)
+    return [hp.LatencyRow(name, s.n, *cells[name]) for name, s in report.evaluation.latency.items()]
 
 
 def page_data(report: RunReport) -> hp.PageData:

@@ -14,7 +14,7 @@ from typing import Literal
 from tabulate import tabulate
 
 from ..evaluation import Evaluation
-from ..latency import LatencySummary, milliseconds_row
+from ..latency import latency_unit, milliseconds
 from ..model import ALL
 from ..slices import Slice
 
@@ -128,15 +128,27 @@ def group_table(evaluation: Evaluation, title: str, configuration: str, style: S
 LATENCY_TITLE = "latency per query (the retriever's time, never compared with the baseline)"
 
 
-def latency_cells(summary: LatencySummary) -> list[str]:
-    """p50, p95 and max in one unit (the largest one's), then the batch share ("" if none)."""
-    values = milliseconds_row([summary.value(x) for x in ("p50", "p95", "max")])
-    return [*values, f"{summary.shared} of {summary.n}" if summary.shared else ""]
+LATENCY_SHOWN = ("p50", "p95", "max")
+
+
+def latency_cells(evaluation: Evaluation) -> dict[str, list[str]]:
+    """Per timed configuration: p50, p95 and max, every configuration's in one unit (so
+    the line, the tables and the reports compare at a glance), then the batch share ("")."""
+    latency = evaluation.latency
+    unit = latency_unit(s.value(x) for s in latency.values() for x in LATENCY_SHOWN)
+    return {
+        name: [
+            *(milliseconds(s.value(x), unit) for x in LATENCY_SHOWN),
+            f"{s.shared} of {s.n}" if s.shared else "",
+        ]
+        for name, s in latency.items()
+    }
 
 
 def latency_table(evaluation: Evaluation, style: Style) -> Table:
     """Per configuration: n timed, p50, p95, max; which are a batch call's shares."""
-    rows = [[name, str(s.n), *latency_cells(s)] for name, s in evaluation.latency.items()]
+    cells = latency_cells(evaluation)
+    rows = [[name, str(s.n), *cells[name]] for name, s in evaluation.latency.items()]
     headers = ["configuration", "n", "p50", "p95", "max", "batch share"]
     if not any(row[-1] for row in rows):
         headers, rows = headers[:-1], [row[:-1] for row in rows]
