@@ -105,12 +105,30 @@ def test_a_coarse_item_fails_listing_every_miss_and_error(
     result, report = _report(pytester, "--retrieval-items=category", "-k", "bm25")
     result.assert_outcomes(passed=5, failed=1)
     out = result.stdout.str()
-    assert "'paraphrase' [bm25]: 2 of 2 queries failed, 0 error(s):" in out
+    assert "'paraphrase' [bm25]: 2 of 2 queries failed:" in out
     assert "  query 'rain-tomorrow': expected mrr >= 1, got 0.5" in out
     assert "  query 'umbrella-needed': forbidden 'tide-tables' came back at rank 1" in out
     queries = report["configurations"]["bm25"]["queries"]
     assert queries["rain-tomorrow"]["outcome"] == "failed"
     assert queries["convert-euros"]["outcome"] == "passed"
+
+
+def test_a_coarse_items_failure_counts_the_queries_that_ran_not_the_skipped(
+    pytester: pytest.Pytester, e2e_project: Path
+) -> None:
+    catalog = e2e_project / "golden" / "catalog.yaml"
+    text = catalog.read_text().replace(FAILING, "    expect: {mrr: 1.0}\n")  # bm25 mrr 0.5
+    text = text.replace(
+        "    tags: [rolling]\n    relevant: {weather-forecast: 2, tide-tables: 0}\n",
+        "    tags: [rolling]\n    relevant: {weather-forecast: 2, tide-tables: 0}\n"
+        "    skip: not yet\n",
+    )
+    catalog.write_text(text)
+    result, _ = _report(pytester, "--retrieval-items=category", "-k", "bm25")
+    result.assert_outcomes(passed=5, failed=1)
+    out = result.stdout.str()
+    assert "'paraphrase' [bm25]: 1 of 1 query that ran failed (1 skipped):" in out
+    assert "error(s)" not in out and "of 2 queries" not in out
 
 
 def test_minus_k_selects_categories_and_configurations_of_coarse_items(
