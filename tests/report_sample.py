@@ -255,7 +255,7 @@ def sample_page_data() -> hp.PageData:
     ]
     return hp.PageData(
         settings=(
-            f"{len(golden)} golden queries from 5 file(s); gain exponential, relevance "
+            f"{len(golden)} golden queries from 5 files; gain exponential, relevance "
             "threshold 1, no-result queries scored by 'abstain'. Cells: mean [95% interval]."
         ),
         metrics=METRICS,

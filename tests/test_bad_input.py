@@ -1236,7 +1236,7 @@ BASELINE_CASES: dict[str, tuple[Mutation, str]] = {
     ),
     "unknown-field": (
         lambda d: _query(d).update(secret=1),
-        WHERE + "query 'a': unknown field(s) secret",
+        WHERE + "query 'a': unknown field secret",
     ),
     "queries-list": (
         lambda d: d["configurations"]["fused"].update(queries=[]),  # type: ignore[index]

@@ -55,8 +55,8 @@ def test_import_trec_to_yaml_keeps_ids_as_text_and_counts_the_unjudged(tmp_path)
         "-o", "golden/trec.yaml", "--corpus", "corpus.txt", cwd=project,
     )  # fmt: skip
     assert ran.code == 0, ran.err
-    assert "1 qrels line(s) with grade -1 (in the pool but unjudged) dropped" in ran.err
-    assert "1 topic(s) without a judgment left out: 402" in ran.err
+    assert "1 qrels line with grade -1 (in the pool but unjudged) dropped" in ran.err
+    assert "1 topic without a judgment left out: 402" in ran.err
     text = (project / "golden/trec.yaml").read_text(encoding="utf-8")
     assert text == textwrap.dedent(
         """\
@@ -138,7 +138,7 @@ def test_golden_to_trec_to_golden_round_trip(tmp_path):
     project = write_project(tmp_path)
     ran = cli("export", "trec", "-o", "qrels.txt", cwd=project)
     assert ran.code == 0, ran.err
-    assert "1 no-result query(ies) left out" in ran.err and "lottery" in ran.err
+    assert "1 no-result query left out" in ran.err and "lottery" in ran.err
     assert (project / "qrels.txt").read_text(encoding="utf-8") == (
         "rain-tomorrow 0 weather-forecast 3\nrain-tomorrow 0 weather-stuffed 1\n"
         "convert-euros 0 fx-rates 2\nconvert-euros 0 tide-tables 0\n"
@@ -186,7 +186,7 @@ def test_import_beir_with_categories_from_a_metadata_field(tmp_path):
         "--corpus", "corpus.txt", cwd=project,
     )  # fmt: skip
     assert ran.code == 0, ran.err
-    assert "1 query(ies) without a judgment in split 'test' left out" in ran.err
+    assert "1 query without a judgment in split 'test' left out" in ran.err
     queries = load_golden_file(project / "golden/beir.yaml")
     assert [(q.id, q.text, q.category, dict(q.relevant)) for q in queries] == [
         ("q1", "will it rain", "weather", {"00123": 2}),

@@ -16,7 +16,7 @@ from cli_project import GOLDEN, ROOT, cli, write_project
 def test_the_demo_golden_set_is_valid():
     ran = cli("validate", cwd=ROOT)
     assert ran.code == 0, ran.out + ran.err
-    assert ran.lines == ["71 golden queries in 5 file(s): no problem found"]
+    assert ran.lines == ["71 golden queries in 5 files: no problem found"]
 
 
 BROKEN = """\
@@ -55,7 +55,7 @@ def test_a_broken_copy_of_the_demo_exits_1_with_the_collections_messages(pyteste
         problems[4],  # the YAML syntax error, checked below
     ]
     assert re.match(r"golden/paraphrase\.yaml:\d+: YAML syntax error: ", problems[4])
-    assert ran.lines[-1].startswith("5 problem(s) in 2 of 6 golden file(s)")
+    assert ran.lines[-1].startswith("5 problems in 2 of 6 golden files")
     # the same messages as the plugin's collection errors
     result = pytester.runpytest("--retrieval-eval", "--collect-only", "-p", "no:cacheprovider")
     collected = result.stdout.str()
@@ -105,7 +105,7 @@ def test_every_extra_check_names_file_line_query_and_fix(tmp_path):
         "read as the single tag 'weather'; write a list: tags: [weather] [tags-text]",
     ]
     assert ran.lines[-1] == (
-        "5 problem(s) in 1 of 1 golden file(s) (0 the plugin refuses, 5 likely mistakes)"
+        "5 problems in 1 of 1 golden file (0 the plugin refuses, 5 likely mistakes)"
     )
     ignored = cli(
         "validate", "--ignore", "tags-text", "--ignore", "same-text", "--ignore", "all-zero",
@@ -137,7 +137,7 @@ def test_paths_on_the_command_line_and_jsonl(tmp_path):
     assert [line.rsplit(" [", 1)[-1] for line in ran.lines[:-1]] == ["all-zero]", "tags-text]"]
     assert ran.lines[1].startswith("extra.jsonl:1: query 'j1': 'tags' is text")
     both = cli("validate", "golden", cwd=project)
-    assert both.code == 0 and "3 golden queries in 1 file(s)" in both.out
+    assert both.code == 0 and "3 golden queries in 1 file:" in both.out
 
 
 def test_ids_across_files_are_checked(tmp_path):

@@ -274,8 +274,8 @@ def retriever(request):
 @pytest.mark.parametrize(
     ("items", "line"),
     [
-        ("shard:2", "7 queries errored in 6 item(s): they score 0.0 on every metric"),
-        ("query", "7 item(s) errored: their queries score 0.0 on every metric"),
+        ("shard:2", "7 queries errored in 6 items: they score 0.0 on every metric"),
+        ("query", "7 items errored: their queries score 0.0 on every metric"),
     ],
 )
 def test_the_errors_line_counts_queries_and_the_items_holding_them(
@@ -284,6 +284,14 @@ def test_the_errors_line_counts_queries_and_the_items_holding_them(
     e2e_write_project(pytester, conftest=FAILING_DENSE)
     result = e2e_run(pytester, "--retrieval-eval", f"--retrieval-items={items}")
     assert line in result.stdout.str()
+
+
+def test_one_errored_item_is_counted_in_the_singular(pytester: pytest.Pytester) -> None:
+    e2e_write_project(pytester, conftest=FAILING_DENSE)
+    result = e2e_run(pytester, "--retrieval-eval", "-k", "dense and rain-tomorrow")
+    text = result.stdout.str()
+    assert "1 item errored: its query scores 0.0 on every metric" in text
+    assert "(s)" not in text
 
 
 # --------------------------------------------------------------------------- JSONL

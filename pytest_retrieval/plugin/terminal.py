@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 from ..baseline import UpdateOutcome
 from ..evaluation import Evaluation
 from ..gate import GateResult
+from ..io.common import counted
 from ..model import Results
 from ..report.gate_text import explain, verdict_lines
 from ..report.history_text import since_lines
@@ -92,7 +93,7 @@ def _advice_lines(session: Summary, summary_shown: bool) -> list[tuple[str, str 
             if summary_shown
             else "not shown: the warnings summary is off (--disable-warnings, -p no:warnings)"
         )
-        lines.append((f"{count} retrieval warning(s) {where}", None))
+        lines.append((f"{counted(count, 'retrieval warning')} {where}", None))
     errors = sum(1 for r in session.results.all_records() if r.outcome == "error")
     if errors:
         lines.append((_errored(errors, len(session.errored_items)), "yellow"))
@@ -102,9 +103,13 @@ def _advice_lines(session: Summary, summary_shown: bool) -> list[tuple[str, str 
 def _errored(queries: int, items: int) -> str:
     """The errors' line: items when each is one query, else queries in so many items."""
     if queries == items or not items:
-        return f"{queries} item(s) errored: their queries score 0.0 on every metric"
-    counted = f"{queries} {'query' if queries == 1 else 'queries'}"
-    return f"{counted} errored in {items} item(s): they score 0.0 on every metric"
+        their = "its query scores" if queries == 1 else "their queries score"
+        return f"{counted(queries, 'item')} errored: {their} 0.0 on every metric"
+    they = "it scores" if queries == 1 else "they score"
+    return (
+        f"{counted(queries, 'query', 'queries')} errored in {counted(items, 'item')}: "
+        f"{they} 0.0 on every metric"
+    )
 
 
 def _shown_lines(tr: TerminalReporter, session: Summary) -> None:
@@ -130,7 +135,8 @@ def _gate_lines(tr: TerminalReporter, session: Summary, width: int) -> None:
         for i, line in enumerate(verdict_lines(gate, session.tolerance, width)):
             tr.write_line(line, **({colour: True, "bold": True} if i == 0 else {}))
         if gate.breached:
-            tr.write_line(f"  {len(gate.breached)} row(s) breached: run without -q to see them")
+            breached = counted(len(gate.breached), "row")
+            tr.write_line(f"  {breached} breached: run without -q to see them")
         return
     for i, line in enumerate(explain(gate, session.tolerance, width).splitlines()):
         tr.write_line(line, **({colour: True, "bold": True} if i == 0 else {}))

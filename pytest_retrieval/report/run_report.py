@@ -14,6 +14,7 @@ from ..evaluation import Evaluation
 from ..gate import GateResult
 from ..golden import golden_digest
 from ..history import LogEntry
+from ..io.common import counted
 from ..model import Results
 from ..retriever_metadata import Metadata
 from ..settings import Settings, Tolerances
@@ -73,7 +74,8 @@ class RunReport:
         """One sentence that says what the numbers mean (Markdown and HTML headers)."""
         conventions = self.settings.conventions
         return (
-            f"{self.golden.queries} golden queries from {len(self.golden.files)} file(s); "
+            f"{counted(self.golden.queries, 'golden query', 'golden queries')} from "
+            f"{counted(len(self.golden.files), 'file')}; "
             f"gain {conventions.gain}, relevance threshold {conventions.relevance_threshold}, "
             f"no-result queries scored by '{conventions.empty}'. Cells: mean [95% interval]."
         )
