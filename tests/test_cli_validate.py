@@ -67,6 +67,32 @@ def _project(tmp_path: Path, text: str) -> Path:
     return write_project(tmp_path, {"golden/g.yaml": textwrap.dedent(text)})
 
 
+def test_a_jsonl_files_fixes_are_written_in_json(tmp_path):
+    """A .jsonl golden file is told '"relevant": {}', not YAML's 'relevant: {}'."""
+    lines = [
+        '{"id": "all-zero", "query": "which API forecasts rain", "relevant": {"a": 0}}',
+        '{"id": "no-judgments", "query": "convert euros"}',
+        '{"id": "tagged", "query": "q", "tags": "core, rolling", "relevant": {"a": 1}}',
+    ]
+    project = write_project(tmp_path, {"golden/g.jsonl": "\n".join(lines) + "\n"})
+    ran = cli("validate", "golden/g.jsonl", cwd=project)
+    assert ran.code == 1
+    assert (
+        "golden/g.jsonl:2: query 'no-judgments': 'relevant' is missing (required); write "
+        "'\"relevant\": {}' for a no-result query"
+    ) in ran.lines
+    write_project(tmp_path, {"golden/g.jsonl": "\n".join([lines[0], lines[2]]) + "\n"})
+    ran = cli("validate", "golden/g.jsonl", cwd=project)
+    assert ran.lines[:-1] == [
+        "golden/g.jsonl:1: query 'all-zero': every judgment has grade 0 (1 of them): nothing "
+        "is relevant, so the query is scored as a no-result query (retrieval_empty); grade "
+        "the answers above 0, or write '\"relevant\": {}' if nothing answers it [all-zero]",
+        "golden/g.jsonl:2: query 'tagged': 'tags' is text ('core, rolling') for this query: it "
+        'is read as the single tag \'core, rolling\'; write a list: "tags": ["core", '
+        '"rolling"] [tags-text]',
+    ]
+
+
 def test_every_extra_check_names_file_line_query_and_fix(tmp_path):
     project = _project(
         tmp_path,
