@@ -186,7 +186,7 @@ def test_import_beir_with_categories_from_a_metadata_field(tmp_path):
         "--corpus", "corpus.txt", cwd=project,
     )  # fmt: skip
     assert ran.code == 0, ran.err
-    assert "1 query without a judgment in split 'test' left out" in ran.err
+    assert "1 query without a judgment in split 'test' left out: q3" in ran.err
     queries = load_golden_file(project / "golden/beir.yaml")
     assert [(q.id, q.text, q.category, dict(q.relevant)) for q in queries] == [
         ("q1", "will it rain", "weather", {"00123": 2}),

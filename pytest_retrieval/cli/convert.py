@@ -215,11 +215,7 @@ def import_trec(ctx: Context, args: argparse.Namespace) -> int:
     if qrels.unjudged:
         lines = counted(qrels.unjudged, "qrels line")
         ctx.note(f"{lines} with grade -1 (in the pool but unjudged) dropped")
-    if imported.left_out:
-        ctx.note(
-            f"{counted(len(imported.left_out), 'topic')} without a judgment left out: "
-            + ", ".join(imported.left_out[:10])
-        )
+    _left_out(ctx, counted(len(imported.left_out), "topic"), "", imported.left_out)
     judgments = {q.id: dict(q.relevant) for q in imported.queries}
     for run in runs:
         note = coverage(run.tag, run.ids(), judgments, 10).note()
@@ -230,6 +226,13 @@ def import_trec(ctx: Context, args: argparse.Namespace) -> int:
     docs |= {d for run in runs for ranking in run.ids().values() for d in ranking}
     _corpus(ctx, args.corpus, docs)
     return OK
+
+
+def _left_out(ctx: Context, counted_noun: str, where: str, ids: Sequence[str]) -> None:
+    """The note for what an import leaves out for want of a judgment, naming the first
+    ten: ``1 query without a judgment in split 'test' left out: q4``."""
+    if ids:
+        ctx.note(f"{counted_noun} without a judgment{where} left out: {some_ids(ids, 10)}")
 
 
 def import_beir(ctx: Context, args: argparse.Namespace) -> int:
@@ -246,11 +249,9 @@ def import_beir(ctx: Context, args: argparse.Namespace) -> int:
         )
     except FormatError as exc:
         raise CliError(str(exc)) from None
-    if dataset.left_out:
-        ctx.note(
-            f"{counted(len(dataset.left_out), 'query', 'queries')} without a judgment in split "
-            f"'{args.split}' left out"
-        )
+    left_out = dataset.left_out
+    split = f" in split '{args.split}'"
+    _left_out(ctx, counted(len(left_out), "query", "queries"), split, left_out)
     _write_golden(ctx, args, dataset.queries)
     _corpus(ctx, args.corpus, set(dataset.corpus_ids))
     return OK
