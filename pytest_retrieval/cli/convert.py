@@ -218,7 +218,7 @@ def import_trec(ctx: Context, args: argparse.Namespace) -> int:
     _left_out(ctx, counted(len(imported.left_out), "topic"), "", imported.left_out)
     judgments = {q.id: dict(q.relevant) for q in imported.queries}
     for run in runs:
-        note = coverage(run.tag, run.ids(), judgments, 10).note()
+        note = coverage(run.tag, run.ids(), judgments, ctx.judged_depth).note()
         if note:
             ctx.note(f"run {note}")
     _write_golden(ctx, args, imported.queries)

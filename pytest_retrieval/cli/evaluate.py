@@ -180,7 +180,6 @@ def _notes(
     ctx: Context, queries: Sequence[GoldenQuery], runs: Sequence[Recorded], scored: Scored
 ) -> None:
     judgments = {q.id: dict(q.relevant) for q in queries if q.relevant and q.skip is None}
-    k = ctx.run.settings.depth or 10
     for run in runs:
         unknown = scored.unknown.get(run.name, [])
         if unknown:
@@ -195,7 +194,7 @@ def _notes(
                 f"{'has' if len(lacking) == 1 else 'have'} no ranking in "
                 f"{run.source}, scored as returning nothing: " + some_ids(lacking)
             )
-        note = coverage(run.name, run.rankings, judgments, k).note()
+        note = coverage(run.name, run.rankings, judgments, ctx.judged_depth).note()
         if note:
             ctx.note(f"note: {note}")
 
