@@ -593,6 +593,61 @@ def test_an_async_retriever_raising_what_is_not_an_exception_errors_its_own_quer
     assert result.ret == pytest.ExitCode.TESTS_FAILED or raises.startswith("pytest.skip")
 
 
+# --------------------------------------------------------------------------- which kind
+
+PLAIN_CALL = "def make(configuration):\n    return lambda q: answer(configuration, q)\n"
+
+
+@pytest.mark.parametrize(
+    ("body", "kind"),
+    [
+        (PLAIN_CALL, ("per-query", "callable", False, "per-query retriever (callable), sync")),
+        (ASYNC, ("per-query", "callable", True, "per-query retriever (callable), async")),
+        (BATCH, ("batch", "retrieve_batch", False, "batch retriever (retrieve_batch), sync")),
+        (ASYNC_BATCH, ("batch", "retrieve_batch", True, "batch retriever (retrieve_batch), async")),
+        (
+            DECORATED,
+            (
+                "batch",
+                "@pytest_retrieval.batch",
+                False,
+                "batch retriever (@pytest_retrieval.batch), sync",
+            ),
+        ),
+    ],
+    ids=["call", "async", "batch", "async-batch", "decorated"],
+)
+def test_which_kind_of_retriever_is_said_under_minus_v_and_in_the_json(
+    pytester: pytest.Pytester, body: str, kind: tuple[str, str, bool, str]
+) -> None:
+    """README: the plugin tells which kind each configuration's retriever is, once."""
+    _project(pytester, body)
+    result, report = _report(pytester, "-v")
+    said = {"kind": kind[0], "via": kind[1], "async": kind[2], "text": kind[3]}
+    for name in ("bm25", "dense"):
+        assert report["configurations"][name]["retriever_kind"] == said
+    result.stdout.fnmatch_lines(
+        ["retrievers, as the plugin calls them:", f"  bm25: {kind[3]}", f"  dense: {kind[3]}"]
+    )
+    default, _ = _report(pytester)
+    assert "as the plugin calls them" not in default.stdout.str()
+
+
+def test_the_kind_comes_from_xdist_workers_and_is_null_in_a_replay(
+    pytester: pytest.Pytester,
+) -> None:
+    pytest.importorskip("xdist")
+    _project(pytester, ASYNC_BATCH)
+    result, report = _report(
+        pytester, "-n", "2", "-p", "no:randomly", "--retrieval-record=rec.jsonl"
+    )
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    kind = report["configurations"]["dense"]["retriever_kind"]
+    assert kind is not None and kind["text"] == "batch retriever (retrieve_batch), async"
+    _, replayed = _report(pytester, "--retrieval-replay=rec.jsonl")
+    assert replayed["configurations"]["dense"]["retriever_kind"] is None  # not called
+
+
 # --------------------------------------------------------------------------- latency budgets
 
 LAGGING = """\

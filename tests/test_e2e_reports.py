@@ -121,7 +121,7 @@ def test_the_json_report_holds_what_contract_section_4_says(
     assert list(report["configurations"]) == E2E_CONFIGS
     for configuration in E2E_CONFIGS:
         block = report["configurations"][configuration]
-        assert set(block) == {"retriever", "summary", "latency", "queries"}
+        assert set(block) == {"retriever", "retriever_kind", "summary", "latency", "queries"}
         assert block["latency"]["n"] == 7 and block["latency"]["batch_share"] == 0
         assert 0 <= block["latency"]["p50_ms"] <= block["latency"]["max_ms"]
         assert block["retriever"] == {}  # this project's retriever does not describe itself

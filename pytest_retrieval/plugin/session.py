@@ -464,7 +464,7 @@ class RetrievalSession:
         return RunReport(
             run.settings, self.results, self.evaluation, golden, self.gate, gate_text,
             incomplete=self.incomplete, tolerance=self.tolerance,
-            retrievers=self.gathered.retrievers, baseline=self.baseline,
+            retrievers=self.gathered.retrievers, kinds=self.gathered.kinds, baseline=self.baseline,
             places=self.gathered.places, label=run.run.label,
             history=self.history.entries if self.history else (), generated=self.finished,
         )  # fmt: skip

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     from _pytest.terminal import TerminalReporter
 
+    from .gathered import Gathered
     from .outputs import History
 
 VERDICT_COLOURS = {"passed": "green", "no-baseline": "yellow", "skipped": "yellow"}
@@ -42,6 +43,7 @@ class Summary(Protocol):
     written: list[Path]
     history: History | None
     annotations: list[str]
+    gathered: Gathered
 
     @property
     def evaluation(self) -> Evaluation: ...
@@ -160,6 +162,17 @@ def fitted(text: str, width: int) -> list[str]:
     ) or [text]  # fmt: skip
 
 
+def _kind_lines(tr: TerminalReporter, session: Summary) -> None:
+    """-v: how each configuration's retriever is called, a line each."""
+    kinds = session.gathered.kinds
+    names = [c for c in session.results.configurations() if c in kinds]
+    if names:
+        tr.write_line("")
+        tr.write_line("retrievers, as the plugin calls them:")
+    for name in names:
+        tr.write_line(f"  {name}: {kinds[name].text()}")
+
+
 def write_summary(tr: TerminalReporter, session: Summary) -> None:
     """The ``retrieval evaluation`` section of the terminal summary."""
     if not session.results and session.gate is None and not session.notes:
@@ -169,6 +182,8 @@ def write_summary(tr: TerminalReporter, session: Summary) -> None:
     if session.results:
         for line in summary_lines(session.evaluation, width, verbosity_of(tr)):
             tr.write_line(line)
+        if verbosity_of(tr) == "verbose":
+            _kind_lines(tr, session)
     _shown_lines(tr, session)
     summary_shown = tr.hasopt("w") and bool(tr.stats.get("warnings"))
     for text, colour in _advice_lines(session, summary_shown):

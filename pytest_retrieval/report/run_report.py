@@ -17,6 +17,7 @@ from ..history import LogEntry
 from ..io.common import counted
 from ..model import Results
 from ..retriever_metadata import Metadata
+from ..retrievers import RetrieverKind
 from ..settings import Settings, Tolerances
 
 
@@ -55,6 +56,7 @@ class RunReport:
     incomplete: str | None = None  # why the run did not run every item (then not gated)
     tolerance: Tolerances | None = None  # the gate's, for its verdict line
     retrievers: Mapping[str, Metadata] = field(default_factory=dict)  # what each one said
+    kinds: Mapping[str, RetrieverKind] = field(default_factory=dict)  # how each was called
     baseline: Baseline | None = None  # the baseline the gate read (rank moves per query)
     places: Mapping[str, tuple[int, str]] = field(default_factory=dict)  # id -> (line, text)
     history: Sequence[LogEntry] = ()  # the history log's runs, this one last
