@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import sys
 import types
 from pathlib import Path
@@ -425,6 +426,112 @@ def test_an_async_retriever_whose_fixture_used_asyncio_itself(
     result, report = _report(pytester)
     result.assert_outcomes(passed=14)
     assert e2e_without_latency(report)["configurations"] == plain_report
+
+
+# --------------------------------------------------------------------------- other loops
+
+LOOP_CLIENT = """\
+import asyncio
+
+
+class Client:  # as an aiohttp session is: bound to the loop it was made on
+    def __init__(self):
+        self.loop = asyncio.get_running_loop()
+
+    async def search(self, configuration, query):
+        done = self.loop.create_future()
+        self.loop.call_soon_threadsafe(done.set_result, None)
+        await done
+        return answer(configuration, query)
+
+
+async def new_client():
+    return Client()
+
+
+class Lazy:
+    client = None
+
+    async def get(self):
+        if self.client is None:  # made in the first call: on the plugin's loop
+            self.client = Client()
+        return self.client
+
+
+def make(configuration):
+    if MADE == "new loop":  # e.g. a pytest-asyncio fixture's loop
+        client = asyncio.new_event_loop().run_until_complete(new_client())
+    elif MADE == "asyncio.run":
+        client = asyncio.run(new_client())
+    lazy = Lazy()
+
+    async def search(query):
+        made = client if MADE != "lazily" else await lazy.get()
+        return await made.search(configuration, query)
+
+    class Batched:
+        async def retrieve_batch(self, queries):
+            return [await search(q) for q in queries]
+
+    return Batched() if BATCH else search
+"""
+
+
+@pytest.mark.parametrize("batch", [False, True], ids=["per-query", "batch"])
+@pytest.mark.parametrize(
+    ("made", "says"),
+    [("new loop", "attached to a different loop"), ("asyncio.run", "Event loop is closed")],
+)
+def test_a_client_made_on_another_loop_is_named_in_each_querys_error(
+    pytester: pytest.Pytester, made: str, says: str, batch: bool
+) -> None:
+    _project(pytester, f"MADE = {made!r}\nBATCH = {batch}\n" + LOOP_CLIENT)
+    result, report = _report(pytester, "-p", "no:randomly")
+    result.assert_outcomes(failed=14)
+    for name in ("bm25", "dense"):
+        for record in report["configurations"][name]["queries"].values():
+            error = record["error"]
+            assert error.startswith("the batch call raised" if batch else "the retriever raised")
+            assert says in error and error.count("; note: ") == 1
+            assert error.endswith(
+                "; note: an async retriever's coroutines run on the plugin's own event loop, in "
+                "a thread of its own, not on the loop that made this client (a pytest-asyncio "
+                "fixture, asyncio.run in a fixture): create the client (aiohttp session, "
+                "asyncpg pool, httpx.AsyncClient) inside the retriever's first call (README: "
+                "Async retrievers and event loops)"
+            )
+    text = result.stdout.str()
+    assert "plugin's own event loop" in text
+    # the traceback is the retriever's, from its call to where it awaited: no frame of the
+    # plugin's (its awaitable that the loop threw the error into came last)
+    assert "(yield waiting)" not in text and not re.search(r"runner\.py:\d+: ", text)
+    assert ("await done\n" if made == "new loop" else "call_soon_threadsafe(") in text
+
+
+@pytest.mark.parametrize("batch", [False, True], ids=["per-query", "batch"])
+def test_a_client_made_in_the_first_call_works(
+    pytester: pytest.Pytester, plain_report: Any, batch: bool
+) -> None:
+    """The README's pattern: the client made lazily, inside the retriever's coroutine."""
+    _project(pytester, f"MADE = 'lazily'\nBATCH = {batch}\n" + LOOP_CLIENT)
+    result, report = _report(pytester)
+    result.assert_outcomes(passed=14)
+    assert e2e_without_latency(report)["configurations"] == plain_report
+
+
+def test_a_sync_retriever_raising_about_another_loop_gets_no_note(
+    pytester: pytest.Pytester,
+) -> None:
+    """The note is about the plugin's loop: a synchronous call does not run on it."""
+    body = (
+        "def make(configuration):\n    def search(query):\n"
+        "        raise RuntimeError('got Future attached to a different loop')\n"
+        "    return search\n"
+    )
+    _project(pytester, body)
+    _, report = _report(pytester)
+    error = report["configurations"]["bm25"]["queries"]["rain-tomorrow"]["error"]
+    assert error == "the retriever raised RuntimeError: got Future attached to a different loop"
 
 
 # --------------------------------------------------------------------------- timeouts
