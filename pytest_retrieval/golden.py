@@ -115,6 +115,25 @@ class Problem:
         return f"{where}:{who} {_printable(self.message)}"
 
 
+# a fix a message suggests, as written in YAML and in a JSON Lines golden file
+_JSONL_SYNTAX = (("'relevant: {}'", "'\"relevant\": {}'"), ("(doc-id: 3)", '({"doc-id": 3})'))
+
+
+def is_jsonl(path: str) -> bool:
+    """A JSON Lines golden file (by its suffix), whose fixes are written in JSON."""
+    return path.lower().endswith(".jsonl")
+
+
+def in_syntax(path: str, message: str) -> str:
+    """``message`` with the fixes it suggests in the syntax of the golden file at ``path``:
+    ``'"relevant": {}'`` for a .jsonl file, where YAML's ``'relevant: {}'`` would not parse."""
+    if not is_jsonl(path):
+        return message
+    for yaml_text, json_text in _JSONL_SYNTAX:
+        message = message.replace(yaml_text, json_text)
+    return message
+
+
 def _printable(text: str) -> str:
     """Text with its control characters (and lone surrogates) escaped, a tab as \\t: one
     line in any message, and one that encodes as UTF-8."""

@@ -10,8 +10,9 @@ limits instead. Percentiles interpolate linearly between ranks (numpy's default)
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from .model import QueryRecord, Results
 from .runner import SLOW_ERRORS
@@ -88,14 +89,30 @@ def latencies(results: Results) -> dict[str, LatencySummary]:
     return found
 
 
-def milliseconds(value: float, unit_of: float | None = None) -> str:
-    """A latency as a person reads it: 6.9µs, 0.42ms... 12.3ms, 1.20s; in the unit that
-    ``unit_of`` (the largest value of a row) takes, so one row never mixes units."""
-    scale = value if unit_of is None else unit_of
-    if scale >= 1000:
-        return f"{_digits(value / 1000)}s" if value < 1000 else f"{value / 1000:.2f}s"
-    if scale < 0.1:
+Unit = Literal["µs", "ms", "s"]
+
+
+def latency_unit(values: Iterable[float]) -> Unit:
+    """The one unit a line (or list) of latencies is written in, chosen for all of them:
+    ms for most; s when every one is long (the largest 1 s or more, none under 0.1 s);
+    µs only when every one is tiny (all under 0.1 ms)."""
+    found = list(values)
+    largest = max(found, default=0.0)
+    if largest < 0.1:
+        return "µs"
+    return "s" if largest >= 1000 and min(found) >= 100 else "ms"
+
+
+def milliseconds(value: float, unit: Unit | None = None) -> str:
+    """A latency as a person reads it: 6.9µs, 0.42ms, 12.3ms, 250ms, 1.20s; in ``unit``
+    (from :func:`latency_unit` over the values shown together), else its own."""
+    unit = unit or latency_unit([value])
+    if unit == "µs":
         return f"{_digits(value * 1000)}µs"
+    if unit == "s":
+        return f"{_digits(value / 1000)}s" if value < 1000 else f"{value / 1000:.2f}s"
+    if value >= 100:
+        return f"{value:.0f}ms"
     return f"{_digits(value)}ms" if value < 10 else f"{value:.1f}ms"
 
 
@@ -106,9 +123,9 @@ def _digits(value: float) -> str:
 
 
 def milliseconds_row(values: Sequence[float]) -> list[str]:
-    """Latencies shown side by side (p50, p95, max), all in the largest one's unit."""
-    largest = max(values, default=0.0)
-    return [milliseconds(v, largest) for v in values]
+    """Latencies shown together (p50, p95, max; the slowest queries), in one unit."""
+    unit = latency_unit(values)
+    return [milliseconds(v, unit) for v in values]
 
 
 @dataclass(frozen=True)
@@ -121,7 +138,8 @@ class LatencyBreach:
     slowest: tuple[tuple[str, float], ...]  # (query id, ms), slowest first
 
     def message(self) -> str:
-        slowest = ", ".join(f"{q} {milliseconds(ms)}" for q, ms in self.slowest)
+        times = milliseconds_row([ms for _, ms in self.slowest])  # one unit for the list
+        slowest = ", ".join(f"{q} {t}" for (q, _), t in zip(self.slowest, times, strict=True))
         return (
             f"{self.configuration}: latency {self.limit.statistic} {milliseconds(self.value_ms)} "
             f"is over its budget {format_seconds(self.limit.seconds)} "

@@ -14,11 +14,12 @@ finding has a check name (``--ignore NAME`` skips it):
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from .golden import GoldenQuery, Problem
+from .golden import GoldenQuery, Problem, in_syntax, is_jsonl
 
 Check = Literal["all-zero", "forbid-relevant", "same-text", "unknown-id", "tags-text"]
 CHECKS: tuple[Check, ...] = get_args(Check)
@@ -52,9 +53,12 @@ def _all_zero(query: GoldenQuery) -> Iterable[Finding]:
             Problem(
                 query.path,
                 query.line,
-                f"every judgment has grade 0 ({len(query.relevant)} of them): nothing is "
-                "relevant, so the query is scored as a no-result query (retrieval_empty); "
-                "grade the answers above 0, or write 'relevant: {}' if nothing answers it",
+                in_syntax(
+                    query.path,
+                    f"every judgment has grade 0 ({len(query.relevant)} of them): nothing is "
+                    "relevant, so the query is scored as a no-result query (retrieval_empty); "
+                    "grade the answers above 0, or write 'relevant: {}' if nothing answers it",
+                ),
                 query.id,
             ),
         )
@@ -122,13 +126,18 @@ def _tags_text(found: TagsAsText) -> Finding:
     where = "in defaults" if found.query_id is None else "for this query"
     parts = [t.strip() for t in found.text.replace(",", " ").split() if t.strip()]
     listed = ", ".join(parts) or found.text
+    fix = (
+        f'"tags": {json.dumps(parts or [found.text], ensure_ascii=False)}'
+        if is_jsonl(found.path)
+        else f"tags: [{listed}]"
+    )
     return Finding(
         "tags-text",
         Problem(
             found.path,
             found.line,
             f"'tags' is text ({found.text!r}) {where}: it is read as the single tag "
-            f"{found.text!r}; write a list: tags: [{listed}]",
+            f"{found.text!r}; write a list: {fix}",
             found.query_id,
         ),
     )

@@ -96,7 +96,9 @@ class QueryRecord:
         values = {**data, **given}
         unknown = sorted(str(k) for k in values if k not in _CHECKS)
         if unknown:
-            raise RecordError(f"unknown field(s) {', '.join(unknown)}")
+            raise RecordError(
+                f"unknown field{'' if len(unknown) == 1 else 's'} {', '.join(unknown)}"
+            )
         for name, value in values.items():
             _CHECKS[name](name, value)
         return cls(**values)  # type: ignore[arg-type]

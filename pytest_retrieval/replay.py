@@ -58,10 +58,7 @@ class Replay:
             return Answer(ranking.docs, latency=None, scores=ranking.scores)  # read, never changed
         found = self.entries.get(configuration, {}).get(query.id)
         if found is None:
-            return Answer(
-                error=f"query '{query.id}' {_MISSING} {self.source} for "
-                f"configuration '{configuration}'; record again (--retrieval-record)"
-            )
+            return Answer(error=f"{_MISSING} {self.source}; record again (--retrieval-record)")
         stale = _stale(found, query)
         if stale:
             return Answer(
@@ -75,7 +72,7 @@ class Replay:
         return Answer(results, latency=latency, shared=found.shared)
 
 
-_MISSING = "is not in the recording"  # the two errors of a replayed query, counted below
+_MISSING = "not in the recording"  # the two errors of a replayed query, counted below
 _STALE = "holds this query with"
 
 

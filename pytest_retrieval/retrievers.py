@@ -9,7 +9,8 @@ Pure: no pytest. The fixture's value is one of:
 - either of them ``async def``: run on the plugin's own event loop with up to
   ``retrieval_concurrency`` calls in flight.
 
-:func:`protocol_of` tells which, once per configuration.
+:func:`protocol_of` tells which, once per configuration; :class:`RetrieverKind` says it
+(``-v``, the JSON report).
 """
 
 from __future__ import annotations
@@ -48,21 +49,50 @@ def _is_async(function: object) -> bool:
 
 
 @dataclass(frozen=True)
+class RetrieverKind:
+    """How a configuration's retriever is called, as ``-v`` and the JSON report say it."""
+
+    batch: bool
+    is_async: bool
+    via: str  # what is called: "retrieve_batch", "@pytest_retrieval.batch" or "callable"
+
+    def text(self) -> str:
+        """``batch retriever (retrieve_batch), async``."""
+        kind = "batch" if self.batch else "per-query"
+        return f"{kind} retriever ({self.via}), {'async' if self.is_async else 'sync'}"
+
+    def as_dict(self) -> dict[str, object]:
+        """The JSON report's ``retriever_kind``."""
+        kind = "batch" if self.batch else "per-query"
+        return {"kind": kind, "via": self.via, "async": self.is_async, "text": self.text()}
+
+    @classmethod
+    def parse(cls, data: object) -> RetrieverKind | None:
+        """Read back from :meth:`as_dict` (an xdist worker's output); None if it is not one."""
+        if not isinstance(data, dict):
+            return None
+        kind, via, is_async = data.get("kind"), data.get("via"), data.get("async")
+        if kind not in ("batch", "per-query") or not isinstance(via, str):
+            return None
+        return cls(kind == "batch", is_async is True, via)
+
+
+@dataclass(frozen=True)
 class Protocol:
     """How a configuration's retriever is called."""
 
     style: Style
     is_async: bool
     function: F  # what is called: with one query ("call") or a list of them ("batch")
+    via: str = "callable"  # how the fixture's value says which (RetrieverKind.via)
 
     @property
     def prefetches(self) -> bool:
         """Queries are fetched ahead of their items (batch or async), not one by one."""
         return self.style == "batch" or self.is_async
 
-    def describe(self) -> str:
-        kind = "batch" if self.style == "batch" else "per-query"
-        return f"{'async ' if self.is_async else ''}{kind}"
+    def kind(self) -> RetrieverKind:
+        return RetrieverKind(self.style == "batch", self.is_async, self.via)
 
 
 def protocol_of(retriever: object, fixture: str) -> Protocol:
@@ -74,11 +104,12 @@ def protocol_of(retriever: object, fixture: str) -> Protocol:
                 f"the '{fixture}' fixture's value has a {BATCH_METHOD} that is not callable "
                 f"({type(method).__name__}); make it a method taking a list of queries"
             )
-        return Protocol("batch", _is_async(method), method)
+        return Protocol("batch", _is_async(method), method, BATCH_METHOD)
     if not callable(retriever):
         raise ProtocolError(
             f"the '{fixture}' fixture must return a callable that takes the golden query (or "
             f"an object with {BATCH_METHOD}(queries)); it returned {type(retriever).__name__}"
         )
-    style: Style = "batch" if getattr(retriever, BATCH_ATTRIBUTE, False) else "call"
-    return Protocol(style, _is_async(retriever), retriever)
+    marked = bool(getattr(retriever, BATCH_ATTRIBUTE, False))
+    via = "@pytest_retrieval.batch" if marked else "callable"
+    return Protocol("batch" if marked else "call", _is_async(retriever), retriever, via)

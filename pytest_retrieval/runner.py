@@ -104,6 +104,30 @@ def _raised(exc: BaseException) -> str:
     return f"the retriever raised {type(exc).__name__}: {exc}"
 
 
+# what asyncio and its clients say when an object made on one loop is used on another
+OTHER_LOOP = (
+    "different loop",
+    "another event loop",
+    "attached to a different",
+    "bound to a different event loop",
+    "event loop is closed",
+)
+LOOP_NOTE = (
+    "; note: an async retriever's coroutines run on the plugin's own event loop, in a "
+    "thread of its own, not on the loop that made this client (a pytest-asyncio fixture, "
+    "asyncio.run in a fixture): create the client (aiohttp session, asyncpg pool, "
+    "httpx.AsyncClient) inside the retriever's first call (docs/retrievers.md: Async retrievers "
+    "and event loops)"
+)
+
+
+def _on_other_loop(exc: BaseException) -> str:
+    """:data:`LOOP_NOTE` for a RuntimeError that says an async call met an object bound to
+    another event loop, else ""."""
+    text = str(exc).lower()
+    return LOOP_NOTE if isinstance(exc, RuntimeError) and any(w in text for w in OTHER_LOOP) else ""
+
+
 def call_with_timeout(call: Callable[[], T], timeout: float | None, batch: int = 0) -> T:
     """``call()``, or :class:`RetrieverTimeout` once ``timeout`` seconds have passed
     (``batch`` queries: that many times ``timeout``).
@@ -315,6 +339,7 @@ class Calls:
             if isinstance(exc, KeyboardInterrupt):
                 raise
             message = f"the batch call raised {type(exc).__name__}: {exc}"
+            message += _on_other_loop(exc) if self.protocol.is_async else ""
             return _failed_batch(n, ids, message, exc, start)
         return _split(returned, n, ids, (time.perf_counter() - start) / max(n, 1))
 
@@ -419,7 +444,8 @@ async def _gather(
                 if isinstance(error, KeyboardInterrupt) or _cancelled_from_outside(error):
                     raise
                 latency = time.perf_counter() - start
-                return Answer(error=_raised(error), exception=error, latency=latency)
+                message = _raised(error) + _on_other_loop(error)
+                return Answer(error=message, exception=error, latency=latency)
             finally:
                 held[index] = timed.busy if timed is not None else 0.0
             return Answer(returned, latency=time.perf_counter() - start)
@@ -490,7 +516,10 @@ class _Timed:
                 steps.close()
                 raise
             except BaseException as exc:  # cancellation and the like go to the inner steps
-                sent, thrown = None, exc
+                # thrown in by the loop (a cancellation, a future of another loop): its one
+                # frame is this yield, so it leaves with the frames it passes through, the
+                # retriever's, and not a frame of the plugin last
+                sent, thrown = None, exc.with_traceback(None)
 
 
 # --------------------------------------------------------------------------- repeats

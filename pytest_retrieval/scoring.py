@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .golden import GoldenQuery
+from .io.common import counted
 from .metrics import CustomMetricError, Metric, evaluate, parse_metrics
 from .model import Outcome, QueryRecord
 from .settings import Settings
@@ -187,10 +188,12 @@ def failure_text(
             "judged relevant, not shown above: " + ", ".join(f"{d} ({g})" for d, g in missing)
         )
     if record.duplicates:
-        lines.append(f"{record.duplicates} duplicate id(s) came back and were counted once")
+        came = "came back and was" if record.duplicates == 1 else "came back and were"
+        lines.append(f"{counted(record.duplicates, 'duplicate id')} {came} counted once")
     if record.merged:
         lines.append(
-            f"{record.merged} result(s) shared a judgment key with a result ranked above "
-            "(pytest_retrieval_result_key) and were counted once, at the first rank"
+            f"{counted(record.merged, 'result')} shared a judgment key with a result ranked "
+            f"above (pytest_retrieval_result_key) and {'was' if record.merged == 1 else 'were'} "
+            "counted once, at the first rank"
         )
     return "\n".join(lines)

@@ -347,10 +347,12 @@ def e2e_load_json(path: Path) -> Any:
 
 def e2e_without_latency(report: Any) -> Any:
     """A copy of a JSON report without its latencies, the one part that differs from run to
-    run."""
+    run, and without how the retriever was called (batch or not, async or not, none when
+    it was not called), which differs between runs that must give the same numbers."""
     report = copy.deepcopy(report)
     for block in report.get("configurations", {}).values():
         block.pop("latency", None)
+        block.pop("retriever_kind", None)
         for record in block.get("queries", {}).values():
             record.pop("latency_ms", None)
             record.pop("latency_shared", None)

@@ -255,7 +255,7 @@ def sample_page_data() -> hp.PageData:
     ]
     return hp.PageData(
         settings=(
-            f"{len(golden)} golden queries from 5 file(s); gain exponential, relevance "
+            f"{len(golden)} golden queries from 5 files; gain exponential, relevance "
             "threshold 1, no-result queries scored by 'abstain'. Cells: mean [95% interval]."
         ),
         metrics=METRICS,
@@ -271,4 +271,9 @@ def sample_page_data() -> hp.PageData:
             "exact-name is saturated on mrr for every configuration (means above 0.98)",
         ),
         generated="2025-12-01 08:40 UTC",
+        latency=(
+            hp.LatencyRow("bm25", 72, "0.41ms", "1.20ms", "3.05ms"),
+            hp.LatencyRow("dense", 72, "4.12ms", "6.80ms", "9.31ms", "72 of 72"),
+            hp.LatencyRow("fused", 72, "4.90ms", "8.02ms", "1004ms", "72 of 72"),
+        ),
     )

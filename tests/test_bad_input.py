@@ -499,8 +499,13 @@ GOLDEN_JSONL_CASES: dict[str, tuple[str, str]] = {
     ),
     "missing-relevant-line-3": (
         '{"id": "a", "query": "q", "relevant": {}}\n\n{"id": "b", "query": "q"}\n',
-        "golden/bad.jsonl:3: query 'b': 'relevant' is missing (required); write 'relevant: {}' "
-        "for a no-result query",
+        "golden/bad.jsonl:3: query 'b': 'relevant' is missing (required); write "
+        "'\"relevant\": {}' for a no-result query",
+    ),
+    "null-relevant": (
+        '{"id": "a", "query": "q", "relevant": null}\n',
+        "golden/bad.jsonl:1: query 'a': 'relevant' is empty; write '\"relevant\": {}' for a "
+        'no-result query, or map ids to grades ({"doc-id": 3})',
     ),
     "float-grade": (
         '{"id": "a", "query": "q", "relevant": {"x": 1.5}}\n',
@@ -1236,7 +1241,7 @@ BASELINE_CASES: dict[str, tuple[Mutation, str]] = {
     ),
     "unknown-field": (
         lambda d: _query(d).update(secret=1),
-        WHERE + "query 'a': unknown field(s) secret",
+        WHERE + "query 'a': unknown field secret",
     ),
     "queries-list": (
         lambda d: d["configurations"]["fused"].update(queries=[]),  # type: ignore[index]

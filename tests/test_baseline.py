@@ -165,7 +165,7 @@ def test_dumps_round_trips_through_parse_with_the_baseline_fields_only() -> None
         ),
         (
             lambda d: d["configurations"]["fused"]["queries"]["a"].update(secret=1),
-            "query 'a': unknown field(s) secret",
+            "query 'a': unknown field secret",
         ),
     ],
     ids=[

@@ -55,8 +55,8 @@ def test_import_trec_to_yaml_keeps_ids_as_text_and_counts_the_unjudged(tmp_path)
         "-o", "golden/trec.yaml", "--corpus", "corpus.txt", cwd=project,
     )  # fmt: skip
     assert ran.code == 0, ran.err
-    assert "1 qrels line(s) with grade -1 (in the pool but unjudged) dropped" in ran.err
-    assert "1 topic(s) without a judgment left out: 402" in ran.err
+    assert "1 qrels line with grade -1 (in the pool but unjudged) dropped" in ran.err
+    assert "1 topic without a judgment left out: 402" in ran.err
     text = (project / "golden/trec.yaml").read_text(encoding="utf-8")
     assert text == textwrap.dedent(
         """\
@@ -126,7 +126,7 @@ def test_import_with_a_run_reports_how_much_of_it_is_judged(tmp_path):
     ran = cli("import", "trec", "qrels.txt", "--run", "r.run", "--corpus", "c.txt", cwd=project)
     assert ran.code == 0, ran.err
     assert (
-        "run 'bm25': judged@10 is 0.667 on the 2 judged queries that returned something; its 2 "
+        "run 'bm25': judged@20 is 0.667 on the 2 judged queries that returned something; its 2 "
         "unjudged results count as not relevant"
     ) in ran.err
     assert (project / "c.txt").read_text(encoding="utf-8").split() == sorted(
@@ -134,11 +134,31 @@ def test_import_with_a_run_reports_how_much_of_it_is_judged(tmp_path):
     )
 
 
+def test_import_and_evaluate_cover_a_run_at_the_same_cut(tmp_path):
+    """judged@k has the cut of evaluate: the deepest of retrieval_metrics (20 by default,
+    recall@20), so the two commands print the same figure under the same label; import
+    said judged@10 of the figure evaluate called judged@20."""
+    project = _project(tmp_path)
+    ranking = ["d1", *(f"new{i}" for i in range(14))]  # 1 judged, then 14 unjudged
+    write_run(project / "r.run", {"bm25": {"00123": ranking, "401": ["x9"]}})
+    imported = cli("import", "trec", "qrels.txt", "--run", "r.run", "-o", "golden/g.yaml",
+                   cwd=project)  # fmt: skip
+    evaluated = cli("evaluate", "r.run", cwd=project)
+    said = "'bm25': judged@20 is 0.533 on the 2 judged queries that returned something; its 14"
+    assert said in imported.err and said in evaluated.err, (imported.err, evaluated.err)
+    project.joinpath("pytest.ini").write_text(
+        "[pytest]\nretrieval_golden = golden\nretrieval_metrics = mrr\n", encoding="utf-8"
+    )
+    ten = "'bm25': judged@10 is 0.550 on the 2 judged queries that returned something; its 9"
+    assert ten in cli("import", "trec", "qrels.txt", "--run", "r.run", cwd=project).err
+    assert ten in cli("evaluate", "r.run", cwd=project).err
+
+
 def test_golden_to_trec_to_golden_round_trip(tmp_path):
     project = write_project(tmp_path)
     ran = cli("export", "trec", "-o", "qrels.txt", cwd=project)
     assert ran.code == 0, ran.err
-    assert "1 no-result query(ies) left out" in ran.err and "lottery" in ran.err
+    assert "1 no-result query left out" in ran.err and "lottery" in ran.err
     assert (project / "qrels.txt").read_text(encoding="utf-8") == (
         "rain-tomorrow 0 weather-forecast 3\nrain-tomorrow 0 weather-stuffed 1\n"
         "convert-euros 0 fx-rates 2\nconvert-euros 0 tide-tables 0\n"
@@ -186,7 +206,7 @@ def test_import_beir_with_categories_from_a_metadata_field(tmp_path):
         "--corpus", "corpus.txt", cwd=project,
     )  # fmt: skip
     assert ran.code == 0, ran.err
-    assert "1 query(ies) without a judgment in split 'test' left out" in ran.err
+    assert "1 query without a judgment in split 'test' left out: q3" in ran.err
     queries = load_golden_file(project / "golden/beir.yaml")
     assert [(q.id, q.text, q.category, dict(q.relevant)) for q in queries] == [
         ("q1", "will it rain", "weather", {"00123": 2}),

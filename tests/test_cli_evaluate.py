@@ -300,3 +300,25 @@ def test_evaluate_refuses_a_file_given_twice_or_a_folder_in_one_line(tmp_path, a
     assert ran.code == 2, ran.out + ran.err
     assert ran.err == f"pytest-retrieval: error: {message}\n"
     assert ran.out == ""
+
+
+def test_one_query_without_a_ranking_is_counted_in_the_singular(pytester, monkeypatch):
+    """'1 golden query has no ranking', never '1 golden queries have no ranking'."""
+    monkeypatch.setenv("COLUMNS", "100")
+    project = _project(pytester.path)
+    write_run(project / "runs" / "one.run", {"one": {**RUNS["dense"], "fx-exact": ["fx-rates"]}})
+    ran = cli("evaluate", "runs/one.run", cwd=project)
+    assert "'one': 1 golden query has no ranking in runs/one.run" in ran.err
+
+
+@pytest.mark.parametrize(
+    ("count", "said"),
+    [(0, "0 queries"), (1, "1 query"), (2, "2 queries"), (1, "1 golden file")],
+)
+def test_counts_name_their_noun_in_the_right_number(count: int, said: str) -> None:
+    from pytest_retrieval.io.common import counted, queries_of
+
+    noun = said.split(" ", 1)[1]
+    assert counted(count, noun.removesuffix("s"), "queries" if "quer" in noun else "") == said
+    assert queries_of(1, "a.run") == "1 query of a.run is"
+    assert queries_of(3, "a.run") == "3 queries of a.run are"

@@ -149,7 +149,7 @@ def test_pool_fill_merge_keeps_comments_order_and_layout(tmp_path):
     _fill(project / "worklist.yaml", GRADES)
     ran = cli("merge", "worklist.yaml", cwd=project)
     assert ran.code == 0, ran.out + ran.err
-    assert "merged 7 judgment(s) into 1 golden file(s)" in ran.err
+    assert "merged 7 judgments into 1 golden file" in ran.err
     text = (project / "golden/weather.yaml").read_text(encoding="utf-8")
     expected = GOLDEN.replace(
         '      "00123": 1\n', '      "00123": 1\n      umbrella: 2\n      sky: 0\n'
@@ -189,7 +189,7 @@ def test_merge_refuses_ungraded_and_out_of_range_entries_and_writes_nothing(tmp_
         "(retrieval_max_grade); use a grade in range or raise retrieval_max_grade",
         "worklist.yaml:45: query 'lottery': grade of 'casino' is -1, outside 0..3 "
         "(retrieval_max_grade); use a grade in range or raise retrieval_max_grade",
-        "3 problem(s): nothing merged",
+        "3 problems: nothing merged",
     ]
     assert (project / "golden/weather.yaml").read_text(encoding="utf-8") == golden
 
@@ -271,6 +271,6 @@ def test_merge_refuses_two_grades_of_one_document_naming_both_lines(tmp_path):
         "keep one of the two grades (delete the other line), then merge again",
         "worklist.yaml:51: query 'rain-tomorrow': 'sky' is graded 1 here and 0 on line 16: "
         "keep one of the two grades (delete the other line), then merge again",
-        "2 problem(s): nothing merged",
+        "2 problems: nothing merged",
     ]
     assert (project / "golden/weather.yaml").read_text(encoding="utf-8") == golden

@@ -16,7 +16,7 @@ from cli_project import GOLDEN, ROOT, cli, write_project
 def test_the_demo_golden_set_is_valid():
     ran = cli("validate", cwd=ROOT)
     assert ran.code == 0, ran.out + ran.err
-    assert ran.lines == ["71 golden queries in 5 file(s): no problem found"]
+    assert ran.lines == ["71 golden queries in 5 files: no problem found"]
 
 
 BROKEN = """\
@@ -55,7 +55,7 @@ def test_a_broken_copy_of_the_demo_exits_1_with_the_collections_messages(pyteste
         problems[4],  # the YAML syntax error, checked below
     ]
     assert re.match(r"golden/paraphrase\.yaml:\d+: YAML syntax error: ", problems[4])
-    assert ran.lines[-1].startswith("5 problem(s) in 2 of 6 golden file(s)")
+    assert ran.lines[-1].startswith("5 problems in 2 of 6 golden files")
     # the same messages as the plugin's collection errors
     result = pytester.runpytest("--retrieval-eval", "--collect-only", "-p", "no:cacheprovider")
     collected = result.stdout.str()
@@ -65,6 +65,32 @@ def test_a_broken_copy_of_the_demo_exits_1_with_the_collections_messages(pyteste
 
 def _project(tmp_path: Path, text: str) -> Path:
     return write_project(tmp_path, {"golden/g.yaml": textwrap.dedent(text)})
+
+
+def test_a_jsonl_files_fixes_are_written_in_json(tmp_path):
+    """A .jsonl golden file is told '"relevant": {}', not YAML's 'relevant: {}'."""
+    lines = [
+        '{"id": "all-zero", "query": "which API forecasts rain", "relevant": {"a": 0}}',
+        '{"id": "no-judgments", "query": "convert euros"}',
+        '{"id": "tagged", "query": "q", "tags": "core, rolling", "relevant": {"a": 1}}',
+    ]
+    project = write_project(tmp_path, {"golden/g.jsonl": "\n".join(lines) + "\n"})
+    ran = cli("validate", "golden/g.jsonl", cwd=project)
+    assert ran.code == 1
+    assert (
+        "golden/g.jsonl:2: query 'no-judgments': 'relevant' is missing (required); write "
+        "'\"relevant\": {}' for a no-result query"
+    ) in ran.lines
+    write_project(tmp_path, {"golden/g.jsonl": "\n".join([lines[0], lines[2]]) + "\n"})
+    ran = cli("validate", "golden/g.jsonl", cwd=project)
+    assert ran.lines[:-1] == [
+        "golden/g.jsonl:1: query 'all-zero': every judgment has grade 0 (1 of them): nothing "
+        "is relevant, so the query is scored as a no-result query (retrieval_empty); grade "
+        "the answers above 0, or write '\"relevant\": {}' if nothing answers it [all-zero]",
+        "golden/g.jsonl:2: query 'tagged': 'tags' is text ('core, rolling') for this query: it "
+        'is read as the single tag \'core, rolling\'; write a list: "tags": ["core", '
+        '"rolling"] [tags-text]',
+    ]
 
 
 def test_every_extra_check_names_file_line_query_and_fix(tmp_path):
@@ -105,7 +131,7 @@ def test_every_extra_check_names_file_line_query_and_fix(tmp_path):
         "read as the single tag 'weather'; write a list: tags: [weather] [tags-text]",
     ]
     assert ran.lines[-1] == (
-        "5 problem(s) in 1 of 1 golden file(s) (0 the plugin refuses, 5 likely mistakes)"
+        "5 problems in 1 of 1 golden file (0 the plugin refuses, 5 likely mistakes)"
     )
     ignored = cli(
         "validate", "--ignore", "tags-text", "--ignore", "same-text", "--ignore", "all-zero",
@@ -137,7 +163,7 @@ def test_paths_on_the_command_line_and_jsonl(tmp_path):
     assert [line.rsplit(" [", 1)[-1] for line in ran.lines[:-1]] == ["all-zero]", "tags-text]"]
     assert ran.lines[1].startswith("extra.jsonl:1: query 'j1': 'tags' is text")
     both = cli("validate", "golden", cwd=project)
-    assert both.code == 0 and "3 golden queries in 1 file(s)" in both.out
+    assert both.code == 0 and "3 golden queries in 1 file:" in both.out
 
 
 def test_a_folder_gives_the_files_the_plugin_collects(pytester):
@@ -153,7 +179,7 @@ def test_a_folder_gives_the_files_the_plugin_collects(pytester):
     ran = cli("validate", cwd=project)
     assert ran.code == 1
     assert ran.lines[0].startswith("golden/more/extra.jsonl:1: query 'j1': unknown key 'relevent'")
-    assert ran.lines[-1].startswith("2 problem(s) in 1 of 3 golden file(s)"), ran.lines
+    assert ran.lines[-1].startswith("2 problems in 1 of 3 golden files"), ran.lines
     # the plugin collects the same three files, and stops on the same problem
     result = pytester.runpytest("--retrieval-eval", "--collect-only", "-p", "no:cacheprovider")
     assert "golden/more/extra.jsonl:1: query 'j1': unknown key 'relevent'" in result.stdout.str()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import sys
 import types
 from pathlib import Path
@@ -427,6 +428,112 @@ def test_an_async_retriever_whose_fixture_used_asyncio_itself(
     assert e2e_without_latency(report)["configurations"] == plain_report
 
 
+# --------------------------------------------------------------------------- other loops
+
+LOOP_CLIENT = """\
+import asyncio
+
+
+class Client:  # as an aiohttp session is: bound to the loop it was made on
+    def __init__(self):
+        self.loop = asyncio.get_running_loop()
+
+    async def search(self, configuration, query):
+        done = self.loop.create_future()
+        self.loop.call_soon_threadsafe(done.set_result, None)
+        await done
+        return answer(configuration, query)
+
+
+async def new_client():
+    return Client()
+
+
+class Lazy:
+    client = None
+
+    async def get(self):
+        if self.client is None:  # made in the first call: on the plugin's loop
+            self.client = Client()
+        return self.client
+
+
+def make(configuration):
+    if MADE == "new loop":  # e.g. a pytest-asyncio fixture's loop
+        client = asyncio.new_event_loop().run_until_complete(new_client())
+    elif MADE == "asyncio.run":
+        client = asyncio.run(new_client())
+    lazy = Lazy()
+
+    async def search(query):
+        made = client if MADE != "lazily" else await lazy.get()
+        return await made.search(configuration, query)
+
+    class Batched:
+        async def retrieve_batch(self, queries):
+            return [await search(q) for q in queries]
+
+    return Batched() if BATCH else search
+"""
+
+
+@pytest.mark.parametrize("batch", [False, True], ids=["per-query", "batch"])
+@pytest.mark.parametrize(
+    ("made", "says"),
+    [("new loop", "attached to a different loop"), ("asyncio.run", "Event loop is closed")],
+)
+def test_a_client_made_on_another_loop_is_named_in_each_querys_error(
+    pytester: pytest.Pytester, made: str, says: str, batch: bool
+) -> None:
+    _project(pytester, f"MADE = {made!r}\nBATCH = {batch}\n" + LOOP_CLIENT)
+    result, report = _report(pytester, "-p", "no:randomly")
+    result.assert_outcomes(failed=14)
+    for name in ("bm25", "dense"):
+        for record in report["configurations"][name]["queries"].values():
+            error = record["error"]
+            assert error.startswith("the batch call raised" if batch else "the retriever raised")
+            assert says in error and error.count("; note: ") == 1
+            assert error.endswith(
+                "; note: an async retriever's coroutines run on the plugin's own event loop, in "
+                "a thread of its own, not on the loop that made this client (a pytest-asyncio "
+                "fixture, asyncio.run in a fixture): create the client (aiohttp session, "
+                "asyncpg pool, httpx.AsyncClient) inside the retriever's first call "
+                "(docs/retrievers.md: Async retrievers and event loops)"
+            )
+    text = result.stdout.str()
+    assert "plugin's own event loop" in text
+    # the traceback is the retriever's, from its call to where it awaited: no frame of the
+    # plugin's (its awaitable that the loop threw the error into came last)
+    assert "(yield waiting)" not in text and not re.search(r"runner\.py:\d+: ", text)
+    assert ("await done\n" if made == "new loop" else "call_soon_threadsafe(") in text
+
+
+@pytest.mark.parametrize("batch", [False, True], ids=["per-query", "batch"])
+def test_a_client_made_in_the_first_call_works(
+    pytester: pytest.Pytester, plain_report: Any, batch: bool
+) -> None:
+    """The README's pattern: the client made lazily, inside the retriever's coroutine."""
+    _project(pytester, f"MADE = 'lazily'\nBATCH = {batch}\n" + LOOP_CLIENT)
+    result, report = _report(pytester)
+    result.assert_outcomes(passed=14)
+    assert e2e_without_latency(report)["configurations"] == plain_report
+
+
+def test_a_sync_retriever_raising_about_another_loop_gets_no_note(
+    pytester: pytest.Pytester,
+) -> None:
+    """The note is about the plugin's loop: a synchronous call does not run on it."""
+    body = (
+        "def make(configuration):\n    def search(query):\n"
+        "        raise RuntimeError('got Future attached to a different loop')\n"
+        "    return search\n"
+    )
+    _project(pytester, body)
+    _, report = _report(pytester)
+    error = report["configurations"]["bm25"]["queries"]["rain-tomorrow"]["error"]
+    assert error == "the retriever raised RuntimeError: got Future attached to a different loop"
+
+
 # --------------------------------------------------------------------------- timeouts
 
 SLOW = """\
@@ -593,6 +700,61 @@ def test_an_async_retriever_raising_what_is_not_an_exception_errors_its_own_quer
     assert result.ret == pytest.ExitCode.TESTS_FAILED or raises.startswith("pytest.skip")
 
 
+# --------------------------------------------------------------------------- which kind
+
+PLAIN_CALL = "def make(configuration):\n    return lambda q: answer(configuration, q)\n"
+
+
+@pytest.mark.parametrize(
+    ("body", "kind"),
+    [
+        (PLAIN_CALL, ("per-query", "callable", False, "per-query retriever (callable), sync")),
+        (ASYNC, ("per-query", "callable", True, "per-query retriever (callable), async")),
+        (BATCH, ("batch", "retrieve_batch", False, "batch retriever (retrieve_batch), sync")),
+        (ASYNC_BATCH, ("batch", "retrieve_batch", True, "batch retriever (retrieve_batch), async")),
+        (
+            DECORATED,
+            (
+                "batch",
+                "@pytest_retrieval.batch",
+                False,
+                "batch retriever (@pytest_retrieval.batch), sync",
+            ),
+        ),
+    ],
+    ids=["call", "async", "batch", "async-batch", "decorated"],
+)
+def test_which_kind_of_retriever_is_said_under_minus_v_and_in_the_json(
+    pytester: pytest.Pytester, body: str, kind: tuple[str, str, bool, str]
+) -> None:
+    """README: the plugin tells which kind each configuration's retriever is, once."""
+    _project(pytester, body)
+    result, report = _report(pytester, "-v")
+    said = {"kind": kind[0], "via": kind[1], "async": kind[2], "text": kind[3]}
+    for name in ("bm25", "dense"):
+        assert report["configurations"][name]["retriever_kind"] == said
+    result.stdout.fnmatch_lines(
+        ["retrievers, as the plugin calls them:", f"  bm25: {kind[3]}", f"  dense: {kind[3]}"]
+    )
+    default, _ = _report(pytester)
+    assert "as the plugin calls them" not in default.stdout.str()
+
+
+def test_the_kind_comes_from_xdist_workers_and_is_null_in_a_replay(
+    pytester: pytest.Pytester,
+) -> None:
+    pytest.importorskip("xdist")
+    _project(pytester, ASYNC_BATCH)
+    result, report = _report(
+        pytester, "-n", "2", "-p", "no:randomly", "--retrieval-record=rec.jsonl"
+    )
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    kind = report["configurations"]["dense"]["retriever_kind"]
+    assert kind is not None and kind["text"] == "batch retriever (retrieve_batch), async"
+    _, replayed = _report(pytester, "--retrieval-replay=rec.jsonl")
+    assert replayed["configurations"]["dense"]["retriever_kind"] is None  # not called
+
+
 # --------------------------------------------------------------------------- latency budgets
 
 LAGGING = """\
@@ -681,15 +843,45 @@ def test_latency_counts_calls_that_answered_or_ran_out_of_time_not_instant_failu
     [
         ([0.0545, 0.0989, 0.108], ["0.0545ms", "0.0989ms", "0.108ms"]),  # not 54.5µs/.../0.108ms
         ([0.01, 0.02, 0.05], ["10µs", "20µs", "50µs"]),
-        ([5.0, 50.0, 2500.0], ["0.005s", "0.05s", "2.50s"]),
+        ([5.0, 50.0, 2500.0], ["5ms", "50.0ms", "2500ms"]),  # not 0.005s/0.05s/2.50s
         ([12.34, 56.0, 99.9], ["12.3ms", "56.0ms", "99.9ms"]),
-        ([0.05, 0.07, 2500.0], ["0.00005s", "0.00007s", "2.50s"]),  # never 5e-05s
+        ([0.05, 0.07, 2500.0], ["0.05ms", "0.07ms", "2500ms"]),  # not 0.00005s (or 5e-05s)
+        ([3.31, 7.28, 1000.0], ["3.31ms", "7.28ms", "1000ms"]),  # a timeout: not 0.00331s
+        ([300.4, 0.128, 0.0933], ["300ms", "0.128ms", "0.0933ms"]),  # not ... 93.3µs
+        ([1200.0, 2500.0, 61000.0], ["1.20s", "2.50s", "61.00s"]),  # all long: seconds
+        ([450.0, 980.0, 2100.0], ["0.45s", "0.98s", "2.10s"]),
     ],
 )
 def test_latencies_side_by_side_share_one_unit(values: list[float], shown: list[str]) -> None:
     from pytest_retrieval.latency import milliseconds_row
 
     assert milliseconds_row(values) == shown
+
+
+def test_a_budget_breach_lists_the_slowest_queries_in_one_unit() -> None:
+    from pytest_retrieval.latency import LatencyBreach
+    from pytest_retrieval.settings import LatencyLimit
+
+    slowest = (("p-photo", 300.4), ("p-too-many-requests", 0.128), ("a-delete-card", 0.0933))
+    breach = LatencyBreach("dense", LatencyLimit("max", 0.2), 300.4, slowest)
+    assert breach.message().endswith(
+        "slowest: p-photo 300ms, p-too-many-requests 0.128ms, a-delete-card 0.0933ms"
+    )
+    assert "latency max 300ms is over" in breach.message()
+
+
+def test_the_latency_table_gives_every_configuration_the_same_unit() -> None:
+    from pytest_retrieval.latency import LatencySummary
+    from pytest_retrieval.report.tables import latency_table
+
+    fast = LatencySummary(71, 0.0714, 0.07, 0.0714, 0.0714, 0.0714, 0.07, shared=71)
+    slow = LatencySummary(71, 2.08, 3.0, 3.65, 3.65, 3.65, 2.5, shared=0)
+    evaluation = types.SimpleNamespace(latency={"bm25": fast, "dense": slow})
+    table = latency_table(evaluation, "terminal")  # type: ignore[arg-type]
+    assert table.rows == [
+        ["bm25", "71", "0.0714ms", "0.0714ms", "0.0714ms", "71 of 71"],  # not 71.4µs
+        ["dense", "71", "2.08ms", "3.65ms", "3.65ms", ""],
+    ]
 
 
 def test_the_latency_line_gives_every_configuration_the_same_unit() -> None:

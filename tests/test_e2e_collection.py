@@ -272,7 +272,7 @@ def test_a_second_fixture_that_multiplies_items_is_a_collection_error(
         "query 'rain-tomorrow' would run twice for configuration 'bm25' "
         "(rain-tomorrow[bm25-small] and rain-tomorrow[bm25-large])"
     ) in out
-    assert "the parametrized fixture(s) index_size multiply the items" in out
+    assert "the parametrized fixture index_size multiplies the items" in out
     assert "Traceback" not in out
 
 

@@ -105,12 +105,30 @@ def test_a_coarse_item_fails_listing_every_miss_and_error(
     result, report = _report(pytester, "--retrieval-items=category", "-k", "bm25")
     result.assert_outcomes(passed=5, failed=1)
     out = result.stdout.str()
-    assert "'paraphrase' [bm25]: 2 of 2 queries failed, 0 error(s):" in out
+    assert "'paraphrase' [bm25]: 2 of 2 queries failed:" in out
     assert "  query 'rain-tomorrow': expected mrr >= 1, got 0.5" in out
     assert "  query 'umbrella-needed': forbidden 'tide-tables' came back at rank 1" in out
     queries = report["configurations"]["bm25"]["queries"]
     assert queries["rain-tomorrow"]["outcome"] == "failed"
     assert queries["convert-euros"]["outcome"] == "passed"
+
+
+def test_a_coarse_items_failure_counts_the_queries_that_ran_not_the_skipped(
+    pytester: pytest.Pytester, e2e_project: Path
+) -> None:
+    catalog = e2e_project / "golden" / "catalog.yaml"
+    text = catalog.read_text().replace(FAILING, "    expect: {mrr: 1.0}\n")  # bm25 mrr 0.5
+    text = text.replace(
+        "    tags: [rolling]\n    relevant: {weather-forecast: 2, tide-tables: 0}\n",
+        "    tags: [rolling]\n    relevant: {weather-forecast: 2, tide-tables: 0}\n"
+        "    skip: not yet\n",
+    )
+    catalog.write_text(text)
+    result, _ = _report(pytester, "--retrieval-items=category", "-k", "bm25")
+    result.assert_outcomes(passed=5, failed=1)
+    out = result.stdout.str()
+    assert "'paraphrase' [bm25]: 1 of 1 query that ran failed (1 skipped):" in out
+    assert "error(s)" not in out and "of 2 queries" not in out
 
 
 def test_minus_k_selects_categories_and_configurations_of_coarse_items(
@@ -256,8 +274,8 @@ def retriever(request):
 @pytest.mark.parametrize(
     ("items", "line"),
     [
-        ("shard:2", "7 queries errored in 6 item(s): they score 0.0 on every metric"),
-        ("query", "7 item(s) errored: their queries score 0.0 on every metric"),
+        ("shard:2", "7 queries errored in 6 items: they score 0.0 on every metric"),
+        ("query", "7 items errored: their queries score 0.0 on every metric"),
     ],
 )
 def test_the_errors_line_counts_queries_and_the_items_holding_them(
@@ -266,6 +284,14 @@ def test_the_errors_line_counts_queries_and_the_items_holding_them(
     e2e_write_project(pytester, conftest=FAILING_DENSE)
     result = e2e_run(pytester, "--retrieval-eval", f"--retrieval-items={items}")
     assert line in result.stdout.str()
+
+
+def test_one_errored_item_is_counted_in_the_singular(pytester: pytest.Pytester) -> None:
+    e2e_write_project(pytester, conftest=FAILING_DENSE)
+    result = e2e_run(pytester, "--retrieval-eval", "-k", "dense and rain-tomorrow")
+    text = result.stdout.str()
+    assert "1 item errored: its query scores 0.0 on every metric" in text
+    assert "(s)" not in text
 
 
 # --------------------------------------------------------------------------- JSONL

@@ -150,10 +150,13 @@ def test_a_partial_recording_names_the_queries_it_lacks(pytester: pytest.Pyteste
     result, replayed = _replay(pytester)
     result.assert_outcomes(passed=12, failed=2)
     assert replayed["configurations"]["bm25"]["queries"]["share-price"]["error"] == (
-        "query 'share-price' is not in the recording rec.jsonl for configuration 'bm25'; "
-        "record again (--retrieval-record)"
+        "not in the recording rec.jsonl; record again (--retrieval-record)"
     )
     text = " ".join(result.stdout.str().split())
+    assert (
+        "query 'share-price' [bm25]: not in the recording rec.jsonl; record again "
+        "(--retrieval-record)"
+    ) in text  # the id and the configuration once each
     assert "replay: 2 items are queries the recording rec.jsonl does not hold" in text
     only_bm25 = pytester.path / "bm25.jsonl"
     e2e_run(pytester, "--retrieval-eval", f"--retrieval-record={only_bm25}", "-k", "bm25")

@@ -121,7 +121,7 @@ def test_the_json_report_holds_what_contract_section_4_says(
     assert list(report["configurations"]) == E2E_CONFIGS
     for configuration in E2E_CONFIGS:
         block = report["configurations"][configuration]
-        assert set(block) == {"retriever", "summary", "latency", "queries"}
+        assert set(block) == {"retriever", "retriever_kind", "summary", "latency", "queries"}
         assert block["latency"]["n"] == 7 and block["latency"]["batch_share"] == 0
         assert 0 <= block["latency"]["p50_ms"] <= block["latency"]["max_ms"]
         assert block["retriever"] == {}  # this project's retriever does not describe itself
@@ -600,3 +600,23 @@ def test_dash_n_2_prints_the_same_tables_and_writes_the_same_reports(
     assert e2e_junit_cases(pytester.path / "xdist.xml") == e2e_junit_cases(
         pytester.path / "serial.xml"
     )
+
+
+def test_the_html_report_shows_the_latency_the_markdown_report_shows(
+    pytester: pytest.Pytester, e2e_project: Path
+) -> None:
+    """README (Latency): the latency table is in the Markdown and HTML reports, with the
+    same p50 / p95 / max per configuration."""
+    result = e2e_run(
+        pytester, "--retrieval-eval", "--retrieval-report=r.md", "--retrieval-report=r.html"
+    )
+    assert result.ret == pytest.ExitCode.OK, result.stderr.str()
+    markdown = (pytester.path / "r.md").read_text(encoding="utf-8")
+    rows = markdown.split("### latency per query", 1)[1].split("\n\n", 2)[1].splitlines()[2:]
+    html = (pytester.path / "r.html").read_text(encoding="utf-8")
+    table = html.split('id="latency"', 1)[1].split("</table>", 1)[0]
+    assert len(rows) == len(E2E_CONFIGS) == table.count("<tr>") - 1
+    for row in rows:
+        name, n, *times = (c.strip() for c in row.strip("|").split("|"))
+        assert f'{name}</th><td class="num">{n}</td>' in table
+        assert "".join(f'<td class="num">{t}</td>' for t in times) in table

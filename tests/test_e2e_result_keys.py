@@ -102,14 +102,14 @@ def test_chunks_are_judged_as_their_documents_and_merged_at_the_first_rank(
     text = result.stdout.str()
     failure = text.split("_ share-price[dense] _", 1)[1].split("\n_", 1)[0]
     assert "  expected ndcg@10 >= 0.99, got 0." in failure
-    assert "1 duplicate id(s) came back and were counted once" in failure
+    assert "1 duplicate id came back and was counted once" in failure
     assert (
-        "2 result(s) shared a judgment key with a result ranked above "
+        "2 results shared a judgment key with a result ranked above "
         "(pytest_retrieval_result_key) and were counted once, at the first rank"
     ) in failure
     shown = text.split("query 'rain-tomorrow' [dense]", 1)[1].split("\nquery '", 1)[0]
     assert "    1. weather-forecast  3" in shown
-    assert "1 result(s) shared a judgment key with a result ranked above" in shown
+    assert "1 result shared a judgment key with a result ranked above" in shown
 
 
 def test_without_the_hook_the_chunks_are_unjudged(pytester: pytest.Pytester) -> None:

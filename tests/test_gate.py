@@ -359,13 +359,13 @@ def test_significant_mode_names_what_passed_only_for_want_of_significance() -> N
     text = explain(result, GateSettings().tolerance)
     assert text.splitlines()[0] == (
         "retrieval gate: PASSED (baseline golden/baseline.json, tolerance 0.02, mode "
-        "significant; 4 row(s) dropped beyond the tolerance but not significantly)"
+        "significant; 4 rows dropped beyond the tolerance but not significantly)"
     )
     assert "dropped beyond the tolerance but not significantly (4):" in text
     # 6 rows under Holm at 0.05: a sign-flip p of n queries is at least 2/2^n, so n >= 8
     assert result.min_significant_n == 8
     assert len(result.too_small) == 6
-    assert "6 gated row(s) have fewer than 8 queries: with 6 rows corrected by Holm" in text
+    assert "6 gated rows have fewer than 8 queries: with 6 rows corrected by Holm" in text
     assert text.count("can ever be significant") == 1
     absolute = explain(gate(baseline_of(base), results_of(now)), GateSettings().tolerance)
     assert "not significantly" not in absolute and "can ever be significant" not in absolute

@@ -219,8 +219,8 @@ def test_jsonl_reader_names_line_query_and_fix(tmp_path):
     )
     assert jsonl_error(tmp_path, text) == [
         "g.jsonl:3: query 'b': unknown key 'relevent' (did you mean 'relevant'?)",
-        "g.jsonl:3: query 'b': 'relevant' is missing (required); write 'relevant: {}' for a "
-        "no-result query",
+        "g.jsonl:3: query 'b': 'relevant' is missing (required); write '\"relevant\": {}' "
+        "for a no-result query",
         "g.jsonl:4: query 'c': grade of 'd' is 7, outside 0..3 (retrieval_max_grade); use a "
         "grade in range or raise retrieval_max_grade",
         "g.jsonl:5: query 'a': duplicate id (first used on line 1); ids must be unique across "

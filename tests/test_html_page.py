@@ -219,3 +219,24 @@ def test_metric_cells_carry_sort_keys_and_na() -> None:
     assert '<td class="num na" data-metric="ndcg@10" data-sort="">n/a</td>' in markup
     assert '<td class="num" data-metric="mrr" data-sort="0.500000">0.500</td>' in markup
     assert '<td class="num na" data-metric="recall@20" data-sort="">n/a</td>' in markup
+
+
+def test_latency_is_a_table_of_the_summary_with_the_batch_share() -> None:
+    """README (Real retrievers): the latency table is in the Markdown and HTML reports."""
+    doc = parsed(page())
+    assert len(doc.all("table", id="latency")) == 1
+    summary = page().split('id="summary"', 1)[1].split("</section>", 1)[0]
+    assert 'id="latency"' in summary
+    assert '<td class="num">6.80ms</td><td class="num">9.31ms</td>' in summary
+    assert "batch share</th>" in summary and "72 of 72</td>" in summary
+
+
+def test_latency_names_are_escaped_and_the_batch_column_only_when_needed() -> None:
+    data = replace(
+        sample_page_data(), latency=[hp.LatencyRow(NASTY_ID, 3, "1.00ms", "2.00ms", "2.50ms")]
+    )
+    markup = hp.render_page(data)
+    table = markup.split('id="latency"', 1)[1].split("</table>", 1)[0]
+    assert NASTY_ID not in markup and "&lt;script&gt;" in table
+    assert "batch share" not in table and "2.50ms" in table
+    assert 'id="latency"' not in hp.render_page(replace(data, latency=()))

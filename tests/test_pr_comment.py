@@ -74,7 +74,7 @@ def test_without_a_gate_nothing_is_collapsed() -> None:
     no_baseline = GateResult(verdict="no-baseline", baseline="golden/baseline.json")
     for verdict in (None, no_baseline):  # no baseline yet: the tables are all there is
         text = markdown_report(report_of(results, verdict))
-        assert "6 golden queries from 1 file(s)" in text.split("###", 1)[0]
+        assert "6 golden queries from 1 file;" in text.split("###", 1)[0]
         assert "<details>" not in text and "### configuration: fused" in text
 
 
@@ -142,7 +142,7 @@ def test_breached_rows_first_at_the_worst_query_then_failing_queries() -> None:
     capped = workflow_commands(report.results, report.gate, places, limit=3)
     assert capped[:3] == [lines[0], lines[1], lines[6]]  # the failing query keeps its share
     assert capped[3] == (
-        "::notice title=retrieval::4 more retrieval finding(s) not annotated (GitHub shows 3 per "
+        "::notice title=retrieval::4 more retrieval findings not annotated (GitHub shows 3 per "
         "step): see the job summary or the --retrieval-report files"
     )
 

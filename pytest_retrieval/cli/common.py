@@ -82,6 +82,12 @@ class Context:
     def max_grade(self) -> int:
         return self.run.settings.max_grade
 
+    @property
+    def judged_depth(self) -> int:
+        """The cut of the pooling warning's judged@k (``evaluate``, ``import trec --run``):
+        the deepest cut of retrieval_metrics, the ranks the scores look at; 10 without one."""
+        return self.run.settings.depth or 10
+
     def say(self, text: str = "") -> None:
         print(text, file=self.out)
 

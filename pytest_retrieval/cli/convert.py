@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..golden import DEFAULT_CATEGORY, GoldenFileError, GoldenQuery
 from ..io.beir import read_beir
-from ..io.common import FormatError, some_ids
+from ..io.common import FormatError, counted, some_ids
 from ..io.corpus import read_categories, write_corpus
 from ..io.golden_writer import golden_yaml, write_golden_jsonl, write_golden_yaml
 from ..io.report_json import ReportError, read_report
@@ -213,15 +213,12 @@ def import_trec(ctx: Context, args: argparse.Namespace) -> int:
     except FormatError as exc:
         raise CliError(str(exc)) from None
     if qrels.unjudged:
-        ctx.note(f"{qrels.unjudged} qrels line(s) with grade -1 (in the pool but unjudged) dropped")
-    if imported.left_out:
-        ctx.note(
-            f"{len(imported.left_out)} topic(s) without a judgment left out: "
-            + ", ".join(imported.left_out[:10])
-        )
+        lines = counted(qrels.unjudged, "qrels line")
+        ctx.note(f"{lines} with grade -1 (in the pool but unjudged) dropped")
+    _left_out(ctx, counted(len(imported.left_out), "topic"), "", imported.left_out)
     judgments = {q.id: dict(q.relevant) for q in imported.queries}
     for run in runs:
-        note = coverage(run.tag, run.ids(), judgments, 10).note()
+        note = coverage(run.tag, run.ids(), judgments, ctx.judged_depth).note()
         if note:
             ctx.note(f"run {note}")
     _write_golden(ctx, args, imported.queries)
@@ -229,6 +226,13 @@ def import_trec(ctx: Context, args: argparse.Namespace) -> int:
     docs |= {d for run in runs for ranking in run.ids().values() for d in ranking}
     _corpus(ctx, args.corpus, docs)
     return OK
+
+
+def _left_out(ctx: Context, counted_noun: str, where: str, ids: Sequence[str]) -> None:
+    """The note for what an import leaves out for want of a judgment, naming the first
+    ten: ``1 query without a judgment in split 'test' left out: q4``."""
+    if ids:
+        ctx.note(f"{counted_noun} without a judgment{where} left out: {some_ids(ids, 10)}")
 
 
 def import_beir(ctx: Context, args: argparse.Namespace) -> int:
@@ -245,11 +249,9 @@ def import_beir(ctx: Context, args: argparse.Namespace) -> int:
         )
     except FormatError as exc:
         raise CliError(str(exc)) from None
-    if dataset.left_out:
-        ctx.note(
-            f"{len(dataset.left_out)} query(ies) without a judgment in split "
-            f"'{args.split}' left out"
-        )
+    left_out = dataset.left_out
+    split = f" in split '{args.split}'"
+    _left_out(ctx, counted(len(left_out), "query", "queries"), split, left_out)
     _write_golden(ctx, args, dataset.queries)
     _corpus(ctx, args.corpus, set(dataset.corpus_ids))
     return OK
@@ -268,12 +270,14 @@ def export_trec(ctx: Context, args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     if left_out:
         ctx.note(
-            f"{len(left_out)} no-result query(ies) left out (a qrels file cannot hold a query "
+            f"{counted(len(left_out), 'no-result query', 'no-result queries')} left out (a "
+            "qrels file cannot hold a query "
             f"without judgments; trec_eval will not evaluate them): {', '.join(left_out[:10])}"
         )
     if args.output is not None:
         ctx.note(
-            f"wrote the judgments of {len(judgments) - len(left_out)} queries to {args.output}"
+            f"wrote the judgments of {counted(len(judgments) - len(left_out), 'query', 'queries')}"
+            f" to {args.output}"
         )
     return OK
 
@@ -328,9 +332,10 @@ def export_run(ctx: Context, args: argparse.Namespace) -> int:
             raise CliError(str(exc)) from None
         except OSError as exc:
             raise CliError(f"cannot write {target}: {exc.strerror or exc}") from None
-        empty = f"; {len(left_out)} empty ranking(s) have no line" if left_out else ""
+        empty = counted(len(left_out), "empty ranking")
+        empty = f"; {empty} {'has' if len(left_out) == 1 else 'have'} no line" if left_out else ""
         ctx.note(
-            f"wrote run '{name}' ({len(rankings) - len(left_out)} queries) to "
+            f"wrote run '{name}' ({counted(len(rankings) - len(left_out), 'query', 'queries')}) to "
             f"{ctx.shown(target)}{empty}"
         )
     if depth is not None:

@@ -13,7 +13,7 @@ from ..evaluation import analyse
 from ..gate import GateResult, run_gate
 from ..golden import GoldenQuery
 from ..io.baseline_file import read_baseline
-from ..io.common import FormatError, did_you_mean, queries_of, some_ids
+from ..io.common import FormatError, counted, did_you_mean, queries_of, some_ids
 from ..io.recording import is_recording
 from ..io.report_json import ReportError, ReportFile, looks_like_report, read_report
 from ..io.trec import read_run
@@ -180,7 +180,6 @@ def _notes(
     ctx: Context, queries: Sequence[GoldenQuery], runs: Sequence[Recorded], scored: Scored
 ) -> None:
     judgments = {q.id: dict(q.relevant) for q in queries if q.relevant and q.skip is None}
-    k = ctx.run.settings.depth or 10
     for run in runs:
         unknown = scored.unknown.get(run.name, [])
         if unknown:
@@ -191,10 +190,11 @@ def _notes(
         lacking = scored.missing.get(run.name, [])
         if lacking:
             ctx.note(
-                f"'{run.name}': {len(lacking)} golden queries have no ranking in "
+                f"'{run.name}': {counted(len(lacking), 'golden query', 'golden queries')} "
+                f"{'has' if len(lacking) == 1 else 'have'} no ranking in "
                 f"{run.source}, scored as returning nothing: " + some_ids(lacking)
             )
-        note = coverage(run.name, run.rankings, judgments, k).note()
+        note = coverage(run.name, run.rankings, judgments, ctx.judged_depth).note()
         if note:
             ctx.note(f"note: {note}")
 

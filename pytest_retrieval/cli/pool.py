@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..golden import GoldenFileError, GoldenQuery, Problem
 from ..io.atomic import write_atomic
-from ..io.common import FormatError
+from ..io.common import FormatError, counted
 from ..io.golden_file import load_golden_file
 from ..io.golden_merge import merge_judgments
 from ..io.report_json import ReportError, read_report
@@ -103,14 +103,16 @@ def run_pool(ctx: Context, args: argparse.Namespace) -> int:
     unknown = sorted({q for r in runs.values() for q in r if q not in golden_ids})
     if unknown:
         ctx.note(
-            f"{len(unknown)} reported queries are not in the golden set, not pooled: "
+            f"{counted(len(unknown), 'reported query', 'reported queries')} "
+            f"{'is' if len(unknown) == 1 else 'are'} not in the golden set, not pooled: "
             + ", ".join(unknown[:5])
         )
     docs = sum(len(q.documents) for q in worklist.queries)
     fresh = sum(1 for q in worklist.queries if q.judged == 0)
     ctx.note(
-        f"pooled {docs} unjudged documents for {len(worklist.queries)} queries ({fresh} with no "
-        f"judgment yet) from {len(runs)} configuration(s) at depth {args.depth}"
+        f"pooled {counted(docs, 'unjudged document')} for "
+        f"{counted(len(worklist.queries), 'query', 'queries')} ({fresh} with no judgment yet) "
+        f"from {counted(len(runs), 'configuration')} at depth {args.depth}"
     )
     if args.output is None:
         ctx.out.write(worklist_yaml(worklist))
@@ -203,13 +205,13 @@ def run_merge(ctx: Context, args: argparse.Namespace) -> int:
     except FormatError as exc:
         for problem in exc.problems:
             ctx.say(str(problem))
-        ctx.say(f"{len(exc.problems)} problem(s): nothing merged")
+        ctx.say(f"{counted(len(exc.problems), 'problem')}: nothing merged")
         return FINDINGS
     planned, problems = _plan(ctx, _additions(worklist))
     if problems:
         for problem in problems:
             ctx.say(str(problem))
-        ctx.say(f"{len(problems)} problem(s): nothing merged")
+        ctx.say(f"{counted(len(problems), 'problem')}: nothing merged")
         return FINDINGS
     for target, old, new in planned:
         shown = ctx.shown(target)
@@ -222,5 +224,5 @@ def run_merge(ctx: Context, args: argparse.Namespace) -> int:
             write_atomic(target, new)
     judged = sum(len(g) for a in _additions(worklist).values() for g in a.values())
     verb = "would merge" if args.dry_run else "merged"
-    ctx.note(f"{verb} {judged} judgment(s) into {len(planned)} golden file(s)")
+    ctx.note(f"{verb} {counted(judged, 'judgment')} into {counted(len(planned), 'golden file')}")
     return OK

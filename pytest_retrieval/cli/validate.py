@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 
 from ..golden import GoldenFileError, Problem
-from ..io.common import FormatError, loads_json
+from ..io.common import FormatError, counted, loads_json
 from ..io.corpus import read_corpus
 from ..io.golden_yaml import parse_yaml
 from ..lint import CHECKS, Finding, TagsAsText, lint, query_tags, tags_as_text
@@ -109,11 +109,12 @@ def run(ctx: Context, args: argparse.Namespace) -> int:
     if entries:
         broken = len({_problem(e).path for e in entries})
         ctx.say(
-            f"{len(entries)} problem(s) in {broken} of {files} golden file(s) "
+            f"{counted(len(entries), 'problem')} in {broken} of {counted(files, 'golden file')} "
             f"({len(loaded.problems)} the plugin refuses, {len(findings)} likely mistakes)"
         )
         return FINDINGS
-    ctx.say(f"{len(loaded.queries)} golden queries in {files} file(s): no problem found")
+    found = counted(len(loaded.queries), "golden query", "golden queries")
+    ctx.say(f"{found} in {counted(files, 'file')}: no problem found")
     return OK
 
 

@@ -180,9 +180,15 @@ def _decoded(raw: bytes, number: int, shown: str) -> str:
     return text.removeprefix("\ufeff") if number == 1 else text
 
 
+def counted(count: int, noun: str, plural: str = "") -> str:
+    """``1 query``, ``2 queries``: a count with its noun in the right number (``plural``
+    when adding an s will not do)."""
+    return f"{count} {noun if count == 1 else plural or noun + 's'}"
+
+
 def queries_of(count: int, source: str) -> str:
     """``1 query of SOURCE is`` or ``N queries of SOURCE are``: the start of a note."""
-    return f"1 query of {source} is" if count == 1 else f"{count} queries of {source} are"
+    return f"{counted(count, 'query', 'queries')} of {source} {'is' if count == 1 else 'are'}"
 
 
 def did_you_mean(word: str, choices: Sequence[str]) -> str:

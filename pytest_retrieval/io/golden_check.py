@@ -25,6 +25,7 @@ from ..golden import (
     GoldenQuery,
     Problem,
     id_key,
+    in_syntax,
     written_otherwise,
 )
 from ..metrics import MetricNameError, parse_metric
@@ -211,7 +212,7 @@ class Checker:
         self.problems: list[Problem] = []
 
     def add(self, line: int, message: str, query_id: str | None = None) -> None:
-        self.problems.append(Problem(self.shown, line, message, query_id))
+        self.problems.append(Problem(self.shown, line, in_syntax(self.shown, message), query_id))
 
     # -- one field each: (value, line, query id) -> the parsed value, or INVALID ------
     def text(self, value: Any, line: int, qid: str | None) -> object:

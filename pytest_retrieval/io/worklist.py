@@ -147,7 +147,8 @@ class _Reader:
         if unknown:
             self.add(
                 _line(raw),
-                f"unknown key(s) {', '.join(unknown)}; keys: {', '.join(_QUERY_KEYS)}",
+                f"unknown key{'' if len(unknown) == 1 else 's'} {', '.join(unknown)}; "
+                f"keys: {', '.join(_QUERY_KEYS)}",
                 qid,
             )
         if not isinstance(raw.get("file"), str) or not raw["file"]:

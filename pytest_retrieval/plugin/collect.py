@@ -201,7 +201,9 @@ def _ambiguous(
     others = sorted(name for name in second.callspec.params if name != fixture)
     return (
         f"query '{qid}' would run twice for configuration '{conf}' ({first.name} and "
-        f"{second.name}): the parametrized fixture(s) {', '.join(others)} multiply the items, "
+        f"{second.name}): the parametrized "
+        f"{'fixture' if len(others) == 1 else 'fixtures'} {', '.join(others)} "
+        f"{'multiplies' if len(others) == 1 else 'multiply'} the items, "
         f"but a configuration is named by the '{fixture}' fixture's parameter alone, so their "
         f"numbers would overwrite each other. Make each variant a parameter of '{fixture}' "
         f"(e.g. params=['{conf}-small', '{conf}-large']), or keep the other fixture away from "

@@ -8,16 +8,19 @@ both to the controller in its ``workeroutput``; :class:`Gathered` merges them.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import pytest
 
 from ..retriever_metadata import Metadata, describe, parse_metadata
-from .keys import GOLDEN_SET_KEY, RETRIEVER_NOTES_KEY, RETRIEVERS_KEY
+from ..retrievers import ProtocolError, RetrieverKind, protocol_of
+from .keys import GOLDEN_SET_KEY, RETRIEVER_KINDS_KEY, RETRIEVER_NOTES_KEY, RETRIEVERS_KEY
 
 WORKER_RETRIEVERS = "retrieval_retrievers"
 WORKER_NOTES = "retrieval_retriever_notes"
+WORKER_KINDS = "retrieval_retriever_kinds"
 WORKER_QUERIES = "retrieval_queries"
 
 
@@ -35,10 +38,14 @@ def note_retriever(config: pytest.Config, configuration: str, retriever: object)
     seen[configuration] = metadata
     notes = config.stash.setdefault(RETRIEVER_NOTES_KEY, [])
     notes.extend(problems)
+    kinds = config.stash.setdefault(RETRIEVER_KINDS_KEY, {})
+    with contextlib.suppress(ProtocolError):  # the item says what is wrong with it
+        kinds[configuration] = protocol_of(retriever, "").kind()
     output = _workeroutput(config)
     if output is not None:
         output[WORKER_RETRIEVERS] = dict(seen)
         output[WORKER_NOTES] = list(notes)
+        output[WORKER_KINDS] = {name: kind.as_dict() for name, kind in kinds.items()}
 
 
 def query_places(config: pytest.Config) -> dict[str, tuple[int, str]]:
@@ -56,11 +63,13 @@ def note_queries(config: pytest.Config) -> None:
 
 @dataclass
 class Gathered:
-    """Retriever metadata, notes about it, and query lines and texts, from every process."""
+    """Retriever metadata, notes about it, how each retriever is called, and query lines
+    and texts, from every process."""
 
     retrievers: dict[str, Metadata] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     places: dict[str, tuple[int, str]] = field(default_factory=dict)
+    kinds: dict[str, RetrieverKind] = field(default_factory=dict)
 
     def add_worker(self, output: Mapping[str, object]) -> None:
         found = output.get(WORKER_RETRIEVERS)
@@ -71,6 +80,11 @@ class Gathered:
         notes = output.get(WORKER_NOTES)
         if isinstance(notes, list):
             self.notes.extend(str(n) for n in notes if str(n) not in self.notes)
+        kinds = output.get(WORKER_KINDS)
+        for name, data in kinds.items() if isinstance(kinds, Mapping) else ():
+            kind = RetrieverKind.parse(data)
+            if kind is not None:
+                self.kinds.setdefault(str(name), kind)
         places = output.get(WORKER_QUERIES)
         if isinstance(places, Mapping):
             for qid, place in places.items():
@@ -83,8 +97,10 @@ class Gathered:
         local_notes: list[str] = config.stash.get(RETRIEVER_NOTES_KEY, [])
         notes += [n for n in local_notes if n not in notes]
         local: dict[str, Metadata] = config.stash.get(RETRIEVERS_KEY, {})
+        kinds: dict[str, RetrieverKind] = config.stash.get(RETRIEVER_KINDS_KEY, {})
         return Gathered(
             {**self.retrievers, **local},
             notes,
             {**self.places, **query_places(config)},
+            {**self.kinds, **kinds},
         )

@@ -20,6 +20,7 @@ from types import TracebackType
 import pytest
 
 from ..golden import GoldenQuery
+from ..io.common import counted
 from ..io.recording import Recorded
 from ..model import QueryRecord
 from ..retrievers import ProtocolError
@@ -277,7 +278,7 @@ def run_queries(queries: Sequence[GoldenQuery], item: pytest.Item, retriever: ob
     if raised:
         _show_first_traceback(item, scorer.configuration, raised)
     name = getattr(item, "originalname", item.name)
-    _coarse_verdict(name, scorer.configuration, queries, scorer.records)
+    _coarse_verdict(name, scorer.configuration, scorer.records)
 
 
 def _show_first_traceback(
@@ -315,9 +316,7 @@ def _score_in_coarse(
         _repeats(scorer, query, retriever, record, ranking)
 
 
-def _coarse_verdict(
-    name: str, configuration: str, queries: Sequence[GoldenQuery], records: list[QueryRecord]
-) -> None:
+def _coarse_verdict(name: str, configuration: str, records: list[QueryRecord]) -> None:
     __tracebackhide__ = _hide_for_users_errors
     problems = [_problem_line(r) for r in records if r.outcome in ("error", "failed")]
     if not problems:
@@ -325,14 +324,26 @@ def _coarse_verdict(
             pytest.skip(f"every query of '{name}' [{configuration}] is skipped")
         return
     errors = sum(1 for r in records if r.outcome == "error")
-    head = (
-        f"'{name}' [{configuration}]: {len(problems) - errors} of {len(queries)} queries "
-        f"failed, {errors} error(s):"
-    )
-    text = "\n".join([head, *problems])
+    text = "\n".join([_coarse_head(name, configuration, records, len(problems), errors), *problems])
     if errors:
         raise RetrieverError(text, pytrace=False)
     raise ExpectationFailed(text, pytrace=False)
+
+
+def _coarse_head(
+    name: str, configuration: str, records: list[QueryRecord], problems: int, errors: int
+) -> str:
+    """``'strict' [tfidf]: 1 of 5 queries that ran failed (1 skipped):``: skipped queries
+    are not counted among those that could fail."""
+    ran = sum(1 for r in records if r.outcome != "skipped")
+    failed = problems - errors
+    both = failed and errors
+    verb = f"failed ({failed}) or errored ({errors})" if both else "errored" if errors else "failed"
+    skipped = len(records) - ran
+    that_ran = f" that ran {verb} ({skipped} skipped)" if skipped else f" {verb}"
+    return (
+        f"'{name}' [{configuration}]: {problems} of {counted(ran, 'query', 'queries')}{that_ran}:"
+    )
 
 
 def _problem_line(record: QueryRecord) -> str:

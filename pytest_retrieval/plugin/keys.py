@@ -11,6 +11,7 @@ from ..golden import GoldenQuery, GoldenSet
 from ..model import QueryRecord
 from ..replay import Replay
 from ..retriever_metadata import Metadata
+from ..retrievers import RetrieverKind
 from ..settings import RunSettings
 from ..shapes import ResultKey
 
@@ -25,6 +26,7 @@ SELECTED_KEY = pytest.StashKey[list[str]]()  # configurations with selected gold
 COLLECTED_KEY = pytest.StashKey[set[str]]()  # configurations collected, before selection
 RETRIEVERS_KEY = pytest.StashKey[dict[str, Metadata]]()  # configuration -> its retriever's metadata
 RETRIEVER_NOTES_KEY = pytest.StashKey[list[str]]()  # what was wrong with that metadata
+RETRIEVER_KINDS_KEY = pytest.StashKey[dict[str, RetrieverKind]]()  # configuration -> how called
 REPLAY_KEY = pytest.StashKey[Replay]()  # --retrieval-replay: the recorded answers
 OUTBOX_KEY = pytest.StashKey[dict[str, list[QueryRecord]]]()  # node id -> records not yet taken
 # pytest_retrieval_result_key as a function per query (None: nothing implements it)

@@ -34,6 +34,7 @@ from ..evaluation import Evaluation, analyse
 from ..gate import GateResult, hold_latency_budgets, run_gate
 from ..history import build_entry
 from ..io.baseline_file import read_baseline, write_baseline
+from ..io.common import counted
 from ..io.ini import IniError, read_config_file
 from ..io.provenance import provenance
 from ..io.recording import RecordingWriter
@@ -58,7 +59,7 @@ if TYPE_CHECKING:
 def _stopped(session: pytest.Session, collection_errors: int) -> str | None:
     """Why the run did not run every selected item, or None."""
     if collection_errors and not session.config.option.continue_on_collection_errors:
-        return f"{collection_errors} collection error(s)"
+        return counted(collection_errors, "collection error")
     reason = session.shouldfail or session.shouldstop
     return f"stopped early: {reason}" if reason else None
 
@@ -359,8 +360,9 @@ class RetrievalSession:
             self.results.add(record)
         self.errored_items.update(missing)
         self.notes.append(
-            f"{len(missing)} golden item(s) sent no result (a crashed worker?); they count as "
-            "errors scoring 0: " + ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
+            f"{counted(len(missing), 'golden item')} sent no result (a crashed worker?); "
+            f"{'it counts as an error' if len(missing) == 1 else 'they count as errors'} "
+            "scoring 0: " + ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
         )
         if unread:
             self.notes.append("and could not be read back: " + ", ".join(unread[:10]))
@@ -494,7 +496,7 @@ class RetrievalSession:
         return RunReport(
             run.settings, self.results, self.evaluation, golden, self.gate, gate_text,
             incomplete=self.incomplete, tolerance=self.tolerance,
-            retrievers=self.gathered.retrievers, baseline=self.baseline,
+            retrievers=self.gathered.retrievers, kinds=self.gathered.kinds, baseline=self.baseline,
             places=self.gathered.places, label=run.run.label,
             history=self.history.entries if self.history else (), generated=self.finished,
             calls=run.run.calls, latency_budget=run.gate.latency,

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 from ..baseline import UpdateOutcome
 from ..evaluation import Evaluation
 from ..gate import GateResult
+from ..io.common import counted
 from ..model import Results
 from ..report.gate_text import explain, verdict_lines
 from ..report.history_text import since_lines
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 
     from _pytest.terminal import TerminalReporter
 
+    from .gathered import Gathered
     from .outputs import History
 
 VERDICT_COLOURS = {"passed": "green", "no-baseline": "yellow", "skipped": "yellow"}
@@ -41,6 +43,7 @@ class Summary(Protocol):
     written: list[Path]
     history: History | None
     annotations: list[str]
+    gathered: Gathered
 
     @property
     def evaluation(self) -> Evaluation: ...
@@ -92,7 +95,7 @@ def _advice_lines(session: Summary, summary_shown: bool) -> list[tuple[str, str 
             if summary_shown
             else "not shown: the warnings summary is off (--disable-warnings, -p no:warnings)"
         )
-        lines.append((f"{count} retrieval warning(s) {where}", None))
+        lines.append((f"{counted(count, 'retrieval warning')} {where}", None))
     errors = sum(1 for r in session.results.all_records() if r.outcome == "error")
     if errors:
         lines.append((_errored(errors, len(session.errored_items)), "yellow"))
@@ -102,9 +105,13 @@ def _advice_lines(session: Summary, summary_shown: bool) -> list[tuple[str, str 
 def _errored(queries: int, items: int) -> str:
     """The errors' line: items when each is one query, else queries in so many items."""
     if queries == items or not items:
-        return f"{queries} item(s) errored: their queries score 0.0 on every metric"
-    counted = f"{queries} {'query' if queries == 1 else 'queries'}"
-    return f"{counted} errored in {items} item(s): they score 0.0 on every metric"
+        their = "its query scores" if queries == 1 else "their queries score"
+        return f"{counted(queries, 'item')} errored: {their} 0.0 on every metric"
+    they = "it scores" if queries == 1 else "they score"
+    return (
+        f"{counted(queries, 'query', 'queries')} errored in {counted(items, 'item')}: "
+        f"{they} 0.0 on every metric"
+    )
 
 
 def _shown_lines(tr: TerminalReporter, session: Summary) -> None:
@@ -130,7 +137,8 @@ def _gate_lines(tr: TerminalReporter, session: Summary, width: int) -> None:
         for i, line in enumerate(verdict_lines(gate, session.tolerance, width)):
             tr.write_line(line, **({colour: True, "bold": True} if i == 0 else {}))
         if gate.breached:
-            tr.write_line(f"  {len(gate.breached)} row(s) breached: run without -q to see them")
+            breached = counted(len(gate.breached), "row")
+            tr.write_line(f"  {breached} breached: run without -q to see them")
         return
     for i, line in enumerate(explain(gate, session.tolerance, width).splitlines()):
         tr.write_line(line, **({colour: True, "bold": True} if i == 0 else {}))
@@ -154,6 +162,17 @@ def fitted(text: str, width: int) -> list[str]:
     ) or [text]  # fmt: skip
 
 
+def _kind_lines(tr: TerminalReporter, session: Summary) -> None:
+    """-v: how each configuration's retriever is called, a line each."""
+    kinds = session.gathered.kinds
+    names = [c for c in session.results.configurations() if c in kinds]
+    if names:
+        tr.write_line("")
+        tr.write_line("retrievers, as the plugin calls them:")
+    for name in names:
+        tr.write_line(f"  {name}: {kinds[name].text()}")
+
+
 def write_summary(tr: TerminalReporter, session: Summary) -> None:
     """The ``retrieval evaluation`` section of the terminal summary."""
     if not session.results and session.gate is None and not session.notes:
@@ -163,6 +182,8 @@ def write_summary(tr: TerminalReporter, session: Summary) -> None:
     if session.results:
         for line in summary_lines(session.evaluation, width, verbosity_of(tr)):
             tr.write_line(line)
+        if verbosity_of(tr) == "verbose":
+            _kind_lines(tr, session)
     _shown_lines(tr, session)
     summary_shown = tr.hasopt("w") and bool(tr.stats.get("warnings"))
     for text, colour in _advice_lines(session, summary_shown):

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from tabulate import tabulate
 
 from ..gate import GateResult, GateRow, WorstQuery
+from ..io.common import counted
 from ..retriever_metadata import change_lines
 from ..settings import Tolerances
 from .summary import fit
@@ -190,7 +191,8 @@ def _significance_lines(result: GateResult, width: int | None) -> list[str]:
     small = result.too_small
     if small:
         text = (
-            f"{len(small)} gated row(s) have fewer than {result.min_significant_n} queries: with "
+            f"{counted(len(small), 'gated row')} {'has' if len(small) == 1 else 'have'} fewer "
+            f"than {result.min_significant_n} queries: with "
             f"{len(result.rows)} rows corrected by Holm, no drop on them can ever be significant, "
             "so the significant mode cannot fail them (gate fewer rows with "
             "retrieval_gate_scope = all or retrieval_gate_metrics, add queries, or use "
@@ -261,9 +263,10 @@ def verdict_line(result: GateResult, tolerance: Tolerances | None = None) -> str
         head += ": findings only, the exit code is not changed"
     quiet = len(result.not_significant)
     if quiet:
-        head += f"; {quiet} row(s) dropped beyond the tolerance but not significantly"
+        head += f"; {counted(quiet, 'row')} dropped beyond the tolerance but not significantly"
     if result.skipped:
-        head += f"; {len(result.skipped)} baselined query(ies) skipped, not compared"
+        skipped = counted(len(result.skipped), "baselined query", "baselined queries")
+        head += f"; {skipped} skipped, not compared"
     return head + ")"
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..gate import GateResult, GateRow
+from ..io.common import counted
 from ..model import QueryRecord, Results
 from ..scoring import why
 
@@ -123,7 +124,8 @@ def workflow_commands(
     more = len(rows) + len(queries) - len(lines)
     if more > 0:
         text = (
-            f"{more} more retrieval finding(s) not annotated (GitHub shows {limit} per step): "
+            f"{counted(more, 'more retrieval finding')} not annotated (GitHub shows {limit} "
+            "per step): "
             "see the job summary or the --retrieval-report files"
         )
         lines.append(Annotation("notice", text, "retrieval").command())

@@ -3,8 +3,8 @@
 Means with their intervals per configuration and category, the paired comparisons, the
 gate's verdict with its breached rows, every query's row (ranked ids with their grades,
 why it failed, how its judged results moved since the baseline, its text), the
-retrievers' metadata, and with a history log each ``all`` mean's trend over the logged
-runs of each label (this run's label first).
+retrievers' metadata, each configuration's latency, and with a history log each ``all``
+mean's trend over the logged runs of each label (this run's label first).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from ..slices import Slice
 from . import html_page as hp
 from .run_report import RunReport
 from .svg import TrendLine, TrendPoint
+from .tables import latency_cells
 
 MAX_ROWS = 5000  # query-table rows; beyond, the rows that need a look are kept
 TREND_RUNS = 30  # runs per trend chart (the latest)
@@ -154,6 +155,12 @@ def _retrievers(metadata: Mapping[str, Metadata]) -> dict[str, dict[str, str]]:
     return {c: {k: shown(v) for k, v in m.items()} for c, m in metadata.items()}
 
 
+def _latency(report: RunReport) -> list[hp.LatencyRow]:
+    """Each timed configuration's p50 / p95 / max, as the Markdown report's latency table."""
+    cells = latency_cells(report.evaluation)
+    return [hp.LatencyRow(name, s.n, *cells[name]) for name, s in report.evaluation.latency.items()]
+
+
 def page_data(report: RunReport) -> hp.PageData:
     """The page's data for this run."""
     records, note = _records(report)
@@ -175,6 +182,7 @@ def page_data(report: RunReport) -> hp.PageData:
         relevance_threshold=report.settings.conventions.relevance_threshold,
         generated=report.generated.replace("T", " ").replace("+00:00", " UTC"),
         retrievers=_retrievers(report.retrievers),
+        latency=_latency(report),
         queries_note=note,
         incomplete=report.incomplete_line(),
     )

@@ -217,6 +217,19 @@ class QueryRow:
 
 
 @dataclass(frozen=True)
+class LatencyRow:
+    """One configuration's retriever time per query, as the Markdown report shows it:
+    p50, p95 and max written in one unit, and how many are a batch call's share."""
+
+    configuration: str
+    n: int
+    p50: str
+    p95: str
+    max: str
+    batch_share: str = ""  # "71 of 71" when some latencies are a batch call's share
+
+
+@dataclass(frozen=True)
 class TrendChart:
     """A metric's ``all`` mean over the logged runs of one label, a line per configuration."""
 
@@ -240,6 +253,7 @@ class PageData:
     comparisons: Sequence[ComparisonRow] = ()
     trends: Sequence[TrendChart] = ()
     retrievers: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    latency: Sequence[LatencyRow] = ()
     queries_note: str = ""  # e.g. that the table shows a part of the rows
     incomplete: str = ""  # the run did not run every item: the numbers are partial
     warnings: Sequence[str] = ()
@@ -457,6 +471,33 @@ def _retrievers(data: PageData) -> Raw | None:
     )
 
 
+LATENCY_CAPTION = "Latency per query: the retriever's time, never compared with the baseline"
+
+
+def _latency(data: PageData) -> Raw | None:
+    """p50 / p95 / max per configuration, and the batch share where there is one."""
+    if not data.latency:
+        return None
+    shared = any(r.batch_share for r in data.latency)
+    head = [el("th", "configuration")]
+    head += [el("th", h, cls="num") for h in ("n", "p50", "p95", "max")]
+    head += [el("th", "batch share", cls="num")] if shared else []
+    body = []
+    for r in data.latency:
+        cells = [el("td", v, cls="num") for v in (r.n, r.p50, r.p95, r.max)]
+        cells += [el("td", r.batch_share, cls="num")] if shared else []
+        name = el("th", _swatch(data, r.configuration), r.configuration, scope="row")
+        body.append(el("tr", name, cells))
+    return el(
+        "table",
+        el("caption", LATENCY_CAPTION),
+        el("thead", el("tr", head)),
+        el("tbody", body),
+        cls="latency",
+        id="latency",
+    )
+
+
 # --------------------------------------------------------------------------- the query table
 
 
@@ -619,7 +660,14 @@ def _body(data: PageData) -> Raw:
         [_metric_section(data, m) for m in data.metrics],
         id="charts",
     )
-    summary = el("section", el("h2", "Summary"), _overview(data), _retrievers(data), id="summary")
+    summary = el(
+        "section",
+        el("h2", "Summary"),
+        _overview(data),
+        _retrievers(data),
+        _latency(data),
+        id="summary",
+    )
     return el(
         "main",
         _header(data),
@@ -745,7 +793,7 @@ th[aria-sort=ascending] button.sort::after{content:"\\a0\\25B2";color:var(--ink)
 th[aria-sort=descending] button.sort::after{content:"\\a0\\25BC";color:var(--ink)}
 button.sort:focus-visible,select:focus-visible{outline:2px solid #0969da;outline-offset:2px}
 .warnings li{margin:2px 0}
-.retrievers{margin-top:12px}.retrievers ul{list-style:none;margin:0;padding:0}
+.retrievers,.latency{margin-top:12px}.retrievers ul{list-style:none;margin:0;padding:0}
 @media (max-width:900px){main{padding:12px}.table-wrap{overflow-x:auto}
  .queries{table-layout:auto;min-width:860px}.queries col{width:auto}
  .queries thead th{position:static}}

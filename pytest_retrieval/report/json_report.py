@@ -16,6 +16,8 @@ VERSION = 1
 def _configuration(report: RunReport, name: str) -> Streamed:
     def members() -> Iterator[tuple[str, object]]:
         yield "retriever", dict(report.retrievers.get(name, {}))
+        kind = report.kinds.get(name)  # None: not called here (replayed, or offline)
+        yield "retriever_kind", kind.as_dict() if kind is not None else None
         yield "summary", report.evaluation.summary_dict(name)
         latency = report.evaluation.latency.get(name)
         if latency is not None:

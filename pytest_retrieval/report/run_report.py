@@ -14,8 +14,10 @@ from ..evaluation import Evaluation
 from ..gate import GateResult
 from ..golden import golden_digest
 from ..history import LogEntry
+from ..io.common import counted
 from ..model import Results
 from ..retriever_metadata import Metadata
+from ..retrievers import RetrieverKind
 from ..settings import CallSettings, LatencyLimit, Settings, Tolerances
 
 
@@ -54,6 +56,7 @@ class RunReport:
     incomplete: str | None = None  # why the run did not run every item (then not gated)
     tolerance: Tolerances | None = None  # the gate's, for its verdict line
     retrievers: Mapping[str, Metadata] = field(default_factory=dict)  # what each one said
+    kinds: Mapping[str, RetrieverKind] = field(default_factory=dict)  # how each was called
     baseline: Baseline | None = None  # the baseline the gate read (rank moves per query)
     places: Mapping[str, tuple[int, str]] = field(default_factory=dict)  # id -> (line, text)
     history: Sequence[LogEntry] = ()  # the history log's runs, this one last
@@ -75,7 +78,8 @@ class RunReport:
         """One sentence that says what the numbers mean (Markdown and HTML headers)."""
         conventions = self.settings.conventions
         return (
-            f"{self.golden.queries} golden queries from {len(self.golden.files)} file(s); "
+            f"{counted(self.golden.queries, 'golden query', 'golden queries')} from "
+            f"{counted(len(self.golden.files), 'file')}; "
             f"gain {conventions.gain}, relevance threshold {conventions.relevance_threshold}, "
             f"no-result queries scored by '{conventions.empty}'. Cells: mean [95% interval]."
         )

@@ -20,7 +20,6 @@ from typing import Literal
 from tabulate import tabulate
 
 from ..evaluation import Evaluation
-from ..latency import milliseconds_row
 from ..model import ALL, WEIGHTED
 from ..slices import Slice
 from .tables import (
@@ -31,6 +30,7 @@ from .tables import (
     comparison_title,
     configuration_table,
     group_table,
+    latency_cells,
     latency_table,
     short,
     side_by_side_table,
@@ -147,14 +147,9 @@ def normal_lines(evaluation: Evaluation, width: int) -> list[str]:
 
 def latency_lines(evaluation: Evaluation, width: int) -> list[str]:
     """Latency in a few lines (the whole table comes with -v)."""
-    rows = {
-        name: [s.value(x) for x in ("p50", "p95", "max")] for name, s in evaluation.latency.items()
-    }
-    shown = iter(milliseconds_row([v for row in rows.values() for v in row]))  # one unit for all
     parts = []
-    for name, s in evaluation.latency.items():
-        values = "/".join(next(shown) for _ in rows[name])
-        parts.append(f"{name} {values}" + (" (batch share)" if s.shared else ""))
+    for name, (*values, batch) in latency_cells(evaluation).items():  # one unit for all
+        parts.append(f"{name} {'/'.join(values)}" + (" (batch share)" if batch else ""))
     text = "latency p50/p95/max per query: " + "; ".join(parts)
     return textwrap.wrap(text, width, subsequent_indent="  ")
 

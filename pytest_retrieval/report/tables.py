@@ -14,7 +14,7 @@ from typing import Literal
 from tabulate import tabulate
 
 from ..evaluation import Evaluation
-from ..latency import milliseconds_row
+from ..latency import latency_unit, milliseconds
 from ..model import ALL
 from ..slices import Slice
 
@@ -128,14 +128,27 @@ def group_table(evaluation: Evaluation, title: str, configuration: str, style: S
 LATENCY_TITLE = "latency per query (the retriever's time, never compared with the baseline)"
 
 
+LATENCY_SHOWN = ("p50", "p95", "max")
+
+
+def latency_cells(evaluation: Evaluation) -> dict[str, list[str]]:
+    """Per timed configuration: p50, p95 and max, every configuration's in one unit (so
+    the line, the tables and the reports compare at a glance), then the batch share ("")."""
+    latency = evaluation.latency
+    unit = latency_unit(s.value(x) for s in latency.values() for x in LATENCY_SHOWN)
+    return {
+        name: [
+            *(milliseconds(s.value(x), unit) for x in LATENCY_SHOWN),
+            f"{s.shared} of {s.n}" if s.shared else "",
+        ]
+        for name, s in latency.items()
+    }
+
+
 def latency_table(evaluation: Evaluation, style: Style) -> Table:
     """Per configuration: n timed, p50, p95, max; which are a batch call's shares."""
-    rows = []
-    for name, s in evaluation.latency.items():
-        batch = f"{s.shared} of {s.n}" if s.shared else ""
-        rows.append(
-            [name, str(s.n), *milliseconds_row([s.value(x) for x in ("p50", "p95", "max")]), batch]
-        )
+    cells = latency_cells(evaluation)
+    rows = [[name, str(s.n), *cells[name]] for name, s in evaluation.latency.items()]
     headers = ["configuration", "n", "p50", "p95", "max", "batch share"]
     if not any(row[-1] for row in rows):
         headers, rows = headers[:-1], [row[:-1] for row in rows]
