@@ -17,7 +17,7 @@ from typing import Literal
 from .baseline import Baseline, RunFacts, settings_differences, update_hint
 from .bulk import with_paused_gc
 from .comparisons import apply_holm, paired
-from .io.common import did_you_mean, some_ids
+from .io.common import counted, did_you_mean, some_ids
 from .latency import LatencyBreach, check_budgets
 from .metrics import parse_metric
 from .model import ALL, QueryRecord, Results, by_category
@@ -324,7 +324,8 @@ def _no_data(name: str, pairing: _Pairing, update: str, facts: RunFacts) -> tupl
         files = sorted({facts.golden_ids[q] for q in added if q in facts.golden_ids})
         these = " ".join([update, *files]) if update else ""  # the update covers its files
         return "skip", (
-            f"gated configuration '{name}': none of this run's {len(added)} queries is in the "
+            f"gated configuration '{name}': none of this run's "
+            f"{counted(len(added), 'query', 'queries')} is in the "
             f"baseline (new since it: {_few(added)}): not compared{_run(these, 'to gate them')}"
         )
     if added or changed:
