@@ -19,7 +19,7 @@ from pathlib import Path
 
 from .golden import GoldenQuery, Problem
 from .io.baseline_file import FORMAT as BASELINE_FORMAT
-from .io.common import FormatError, queries_of, some_ids
+from .io.common import FormatError, json_object_head, queries_of, some_ids
 from .io.recording import FORMAT as RECORDING_FORMAT
 from .io.recording import Recorded, Recording, is_recording, read_recording
 from .io.report_json import FORMAT as REPORT_FORMAT
@@ -184,12 +184,8 @@ _OTHER_FILES = {  # the plugin's own JSON files, by the "format" each starts wit
 def _plugin_file_kind(path: Path) -> str | None:
     """ "report" or "baseline" when the file is one of the plugin's JSON reports or
     baselines (given where a recording or a run belongs), else None."""
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(4096)
-    except OSError:
-        return None
-    if not head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):
+    head = json_object_head(path)
+    if head is None:
         return None
     known = next((kind for mark, kind in _OTHER_FILES.items() if mark in head), None)
     if known is not None or RECORDING_FORMAT.encode() in head:

@@ -19,7 +19,7 @@ from typing import NoReturn, TextIO, TypeAlias
 
 from ..golden import GoldenFileError, GoldenQuery, GoldenSet, Problem
 from ..io.baseline_file import FORMAT as BASELINE_FORMAT
-from ..io.common import FormatError
+from ..io.common import FormatError, json_object_head
 from ..io.golden_file import golden_files_in, load_golden_file
 from ..io.ini import IniConfig, IniError, find_config, parse_overrides
 from ..io.recording import FORMAT as RECORDING_FORMAT
@@ -190,12 +190,8 @@ def plugin_file_kind(path: Path) -> str | None:
     recording, a worklist), given where a golden file belongs; else None."""
     if looks_like_worklist(path):
         return "worklist (pytest-retrieval pool)"
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(4096)
-    except OSError:
-        return None
-    if not head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):
+    head = json_object_head(path)
+    if head is None:
         return None
     return next((kind for mark, kind in _PLUGIN_JSON.items() if f'"{mark}"'.encode() in head), None)
 

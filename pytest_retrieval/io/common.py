@@ -191,6 +191,19 @@ def queries_of(count: int, source: str) -> str:
     return f"{counted(count, 'query', 'queries')} of {source} {'is' if count == 1 else 'are'}"
 
 
+def json_object_head(path: Path, size: int = 4096) -> bytes | None:
+    """The first ``size`` bytes of a file that starts with a JSON object (after a BOM and
+    white space): what tells the plugin's own files (reports, baselines, recordings)
+    apart where another kind of file belongs; None for any other file, or one that
+    cannot be read."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(size)
+    except OSError:
+        return None
+    return head if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{") else None
+
+
 def did_you_mean(word: str, choices: Sequence[str]) -> str:
     """`` (did you mean 'x'?)`` when one of ``choices`` is close to ``word``, else ""."""
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
