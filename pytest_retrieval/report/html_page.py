@@ -364,13 +364,13 @@ def _breached_table(rows: Sequence[BreachedRow]) -> Raw:
         for r in rows
     ]
     header = el("tr", [el("th", h, cls="num" if i > 2 else None) for i, h in enumerate(head)])
-    return el(
-        "table",
-        el("caption", "Breached rows"),
-        el("thead", header),
-        el("tbody", body),
-        cls="breached",
-    )
+    return _table("Breached rows", header, body, cls="breached")
+
+
+def _table(caption: Child, head: Child, body: Child, cls: str, id: str | None = None) -> Raw:
+    """A ``<table>`` with its caption, head row(s) and body rows."""
+    parts = el("caption", caption), el("thead", head), el("tbody", body)
+    return el("table", *parts, cls=cls, id=id)
 
 
 VERDICT_TONE = {"passed": "tone-good", "failed": "tone-bad", "refused": "tone-bad"}
@@ -442,13 +442,7 @@ def _overview(data: PageData) -> Raw:
     head = [el("th", "configuration"), el("th", "n", cls="num")]
     head += [el("th", m, cls="num") for m in data.metrics]
     caption = f"{data.overall}: mean [95% interval]; best in bold"
-    return el(
-        "table",
-        el("caption", caption),
-        el("thead", el("tr", head)),
-        el("tbody", body),
-        cls="overview",
-    )
+    return _table(caption, el("tr", head), body, cls="overview")
 
 
 def _retrievers(data: PageData) -> Raw | None:
@@ -465,10 +459,7 @@ def _retrievers(data: PageData) -> Raw | None:
         for name, meta in described.items()
     ]
     head = el("tr", el("th", "configuration"), el("th", "retriever metadata"))
-    caption = "What each retriever says about itself"
-    return el(
-        "table", el("caption", caption), el("thead", head), el("tbody", body), cls="retrievers"
-    )
+    return _table("What each retriever says about itself", head, body, cls="retrievers")
 
 
 LATENCY_CAPTION = "Latency per query: the retriever's time, never compared with the baseline"
@@ -488,14 +479,7 @@ def _latency(data: PageData) -> Raw | None:
         cells += [el("td", r.batch_share, cls="num")] if shared else []
         name = el("th", _swatch(data, r.configuration), r.configuration, scope="row")
         body.append(el("tr", name, cells))
-    return el(
-        "table",
-        el("caption", LATENCY_CAPTION),
-        el("thead", el("tr", head)),
-        el("tbody", body),
-        cls="latency",
-        id="latency",
-    )
+    return _table(LATENCY_CAPTION, el("tr", head), body, cls="latency", id="latency")
 
 
 # --------------------------------------------------------------------------- the query table
