@@ -680,21 +680,30 @@ def test_valid_yaml_features_load(tmp_path: Path, case: str) -> None:
         assert queries[1].relevant == {"x": 3, "y": 1}
 
 
-def test_a_category_spelled_two_ways_is_refused(tmp_path: Path) -> None:
+def _second_file_refused(tmp_path: Path, first: str, second: str) -> str:
+    """golden/a.yaml then golden/b.yaml (each one query, its YAML flow mapping given) added
+    to one golden set: the first problem of the second, which must be refused."""
     from pytest_retrieval.golden import GoldenSet
 
     golden = GoldenSet()
-    for name, category in (("a.yaml", "paraphrase"), ("b.yaml", "Paraphrase")):
+    files = []
+    for name, query in (("a.yaml", first), ("b.yaml", second)):
         path = tmp_path / name
-        text = f"queries:\n  - {{id: {name[0]}, query: q, category: {category}, relevant: {{}}}}\n"
-        path.write_text(text, encoding="utf-8")
-        queries = load_golden_file(path, shown=f"golden/{name}")
-        if name == "a.yaml":
-            golden.add_file(queries)
-            continue
-        with pytest.raises(GoldenFileError) as info:
-            golden.add_file(queries)
-    assert str(info.value.problems[0]) == (
+        path.write_text(f"queries:\n  - {{{query}}}\n", encoding="utf-8")
+        files.append(load_golden_file(path, shown=f"golden/{name}"))
+    golden.add_file(files[0])
+    with pytest.raises(GoldenFileError) as info:
+        golden.add_file(files[1])
+    return str(info.value.problems[0])
+
+
+def test_a_category_spelled_two_ways_is_refused(tmp_path: Path) -> None:
+    said = _second_file_refused(
+        tmp_path,
+        "id: a, query: q, category: paraphrase, relevant: {}",
+        "id: b, query: q, category: Paraphrase, relevant: {}",
+    )
+    assert said == (
         "golden/b.yaml:2: query 'b': category 'Paraphrase' differs only in case from "
         "'paraphrase' (golden/a.yaml:2): the tables would show two rows; use one spelling"
     )
@@ -708,19 +717,12 @@ def test_a_category_spelled_two_ways_is_refused(tmp_path: Path) -> None:
 def test_an_id_in_two_unicode_forms_across_files_is_one_id(
     tmp_path: Path, first: str, second: str
 ) -> None:
-    from pytest_retrieval.golden import GoldenSet
-
-    golden = GoldenSet()
-    for name, qid in (("a.yaml", first), ("b.yaml", second)):
-        path = tmp_path / name
-        path.write_text(f"queries:\n  - {{id: {qid}, query: q, relevant: {{}}}}\n", "utf-8")
-        queries = load_golden_file(path, shown=f"golden/{name}")
-        if name == "a.yaml":
-            golden.add_file(queries)
-            continue
-        with pytest.raises(GoldenFileError) as info:
-            golden.add_file(queries)
-    assert str(info.value.problems[0]) == (
+    said = _second_file_refused(
+        tmp_path,
+        f"id: {first}, query: q, relevant: {{}}",
+        f"id: {second}, query: q, relevant: {{}}",
+    )
+    assert said == (
         f"golden/b.yaml:2: query '{second}': duplicate id: already used in golden/a.yaml:2, "
         f"written {first!a} there and {second!a} here: the same text in two Unicode forms "
         "(composed and decomposed characters), which look alike; ids must be unique across "
