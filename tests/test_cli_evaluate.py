@@ -180,6 +180,15 @@ def test_compare_exits_1_when_b_regresses(tmp_path):
     for said in (ran.out, improved.out, only_bm25.out):
         assert "--retrieval-update-baseline" not in said, said
     assert "improved beyond the tolerance:" in improved.out, improved.out
+    # B without one of A's configurations: named as such, not as a gate setting
+    cli("evaluate", "runs/bm25.run", "--report", "c.json", cwd=project)
+    lacking = cli("compare", "a.json", "c.json", cwd=project)
+    assert lacking.code == 2, lacking.out
+    assert lacking.err.strip().endswith(
+        "a.json holds configuration 'dense': c.json has no configuration of that name; its "
+        "configurations: bm25; name the ones to compare with --configuration"
+    )
+    assert cli("compare", "a.json", "c.json", "--configuration", "bm25", cwd=project).code == 0
 
 
 def test_compare_refuses_reports_made_with_other_settings(tmp_path):

@@ -278,23 +278,31 @@ def run_evaluate(ctx: Context, args: argparse.Namespace) -> int:
     return FINDINGS if failed or (gate is not None and gate.failed) else OK
 
 
-def _refuse_unknown_configurations(a: ReportFile, named: Sequence[str]) -> None:
-    """A --configuration that A does not hold: a usage error naming the closest one."""
-    for name in named:
-        if name not in a.configurations:
-            held = ", ".join(a.configurations) or "none"
+def _refuse_unknown_configurations(
+    a: ReportFile, b: ReportFile, named: Sequence[str], source: str
+) -> None:
+    """A configuration named (by ``source``) that A or B does not hold, or (none named)
+    one of A's that B does not hold: a usage error naming the reports and the closest."""
+    for name in named or a.configurations:
+        for report in (a, b) if named else (b,):
+            if name in report.configurations:
+                continue
+            held = ", ".join(report.configurations) or "none"
+            head = f"{source} {name}: " if named else f"{a.path} holds configuration '{name}': "
             raise CliError(
-                f"--configuration {name}: {a.path} has no configuration of that name"
-                f"{did_you_mean(name, list(a.configurations))}; its configurations: {held}"
+                f"{head}{report.path} has no configuration of that name"
+                f"{did_you_mean(name, list(report.configurations))}; its configurations: {held}"
+                + ("" if named else "; name the ones to compare with --configuration")
             )
 
 
 def run_compare(ctx: Context, args: argparse.Namespace) -> int:
     a, b = _report(ctx, args.a), _report(ctx, args.b)
-    _refuse_unknown_configurations(a, args.configuration)
     baseline = Baseline(settings=a.raw_settings, configurations=a.configurations)
     names = frozenset(b.configurations)
     gate = _gate_settings(ctx, args.tolerance, args.configuration)
+    source = "--configuration" if args.configuration else "retrieval_gate_configurations"
+    _refuse_unknown_configurations(a, b, gate.configurations, source)
     if not gate.configurations:
         gate = dataclasses.replace(gate, configurations=tuple(a.configurations))
     facts = RunFacts(selected=names, collected=names)
