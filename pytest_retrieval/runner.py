@@ -28,6 +28,7 @@ from collections.abc import Awaitable, Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
+from .io.common import counted
 from .retrievers import Protocol
 from .shapes import MAX_RESULTS
 
@@ -68,7 +69,8 @@ class RetrieverTimeout(Exception):
         if batch:
             super().__init__(
                 f"the retriever did not return within {timeout * batch:g} s (retrieval_timeout "
-                f"{timeout:g} s x a batch of {batch} queries): the batch call {fate} and each "
+                f"{timeout:g} s x a batch of {counted(batch, 'query', 'queries')}): the batch "
+                f"call {fate} and each "
                 "of its queries scores 0"
             )
             return
