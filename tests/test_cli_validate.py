@@ -194,7 +194,10 @@ def test_a_folder_without_golden_files_is_a_usage_error(tmp_path):
     project = write_project(tmp_path, {"golden/notes.txt": "nothing here"})
     ran = cli("validate", cwd=project)
     assert ran.code == 2
-    assert "golden: no golden file (.yaml, .yml, .jsonl) in this folder or below it" in ran.err
+    assert "retrieval_golden: golden holds no golden file (.yaml, .yml or .jsonl)" in ran.err
+    named = cli("validate", "golden", cwd=project)
+    assert named.code == 2
+    assert "golden: no golden file (.yaml, .yml, .jsonl) in this folder or below it" in named.err
 
 
 def test_ids_across_files_are_checked(tmp_path):
@@ -226,7 +229,7 @@ def test_no_golden_folder_is_a_usage_error_naming_the_setting(tmp_path):
     (tmp_path / "pytest.ini").write_text("[pytest]\nretrieval_golden = evals\n", encoding="utf-8")
     ran = cli("validate", cwd=tmp_path)
     assert ran.code == 2
-    assert "retrieval_golden (evals) does not exist" in ran.err
+    assert "retrieval_golden: evals does not exist under" in ran.err
 
 
 def test_a_bad_setting_is_a_usage_error_naming_the_file_and_key(tmp_path):
@@ -260,3 +263,26 @@ def test_an_unknown_retrieval_key_is_named_with_the_closest(tmp_path):
         f"{project / 'pytest.ini'}: unknown ini key retrieval_metric (did you mean "
         "retrieval_metrics?): ignored\n"
     )
+
+
+def test_a_folder_is_walked_as_the_plugin_collects_it(tmp_path):
+    """__pycache__, virtual environments and norecursedirs left out; linked folders
+    followed; a file reached twice read once, under its first path."""
+    one = "queries:\n  - {id: %s, query: q %s, relevant: {a: 1}}\n"
+    files = {
+        "golden/a.yaml": one % ("a", "a"),
+        "golden/__pycache__/p.yaml": one % ("p", "p"),
+        "golden/env/pyvenv.cfg": "",
+        "golden/env/v.yaml": one % ("v", "v"),
+        "golden/archive/old.yaml": one % ("a", "old"),  # a duplicate id, if it were read
+        "outside/o.yaml": one % ("o", "o"),
+    }
+    ini = "[pytest]\nretrieval_golden = golden\nnorecursedirs = archive\n"
+    project = write_project(tmp_path, files, ini=ini)
+    (project / "golden" / "linked").symlink_to(project / "outside", target_is_directory=True)
+    (project / "golden" / "again.yaml").symlink_to(project / "golden" / "a.yaml")
+    ran = cli("validate", cwd=project)
+    assert ran.code == 0, ran.out + ran.err
+    assert ran.lines == ["2 golden queries in 2 files: no problem found"], ran.lines
+    exported = cli("export", "trec", cwd=project)
+    assert sorted({line.split()[0] for line in exported.out.splitlines()}) == ["a", "o"]

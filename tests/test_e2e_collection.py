@@ -580,3 +580,44 @@ def test_a_golden_file_reached_twice_through_a_link_is_collected_once(
     assert "golden/again/catalog.yaml is golden/catalog.yaml again, reached through a " in said
     assert said.count("reached through a symbolic link") == 2  # catalog.yaml, holdout.yml
     assert "duplicate id" not in said
+
+
+def test_golden_files_linked_from_outside_the_golden_folder_are_collected(
+    pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """A link inside golden/ to a folder or a file elsewhere: its queries run (they were
+    left out in silence), and the command line reads the same files."""
+    e2e_write_project(pytester)
+    elsewhere = tmp_path_factory.mktemp("shared")
+    (elsewhere / "more.yaml").write_text(
+        "queries:\n  - {id: linked-q, query: tide tables, relevant: {tide-tables: 2}}\n"
+    )
+    (elsewhere / "one.yml").write_text(
+        "queries:\n  - {id: linked-file-q, query: tide, relevant: {tide-tables: 1}}\n"
+    )
+    (pytester.path / "golden" / "shared").symlink_to(elsewhere, target_is_directory=True)
+    (pytester.path / "golden" / "one.yml").symlink_to(elsewhere / "one.yml")
+    result = e2e_run(pytester, "--retrieval-eval", "--collect-only", "-q")
+    collected = result.stdout.str()
+    assert "golden/shared/more.yaml::linked-q[bm25]" in collected, collected
+    assert "golden/one.yml::linked-file-q[bm25]" in collected
+    assert "golden/shared/one.yml::" not in collected  # the same file: once
+
+
+@pytest.mark.parametrize(
+    ("golden", "says"),
+    [
+        ("golden goldne", "retrieval_golden: goldne does not exist under"),
+        ("golden/set.json", "retrieval_golden: golden/set.json is not a golden file"),
+        ("golden empty", "retrieval_golden: empty holds no golden file"),
+    ],
+)
+def test_every_golden_path_is_checked_not_only_the_first(
+    pytester: pytest.Pytester, golden: str, says: str
+) -> None:
+    e2e_write_project(pytester)
+    (pytester.path / "golden" / "set.json").write_text("{}")
+    (pytester.path / "empty").mkdir()
+    result = e2e_run(pytester, "--retrieval-eval", "-o", f"retrieval_golden={golden}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()
+    assert says in result.stderr.str()

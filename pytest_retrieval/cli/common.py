@@ -20,7 +20,12 @@ from typing import NoReturn, TextIO, TypeAlias
 from ..golden import GoldenFileError, GoldenQuery, GoldenSet, Problem
 from ..io.baseline_file import FORMAT as BASELINE_FORMAT
 from ..io.common import FormatError, json_object_head
-from ..io.golden_file import golden_files_in, load_golden_file
+from ..io.golden_file import (
+    NORECURSEDIRS,
+    golden_files_in,
+    golden_path_problems,
+    load_golden_file,
+)
 from ..io.ini import IniConfig, IniError, find_config, parse_overrides
 from ..io.recording import FORMAT as RECORDING_FORMAT
 from ..io.report_json import FORMAT as REPORT_FORMAT
@@ -213,16 +218,16 @@ def golden_files(ctx: Context, given: Sequence[str], wants: str = GOLDEN_WANTED)
             raise CliError(f"no such file or folder: {', '.join(missing)}")
     else:
         roots = [ctx.rootdir / p for p in ctx.run.run.golden]
-        if not any(root.exists() for root in roots):
-            shown = ", ".join(ctx.run.run.golden)
+        problems = golden_path_problems(ctx.rootdir, ctx.run.run.golden, _norecursedirs(ctx))
+        if problems:
             raise CliError(
-                f"no golden files: retrieval_golden ({shown}) does not exist under "
-                f"{ctx.rootdir}; name the files, or set retrieval_golden in {ctx.ini.shown}"
+                f"retrieval_golden: {'; '.join(problems)}: name the golden files, or fix "
+                f"retrieval_golden in {ctx.ini.shown}"
             )
     files: list[Path] = []
     for root in roots:
         if root.is_dir():
-            inside = golden_files_in(root)
+            inside = golden_files_in(root, _norecursedirs(ctx))
             if not inside:
                 raise CliError(
                     f"{ctx.shown(root)}: no golden file (.yaml, .yml, .jsonl) in this folder "
@@ -235,7 +240,19 @@ def golden_files(ctx: Context, given: Sequence[str], wants: str = GOLDEN_WANTED)
                 what = f"{ctx.shown(root)} is a pytest-retrieval {kind}, not a golden file"
                 raise CliError(f"{what}; {wants}")
             files.append(root)
-    return list(dict.fromkeys(files))
+    unique: dict[Path, Path] = {}  # each file once (a link to it counts as it), first path
+    for path in files:
+        unique.setdefault(path.resolve(), path)
+    return list(unique.values())
+
+
+def _norecursedirs(ctx: Context) -> tuple[str, ...]:
+    """The folders the plugin's collection leaves out: the ini file's ``norecursedirs``,
+    else pytest's default."""
+    given = ctx.ini.values.get("norecursedirs")
+    if given is None:
+        return NORECURSEDIRS
+    return tuple(given if isinstance(given, list) else str(given).split())
 
 
 def load_one(ctx: Context, path: Path) -> list[GoldenQuery]:

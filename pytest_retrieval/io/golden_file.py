@@ -8,6 +8,7 @@ queries of one ``.yaml``/``.yml`` or ``.jsonl`` file (any case), or raises
 from __future__ import annotations
 
 import fnmatch
+from collections.abc import Sequence
 from pathlib import Path
 
 from ..bulk import paused_gc
@@ -19,17 +20,7 @@ from .golden_yaml import parse_yaml
 JSONL_SUFFIX = ".jsonl"
 GOLDEN_SUFFIXES = (".yaml", ".yml", JSONL_SUFFIX)  # a golden file's, whatever their case
 # the folders pytest's collection does not enter by default (its norecursedirs)
-SKIPPED_FOLDERS = (
-    "*.egg",
-    ".*",
-    "_darcs",
-    "build",
-    "CVS",
-    "dist",
-    "node_modules",
-    "venv",
-    "{arch}",
-)
+NORECURSEDIRS = ("*.egg", ".*", "_darcs", "build", "CVS", "dist", "node_modules", "venv", "{arch}")
 
 
 def is_golden_file(path: Path) -> bool:
@@ -38,17 +29,62 @@ def is_golden_file(path: Path) -> bool:
     return path.suffix.lower() in GOLDEN_SUFFIXES
 
 
-def golden_files_in(folder: Path) -> list[Path]:
-    """Every golden file under a folder, sorted: the files the plugin's collection finds
-    there (pytest's default norecursedirs left out, hidden folders among them)."""
-    found = []
-    for path in sorted(folder.rglob("*")):
-        inside = path.relative_to(folder).parts[:-1]
-        if any(fnmatch.fnmatch(part, skip) for part in inside for skip in SKIPPED_FOLDERS):
-            continue
-        if is_golden_file(path) and path.is_file():
-            found.append(path)
+def golden_files_in(folder: Path, skipped: Sequence[str] = NORECURSEDIRS) -> list[Path]:
+    """Every golden file under a folder, as pytest's collection finds them there: in name
+    order, through linked folders, each file once (by its real path, under the first
+    path that reached it); not in ``__pycache__``, a virtual environment, or a folder
+    matching ``skipped`` (the ini file's ``norecursedirs``, else pytest's default)."""
+    found: list[Path] = []
+    seen: set[Path] = set()  # real paths of the folders entered and the files found
+
+    def walk(current: Path) -> None:
+        if current.resolve() in seen:
+            return  # a link back to a folder already walked (a loop)
+        seen.add(current.resolve())
+        try:
+            entries = sorted(current.iterdir())
+        except OSError:
+            return
+        for entry in entries:
+            if entry.is_dir():
+                if not _skipped_folder(entry, skipped):
+                    walk(entry)
+            elif is_golden_file(entry) and entry.is_file() and entry.resolve() not in seen:
+                seen.add(entry.resolve())
+                found.append(entry)
+
+    walk(folder)
     return found
+
+
+def golden_path_problems(
+    root: Path, given: Sequence[str], skipped: Sequence[str] = NORECURSEDIRS
+) -> list[str]:
+    """What is wrong with each of ``retrieval_golden``'s paths (relative to ``root``): one
+    that does not exist, a file that is no golden file, a folder holding none. A second
+    path misspelled would otherwise leave its queries out unnoticed."""
+    problems = []
+    for shown in given:
+        path = root / shown
+        if not path.exists():
+            problems.append(f"{shown} does not exist under {root}")
+        elif path.is_file() and not is_golden_file(path):
+            problems.append(f"{shown} is not a golden file (.yaml, .yml or .jsonl)")
+        elif path.is_dir() and not golden_files_in(path, skipped):
+            problems.append(f"{shown} holds no golden file (.yaml, .yml or .jsonl)")
+    return problems
+
+
+def _skipped_folder(folder: Path, skipped: Sequence[str]) -> bool:
+    """Whether pytest's collection leaves a folder out (``pytest_ignore_collect``)."""
+    if folder.name == "__pycache__":
+        return True
+    if (folder / "pyvenv.cfg").is_file() or (folder / "conda-meta" / "history").is_file():
+        return True  # a virtual environment
+    return any(
+        fnmatch.fnmatch(str(folder) if "/" in pattern else folder.name, pattern)
+        for pattern in skipped
+    )
 
 
 def load_golden_file(

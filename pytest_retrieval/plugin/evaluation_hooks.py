@@ -11,6 +11,7 @@ writes. A run without ``--retrieval-eval`` never imports this module.
 from __future__ import annotations
 
 import gc
+import os
 import warnings
 from collections.abc import Generator
 from pathlib import Path
@@ -21,7 +22,7 @@ import pytest
 from ..advice import RetrievalSettingsWarning
 from ..bulk import Settler, freeze_at_exit
 from ..golden import GoldenSet
-from ..io.golden_file import is_golden_file
+from ..io.golden_file import golden_path_problems, is_golden_file
 from ..model import rows_text
 from ..settings import (
     SCHEMA,
@@ -115,15 +116,19 @@ def _redirect_collection(config: pytest.Config, run: RunSettings) -> None:
     """
     golden = [config.rootpath / p for p in run.run.golden]
     if config.args_source != pytest.Config.ArgsSource.ARGS:
-        existing = [p for p in golden if p.exists()]
-        if not existing:
-            shown = ", ".join(run.run.golden)
+        skipped = config.getini("norecursedirs")
+        problems = golden_path_problems(config.rootpath, run.run.golden, skipped)
+        if problems:
             raise pytest.UsageError(
-                f"--retrieval-eval: no golden files: retrieval_golden ({shown}) does not exist "
-                f"under {config.rootpath}; create it or set retrieval_golden in your ini file"
+                "--retrieval-eval: retrieval_golden: "
+                + "; ".join(problems)
+                + ": fix the path, or set retrieval_golden in your ini file"
             )
-        config.args = [str(p) for p in existing]
-    config.stash[GOLDEN_ROOTS_KEY] = [p.resolve() for p in golden]
+        config.args = [str(p) for p in golden]
+    # both the paths as written and their real ones: a file reached through a link from
+    # inside a golden folder is golden wherever the link points
+    roots = {p.resolve() for p in golden} | {Path(os.path.abspath(p)) for p in golden}
+    config.stash[GOLDEN_ROOTS_KEY] = sorted(roots)
     config.stash[EXPLICIT_KEY] = _explicit_files(config)
 
 
@@ -176,8 +181,11 @@ def _is_golden(config: pytest.Config, path: Path) -> bool:
     resolved = path.resolve()
     if resolved in config.stash[EXPLICIT_KEY]:
         return True
+    roots = config.stash[GOLDEN_ROOTS_KEY]
     return any(
-        resolved == root or root in resolved.parents for root in config.stash[GOLDEN_ROOTS_KEY]
+        found == root or root in found.parents
+        for found in (resolved, Path(os.path.abspath(path)))
+        for root in roots
     )
 
 

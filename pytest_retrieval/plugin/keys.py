@@ -18,7 +18,7 @@ from ..shapes import ResultKey
 # on the config
 SETTINGS_KEY = pytest.StashKey[RunSettings]()
 GOLDEN_SET_KEY = pytest.StashKey[GoldenSet]()  # every golden query collected by this process
-GOLDEN_ROOTS_KEY = pytest.StashKey[list[Path]]()  # retrieval_golden, resolved
+GOLDEN_ROOTS_KEY = pytest.StashKey[list[Path]]()  # retrieval_golden, as written and resolved
 EXPLICIT_KEY = pytest.StashKey[set[Path]]()  # files named on the command line
 GOLDEN_FILES_KEY = pytest.StashKey[dict[Path, Path]]()  # real path -> path first collected as
 SECOND_PATHS_KEY = pytest.StashKey[set[Path]]()  # golden files said to be reached again
