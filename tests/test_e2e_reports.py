@@ -620,3 +620,25 @@ def test_the_html_report_shows_the_latency_the_markdown_report_shows(
         name, n, *times = (c.strip() for c in row.strip("|").split("|"))
         assert f'{name}</th><td class="num">{n}</td>' in table
         assert "".join(f'<td class="num">{t}</td>' for t in times) in table
+
+
+def test_ctrl_c_while_the_reports_are_written_names_those_left_unwritten(
+    pytester: pytest.Pytester, e2e_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No traceback: the JSON report is written, the Markdown one interrupted, and the
+    run says so and exits as interrupted."""
+    from pytest_retrieval.report import writers
+
+    def interrupted(report: object) -> str:
+        raise KeyboardInterrupt
+
+    monkeypatch.setitem(writers.WRITERS, ".md", interrupted)
+    result = e2e_run(
+        pytester, "--retrieval-eval", "--retrieval-report=r.json", "--retrieval-report=r.md"
+    )
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    out = " ".join((result.stdout.str() + result.stderr.str()).split())
+    assert "Traceback" not in out and "KeyboardInterrupt" not in out, out
+    assert "retrieval report NOT written: " in out and "r.md: interrupted" in out
+    assert (pytester.path / "r.json").exists() and not (pytester.path / "r.md").exists()
+    assert [p.name for p in pytester.path.iterdir() if p.name.startswith(".r.")] == []

@@ -42,7 +42,7 @@ from ..model import Outcome, QueryRecord, RecordError, Results, rows_of
 from ..replay import recording_notes, trec_coverage
 from ..report.gate_text import explain, headline
 from ..report.run_report import GoldenInfo, RunReport
-from ..report.writers import write_reports
+from ..report.writers import ReportsInterrupted, write_reports
 from ..settings import RunSettings, Tolerances, unknown_ini_keys
 from .gate_case import log_verdict
 from .gathered import Gathered
@@ -527,7 +527,11 @@ class RetrievalSession:
         if not paths:
             return
         base = self.config.invocation_params.dir
-        self.written, failed = write_reports([base / p for p in paths], self.run_report())
+        try:
+            self.written, failed = write_reports([base / p for p in paths], self.run_report())
+        except ReportsInterrupted as stop:  # Ctrl-C while writing: say what was not written
+            self.written, failed = stop.written, stop.failed
+            session.exitstatus = pytest.ExitCode.INTERRUPTED
         if failed:
             self.notes.extend(failed)
             if session.exitstatus == pytest.ExitCode.OK:

@@ -24,6 +24,15 @@ def _copy(path: Path) -> Iterator[str]:
             yield piece
 
 
+class ReportsInterrupted(KeyboardInterrupt):
+    """Ctrl-C while the reports were written: the ones written, and a line for each of
+    the others (the one being written is left as it was, atomically)."""
+
+    def __init__(self, written: list[Path], failed: list[str]):
+        super().__init__("interrupted while the reports were written")
+        self.written, self.failed = written, failed
+
+
 @with_paused_gc
 def write_reports(paths: Sequence[Path], report: RunReport) -> tuple[list[Path], list[str]]:
     """Write each requested report atomically, by suffix; a failure does not stop the others.
@@ -31,16 +40,20 @@ def write_reports(paths: Sequence[Path], report: RunReport) -> tuple[list[Path],
     Each format is rendered once however many paths ask for it (a second path of a
     format is a copy of the first one written); a writer may give its text in pieces,
     which go to the file as they come. Returns the paths written and one message per
-    path that could not be written.
+    path that could not be written; :class:`ReportsInterrupted` on Ctrl-C, naming the
+    paths left unwritten.
     """
     first: dict[str, Path] = {}
     written: list[Path] = []
     failed: list[str] = []
-    for path in paths:
+    for number, path in enumerate(paths):
         suffix = path.suffix.lower()
         try:
             done = first.get(suffix)
             write_atomic(path, _copy(done) if done else WRITERS[suffix](report))
+        except KeyboardInterrupt:
+            failed += [f"retrieval report NOT written: {p}: interrupted" for p in paths[number:]]
+            raise ReportsInterrupted(written, failed) from None
         except OSError as exc:
             failed.append(f"retrieval report NOT written: {path}: {exc.strerror or exc}")
         else:
