@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 from test_gate import QUERY_IDS, baseline_of, gate, perfect, record, results_of  # beside this file
 
@@ -11,7 +12,9 @@ from pytest_retrieval.gate import GateResult
 from pytest_retrieval.model import Results
 from pytest_retrieval.report.gate_text import explain
 from pytest_retrieval.report.github import Annotation, workflow_commands
+from pytest_retrieval.report.json_report import json_report
 from pytest_retrieval.report.markdown import markdown_report
+from pytest_retrieval.report.marks import is_own_report
 from pytest_retrieval.report.pr_comment import COMMENT_LIMIT, pull_request_comment
 from pytest_retrieval.report.run_report import GoldenInfo, RunReport
 from pytest_retrieval.settings import GateSettings, Settings, StatsSettings
@@ -40,9 +43,27 @@ def failing_run() -> RunReport:
 # --------------------------------------------------------------------------- Markdown
 
 
+def test_the_markdown_and_json_reports_carry_the_mark_a_later_run_knows_them_by(
+    tmp_path: Path,
+) -> None:
+    """A report path is written over only when it holds a report of the plugin's."""
+    report = failing_run()
+    files = {
+        "r.md": markdown_report(report),
+        "r.json": "".join(json_report(report)),
+        "README.md": "# My project\n",
+        "notes.md": "## Retrieval evaluation\n",
+        "package.json": '{"name": "pytest-retrieval-report"}\n',
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    assert [n for n in files if is_own_report(tmp_path / n)] == ["r.md", "r.json"]
+
+
 def test_verdict_then_counts_then_breached_rows_then_the_rest_collapsed() -> None:
     text = markdown_report(failing_run())
-    lines = text.splitlines()
+    mark, *lines = text.splitlines()
+    assert mark == "<!-- pytest-retrieval report -->"  # the report's mark, which GitHub hides
     assert lines[0] == "## Retrieval evaluation"
     assert lines[2] == (
         "**retrieval gate: FAILED (baseline golden/baseline.json, tolerance 0.02, mode absolute)**"

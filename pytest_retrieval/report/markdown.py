@@ -7,7 +7,8 @@ Verdict and breached rows first, the rest collapsed, under the comment limit
 from __future__ import annotations
 
 from ..scoring import why
-from .pr_comment import pull_request_comment, retrievers_section
+from .marks import MARKDOWN_MARK
+from .pr_comment import COMMENT_LIMIT, pull_request_comment, retrievers_section
 from .run_report import RunReport
 from .tables import markdown_cell, render
 
@@ -28,7 +29,8 @@ def _not_passed(report: RunReport) -> str:
 
 def markdown_report(report: RunReport) -> str:
     """The verdict first, then the same tables as the terminal, why items failed and the
-    gate's whole explanation, collapsed."""
+    gate's whole explanation, collapsed; the first line is the report's mark (an HTML
+    comment GitHub does not show: :mod:`~pytest_retrieval.report.marks`)."""
     text = f"**{report.incomplete_line()}**\n\n" if report.incomplete else ""
     text += report.settings_line() + "\n\n"
     text += render(report.evaluation, style="markdown")
@@ -36,4 +38,5 @@ def markdown_report(report: RunReport) -> str:
         text += "\n" + section if section else ""
     if report.gate_text:
         text += f"\n### the gate's explanation\n\n```\n{report.gate_text}\n```\n"
-    return pull_request_comment(report, text)
+    mark = MARKDOWN_MARK + "\n"
+    return mark + pull_request_comment(report, text, COMMENT_LIMIT - len(mark))
