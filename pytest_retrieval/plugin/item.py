@@ -88,6 +88,31 @@ def _hide_for_users_errors(excinfo: pytest.ExceptionInfo[BaseException]) -> bool
     return not isinstance(excinfo.value, (ExpectationFailed, RetrieverError))
 
 
+# what a retriever may not decide for its query: pytest.xfail() before pytest.skip()
+# (XFailed is a Failed; pytest.fail() from a retriever fails its item, as it should)
+_OUTCOMES = (
+    (pytest.xfail.Exception, "pytest.xfail", "mark its query expected to fail", "xfail"),
+    (pytest.skip.Exception, "pytest.skip", "skip its query", "skip"),
+)
+
+
+def _no_outcome_from_the_retriever(answer: Answer) -> Answer:
+    """A retriever that called ``pytest.skip()`` or ``pytest.xfail()`` (``importorskip``
+    too) left its query unanswered: an error scoring 0 that says so, as any other raise,
+    where pytest would have reported the item skipped or xfailed and the run passed."""
+    for kind, call, what, key in _OUTCOMES:
+        if isinstance(answer.exception, kind):
+            reason = str(getattr(answer.exception, "msg", "") or "")
+            who = "the batch call" if answer.shared else "the retriever"
+            answer.error = (
+                f"{who} called {call}({reason!r}): a retriever cannot {what}; mark the "
+                f"query `{key}:` in the golden file, or return its results"
+            )
+            answer.exception = None
+            break
+    return answer
+
+
 # --------------------------------------------------------------------------- scoring an answer
 
 
@@ -219,6 +244,7 @@ def run_query(query: GoldenQuery, item: pytest.Item, retriever: object) -> None:
         answer = fetcher.answer(item, query, scorer.configuration, retriever)
     except ProtocolError as exc:
         answer = Answer(error=str(exc))
+    _no_outcome_from_the_retriever(answer)
     if answer.exception is not None and answer.origin in ("", query.id):
         scorer.error(query, answer.error or "", answer)
         _raise_users(scorer, query, answer.exception, answer.error or "")
@@ -267,6 +293,7 @@ def run_queries(queries: Sequence[GoldenQuery], item: pytest.Item, retriever: ob
         answers = [Answer(error=str(exc)) for _ in wanted]
     finally:
         progress.clear()
+    answers = [_no_outcome_from_the_retriever(a) for a in answers]
     by_id = dict(zip((q.id for q in wanted), answers, strict=True))
     raised: list[tuple[str, BaseException]] = []  # (query, what the user's code raised)
     for query in queries:
