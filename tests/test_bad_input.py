@@ -873,6 +873,16 @@ RESULT_CASES: dict[str, tuple[object, str]] = {
         [{"id": "a"}, {"id": "b "}],
         "result at rank 2 has the id str 'b ', with white space at its start or end",
     ),
+    "huge-integer-score": (
+        [("d1", 10**400)],
+        "result at rank 1 has a score too large for a float, not a finite number: tuple ('d1', "
+        "1000",
+    ),
+    "huge-integer-score-mapping": (
+        [{"id": "a", "score": 1}, {"id": "b", "score": 10**5000}],  # past repr's digit limit
+        "result at rank 2 has a score too large for a float, not a finite number: dict (too "
+        "long to show); return finite scores (float(score) must not overflow), or ids alone",
+    ),
     "bool-score": (
         [("a", True)],
         "result at rank 1 has the score True, a bool: tuple ('a', True); a score is a number (an (id, is_relevant) pair?): return (id, score) pairs or ids",
