@@ -1007,6 +1007,16 @@ SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
         {"retrieval_timeout": "0,5"},
         "retrieval_timeout: '0,5' has a decimal comma; write a point: 0.5",
     ),
+    "timeout-past-the-longest-wait": (
+        {"retrieval_timeout": "99999999999"},
+        "retrieval_timeout must be at most 9223372036 s (the longest wait the platform "
+        "allows), got '99999999999'; for no limit, write 0",
+    ),
+    "timeout-1e308": (
+        {"retrieval_timeout": "1e308"},
+        "retrieval_timeout must be at most 9223372036 s (the longest wait the platform "
+        "allows), got '1e308'; for no limit, write 0",
+    ),
     "weights-decimal-comma": (
         {"retrieval_weights": "paraphrase=0,5 lexical=0.5"},
         "retrieval_weights: 'paraphrase=0,5' has a decimal comma; write a point: paraphrase=0.5",
@@ -1026,6 +1036,11 @@ SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
     "latency-zero": (
         {"retrieval_latency_budget": "p95=0ms"},
         "retrieval_latency_budget: 'p95=0ms' must be a positive duration",
+    ),
+    "latency-empty-configuration": (
+        {"retrieval_latency_budget": ":p95=1ms"},
+        "retrieval_latency_budget: ':p95=1ms' names no configuration before ':'; write "
+        "dense:p95=... for one configuration, or p95=... for every one",
     ),
     "latency-twice": (
         {"retrieval_latency_budget": "p95=1s p95=2s"},

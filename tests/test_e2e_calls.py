@@ -1012,3 +1012,24 @@ def test_batches_under_xdist_score_as_the_serial_run(
     calls = _calls(pytester)
     assert sum(len(ids) for _, ids in calls) == 14  # every query asked once, by its worker
     assert max(len(ids) for _, ids in calls) <= 2
+
+
+def test_the_longest_timeout_times_a_batch_waits_without_overflowing() -> None:
+    """retrieval_timeout at threading.TIMEOUT_MAX: a batch of 64 waits 64 times as long,
+    which no wait accepts; it waits the longest it can, never raising OverflowError."""
+    import threading
+
+    from pytest_retrieval.retrievers import protocol_of
+    from pytest_retrieval.runner import Calls, EventLoopThread, call_with_timeout
+
+    assert call_with_timeout(lambda: "done", threading.TIMEOUT_MAX, batch=64) == "done"
+
+    async def search(query: object) -> list[str]:
+        return ["d1"]
+
+    loop = EventLoopThread()
+    calls = Calls(protocol_of(search, "retriever"), threading.TIMEOUT_MAX, loop=loop)
+    try:
+        assert [a.returned for a in calls.many(["q1", "q2"], ["q1", "q2"])] == [["d1"], ["d1"]]
+    finally:
+        loop.close()
