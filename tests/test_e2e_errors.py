@@ -480,3 +480,39 @@ def test_an_integer_score_too_large_for_a_float_is_a_result_shape_error(
     if record:
         lines = (pytester.path / "rec.jsonl").read_text(encoding="utf-8").splitlines()
         assert sum(1 for line in lines if said[:40] in line) == len(E2E_QUERY_IDS)
+
+
+TEARDOWN_FAILS_CONFTEST = """\
+import pytest
+
+
+@pytest.fixture(scope="session", params=["bm25", "dense"])
+def retriever(request):
+    yield lambda query: ["weather-forecast"]
+    if request.param == "bm25":
+        raise RuntimeError("teardown broke")
+"""
+
+
+@pytest.mark.parametrize("items", ["query", "category"])
+def test_a_teardown_error_of_the_previous_configuration_says_what_happened(
+    pytester: pytest.Pytester, items: str
+) -> None:
+    """pytest reports a session fixture's teardown error (bm25's code after yield) at the
+    setup of the next configuration's first item: that query of dense did not run and
+    scores 0, and its record says why: not 'setup failed' as if dense's fixture broke."""
+    e2e_write_project(pytester, conftest=TEARDOWN_FAILS_CONFTEST)
+    result = e2e_run(
+        pytester, "--retrieval-eval", "--retrieval-report=r.json", "-p", "no:randomly",
+        f"--retrieval-items={items}",
+    )  # fmt: skip
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    queries = e2e_load_json(pytester.path / "r.json")["configurations"]
+    assert all(r["error"] is None for r in queries["bm25"]["queries"].values())
+    errors = [r["error"] for r in queries["dense"]["queries"].values() if r["error"]]
+    assert errors and set(errors) == {
+        "not run: the retriever fixture 'retriever' of the previous configuration 'bm25' "
+        "raised while being torn down (RuntimeError: teardown broke), which pytest reports "
+        "at the setup of the next item, this one of 'dense': fix the code after the yield "
+        "of 'retriever' for 'bm25'"
+    }

@@ -31,6 +31,7 @@ RETRIEVER_NOTES_KEY = pytest.StashKey[list[str]]()  # what was wrong with that m
 RETRIEVER_KINDS_KEY = pytest.StashKey[dict[str, RetrieverKind]]()  # configuration -> how called
 REPLAY_KEY = pytest.StashKey[Replay]()  # --retrieval-replay: the recorded answers
 OUTBOX_KEY = pytest.StashKey[dict[str, list[QueryRecord]]]()  # node id -> records not yet taken
+LAST_RAN_KEY = pytest.StashKey[str]()  # the configuration whose item ran last in this process
 # pytest_retrieval_result_key as a function per query (None: nothing implements it)
 RESULT_KEYS_KEY = pytest.StashKey[Callable[[GoldenQuery], ResultKey | None]]()
 
