@@ -150,7 +150,7 @@ def call_with_timeout(call: Callable[[], T], timeout: float | None, batch: int =
             done.set()
 
     threading.Thread(target=work, name="pytest-retrieval call", daemon=True).start()
-    if not done.wait(timeout * (batch or 1)):
+    if not done.wait(min(timeout * (batch or 1), threading.TIMEOUT_MAX)):
         raise RetrieverTimeout(timeout, batch=batch)
     ok, value = outcome[0]
     if not ok:
@@ -298,7 +298,9 @@ class Calls:
     def _wait(self, rounds: int) -> float | None:
         """How long the calling thread waits for the loop: the calls' own deadlines, one
         round after another, and some slack (no limit without a timeout)."""
-        return None if self.timeout is None else self.timeout * rounds + LOOP_SLACK
+        if self.timeout is None:
+            return None
+        return min(self.timeout * rounds + LOOP_SLACK, threading.TIMEOUT_MAX)  # no OverflowError
 
     def _loop(self) -> EventLoopThread:
         if self.loop is None:

@@ -16,6 +16,7 @@ import functools
 import math
 import re
 import textwrap
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
@@ -276,7 +277,13 @@ def _seconds(key: str, raw: Raw) -> float | None:
         ) from None
     if not math.isfinite(value) or value < 0:
         raise SettingsError(f"{key} must be a duration >= 0, got '{text}'")
-    return (value / 1000 if unit == "ms" else value) or None  # 0: no deadline
+    seconds = value / 1000 if unit == "ms" else value
+    if seconds > threading.TIMEOUT_MAX:  # a wait past it raises OverflowError in every call
+        raise SettingsError(
+            f"{key} must be at most {int(threading.TIMEOUT_MAX)} s (the longest wait the "
+            f"platform allows), got '{text}'; for no limit, write 0"
+        )
+    return seconds or None  # 0: no deadline
 
 
 ItemsMode = Literal["query", "category", "shard"]
@@ -339,7 +346,12 @@ def _latency_budget(key: str, raw: Raw) -> tuple[LatencyLimit, ...]:
     limits: dict[tuple[str | None, str], LatencyLimit] = {}
     for word in assignments(key, raw):
         target, _, value = word.partition("=")
-        configuration, _, statistic = target.rpartition(":")
+        configuration, colon, statistic = target.rpartition(":")
+        if colon and not configuration.strip():
+            raise SettingsError(
+                f"{key}: '{word}' names no configuration before ':'; write "
+                f"dense:{statistic}=... for one configuration, or {statistic}=... for every one"
+            )
         if statistic not in LATENCY_STATISTICS or not value:
             raise SettingsError(
                 f"{key}: '{word}' is not statistic=duration (statistics: "
@@ -910,6 +922,27 @@ def refuse_empty_ini(ini: Mapping[str, Raw], where: str) -> None:
             raise SettingsError(
                 f"{where}: {setting.name} is empty: give it a value, or leave the key out "
                 f"for its default ({setting.default})"
+            )
+
+
+def refuse_empty_options(options: Mapping[str, Raw]) -> None:
+    """An option given with no value (``--retrieval-timeout=``), as :func:`refuse_empty_ini`
+    refuses an ini key with none: a :class:`SettingsError` naming it, where taken as not
+    given it would go unnoticed (a CI template whose variable came out empty). An option
+    with no ini key has nothing to fall back on; one whose default is empty
+    (``--retrieval-log=``) may still say "none", over the ini file's value."""
+    for setting in SCHEMA:
+        value = options.get(setting.name)
+        if setting.option is None or value is None or isinstance(value, bool):
+            continue
+        if setting.ini is not None and setting.default == "":
+            continue
+        given = [value] if isinstance(value, str) else list(value)
+        if any(not str(v).strip() for v in given):
+            default = f" for its default ({setting.default_text})" if setting.default_text else ""
+            raise SettingsError(
+                f"{setting.option} is empty: give it a value ({setting.metavar}), or leave the "
+                f"option out{default}"
             )
 
 

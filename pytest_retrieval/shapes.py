@@ -30,7 +30,10 @@ class ResultShapeError(TypeError):
 
 
 def _describe(value: Any) -> str:
-    text = repr(value)
+    try:
+        text = repr(value)
+    except ValueError:  # an integer past Python's limit on digits
+        text = "(too long to show)"
     if len(text) > 80:
         text = text[:77] + "..."
     return f"{type(value).__name__} {text}"
@@ -92,8 +95,9 @@ def _raw_score(result: Any) -> object:
 def _refuse_bad_score(result: Any, rank: int) -> None:
     """A score that cannot be one: a bool (an (id, is_relevant) pair?), text or anything
     else that is not a number ({"score": "0.9"}), NaN or an infinity (a broken embedding:
-    a zero vector's cosine is NaN, and a ranking sorted by it is arbitrary). The ranking
-    is the order returned; a score is only recorded."""
+    a zero vector's cosine is NaN, and a ranking sorted by it is arbitrary), an integer
+    too large for a float (10**400: recording it would overflow). The ranking is the
+    order returned; a score is only recorded."""
     if isinstance(result, str):
         return
     score = _raw_score(result)
@@ -102,19 +106,37 @@ def _refuse_bad_score(result: Any, rank: int) -> None:
             f"result at rank {rank} has the score {score}, a bool: {_describe(result)}; a "
             "score is a number (an (id, is_relevant) pair?): return (id, score) pairs or ids"
         )
-    if score is None or isinstance(score, numbers.Integral):
-        return  # no score, or an integer one
+    if score is None:
+        return
     if not isinstance(score, numbers.Real):
         raise ResultShapeError(
             f"result at rank {rank} has the score {_describe(score)}, not a number: "
             f"{_describe(result)}; return the score as a number (float(score)), or leave it out"
         )
-    if not math.isfinite(float(score)):
+    try:
+        value = float(score)
+    except (OverflowError, ValueError):  # an integer such as 10**400
         raise ResultShapeError(
-            f"result at rank {rank} has the score {float(score)}: {_describe(result)}; "
+            f"result at rank {rank} has a score too large for a float, not a finite number: "
+            f"{_describe(result)}; return finite scores (float(score) must not overflow), or "
+            "ids alone"
+        ) from None
+    if not math.isfinite(value):
+        raise ResultShapeError(
+            f"result at rank {rank} has the score {value}: {_describe(result)}; "
             "the retriever's scores hold NaN or an infinity (a zero vector's cosine is NaN), "
             "and a ranking sorted by them is arbitrary: return finite scores, or ids alone"
         )
+
+
+def _as_float(score: numbers.Real) -> float | None:
+    """The score as a float, or None for NaN, an infinity or one too large for a float
+    (an integer such as 10**400, whose ``float()`` raises)."""
+    try:
+        value = float(score)
+    except (OverflowError, ValueError):
+        return None
+    return value if math.isfinite(value) else None
 
 
 def _integer_id(value: numbers.Integral, rank: int) -> str:
@@ -268,8 +290,7 @@ def _score_of(result: Any) -> float | None:
     """A result's score, when it carries one: (id, score), {"score": ...}, ``.score``."""
     score = _raw_score(result)
     if isinstance(score, numbers.Real) and not isinstance(score, bool):
-        value = float(score)
-        return value if math.isfinite(value) else None
+        return _as_float(score)
     return None
 
 

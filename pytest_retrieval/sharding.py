@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 
 from .golden import GoldenQuery
 from .settings import Items
@@ -46,29 +47,54 @@ def item_groups(
 
 
 _KEYWORD_WORDS = re.compile(r"[^\s()]+")  # the words of a -k expression (idents, operators)
+_OPERATORS = {"and", "or", "not"}
+_SHOWN_IDS = 3
+
+
+@dataclass(frozen=True)
+class KeywordHit:
+    """A ``-k`` word that matches query ids (as pytest's ``-k`` matches a name: a
+    substring, case-insensitively) and no name an item answers to."""
+
+    word: str
+    ids: tuple[str, ...]  # the first few query ids it matches, in the golden set's order
+    count: int  # how many it matches
+
+    def text(self) -> str:
+        if self.count == 1 and self.ids[0] == self.word:
+            return f"names the query id '{self.word}'"
+        shown = ", ".join(f"'{qid}'" for qid in self.ids)
+        more = ", ..." if self.count > len(self.ids) else ""
+        if self.count == 1:
+            return f"'{self.word}' matches the query id {shown}"
+        return f"'{self.word}' matches {self.count} query ids ({shown}{more})"
 
 
 def query_ids_in_keyword(
     expression: str, query_ids: Collection[str], names: Collection[str]
-) -> list[str]:
-    """The words of a ``-k`` expression that are query ids and no other name an item
-    answers to (``names``: categories, configurations, item names; compared lower-cased):
+) -> list[KeywordHit]:
+    """The words of a ``-k`` expression that match query ids, as ``-k`` matches (a
+    substring, case-insensitively: ``Q0005``, ``q000``), and no name an item answers to
+    (``names``: categories, configurations, item names and their files' and folders'):
     coarse items cannot be selected by them."""
-    lowered = {name.lower() for name in names}
-    found: list[str] = []
-    for word in _KEYWORD_WORDS.findall(expression):
-        if word in query_ids and word.lower() not in lowered and word not in found:
-            found.append(word)
+    lowered = [name.lower() for name in names]
+    found: list[KeywordHit] = []
+    for word in dict.fromkeys(_KEYWORD_WORDS.findall(expression)):
+        sub = word.lower()
+        if sub in _OPERATORS or any(sub in name for name in lowered):
+            continue
+        matched = [qid for qid in query_ids if sub in qid.lower()]
+        if matched:
+            found.append(KeywordHit(word, tuple(matched[:_SHOWN_IDS]), len(matched)))
     return found
 
 
-def keyword_note(items: Items, found: Sequence[str]) -> str:
+def keyword_note(items: Items, found: Sequence[KeywordHit]) -> str:
     """Why ``-k`` with query ids selects no query when items are coarse, and what does."""
     holds = "a category" if items.mode == "category" else "a shard of a category"
-    ids = ", ".join(f"'{qid}'" for qid in found)
     return (
-        f"-k names the query id{'s' if len(found) > 1 else ''} {ids}, but with "
+        f"-k {'; '.join(hit.text() for hit in found)}, but with "
         f"retrieval_items = {items} an item holds {holds} of a file, and -k selects items by "
         "category, configuration or item name (paraphrase-01), not by query id; to run one "
-        f"query: --retrieval-items=query -k {found[0]}"
+        f"query: --retrieval-items=query -k {found[0].word}"
     )

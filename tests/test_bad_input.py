@@ -873,6 +873,16 @@ RESULT_CASES: dict[str, tuple[object, str]] = {
         [{"id": "a"}, {"id": "b "}],
         "result at rank 2 has the id str 'b ', with white space at its start or end",
     ),
+    "huge-integer-score": (
+        [("d1", 10**400)],
+        "result at rank 1 has a score too large for a float, not a finite number: tuple ('d1', "
+        "1000",
+    ),
+    "huge-integer-score-mapping": (
+        [{"id": "a", "score": 1}, {"id": "b", "score": 10**5000}],  # past repr's digit limit
+        "result at rank 2 has a score too large for a float, not a finite number: dict (too "
+        "long to show); return finite scores (float(score) must not overflow), or ids alone",
+    ),
     "bool-score": (
         [("a", True)],
         "result at rank 1 has the score True, a bool: tuple ('a', True); a score is a number (an (id, is_relevant) pair?): return (id, score) pairs or ids",
@@ -997,6 +1007,16 @@ SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
         {"retrieval_timeout": "0,5"},
         "retrieval_timeout: '0,5' has a decimal comma; write a point: 0.5",
     ),
+    "timeout-past-the-longest-wait": (
+        {"retrieval_timeout": "99999999999"},
+        "retrieval_timeout must be at most 9223372036 s (the longest wait the platform "
+        "allows), got '99999999999'; for no limit, write 0",
+    ),
+    "timeout-1e308": (
+        {"retrieval_timeout": "1e308"},
+        "retrieval_timeout must be at most 9223372036 s (the longest wait the platform "
+        "allows), got '1e308'; for no limit, write 0",
+    ),
     "weights-decimal-comma": (
         {"retrieval_weights": "paraphrase=0,5 lexical=0.5"},
         "retrieval_weights: 'paraphrase=0,5' has a decimal comma; write a point: paraphrase=0.5",
@@ -1016,6 +1036,11 @@ SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
     "latency-zero": (
         {"retrieval_latency_budget": "p95=0ms"},
         "retrieval_latency_budget: 'p95=0ms' must be a positive duration",
+    ),
+    "latency-empty-configuration": (
+        {"retrieval_latency_budget": ":p95=1ms"},
+        "retrieval_latency_budget: ':p95=1ms' names no configuration before ':'; write "
+        "dense:p95=... for one configuration, or p95=... for every one",
     ),
     "latency-twice": (
         {"retrieval_latency_budget": "p95=1s p95=2s"},

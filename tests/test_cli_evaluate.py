@@ -105,6 +105,20 @@ def test_evaluate_a_json_report_as_the_recording(tmp_path):
     assert a["configurations"] == b["configurations"]
 
 
+def test_evaluate_refuses_a_report_over_a_file_that_is_no_report(tmp_path):
+    project = _project(tmp_path)
+    (project / "README.md").write_text("# My project\n", encoding="utf-8")
+    ran = cli("evaluate", "runs/dense.run", "--report", "README.md", cwd=project)
+    assert ran.code == 2
+    assert "--report README.md: the file exists and is not a pytest-retrieval report" in ran.err
+    assert (project / "README.md").read_text(encoding="utf-8") == "# My project\n"
+    for _ in range(2):  # its own reports it writes again
+        ran = cli(
+            "evaluate", "runs/dense.run", "--report", "r.md", "--report", "r.html", cwd=project
+        )
+        assert ran.code == 0, ran.err
+
+
 def test_evaluate_names_a_recording_and_how_to_score_it(tmp_path):
     project = _project(tmp_path)
     header = '{"format": "pytest-retrieval recording", "version": 1, "settings": {}}'
@@ -119,7 +133,7 @@ def test_evaluate_writes_markdown_and_html_and_gates_on_a_baseline(tmp_path):
     project = _project(tmp_path)
     plain = cli("evaluate", "runs/dense.run", "--report", "r.md", "--report", "r.html", cwd=project)
     assert plain.code == 0, plain.err
-    assert (project / "r.md").read_text("utf-8").startswith("#")
+    assert (project / "r.md").read_text("utf-8").startswith("<!-- pytest-retrieval report -->\n#")
     assert "<html" in (project / "r.html").read_text("utf-8")
     # a baseline written by the plugin's own writer, from the same scoring
     queries = load_golden_file(project / "golden/g.yaml", shown="golden/g.yaml")

@@ -672,7 +672,7 @@ def make(configuration):
         ("raise SystemExit(3)", "SystemExit: 3", ""),
         ("raise SystemExit(3)", "SystemExit: 3", "retrieval_timeout = 5\n"),  # wait_for's task
         ("raise asyncio.CancelledError()", "CancelledError", ""),
-        ('pytest.skip("rate-limited")', "Skipped: rate-limited", ""),
+        ('pytest.skip("rate-limited")', "called pytest.skip('rate-limited'): a retriever", ""),
         ('pytest.fail("broken")', "Failed: broken", ""),
     ],
     ids=["exit", "exit-with-timeout", "cancelled", "skip", "fail"],
@@ -695,9 +695,66 @@ def test_an_async_retriever_raising_what_is_not_an_exception_errors_its_own_quer
     assert errored == (set(E2E_QUERY_IDS) if batch else {"umbrella-needed"})
     assert all(r["outcome"] != "error" for r in queries["bm25"]["queries"].values())
     error = queries["dense"]["queries"]["umbrella-needed"]["error"]
-    assert named in error and error.startswith("the " if batch else "the retriever raised ")
+    assert named in error and error.startswith("the batch call " if batch else "the retriever ")
     assert queries["dense"]["queries"]["umbrella-needed"]["metrics"]["mrr"] == 0.0
-    assert result.ret == pytest.ExitCode.TESTS_FAILED or raises.startswith("pytest.skip")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+SKIPPING_SYNC = """\
+import pytest
+
+
+def make(configuration):
+    def search(query):
+        if configuration == "dense" and query.id == "umbrella-needed":
+            {calls}
+        return answer(configuration, query)
+
+    class Batch:
+        def retrieve_batch(self, queries):
+            if configuration == "dense" and any(q.id == "umbrella-needed" for q in queries):
+                {calls}
+            return [answer(configuration, q) for q in queries]
+
+    return Batch() if {batch} else search
+"""
+
+
+@pytest.mark.parametrize(
+    ("calls", "said"),
+    [
+        (
+            'pytest.skip("flaky index")',
+            "called pytest.skip('flaky index'): a retriever cannot skip its query; mark the "
+            "query `skip:` in the golden file, or return its results",
+        ),
+        (
+            'pytest.xfail("known gap")',
+            "called pytest.xfail('known gap'): a retriever cannot mark its query expected to "
+            "fail; mark the query `xfail:` in the golden file, or return its results",
+        ),
+    ],
+    ids=["skip", "xfail"],
+)
+@pytest.mark.parametrize("items", ["query", "category"])
+@pytest.mark.parametrize("batch", [False, True], ids=["per-query", "batch"])
+def test_a_retriever_that_calls_skip_or_xfail_errors_its_query_and_fails_the_run(
+    pytester: pytest.Pytester, calls: str, said: str, items: str, batch: bool
+) -> None:
+    """pytest reported the item skipped (or xfailed) and exited 0, while the query was
+    recorded as an error scoring 0: the item fails as a retriever error, saying why."""
+    _project(pytester, SKIPPING_SYNC.format(calls=calls, batch=batch))
+    result, report = _report(pytester, "-p", "no:randomly", f"--retrieval-items={items}")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()
+    outcomes = result.parseoutcomes()
+    assert "skipped" not in outcomes and "xfailed" not in outcomes
+    record = report["configurations"]["dense"]["queries"]["umbrella-needed"]
+    assert record["outcome"] == "error" and record["metrics"]["mrr"] == 0.0
+    assert record["error"] == ("the batch call " if batch else "the retriever ") + said
+    assert said in " ".join(result.stdout.str().split())
+    assert all(
+        r["outcome"] != "error" for r in report["configurations"]["bm25"]["queries"].values()
+    )
 
 
 # --------------------------------------------------------------------------- which kind
@@ -955,3 +1012,24 @@ def test_batches_under_xdist_score_as_the_serial_run(
     calls = _calls(pytester)
     assert sum(len(ids) for _, ids in calls) == 14  # every query asked once, by its worker
     assert max(len(ids) for _, ids in calls) <= 2
+
+
+def test_the_longest_timeout_times_a_batch_waits_without_overflowing() -> None:
+    """retrieval_timeout at threading.TIMEOUT_MAX: a batch of 64 waits 64 times as long,
+    which no wait accepts; it waits the longest it can, never raising OverflowError."""
+    import threading
+
+    from pytest_retrieval.retrievers import protocol_of
+    from pytest_retrieval.runner import Calls, EventLoopThread, call_with_timeout
+
+    assert call_with_timeout(lambda: "done", threading.TIMEOUT_MAX, batch=64) == "done"
+
+    async def search(query: object) -> list[str]:
+        return ["d1"]
+
+    loop = EventLoopThread()
+    calls = Calls(protocol_of(search, "retriever"), threading.TIMEOUT_MAX, loop=loop)
+    try:
+        assert [a.returned for a in calls.many(["q1", "q2"], ["q1", "q2"])] == [["d1"], ["d1"]]
+    finally:
+        loop.close()

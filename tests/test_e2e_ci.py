@@ -256,7 +256,10 @@ def test_under_github_actions_a_step_summary_and_annotations_at_the_golden_lines
     assert done.ret == 1
 
     text = summary.read_text(encoding="utf-8")
-    assert text.startswith("an earlier step's summary\n## Retrieval evaluation\n\n**retrieval gate")
+    assert text.startswith(
+        "an earlier step's summary\n<!-- pytest-retrieval report -->\n## Retrieval evaluation\n\n"
+        "**retrieval gate"
+    )
     assert re.search(r"^\| fused +\| lexical +\| ndcg@10 +\| +4 \|", text, re.MULTILINE)
     assert text.index("| fused ") < text.index("<details>")
 
@@ -340,7 +343,9 @@ def test_the_html_page_shows_rank_moves_and_the_markdown_the_verdict_first(
     assert "lexical question number lex-1" in page  # the query's text
     assert "<code>index_version</code> 2024-06" in page
     markdown = (project.path / "r.md").read_text(encoding="utf-8")
-    assert markdown.startswith("## Retrieval evaluation\n\n**retrieval gate: FAILED (baseline")
+    assert markdown.startswith(
+        "<!-- pytest-retrieval report -->\n## Retrieval evaluation\n\n**retrieval gate: FAILED"
+    )
     assert markdown.index("| fused ") < markdown.index("<details>")
     assert "### retrievers\n\n| configuration | retriever metadata |\n|---|---|\n" in markdown
     assert "| fused | index_version=2024-06 |" in markdown

@@ -441,3 +441,78 @@ def test_no_traceback_for_a_golden_error_under_verbose_flags(
     result = e2e_run(pytester, "--retrieval-eval", "-vv", "--tb=long")
     assert result.ret == pytest.ExitCode.INTERRUPTED
     _line_with(_clean(result), f"{BROKEN}:3", "YAML")
+
+
+HUGE_SCORE_CONFTEST = """\
+import pytest
+
+
+@pytest.fixture(params=["bm25", "dense"])
+def retriever(request):
+    if request.param == "dense":
+        return lambda query: [("weather-forecast", 10**400), ("tide-tables", 1)]
+    return lambda query: [("weather-forecast", 2.0), ("tide-tables", 1.0)]
+"""
+
+
+@pytest.mark.parametrize("record", [False, True], ids=["plain", "recording"])
+def test_an_integer_score_too_large_for_a_float_is_a_result_shape_error(
+    pytester: pytest.Pytester, record: bool
+) -> None:
+    """10**400 as a score was accepted, and crashed the recording with the plugin's own
+    OverflowError: a result-shape error naming the rank, recorded or not."""
+    e2e_write_project(pytester, conftest=HUGE_SCORE_CONFTEST)
+    recording = ["--retrieval-record=rec.jsonl"] if record else []
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-report=r.json", *recording)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.assert_outcomes(passed=7, failed=7)
+    output = result.stdout.str() + result.stderr.str()
+    assert "OverflowError" not in output and "INTERNALERROR" not in output
+    said = (
+        "result at rank 1 has a score too large for a float, not a finite number: tuple "
+        "('weather-forecast', 1000"
+    )
+    assert f"query 'rain-tomorrow' [dense]: {said}" in output
+    dense = e2e_load_json(pytester.path / "r.json")["configurations"]["dense"]["queries"]
+    for qid, query in dense.items():
+        assert query["outcome"] == "error" and query["error"].startswith(said), qid
+        assert query["metrics"]["mrr"] == 0.0
+    if record:
+        lines = (pytester.path / "rec.jsonl").read_text(encoding="utf-8").splitlines()
+        assert sum(1 for line in lines if said[:40] in line) == len(E2E_QUERY_IDS)
+
+
+TEARDOWN_FAILS_CONFTEST = """\
+import pytest
+
+
+@pytest.fixture(scope="session", params=["bm25", "dense"])
+def retriever(request):
+    yield lambda query: ["weather-forecast"]
+    if request.param == "bm25":
+        raise RuntimeError("teardown broke")
+"""
+
+
+@pytest.mark.parametrize("items", ["query", "category"])
+def test_a_teardown_error_of_the_previous_configuration_says_what_happened(
+    pytester: pytest.Pytester, items: str
+) -> None:
+    """pytest reports a session fixture's teardown error (bm25's code after yield) at the
+    setup of the next configuration's first item: that query of dense did not run and
+    scores 0, and its record says why: not 'setup failed' as if dense's fixture broke."""
+    e2e_write_project(pytester, conftest=TEARDOWN_FAILS_CONFTEST)
+    result = e2e_run(
+        pytester, "--retrieval-eval", "--retrieval-report=r.json", "-p", "no:randomly",
+        f"--retrieval-items={items}",
+    )  # fmt: skip
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    queries = e2e_load_json(pytester.path / "r.json")["configurations"]
+    assert all(r["error"] is None for r in queries["bm25"]["queries"].values())
+    errors = [r["error"] for r in queries["dense"]["queries"].values() if r["error"]]
+    assert errors and set(errors) == {
+        "not run: the retriever fixture 'retriever' of the previous configuration 'bm25' "
+        "raised while being torn down (RuntimeError: teardown broke), which pytest reports "
+        "at the setup of the next item, this one of 'dense': fix the code after the yield "
+        "of 'retriever' for 'bm25'"
+    }

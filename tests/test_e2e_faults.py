@@ -134,6 +134,44 @@ def test_an_update_over_the_replayed_run_or_a_report_is_refused(pytester: pytest
     assert {p: p.read_bytes() for p in pytester.path.rglob("*") if p.is_file()} == before
 
 
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("README.md", "# My project\n\nHow to install it.\n"),
+        ("package.json", '{"name": "my-project", "version": "1.0.0"}\n'),
+        ("index.html", "<!DOCTYPE html>\n<html><head><title>Home</title></head></html>\n"),
+        ("notes.md", "<!-- a comment -->\n## Retrieval evaluation\n"),
+    ],
+    ids=["readme", "package-json", "page", "markdown-of-its-own-look"],
+)
+def test_a_report_over_a_file_that_is_no_report_is_refused_before_the_run(
+    pytester: pytest.Pytester, path: str, text: str
+) -> None:
+    e2e_write_project(pytester)
+    (pytester.path / path).write_text(text, encoding="utf-8")
+    result = e2e_run(pytester, "--retrieval-eval", f"--retrieval-report={path}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()
+    assert (
+        f"--retrieval-report {path}: the file exists and is not a pytest-retrieval report (a "
+        "README.md, a package.json, a page of your own?): the report would overwrite it; write "
+        "the report to a new path, or delete the file first"
+    ) in " ".join(result.stderr.str().split())
+    assert "passed" not in result.stdout.str()  # refused before the run
+    assert (pytester.path / path).read_text(encoding="utf-8") == text
+
+
+def test_a_report_of_its_own_is_written_again_and_an_empty_file_is_filled(
+    pytester: pytest.Pytester,
+) -> None:
+    e2e_write_project(pytester)
+    (pytester.path / "empty.md").write_text("", encoding="utf-8")
+    reports = ["r.json", "r.md", "r.html", "empty.md"]
+    for _ in range(2):
+        done = e2e_run(pytester, "--retrieval-eval", *(f"--retrieval-report={r}" for r in reports))
+        assert done.ret == pytest.ExitCode.OK, done.stderr.str()
+    assert (pytester.path / "empty.md").read_text(encoding="utf-8").startswith("<!-- ")
+
+
 def test_a_recording_or_log_of_its_own_kind_is_written_again(pytester: pytest.Pytester) -> None:
     e2e_write_project(pytester)
     for _ in range(2):

@@ -525,3 +525,40 @@ def test_a_misspelled_ini_key_is_a_warning_at_its_line_naming_the_key_meant(
         pytester, "--retrieval-eval", "-W", "error::pytest_retrieval.RetrievalSettingsWarning"
     )
     assert strict.ret != pytest.ExitCode.OK
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "key", "line"),
+    [
+        (
+            "pytest.ini",
+            "[pytest]\nretrieval_golden = golden\nretrieval_gate_mode = absolute\n"
+            "retrieval_gate = on\n",
+            "retrieval_gate",
+            4,  # not line 3, whose key starts with it
+        ),
+        (
+            "setup.cfg",
+            "[flake8]\nretrieval_tolerence = 1\n\n[tool:pytest]\nretrieval_golden = golden\n"
+            "retrieval_tolerence: 0.0\n",
+            "retrieval_tolerence",
+            6,  # not line 2, in another tool's section
+        ),
+        (
+            "pyproject.toml",
+            '[tool.other]\n"retrieval_tolerence" = 1\n\n[tool.pytest.ini_options]\n'
+            'retrieval_golden = "golden"\n"retrieval_tolerence" = "0.0"\n',
+            "retrieval_tolerence",
+            6,  # a quoted TOML key, in pytest's table
+        ),
+    ],
+    ids=["longer-key-first", "other-tools-section", "quoted-toml-key"],
+)
+def test_an_unknown_ini_key_is_warned_at_the_line_that_sets_it(
+    pytester: pytest.Pytester, name: str, text: str, key: str, line: int
+) -> None:
+    e2e_write_project(pytester)
+    (pytester.path / "pytest.ini").unlink()
+    (pytester.path / name).write_text(text, encoding="utf-8")
+    output = " ".join(e2e_run(pytester, "--retrieval-eval").stdout.str().split())
+    assert f"{name}:{line}: RetrievalSettingsWarning: unknown ini key {key} " in output

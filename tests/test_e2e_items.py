@@ -168,6 +168,39 @@ def test_minus_k_with_a_query_id_and_coarse_items_says_why_and_how(
     assert "with retrieval_items = category an item holds a category" in strict.stderr.str()
 
 
+@pytest.mark.parametrize(
+    ("keyword", "says"),
+    [
+        ("CONVERT-EUROS", "-k 'CONVERT-EUROS' matches the query id 'convert-euros', but with"),
+        ("convert-eu", "-k 'convert-eu' matches the query id 'convert-euros', but with"),
+        ("rain-tomorrow or umbrella", "-k names the query id 'rain-tomorrow'; 'umbrella' matches "),
+    ],
+    ids=["other-case", "substring", "two-words"],
+)
+def test_minus_k_matching_query_ids_as_pytest_matches_names_warns_with_coarse_items(
+    pytester: pytest.Pytester, e2e_project: Path, keyword: str, says: str
+) -> None:
+    """pytest's -k matches a substring of a name, case-insensitively: a word that matches
+    a query id so (and no item name) deselected every coarse item without a word."""
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-items=category", "-k", keyword)
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    text = " ".join(result.stdout.str().split("warnings summary", 1)[1].split())
+    assert f"RetrievalSettingsWarning: {says}" in text
+    assert "to run one query: --retrieval-items=query -k" in text
+
+
+def test_minus_k_matching_an_item_or_file_name_does_not_warn(
+    pytester: pytest.Pytester, e2e_project: Path
+) -> None:
+    """A word that matches an item's name (its category's, its configuration's), its
+    file's or its folder's selects items, as pytest's -k does: no warning, though it is
+    also part of a query id ('RE' of share-price and no-result)."""
+    for keyword in ("RE", "ar", "catalog", "Golden", "DENSE"):
+        result = e2e_run(pytester, "--retrieval-eval", "--retrieval-items=shard:1", "-k", keyword)
+        assert result.ret != pytest.ExitCode.NO_TESTS_COLLECTED, (keyword, result.stdout.str())
+        assert "RetrievalSettingsWarning: -k" not in result.stdout.str(), keyword
+
+
 def test_skip_and_xfail_hold_per_query_inside_a_coarse_item(
     pytester: pytest.Pytester, e2e_project: Path
 ) -> None:

@@ -391,11 +391,14 @@ def test_an_html_report_is_written(pytester: pytest.Pytester, e2e_project: Path)
 # --------------------------------------------------------------------------- atomic writes
 
 
+OLD_REPORT = '{"format": "pytest-retrieval-report", "old": true}\n'  # one of its own
+
+
 def test_reports_are_written_to_a_temporary_file_then_renamed_over(
     pytester: pytest.Pytester, e2e_project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     target = pytester.path / "report.json"
-    target.write_text('{"old": true}\n', encoding="utf-8")
+    target.write_text(OLD_REPORT, encoding="utf-8")
     seen: list[tuple[str, str, str]] = []
     real_replace = os.replace
 
@@ -413,7 +416,7 @@ def test_reports_are_written_to_a_temporary_file_then_renamed_over(
     assert len(seen) == 1
     ((src, new, old),) = seen
     assert Path(src).parent == pytester.path
-    assert old == '{"old": true}\n'
+    assert old == OLD_REPORT
     assert new == target.read_text(encoding="utf-8")
     assert e2e_load_json(target)["format"] == "pytest-retrieval-report"
     assert sorted(p.name for p in pytester.path.iterdir() if "report" in p.name) == ["report.json"]
@@ -423,7 +426,7 @@ def test_a_failed_report_write_leaves_the_old_report_and_no_debris(
     pytester: pytest.Pytester, e2e_project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     target = pytester.path / "report.json"
-    target.write_text('{"old": true}\n', encoding="utf-8")
+    target.write_text(OLD_REPORT, encoding="utf-8")
     real_replace = os.replace
 
     def failing_replace(src: Any, dst: Any, **kwargs: Any) -> None:
@@ -435,8 +438,9 @@ def test_a_failed_report_write_leaves_the_old_report_and_no_debris(
     result = e2e_run(
         pytester, "-p", "no:cacheprovider", "--retrieval-eval", "--retrieval-report", "report.json"
     )
-    assert result.ret != pytest.ExitCode.OK
-    assert target.read_text(encoding="utf-8") == '{"old": true}\n'
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert "No space left on device" in result.stdout.str()
+    assert target.read_text(encoding="utf-8") == OLD_REPORT
     assert sorted(p.name for p in pytester.path.iterdir() if "report" in p.name) == ["report.json"]
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import e2e_run, e2e_write_project
+from conftest import E2E_INI, e2e_run, e2e_write_project
 
 ONLY_WITH_EVAL = [
     ("--retrieval-report", "out.json"),
@@ -129,8 +129,30 @@ def test_help_lists_every_option_with_its_default(pytester: pytest.Pytester) -> 
             "-o: retrieval_tolerance is empty: give it a value, or leave the key out for its "
             "default (0.02)",
         ),
+        (
+            "[pytest]\nretrieval_golden = golden\n",
+            ("--retrieval-timeout=",),
+            "--retrieval-timeout is empty: give it a value (DURATION), or leave the option "
+            "out for its default (0)",
+        ),
+        (
+            "[pytest]\nretrieval_golden = golden\nretrieval_timeout = 5\n",
+            ("--retrieval-timeout", " "),
+            "--retrieval-timeout is empty: give it a value (DURATION), or leave the option "
+            "out for its default (0)",
+        ),
+        (
+            "[pytest]\nretrieval_golden = golden\n",
+            ("--retrieval-report=r.json", "--retrieval-report="),
+            "--retrieval-report is empty: give it a value (PATH), or leave the option out",
+        ),
+        (
+            "[pytest]\nretrieval_golden = golden\n",
+            ("--retrieval-record=",),
+            "--retrieval-record is empty: give it a value (PATH), or leave the option out",
+        ),
     ],
-    ids=["ini", "override"],
+    ids=["ini", "override", "option", "option-over-ini", "report", "record"],
 )
 def test_an_ini_key_written_empty_is_refused_where_it_would_read_as_the_default(
     pytester: pytest.Pytester, ini: str, args: tuple[str, ...], says: str
@@ -147,3 +169,13 @@ def test_an_empty_ini_key_whose_default_is_empty_is_fine(pytester: pytest.Pytest
     )
     result = e2e_run(pytester, "--retrieval-eval")
     assert result.ret == pytest.ExitCode.OK, result.stderr.str()
+
+
+def test_an_empty_option_whose_default_is_empty_turns_the_ini_value_off(
+    pytester: pytest.Pytester,
+) -> None:
+    """``--retrieval-log=`` says "no log" over the ini file's, as the ini key may say."""
+    e2e_write_project(pytester, ini=E2E_INI + "retrieval_log = history.jsonl\n")
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-log=")
+    assert result.ret == pytest.ExitCode.OK, result.stderr.str()
+    assert not (pytester.path / "history.jsonl").exists()

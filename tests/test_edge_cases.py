@@ -145,7 +145,7 @@ def test_a_category_with_every_item_skipped_has_no_interval(pytester: pytest.Pyt
 
 def test_a_report_is_written_even_when_nothing_was_evaluated(pytester: pytest.Pytester) -> None:
     project(pytester)
-    (pytester.path / "r.json").write_text('{"stale": true}')
+    (pytester.path / "r.json").write_text('{"format": "pytest-retrieval-report", "stale": 1}')
     result, report = run(pytester, "-k", "no-such-query")
     assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
     assert report["configurations"] == {}

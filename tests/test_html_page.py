@@ -8,12 +8,15 @@ import re
 from dataclasses import dataclass, field, replace
 from functools import cache
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 from report_sample import NASTY_ID, sample_page_data  # beside this file
 
+from pytest_retrieval import __version__
 from pytest_retrieval.report import html_page as hp
 from pytest_retrieval.report.html_page import Raw, el
+from pytest_retrieval.report.marks import is_own_report
 
 # --------------------------------------------------------------------------- the builder
 
@@ -124,6 +127,16 @@ def parsed(markup: str) -> Collector:
 
 def test_page_is_deterministic() -> None:
     assert hp.render_page(sample_page_data()) == page()
+
+
+def test_the_page_carries_the_mark_a_later_run_knows_it_by(tmp_path: Path) -> None:
+    """A report path is written over only when it holds a report of the plugin's."""
+    head = page().split("</head>", 1)[0]
+    assert f'<meta name="generator" content="pytest-retrieval {__version__}">' in head
+    ours, theirs = tmp_path / "r.html", tmp_path / "index.html"
+    ours.write_text(page(), encoding="utf-8")
+    theirs.write_text(page().replace('name="generator"', 'name="author"'), encoding="utf-8")
+    assert is_own_report(ours) and not is_own_report(theirs)
 
 
 def test_every_query_row_is_in_the_markup_and_visible_without_javascript() -> None:

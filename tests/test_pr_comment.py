@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import dataclasses
+import re
+from pathlib import Path
 
 from test_gate import QUERY_IDS, baseline_of, gate, perfect, record, results_of  # beside this file
 
 from pytest_retrieval.evaluation import analyse
 from pytest_retrieval.gate import GateResult
-from pytest_retrieval.model import Results
+from pytest_retrieval.model import QueryRecord, Results
 from pytest_retrieval.report.gate_text import explain
 from pytest_retrieval.report.github import Annotation, workflow_commands
+from pytest_retrieval.report.json_report import json_report
 from pytest_retrieval.report.markdown import markdown_report
-from pytest_retrieval.report.pr_comment import COMMENT_LIMIT, pull_request_comment
+from pytest_retrieval.report.marks import is_own_report
+from pytest_retrieval.report.pr_comment import COMMENT_LIMIT, code_fence, pull_request_comment
 from pytest_retrieval.report.run_report import GoldenInfo, RunReport
 from pytest_retrieval.settings import GateSettings, Settings, StatsSettings
 
@@ -40,9 +44,27 @@ def failing_run() -> RunReport:
 # --------------------------------------------------------------------------- Markdown
 
 
+def test_the_markdown_and_json_reports_carry_the_mark_a_later_run_knows_them_by(
+    tmp_path: Path,
+) -> None:
+    """A report path is written over only when it holds a report of the plugin's."""
+    report = failing_run()
+    files = {
+        "r.md": markdown_report(report),
+        "r.json": "".join(json_report(report)),
+        "README.md": "# My project\n",
+        "notes.md": "## Retrieval evaluation\n",
+        "package.json": '{"name": "pytest-retrieval-report"}\n',
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    assert [n for n in files if is_own_report(tmp_path / n)] == ["r.md", "r.json"]
+
+
 def test_verdict_then_counts_then_breached_rows_then_the_rest_collapsed() -> None:
     text = markdown_report(failing_run())
-    lines = text.splitlines()
+    mark, *lines = text.splitlines()
+    assert mark == "<!-- pytest-retrieval report -->"  # the report's mark, which GitHub hides
     assert lines[0] == "## Retrieval evaluation"
     assert lines[2] == (
         "**retrieval gate: FAILED (baseline golden/baseline.json, tolerance 0.02, mode absolute)**"
@@ -165,3 +187,55 @@ def test_a_markdown_cell_cannot_open_a_column_or_a_tag() -> None:
     row = table.splitlines()[-1]
     assert "para\\|phrase &lt;x>" in row
     assert row.replace("\\|", "").count("|") == 3  # two cells: three bars
+
+
+def _unescaped_pipes(line: str) -> int:
+    return len(re.findall(r"(?<!\\)\|", line))
+
+
+def test_hostile_names_are_escaped_everywhere_the_markdown_shows_them() -> None:
+    """A configuration named ``</details>`` closed the collapsed block on GitHub, a
+    category ``<none>`` vanished as a tag, a ``|`` split a row: in headings, the breached
+    rows, the failed queries, the warnings and the retrievers table alike."""
+    hostile = "</details>"
+
+    def renamed(r: QueryRecord) -> QueryRecord:
+        category = "<none>" if r.category == "lexical" else "a|b *c*"
+        return dataclasses.replace(r, configuration=hostile, category=category)
+
+    before = [renamed(r) for r in perfect()]
+    now = [renamed(record(q, 0.5)) for q in QUERY_IDS]
+    now[0] = dataclasses.replace(now[0], outcome="error", error="raised `x|y` <b>")
+    results = results_of(now)
+    report = report_of(results, gate(baseline_of(before), results))
+    report = dataclasses.replace(report, retrievers={hostile: {"index|v": "<b>2024</b>"}})
+    text = markdown_report(report)
+    # the gate's explanation is in a code block, which shows its text as it is
+    fence = re.search(r"^(`{3,})$", text, re.MULTILINE)
+    assert fence is not None
+    code = re.compile(f"^{fence.group(1)}\n.*?^{fence.group(1)}\n", re.MULTILINE | re.DOTALL)
+    outside = code.sub("", text)
+    assert "</details> lex-1 (<none>)" in text and "</details> lex-1" not in outside
+    assert outside.count("<details>") == 1 and outside.count("</details>") == 1  # its own
+    assert text.rstrip().endswith("</details>")
+    text = outside
+    assert "<none>" not in text and "<b>" not in text
+    assert "### configuration: &lt;/details>" in text
+    assert "- &lt;none>: n=4:" in text  # a warning naming the category
+    assert "a\\|b \\*c\\*" in text and "a/b" not in text  # | written one way everywhere
+    assert "| &lt;/details> | index\\|v=&lt;b>2024&lt;/b> |" in text
+    assert "raised \\`x\\|y\\` &lt;b>" in text
+    tables = [line for line in text.splitlines() if line.startswith("|")]
+    for line in tables:  # no cell split in two: as many columns as the table's head
+        head = next(h for h in reversed(tables[: tables.index(line) + 1]) if "---" not in h)
+        assert _unescaped_pipes(line) == _unescaped_pipes(head), line
+
+
+def test_a_code_fence_no_line_of_its_text_can_close_and_a_cut_closes_it() -> None:
+    """A configuration named with three backticks ended the gate explanation's fence."""
+    assert code_fence("plain") == "```"
+    assert code_fence("dense``` / all") == "````"
+    body = "````\n" + "".join(f"row {i} ```\n" for i in range(2000)) + "````\n"
+    text = pull_request_comment(failing_run(), body, limit=5000)
+    inside = text.split("<details>", 1)[1].splitlines()
+    assert inside.count("````") == 2  # opened, and closed again where the text was cut

@@ -20,6 +20,7 @@ from ..io.trec import read_run
 from ..offline import Recorded, Scored, score_runs
 from ..pooling import coverage
 from ..report.gate_text import HEADERS, explain, row_table
+from ..report.marks import NOT_A_REPORT, is_own_report
 from ..report.run_report import GoldenInfo, RunReport
 from ..report.summary import Verbosity, summary_lines
 from ..report.writers import write_reports
@@ -112,6 +113,13 @@ def _report(ctx: Context, given: str) -> ReportFile:
         raise CliError(str(exc)) from None
 
 
+def _has_content(path: Path) -> bool:
+    try:
+        return path.stat().st_size > 0
+    except OSError:
+        return False
+
+
 def _refuse_folders_and_repeats(ctx: Context, args: argparse.Namespace) -> None:
     """A folder where a file is wanted, or one file given twice: a usage error, in one line."""
     wanted = [
@@ -125,6 +133,8 @@ def _refuse_folders_and_repeats(ctx: Context, args: argparse.Namespace) -> None:
         path = ctx.path(given)
         if path.is_dir():
             raise CliError(f"{option}{given} is a folder; {fix}")
+        if option == "--report " and _has_content(path) and not is_own_report(path):
+            raise CliError(f"--report {given}: {NOT_A_REPORT}")
         key = (option, path.resolve())
         if key in seen:
             what = f"{option}{given}" if option else f"the run {given}"

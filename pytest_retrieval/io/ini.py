@@ -20,6 +20,7 @@ pytest's ``-c`` reads it. TOML needs :mod:`tomllib` (Python 3.11+) or, on 3.10,
 from __future__ import annotations
 
 import configparser
+import re
 import shlex
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -216,6 +217,29 @@ def find_config(start: Path, explicit: Path | None = None) -> IniConfig:
     if first_pyproject is not None:
         return IniConfig(first_pyproject, first_pyproject.parent, {})
     return IniConfig(None, start, {})
+
+
+# the sections pytest reads its settings from, in any of its config files
+PYTEST_SECTIONS = ("pytest", "tool:pytest", "tool.pytest.ini_options", "tool.pytest")
+_HEADER = re.compile(r"^\s*\[(.*)\]\s*(?:[#;].*)?$")
+
+
+def key_line(text: str, key: str) -> int | None:
+    """The line (counted from 1) of a config file's text where ``key`` itself is set:
+    ``key = ...`` or ``key: ...``, the key in quotes or not (TOML's ``"key" = ...``),
+    not a longer key that starts with it; the line inside pytest's section when another
+    tool's section sets a key of that name too. None when no line sets it."""
+    setting = re.compile(rf"""^\s*(["']?){re.escape(key)}\1\s*[=:]""")
+    section, elsewhere = "", None
+    for number, line in enumerate(text.splitlines(), 1):
+        header = _HEADER.match(line)
+        if header is not None:
+            section = re.sub(r"""[\s"']""", "", header.group(1))
+        elif setting.match(line):
+            if section in PYTEST_SECTIONS:
+                return number
+            elsewhere = elsewhere or number
+    return elsewhere
 
 
 def parse_overrides(items: Sequence[str]) -> dict[str, str]:

@@ -23,7 +23,7 @@ from ..golden import GoldenFileError
 from ..io.golden_file import load_golden_file
 from ..sharding import item_groups, keyword_note, query_ids_in_keyword
 from .item import ExpectationFailed, run_queries, run_query
-from .keys import COLLECTED_KEY, GOLDEN_SET_KEY, SETTINGS_KEY
+from .keys import COLLECTED_KEY, GOLDEN_SET_KEY, KEYWORD_NAMES_KEY, SETTINGS_KEY
 from .nodes import (
     GOLDEN_KEY,
     REPLAY_ARG,
@@ -138,6 +138,8 @@ class GoldenFile(pytest.Module):
                 continue
             node.stash[GOLDEN_KEY] = golden
             node.extra_keyword_matches.update(_keywords(golden))
+            if golden.coarse:
+                _note_keyword_names(node)
             key = (node.originalname, item_configuration(node)[0])
             self.config.stash.setdefault(COLLECTED_KEY, set()).add(key[1])
             if key in seen:
@@ -148,6 +150,19 @@ class GoldenFile(pytest.Module):
             if missing is not None:  # an xdist worker cannot stop the run cleanly
                 raise self.CollectError(missing)
         return collected
+
+
+def _note_keyword_names(item: pytest.Function) -> None:
+    """The names ``-k`` matches a coarse item by, as pytest gathers them (the item's and
+    its parents', but the session's and the root folder's; its extra keywords), kept
+    before ``-k`` deselects it: a ``-k`` word that matches none of them but a query id
+    is worth a warning."""
+    names = item.config.stash.setdefault(KEYWORD_NAMES_KEY, set())
+    for node in item.listchain():
+        top = isinstance(node, pytest.Directory) and isinstance(node.parent, pytest.Session)
+        if not isinstance(node, pytest.Session) and not top:
+            names.add(node.name)
+    names.update(item.listextrakeywords())
 
 
 def _keywords(golden: Golden) -> set[str]:
@@ -270,12 +285,15 @@ def warn_of_query_ids_in_keyword(session: pytest.Session) -> None:
     golden = config.stash.get(GOLDEN_SET_KEY, None)
     if items.mode == "query" or not expression or worker != "gw0" or golden is None:
         return
-    names = {*golden.categories, *config.stash.get(COLLECTED_KEY, set())}
-    names.update(item.originalname for item in session.items if isinstance(item, pytest.Function))
+    empty: set[str] = set()
+    collected, keyword_names = (
+        config.stash.get(k, empty) for k in (COLLECTED_KEY, KEYWORD_NAMES_KEY)
+    )
+    names = {*golden.categories, *collected, *keyword_names}
     found = query_ids_in_keyword(expression, golden.queries, names)
     if not found:
         return
-    first = golden.queries[found[0]]
+    first = golden.queries[found[0].ids[0]]
     text = keyword_note(items, found)
     try:  # to pytest's warnings summary (this runs inside the collection's capture)
         warnings.warn_explicit(

@@ -31,6 +31,7 @@ from ..settings import (
     SettingsError,
     parse_run_settings,
     refuse_empty_ini,
+    refuse_empty_options,
 )
 from .collect import GoldenFile, call_golden, check_fixture, warn_of_query_ids_in_keyword
 from .fetch import FETCHER_KEY, Fetcher
@@ -66,6 +67,7 @@ def _raw_values(config: pytest.Config) -> dict[str, Raw]:
     """Each setting's raw value: the option when given, else the ini value (None when the
     key is not in the ini file: the ini keys are declared without a default)."""
     raw = option_values(config)
+    refuse_empty_options(raw)
     ini: dict[str, Raw] = {}
     for setting in SCHEMA:
         if raw.get(setting.name) in (None, []) and setting.ini is not None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import fnmatch
+import inspect
 import threading
 import traceback
 from collections.abc import Sequence
@@ -30,7 +31,7 @@ from ..settings import RunSettings, Settings
 from ..shapes import ResultShapeError, rank_results, ranked_results
 from .fetch import FETCHER_KEY, asked
 from .gathered import note_retriever
-from .keys import RECORDED_KEY, RECORDS_KEY, SETTINGS_KEY
+from .keys import LAST_RAN_KEY, RECORDED_KEY, RECORDS_KEY, SETTINGS_KEY
 from .nodes import item_configuration
 from .progress import Progress
 from .result_keys import result_key
@@ -88,6 +89,31 @@ def _hide_for_users_errors(excinfo: pytest.ExceptionInfo[BaseException]) -> bool
     return not isinstance(excinfo.value, (ExpectationFailed, RetrieverError))
 
 
+# what a retriever may not decide for its query: pytest.xfail() before pytest.skip()
+# (XFailed is a Failed; pytest.fail() from a retriever fails its item, as it should)
+_OUTCOMES = (
+    (pytest.xfail.Exception, "pytest.xfail", "mark its query expected to fail", "xfail"),
+    (pytest.skip.Exception, "pytest.skip", "skip its query", "skip"),
+)
+
+
+def _no_outcome_from_the_retriever(answer: Answer) -> Answer:
+    """A retriever that called ``pytest.skip()`` or ``pytest.xfail()`` (``importorskip``
+    too) left its query unanswered: an error scoring 0 that says so, as any other raise,
+    where pytest would have reported the item skipped or xfailed and the run passed."""
+    for kind, call, what, key in _OUTCOMES:
+        if isinstance(answer.exception, kind):
+            reason = str(getattr(answer.exception, "msg", "") or "")
+            who = "the batch call" if answer.shared else "the retriever"
+            answer.error = (
+                f"{who} called {call}({reason!r}): a retriever cannot {what}; mark the "
+                f"query `{key}:` in the golden file, or return its results"
+            )
+            answer.exception = None
+            break
+    return answer
+
+
 # --------------------------------------------------------------------------- scoring an answer
 
 
@@ -99,6 +125,7 @@ class _Scorer:
         self.coarse = coarse
         self.run = run
         self.configuration, self.position = item_configuration(item)
+        item.config.stash[LAST_RAN_KEY] = self.configuration  # its fixture was set up
         self.show = run.run.show
         self.records: list[QueryRecord] = []
         self.recorded: list[str] | None = [] if run.run.calls.record else None
@@ -219,6 +246,7 @@ def run_query(query: GoldenQuery, item: pytest.Item, retriever: object) -> None:
         answer = fetcher.answer(item, query, scorer.configuration, retriever)
     except ProtocolError as exc:
         answer = Answer(error=str(exc))
+    _no_outcome_from_the_retriever(answer)
     if answer.exception is not None and answer.origin in ("", query.id):
         scorer.error(query, answer.error or "", answer)
         _raise_users(scorer, query, answer.exception, answer.error or "")
@@ -267,6 +295,7 @@ def run_queries(queries: Sequence[GoldenQuery], item: pytest.Item, retriever: ob
         answers = [Answer(error=str(exc)) for _ in wanted]
     finally:
         progress.clear()
+    answers = [_no_outcome_from_the_retriever(a) for a in answers]
     by_id = dict(zip((q.id for q in wanted), answers, strict=True))
     raised: list[tuple[str, BaseException]] = []  # (query, what the user's code raised)
     for query in queries:
@@ -365,6 +394,44 @@ def _short(call: pytest.CallInfo[None]) -> str:
     return first if len(first) <= 300 else first[:297] + "..."
 
 
+FIXTURES_MODULE = inspect.getfile(pytest.FixtureRequest)  # where pytest tears fixtures down
+
+
+def _torn_down(call: pytest.CallInfo[None]) -> str | None:
+    """The name of the fixture whose teardown raised this setup error, or None.
+
+    pytest tears a parametrized fixture of a wider scope down when the next item
+    wants another parameter, in that item's setup: the error then passes through
+    pytest's finalization of the fixture (``FixtureDef.finish``), which names it."""
+    tb = call.excinfo.value.__traceback__ if call.excinfo is not None else None
+    name: str | None = None
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_filename == FIXTURES_MODULE and code.co_name == "finish":
+            name = str(getattr(tb.tb_frame.f_locals.get("self"), "argname", None) or "?")
+        tb = tb.tb_next
+    return name
+
+
+def _teardown_text(item: pytest.Item, fixture: str, settings: Settings, error: str) -> str:
+    """Why a query was not run: a fixture of the previous configuration (or another)
+    raised while being torn down, which pytest reports at this item's setup."""
+    configuration = item_configuration(item)[0]
+    previous = item.config.stash.get(LAST_RAN_KEY, None)
+    if fixture == settings.fixture and previous not in (None, configuration):
+        whose = f"the retriever fixture '{fixture}' of the previous configuration '{previous}'"
+        fix = f"fix the code after the yield of '{fixture}' for '{previous}'"
+    else:
+        whose = f"the fixture '{fixture}'" + (
+            f" (after configuration '{previous}')" if previous else ""
+        )
+        fix = f"fix the code after the yield of '{fixture}'"
+    return (
+        f"not run: {whose} raised while being torn down ({error}), which pytest reports at "
+        f"the setup of the next item, this one of '{configuration}': {fix}"
+    )
+
+
 def records_without_scoring(
     item: pytest.Item,
     queries: Sequence[GoldenQuery],
@@ -373,15 +440,18 @@ def records_without_scoring(
     settings: Settings,
 ) -> list[QueryRecord]:
     """The records of an item that produced none: skipped, or stopped before scoring
-    (a failing fixture, another plugin's timeout). A stopped item's queries score 0.0."""
+    (a failing fixture, a fixture of the previous configuration that failed its
+    teardown, another plugin's timeout). A stopped item's queries score 0.0."""
     configuration, position = item_configuration(item)
     if report.skipped and not hasattr(report, "wasxfail"):
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else _short(call)
         return [skipped(q, configuration, settings, str(reason), position) for q in queries]
-    prefix = "setup failed: " if call.when == "setup" else ""
-    records = [
-        errored(q, configuration, settings, prefix + _short(call), position) for q in queries
-    ]
+    torn = _torn_down(call) if call.when == "setup" else None
+    if torn is not None:
+        why = _teardown_text(item, torn, settings, _short(call))
+    else:
+        why = ("setup failed: " if call.when == "setup" else "") + _short(call)
+    records = [errored(q, configuration, settings, why, position) for q in queries]
     for record in records:
         if report.skipped:  # an imperative pytest.xfail() before scoring
             record.outcome = "xfailed"

@@ -24,11 +24,14 @@ GOLDEN_FILES_KEY = pytest.StashKey[dict[Path, Path]]()  # real path -> path firs
 SECOND_PATHS_KEY = pytest.StashKey[set[Path]]()  # golden files said to be reached again
 SELECTED_KEY = pytest.StashKey[list[str]]()  # configurations with selected golden items
 COLLECTED_KEY = pytest.StashKey[set[str]]()  # configurations collected, before selection
+# coarse items: every name -k matches them by (theirs, their files' and folders'), before -k
+KEYWORD_NAMES_KEY = pytest.StashKey[set[str]]()
 RETRIEVERS_KEY = pytest.StashKey[dict[str, Metadata]]()  # configuration -> its retriever's metadata
 RETRIEVER_NOTES_KEY = pytest.StashKey[list[str]]()  # what was wrong with that metadata
 RETRIEVER_KINDS_KEY = pytest.StashKey[dict[str, RetrieverKind]]()  # configuration -> how called
 REPLAY_KEY = pytest.StashKey[Replay]()  # --retrieval-replay: the recorded answers
 OUTBOX_KEY = pytest.StashKey[dict[str, list[QueryRecord]]]()  # node id -> records not yet taken
+LAST_RAN_KEY = pytest.StashKey[str]()  # the configuration whose item ran last in this process
 # pytest_retrieval_result_key as a function per query (None: nothing implements it)
 RESULT_KEYS_KEY = pytest.StashKey[Callable[[GoldenQuery], ResultKey | None]]()
 

@@ -1,10 +1,10 @@
 """The files a run writes, checked before anything runs: none may overwrite another,
 the baseline it gates against, the files it replays, or a file of another kind.
 
-A report, a recording and the history log each get a path of their own; a recording
-replaces only a recording, the log appends only to a log, and a baseline update
-replaces only a baseline (a golden file, a report or a conftest.py given there by
-mistake stays as it was). Each refusal is a
+A report, a recording and the history log each get a path of their own; a report
+replaces only a report of the plugin's, a recording only a recording, the log appends
+only to a log, and a baseline update replaces only a baseline (a golden file, a
+README.md or a conftest.py given there by mistake stays as it was). Each refusal is a
 usage error that names the option, the file and the fix.
 """
 
@@ -17,6 +17,7 @@ import pytest
 from ..io.baseline_file import looks_like_baseline
 from ..io.history_file import holds_other_data
 from ..io.recording import is_recording
+from ..report.marks import NOT_A_REPORT, is_own_report
 from ..settings import RunSettings
 from .outputs import log_path
 
@@ -89,6 +90,8 @@ def _refuse_replacing_with_a_baseline(
 
 def _refuse_other_kinds(outputs: list[tuple[str, Path]]) -> None:
     for what, path in outputs:
+        if what.startswith("--retrieval-report") and _has_content(path) and not is_own_report(path):
+            _refuse(f"{what}: {NOT_A_REPORT}")
         if what.startswith("--retrieval-record") and _has_content(path) and not is_recording(path):
             _refuse(
                 f"{what}: the file exists and is not a recording (a golden file, a conftest.py?): "

@@ -35,7 +35,7 @@ from ..gate import GateResult, hold_latency_budgets, run_gate
 from ..history import build_entry
 from ..io.baseline_file import read_baseline, write_baseline
 from ..io.common import counted
-from ..io.ini import IniError, read_config_file
+from ..io.ini import IniError, key_line, read_config_file
 from ..io.provenance import provenance
 from ..io.recording import RecordingWriter
 from ..model import Outcome, QueryRecord, RecordError, Results, rows_of
@@ -88,18 +88,17 @@ def unknown_key_advice(config: pytest.Config) -> list[Advice]:
     inside = path.is_relative_to(config.rootpath)
     shown = str(path.relative_to(config.rootpath) if inside else path)
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        content = path.read_text(encoding="utf-8")
         keys = read_config_file(path).values  # config.inicfg is deprecated in pytest 9
     except (OSError, UnicodeDecodeError, IniError):
         return []  # pytest read it: nothing to add
     found: list[Advice] = []
     for key, note in unknown_ini_keys(keys):
-        written = [n for n, text in enumerate(lines, 1) if text.strip().startswith(key)]
         text = (
             f"{note}; the setting it meant keeps its default: fix the key's name "
             "(--strict-config makes unknown keys an error)"
         )
-        found.append((RetrievalSettingsWarning, text, shown, written[0] if written else 1))
+        found.append((RetrievalSettingsWarning, text, shown, key_line(content, key) or 1))
     return found
 
 

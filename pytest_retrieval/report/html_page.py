@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TypeAlias
 
 from . import svg
+from .marks import HTML_GENERATOR
 
 # --------------------------------------------------------------------------- the builder
 
@@ -680,6 +681,7 @@ def render_page(data: PageData) -> str:
     head = el(
         "head",
         el("meta", charset="utf-8"),
+        el("meta", name="generator", content=HTML_GENERATOR),  # the report's mark
         el("meta", attrs={"http-equiv": "Content-Security-Policy"}, content=_csp(SCRIPT)),
         el("meta", name="viewport", content="width=device-width, initial-scale=1"),
         el("title", data.title),

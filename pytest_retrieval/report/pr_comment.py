@@ -8,6 +8,7 @@ comment limit: what does not fit is cut at a line, with a note saying so.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from tabulate import tabulate
@@ -16,6 +17,7 @@ from ..gate import GateRow
 from ..retriever_metadata import change_lines, shown
 from .gate_text import HEADERS, row_cells, verdict_line
 from .run_report import RunReport
+from .tables import markdown_text
 
 COMMENT_LIMIT = 65_536  # GitHub's limit on a comment's body, in characters
 BREACHED_SHOWN = 25  # breached rows in the open part; the details have every one
@@ -23,13 +25,15 @@ TITLE = "## Retrieval evaluation"
 SUMMARY = "Every table, the failed queries and the gate's full explanation"
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "/")
+LABELS = 3  # the breached rows' name columns: configuration, category, metric
 
 
 def breached_table(rows: Sequence[GateRow], shown: int = BREACHED_SHOWN) -> str:
-    cells = [[_cell(c) for c in row_cells(r)] for r in rows[:shown]]
-    align = ["left"] * 3 + ["right"] * (len(HEADERS) - 3)
+    cells = [
+        [markdown_text(c) if i < LABELS else c for i, c in enumerate(row_cells(r))]
+        for r in rows[:shown]
+    ]
+    align = ["left"] * LABELS + ["right"] * (len(HEADERS) - LABELS)
     table = tabulate(
         cells, headers=HEADERS, tablefmt="github", disable_numparse=True, colalign=align
     )
@@ -46,23 +50,24 @@ def head(report: RunReport) -> str:
     gate = report.gate
     if gate is None:
         return TITLE + "\n"
-    lines = [TITLE, "", f"**{verdict_line(gate, report.tolerance)}**", ""]
-    lines += [f"- {name}: {counts.text()}" for name, counts in gate.counts.items()]
+    lines = [TITLE, "", f"**{markdown_text(verdict_line(gate, report.tolerance))}**", ""]
+    lines += [f"- {markdown_text(f'{n}: {c.text()}')}" for n, c in gate.counts.items()]
     lines += [
-        f"- retriever changed since the baseline (still compared): {text}"
+        f"- retriever changed since the baseline (still compared): {markdown_text(text)}"
         for text in change_lines(gate.retriever_changes)
     ]
     if gate.breached:
         lines += ["", breached_table(gate.breached)]
     elif gate.messages:
-        lines += ["", *(f"> {m}" for m in gate.messages)]
+        lines += ["", *(f"> {markdown_text(m)}" for m in gate.messages)]
     return "\n".join(lines).rstrip() + "\n"
 
 
 def retrievers_section(report: RunReport) -> str:
     """What each retriever says about itself, when any says something (Markdown)."""
     rows = [
-        f"| {_cell(name)} | {_cell(', '.join(f'{k}={shown(v)}' for k, v in meta.items()))} |"
+        f"| {markdown_text(name)} | "
+        f"{markdown_text(', '.join(f'{k}={shown(v)}' for k, v in meta.items()))} |"
         for name, meta in report.retrievers.items()
         if meta
     ]
@@ -72,6 +77,24 @@ def retrievers_section(report: RunReport) -> str:
     return head + "\n".join(rows) + "\n"
 
 
+def code_fence(text: str) -> str:
+    """A fence no line of ``text`` can close: longer than any run of backticks in it (a
+    configuration named with three would end a fence of three)."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def _open_fence(lines: Sequence[str]) -> str | None:
+    """The fence still open after these lines, or None."""
+    fence: str | None = None
+    for line in lines:
+        if fence is None and line.startswith("```"):
+            fence = line[: len(line) - len(line.lstrip("`"))]
+        elif fence is not None and line.rstrip() == fence:
+            fence = None
+    return fence
+
+
 def _truncate(text: str, budget: int) -> tuple[str, int]:
     """``text`` cut at the last line that fits in ``budget`` characters (an open code
     fence closed again), and how many characters were left out."""
@@ -79,8 +102,9 @@ def _truncate(text: str, budget: int) -> tuple[str, int]:
         return text, 0
     cut = text[:budget]
     cut = cut[: cut.rfind("\n") + 1] if "\n" in cut else ""
-    if sum(1 for line in cut.splitlines() if line.startswith("```")) % 2:
-        cut += "```\n"
+    fence = _open_fence(cut.splitlines())
+    if fence is not None:
+        cut += fence + "\n"
     return cut, len(text) - len(cut)
 
 

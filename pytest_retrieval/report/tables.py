@@ -8,6 +8,7 @@ A mean over fewer queries than the row's n (``retrieval_empty = skip``) says so:
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -32,20 +33,44 @@ class Table:
     labels: int = 1
 
     def render(self, style: Style = "terminal") -> str:
-        cell = markdown_cell if style == "markdown" else str
+        text = markdown_text if style == "markdown" else str  # names: the user's text
         return tabulate(
-            [[cell(c) for c in row] for row in self.rows],
-            headers=[cell(h) for h in self.headers],
+            [[text(c) if i < self.labels else c for i, c in enumerate(row)] for row in self.rows],
+            headers=[text(h) for h in self.headers],
             tablefmt=TABLEFMT[style],
             disable_numparse=True,
             colalign=["left" if i < self.labels else "right" for i in range(len(self.headers))],
         )
 
 
-def markdown_cell(text: str) -> str:
-    """A table cell in GitHub's Markdown: a ``|`` would start a new column (a category
-    ``para|phrase`` put every number under the wrong metric), ``<x>`` would be a tag."""
-    return text.replace("|", "\\|").replace("<", "&lt;")
+_SPECIAL = re.compile(r"[\\`*~\[\]|]|_+")
+_LEADING = re.compile(r"^(?=[#>+=-])|^\d+(?=[.)])")  # a heading, a quote, a list
+
+
+def markdown_text(text: str) -> str:
+    """Text of the user's (a configuration, a category, a tag, a query id, retriever
+    metadata, a warning naming them) as GitHub's Markdown shows it, as written: in a
+    table cell, a heading or a list item alike.
+
+    ``|`` would start a new column (a category ``para|phrase`` put every number under
+    the wrong metric) and is written ``\\|``; ``<`` is ``&lt;`` (``</details>`` would
+    close the collapsed block, ``<none>`` would vanish as a tag) and ``&`` is ``&amp;``;
+    emphasis, code and link characters are backslash-escaped (an ``_`` inside a word,
+    as in ``index_version``, cannot start emphasis and stays as it is), and so is what
+    would make a line a heading, a quote or a list; a line break is a space.
+    """
+    flat = " ".join(text.splitlines())
+    safe = _SPECIAL.sub(_escaped, flat.replace("&", "&amp;").replace("<", "&lt;"))
+    return _LEADING.sub(lambda found: found.group(0) + "\\", safe, count=1)
+
+
+def _escaped(found: re.Match[str]) -> str:
+    """Each character backslash-escaped, but underscores inside a word (snake_case)."""
+    text, start, end = found.string, found.start(), found.end()
+    inside = start > 0 and end < len(text) and text[start - 1].isalnum() and text[end].isalnum()
+    return (
+        found.group(0) if found.group(0)[0] == "_" and inside else "\\" + "\\".join(found.group(0))
+    )
 
 
 def short(label: str, limit: int = LABEL_MAX) -> str:
@@ -189,12 +214,19 @@ def render(evaluation: Evaluation, *, style: Style = "markdown") -> str:
     """Every table of the run and the warnings, in Markdown or HTML."""
     parts: list[str] = []
     for title, table in tables(evaluation, style):
-        heading = f"<h3>{html.escape(title)}</h3>" if style == "html" else f"### {title}\n"
+        heading = (
+            f"<h3>{html.escape(title)}</h3>" if style == "html" else f"### {markdown_text(title)}\n"
+        )
         parts += [heading, table.render(style), ""]
     if evaluation.warnings:
         if style == "html":
             items = "".join(f"<li>{html.escape(str(w))}</li>" for w in evaluation.warnings)
             parts += ["<h3>warnings</h3>", f"<ul>{items}</ul>", ""]
         else:
-            parts += ["### warnings", "", *(f"- {w}" for w in evaluation.warnings), ""]
+            parts += [
+                "### warnings",
+                "",
+                *(f"- {markdown_text(str(w))}" for w in evaluation.warnings),
+            ]
+            parts.append("")
     return "\n".join(parts).rstrip() + "\n"
