@@ -1357,6 +1357,59 @@ def test_json_lines_nested_too_deeply_are_named_not_raised(tmp_path: Path) -> No
     ]
 
 
+# --------------------------------------------------------------------------- integers past Python's digit limit
+
+LONG = "1" + "0" * 5000  # Python's int() refuses more than 4,300 digits
+SAYS_LONG = (
+    "a number has more than 4300 digits, more than Python reads; write a shorter number, or "
+    "quote it to keep it as text"
+)
+
+
+def test_json_integers_past_the_digit_limit_are_named_not_raised(tmp_path: Path) -> None:
+    """Baselines, JSON reports, recordings, history logs and BEIR files: an integer of
+    5,001 digits is a problem at its line (json.loads raised a bare ValueError, an
+    INTERNALERROR or a traceback); digits inside a string before it are no number."""
+    from pytest_retrieval.io.beir import _json_objects
+    from pytest_retrieval.io.common import FormatError, ProblemLog
+    from pytest_retrieval.io.history_file import parse_log
+    from pytest_retrieval.io.recording import read_recording
+    from pytest_retrieval.io.report_json import ReportError, parse_report
+
+    text = BASELINE.replace('"n": 2', f'"n": {LONG}', 1)
+    line = BASELINE[: BASELINE.index('"n": 2')].count("\n") + 1
+    with pytest.raises(BaselineError) as info:
+        parse_baseline(text, "golden/baseline.json")
+    assert str(info.value).startswith(f"golden/baseline.json is not valid JSON (line {line}, ")
+    assert str(info.value).endswith(f": {SAYS_LONG})")
+    with pytest.raises(ReportError) as raised:
+        parse_report(f'{{"format": "x{LONG}",\n "n": {LONG}}}', "r.json")
+    assert str(raised.value) == f"r.json:2: not valid JSON (column 7: {SAYS_LONG})"
+    recording = tmp_path / "run.jsonl"
+    recording.write_text(f'{RECORDING_HEADER}\n{{"id": {LONG}}}\n', encoding="utf-8")
+    with pytest.raises(FormatError) as problem:
+        read_recording(recording, "run.jsonl")
+    assert str(problem.value) == (
+        f"run.jsonl:2: not JSON ({SAYS_LONG}: column 8); the recording is damaged: record again"
+    )
+    recording.write_text(RECORDING_HEADER.replace("1", LONG) + "\n", encoding="utf-8")
+    with pytest.raises(FormatError) as problem:
+        read_recording(recording, "run.jsonl")
+    assert str(problem.value).startswith(f"run.jsonl:1: not JSON ({SAYS_LONG}: column ")
+    log = parse_log(f'{{"n": {LONG}}}\n'.encode())
+    assert [p.message for p in log.problems] == [
+        f"line 1 is not valid JSON ({SAYS_LONG}: line 1 column 7 (char 6)): skipped"
+    ]
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(f'{{"_id": "d1"}}\n{{"_id": {LONG}}}\n', encoding="utf-8")
+    problems = ProblemLog("corpus.jsonl")
+    assert [line for line, _ in _json_objects(corpus, problems)] == [1]
+    assert [str(p) for p in problems.problems] == [
+        f"corpus.jsonl:2: not valid JSON: {SAYS_LONG}: line 1 column 9 (char 8); write one "
+        "JSON object per line"
+    ]
+
+
 RECORDING_HEADER = '{"format": "pytest-retrieval recording", "version": 1, "settings": {}}'
 ENTRY = '{"configuration": "bm25", "id": "q1", "text": "t", "results": [["d1", 1.0]]}'
 

@@ -19,6 +19,7 @@ from ..metrics import EMPTY_CONVENTIONS, GAINS, MetricNameError, parse_metric
 from ..model import BASELINE_FIELDS, ConfigurationRecords, QueryRecord, RecordError
 from ..retriever_metadata import Metadata, parse_metadata
 from .atomic import write_atomic
+from .common import NestedTooDeeply, loads_json
 
 FORMAT = "pytest-retrieval-baseline"
 VERSION = 1
@@ -39,13 +40,13 @@ def _query(qid: str, configuration: str, data: object) -> QueryRecord:
 
 def _load_json(text: str, shown: str) -> dict[str, object]:
     try:
-        data = json.loads(text)
+        data = loads_json(text)
+    except NestedTooDeeply:
+        raise BaselineError(f"{shown} is nested too deeply to be a baseline") from None
     except json.JSONDecodeError as exc:
         raise BaselineError(
             f"{shown} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
         ) from None
-    except RecursionError:
-        raise BaselineError(f"{shown} is nested too deeply to be a baseline") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise BaselineError(f'{shown} is not a pytest-retrieval baseline (no "format": "{FORMAT}")')
     if data.get("version") != VERSION:

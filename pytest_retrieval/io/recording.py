@@ -213,7 +213,11 @@ def _entry(data: Mapping[str, object], log: ProblemLog, number: int) -> Recorded
 def _header(line: str, log: ProblemLog) -> Mapping[str, object]:
     try:
         header = loads_json(line)
-    except json.JSONDecodeError:
+    except json.JSONDecodeError as exc:
+        if FORMAT in line:  # a header, damaged
+            damaged = f"not JSON ({exc.msg}: column {exc.colno}); the recording is damaged"
+            log.add(1, damaged + ": record again")
+            log.raise_if_any()
         header = None
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         log.add(1, f"not a recording: the first line is not a '{FORMAT}' header")
