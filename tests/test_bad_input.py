@@ -1314,6 +1314,89 @@ def test_the_untampered_baseline_reads_back() -> None:
     assert sorted(parsed.configurations["fused"]) == ["a", "b"]
 
 
+# --------------------------------------------------------------------------- keys given twice
+
+TWO = BASELINE.replace('"fused"', '"one"')
+_BLOCK = TWO[TWO.index('    "one": {') : TWO.index("\n  }\n}")]
+# configuration 'two' renamed to a second 'one', as a merge conflict resolved by hand can leave it
+ONE_TWICE = TWO.replace(_BLOCK, _BLOCK + ",\n" + _BLOCK.replace("1.0", "0.0"))
+TWICE_SAYS = ": a JSON reader keeps the last and drops the other without a word; "
+TWICE: dict[str, tuple[str, str]] = {
+    "configuration": (
+        ONE_TWICE,
+        "b.json:16: configuration 'one' is given on lines 7 and 16" + TWICE_SAYS + "a merge "
+        "left two configurations under one name? rename one back, or keep one",
+    ),
+    "query": (
+        BASELINE.replace('"b": {', '"a": {'),
+        "b.json:13: configuration 'fused': query 'a' is given on lines 12 and 13"
+        + TWICE_SAYS
+        + "keep one",
+    ),
+    "field": (
+        BASELINE.replace('"outcome": "passed"', '"outcome": "failed", "outcome": "passed"', 1),
+        "b.json:12: configuration 'fused': query 'a': 'outcome' is given twice on line 12"
+        + TWICE_SAYS
+        + "keep one",
+    ),
+    "metric": (
+        BASELINE.replace('"mrr": 0.5', '"mrr": 0.9, "mrr": 0.5', 1),
+        "b.json:13: configuration 'fused': query 'b': 'metrics.mrr' is given twice on line 13"
+        + TWICE_SAYS
+        + "keep one",
+    ),
+    "setting": (
+        BASELINE.replace('"gain"', '"gain": "linear", "gain"', 1),
+        "b.json:4: 'settings.gain' is given twice on line 4" + TWICE_SAYS + "keep one",
+    ),
+    "compact": (  # no ': ' to count: the exact pass finds it
+        json.dumps(json.loads(BASELINE), separators=(",", ":")).replace('"b":{', '"a":{'),
+        "b.json:1: configuration 'fused': query 'a' is given twice on line 1"
+        + TWICE_SAYS
+        + "keep one",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(TWICE))
+def test_a_baseline_giving_a_key_twice_is_refused_naming_it_and_its_lines(case: str) -> None:
+    """json.loads keeps the last of a repeated key: the gate compared 'one' with the numbers
+    of the configuration renamed to it and never mentioned the other."""
+    text, says = TWICE[case]
+    with pytest.raises(BaselineError) as info:
+        parse_baseline(text, "b.json")
+    assert str(info.value) == says
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        json.dumps(json.loads(BASELINE), separators=(",", ":")),
+        json.dumps(json.loads(BASELINE), indent=4),
+        BASELINE.replace('"provenance": {}', '"provenance": {"note": "a \\": b", "at": "10:00"}'),
+        BASELINE.replace('"a-d"', '"doc:a"'),
+    ],
+    ids=["compact", "indented", "quote-colon-in-a-string", "colons-in-ids"],
+)
+def test_a_baseline_laid_out_otherwise_without_a_repeated_key_reads(text: str) -> None:
+    parsed = parse_baseline(text, "b.json")
+    assert sorted(parsed.configurations["fused"]) == ["a", "b"]
+
+
+def test_the_key_count_never_vouches_for_a_text_with_a_key_twice() -> None:
+    """As many ': ' pieces as keys read (one inside a string), yet a key twice: the keys
+    spaced otherwise are seen, and the text goes to the exact pass."""
+    from pytest_retrieval.io.repeated_keys import first_repeat, keys_hold_once
+
+    text = '{"x": "q\\": ", "a" :1, "a" :2}'
+    assert json.loads(text) == {"x": 'q": ', "a": 2}
+    assert text.count('": ') == 2
+    assert not keys_hold_once(text, 2)
+    found = first_repeat(text)
+    assert found is not None and (found.path, found.key, found.line) == ((), "a", 1)
+    assert keys_hold_once(BASELINE, 50, head='"configurations": {')
+
+
 # --------------------------------------------------------------------------- JSON lines nested too deeply
 
 DEEP = "[" * 100_000 + "]" * 100_000
@@ -1457,6 +1540,24 @@ def test_a_damaged_or_edited_recording_is_refused_naming_its_line(
     with pytest.raises(FormatError) as raised:
         read_recording(recording, "run.jsonl")
     assert str(raised.value) == says
+
+
+def test_a_recording_line_giving_a_key_twice_is_refused_naming_it(tmp_path: Path) -> None:
+    """JSON keeps the last of a repeated key: a hand-edited line replayed the second
+    'results' without a word."""
+    from pytest_retrieval.io.common import FormatError
+    from pytest_retrieval.io.recording import read_recording
+
+    twice = ENTRY.replace('"results"', '"results": [["d9", 2.0]], "results"')
+    recording = tmp_path / "run.jsonl"
+    footer = '{"complete": true, "entries": 1}'
+    recording.write_text("\n".join([RECORDING_HEADER, twice, footer]) + "\n", encoding="utf-8")
+    with pytest.raises(FormatError) as raised:
+        read_recording(recording, "run.jsonl")
+    assert str(raised.value) == (
+        "run.jsonl:2: 'results' is given twice on this line (a JSON reader keeps the last and "
+        "drops the other without a word): the recording was edited; record again"
+    )
 
 
 def test_a_recording_holding_a_query_twice_keeps_the_last_attempt(tmp_path: Path) -> None:

@@ -34,6 +34,7 @@ from ..bulk import paused_gc
 from ..golden import Problem
 from ..retriever_metadata import Metadata, parse_metadata
 from .common import FormatError, ProblemLog, loads_json
+from .repeated_keys import RepeatedKeys
 
 FORMAT = "pytest-retrieval recording"
 VERSION = 1
@@ -211,14 +212,10 @@ def _entry(data: Mapping[str, object], log: ProblemLog, number: int) -> Recorded
 
 
 def _header(line: str, log: ProblemLog) -> Mapping[str, object]:
-    try:
-        header = loads_json(line)
-    except json.JSONDecodeError as exc:
-        if FORMAT in line:  # a header, damaged
-            damaged = f"not JSON ({exc.msg}: column {exc.colno}); the recording is damaged"
-            log.add(1, damaged + ": record again")
-            log.raise_if_any()
-        header = None
+    read = ProblemLog(log.shown)
+    header = _json_line(line, 1, read, RepeatedKeys())
+    if read.problems and FORMAT in line:  # a header, damaged
+        raise FormatError(read.problems)
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         log.add(1, f"not a recording: the first line is not a '{FORMAT}' header")
         log.raise_if_any()
@@ -251,6 +248,31 @@ def read_recording(path: Path, shown: str | None = None) -> Recording:
     return Recording(entries, complete, settings, golden, retrievers)
 
 
+_UNREADABLE = object()  # a line that is no JSON value (its problem is logged)
+
+
+def _json_line(line: str, number: int, log: ProblemLog, hook: RepeatedKeys) -> object:
+    """A line's JSON value; :data:`_UNREADABLE` (and a problem) when it is not JSON or
+    gives a key twice in one object (which JSON reads as the last, silently)."""
+    hook.keys.clear()
+    try:
+        data = loads_json(line, object_pairs_hook=hook)
+    except json.JSONDecodeError as exc:
+        log.add(
+            number,
+            f"not JSON ({exc.msg}: column {exc.colno}); the recording is damaged: record again",
+        )
+        return _UNREADABLE
+    if hook.keys:
+        log.add(
+            number,
+            f"'{hook.keys[0]}' is given twice on this line (a JSON reader keeps the last and "
+            "drops the other without a word): the recording was edited; record again",
+        )
+        return _UNREADABLE
+    return data
+
+
 def _entries(
     lines: Sequence[str], log: ProblemLog
 ) -> tuple[dict[str, dict[str, Recorded]], Mapping[str, object]]:
@@ -260,16 +282,12 @@ def _entries(
     footer: Mapping[str, object] = {}
     footer_line = 0
     seen: dict[tuple[str, str], tuple[int, int]] = {}  # (configuration, id) -> line, attempt
+    hook = RepeatedKeys()
     for number, line in enumerate(lines[1:], start=2):
         if not line.strip():
             continue
-        try:
-            data = loads_json(line)
-        except json.JSONDecodeError as exc:
-            log.add(
-                number,
-                f"not JSON ({exc.msg}: column {exc.colno}); the recording is damaged: record again",
-            )
+        data = _json_line(line, number, log, hook)
+        if data is _UNREADABLE:
             continue
         if isinstance(data, dict) and "complete" in data:
             footer, footer_line = data, number
