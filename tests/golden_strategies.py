@@ -89,6 +89,11 @@ _DOC_INNER = st.characters(blacklist_categories=("Cc", "Cf", "Cs"))
 doc_ids = st.text(_DOC_EDGE, min_size=1, max_size=1) | st.tuples(
     _DOC_EDGE, st.text(_DOC_INNER, max_size=28), _DOC_EDGE
 ).map("".join)
+# categories: as judged ids (no control or invisible character, no white space at either
+# end), and no row name
+categories = doc_ids.filter(
+    lambda c: INVISIBLE.search(c) is None and c.strip().lower() not in RESERVED_CATEGORIES
+)
 json_scalars = (
     st.none()
     | st.booleans()
@@ -108,7 +113,7 @@ queries = st.builds(
     GoldenQuery,
     id=ids,
     text=texts,
-    category=texts.filter(lambda c: c.strip().lower() not in RESERVED_CATEGORIES),
+    category=categories,
     tags=st.lists(tag_texts, max_size=3).map(tuple),
     filters=st.dictionaries(st.text(max_size=8), json_values, max_size=3),
     relevant=st.dictionaries(doc_ids, st.integers(0, 3), max_size=5),

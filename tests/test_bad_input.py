@@ -62,6 +62,23 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
         'queries:\n  - id: "q\\u200b"\n    query: q\n    relevant: {x: 1}\n',
         "golden/bad.yaml:2: query 'q\\u200b': id 'q\\u200b' holds an invisible character (U+200B, copied from a web page or a document?): two ids would look the same; remove it",
     ),
+    # x, "x " and "x\u200b" were three rows all labelled x; a newline, a phantom Markdown row
+    "category-trailing-space": (
+        'queries:\n  - id: a\n    query: q\n    category: "x "\n    relevant: {x: 1}\n',
+        "golden/bad.yaml:4: query 'a': category 'x ' has white space at its start or end (its row would look like the row of 'x'); write 'x'",
+    ),
+    "category-zero-width": (
+        'queries:\n  - id: a\n    query: q\n    category: "x\\u200b"\n    relevant: {x: 1}\n',
+        "golden/bad.yaml:4: query 'a': category 'x\\u200b' holds an invisible character (U+200B, copied from a web page or a document?): two categories would look the same; remove it",
+    ),
+    "category-newline": (
+        'queries:\n  - id: a\n    query: q\n    category: "lexical\\nrow"\n    relevant: {x: 1}\n',
+        "golden/bad.yaml:4: query 'a': category 'lexical\\nrow' holds a tab, a newline or another control character; remove it",
+    ),
+    "default-category-no-break-space": (
+        'defaults:\n  category: "\\xa0x"\nqueries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n',
+        "golden/bad.yaml:2: in defaults: category '\\xa0x' has white space at its start or end (its row would look like the row of 'x'); write 'x'",
+    ),
     "tab-in-id": (
         'queries:\n  - id: "a\\tb"\n    query: q\n    relevant: {x: 1}\n',
         "golden/bad.yaml:2: query 'a\\tb': id must not contain spaces, tabs, newlines, '[', ']' or '::' (it becomes a pytest node id)",
@@ -579,6 +596,14 @@ GOLDEN_JSONL_CASES: dict[str, tuple[str, str]] = {
     "id-with-escape-character": (
         '{"id": "a\\u001bb", "query": "q", "relevant": {}}\n',
         "golden/bad.jsonl:1: query 'a\\x1bb': id 'a\\x1bb' holds a tab, a newline or another control character; remove it",
+    ),
+    "category-with-a-tab": (
+        '{"id": "a", "query": "q", "category": "x\\t", "relevant": {}}\n',
+        "golden/bad.jsonl:1: query 'a': category 'x\\t' holds a tab, a newline or another control character; remove it",
+    ),
+    "default-category-zero-width-joiner": (
+        '{"defaults": {"category": "\\u200dx"}}\n{"id": "a", "query": "q", "relevant": {}}\n',
+        "golden/bad.jsonl:1: in defaults: category '\\u200dx' holds an invisible character (U+200D, copied from a web page or a document?): two categories would look the same; remove it",
     ),
     "key-with-a-newline": (
         '{"id": "a", "query": "q", "relevant": {}, "x\\ny": 1}\n',

@@ -470,6 +470,20 @@ def test_qrels_to_golden(tmp_path):
     assert [(q.text, q.category) for q in by_description.queries] == [("first description", "trec")]
 
 
+def test_a_category_that_would_look_like_another_is_not_imported(tmp_path):
+    """The golden file written would be refused when loaded: refused here, naming it."""
+    qrels = _qrels(tmp_path, "1 0 a 1\n2 0 b 1\n")
+    topics = {q: Topic(q, "fine", path="topics", line=1) for q in ("1", "2")}
+    with pytest.raises(FormatError) as info:
+        qrels_to_golden(qrels, topics, categories={"1": "x ", "2": "a\nb"})
+    assert [str(p) for p in info.value.problems] == [
+        "qrels:1: query '1': category 'x ' has white space at its start or end (its row would "
+        "look like the row of 'x'); write 'x'",
+        "qrels:2: query '2': category 'a\\nb' holds a tab, a newline or another control "
+        "character; remove it",
+    ]
+
+
 def test_qrels_to_golden_errors(tmp_path):
     qrels = _qrels(tmp_path, "1 0 a 1\n2 0 b 1\n3 0 c 1\nx::y 0 d 1\n")
     topics = {

@@ -18,7 +18,7 @@ from typing import BinaryIO
 
 from ..golden import DEFAULT_CATEGORY, Problem
 from ..model import RESERVED_CATEGORIES
-from .golden_check import FORBIDDEN_ID_CHARS
+from .golden_check import FORBIDDEN_ID_CHARS, category_text_problem
 
 MAX_SHOWN = 50  # problems spelled out in one message; the rest are counted
 MAX_KEPT = 1000  # problems kept per file (a corrupt corpus could have millions)
@@ -270,7 +270,7 @@ def category_problem(category: str) -> str | None:
         return "the category is empty; give every query a non-empty category"
     if category in RESERVED_CATEGORIES:
         return f"category '{category}' is reserved for the overall row of the tables; rename it"
-    return None
+    return category_text_problem(category)
 
 
 __all__ = [

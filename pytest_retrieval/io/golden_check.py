@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import decimal
 import difflib
+import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -149,16 +150,41 @@ def _misread(value: Any, what: str = "id") -> str | None:
     return None
 
 
-def _invisible(qid: str) -> str | None:
-    """Why an id that holds an invisible character is refused: two ids would look the
-    same (two node ids; a judged document's id and the retriever's, which never match)."""
+def _escaped(text: str) -> str:
+    """``repr(text)`` with its invisible characters escaped too (``'x\\u200b'``)."""
+    return _INVISIBLE.sub(lambda found: _escape(found.group()), repr(text))
+
+
+def _escape(char: str) -> str:
+    return f"\\u{ord(char):04x}" if ord(char) <= 0xFFFF else f"\\U{ord(char):08x}"
+
+
+def _invisible(qid: str, what: str = "id", plural: str = "ids") -> str | None:
+    """Why an id (or a category) that holds an invisible character is refused: two would
+    look the same (two node ids; a judged document's id and the retriever's, which never
+    match; two rows of a table)."""
     hidden = _INVISIBLE.search(qid)
     if hidden is None:
         return None
     return (
-        f"id {qid!r} holds an invisible character (U+{ord(hidden.group()):04X}, copied from "
-        "a web page or a document?): two ids would look the same; remove it"
+        f"{what} {_escaped(qid)} holds an invisible character (U+{ord(hidden.group()):04X}, "
+        f"copied from a web page or a document?): two {plural} would look the same; remove it"
     )
+
+
+def category_text_problem(category: str) -> str | None:
+    """Why a category's text is refused, as an id's is: a control character (a newline
+    makes a phantom row in a Markdown table), white space at its start or end or an
+    invisible character (``x``, ``x `` and ``x\\u200b`` would be three rows labelled x)."""
+    misread = _misread(category, "category")
+    if misread is not None:
+        return misread
+    if category.strip() != category:
+        return (
+            f"category {category!r} has white space at its start or end (its row would look "
+            f"like the row of {category.strip()!r}); write {category.strip()!r}"
+        )
+    return _invisible(category, "category", "categories")
 
 
 def _misjudged(value: Any) -> str | None:
@@ -224,6 +250,10 @@ class Checker:
     def category(self, value: Any, line: int, qid: str | None) -> object:
         if not isinstance(value, str) or not value.strip():
             self.add(line, f"'category' must be non-empty text, got {_type_name(value)}", qid)
+            return INVALID
+        odd = category_text_problem(value)
+        if odd is not None:
+            self.add(line, odd, qid)
             return INVALID
         if value.strip().lower() in RESERVED_CATEGORIES:
             self.add(
@@ -544,6 +574,17 @@ def _plain_grades(value: Any, max_grade: int) -> dict[str, int] | None:
     return {doc: int(grade) for doc, grade in value.items()}
 
 
+@functools.lru_cache(maxsize=1024)  # a golden set has few categories, each on many queries
+def _plain_category(category: str) -> bool:
+    """A category no check objects to: no row name, white space at an end, control or
+    invisible character."""
+    if category.strip().lower() in RESERVED_CATEGORIES or category.strip() != category:
+        return False
+    if _CONTROL.search(category) is not None:
+        return False
+    return category.isascii() or _INVISIBLE.search(category) is None
+
+
 def plain_query(
     raw: Any, line: int, defaults: Mapping[str, Any], shown: str, max_grade: int
 ) -> GoldenQuery | None:
@@ -569,7 +610,7 @@ def plain_query(
     if "[" in qid or "]" in qid or "::" in qid:
         return None
     category = raw["category"] if "category" in raw else defaults.get("category", DEFAULT_CATEGORY)
-    if not _plain_text(category) or category.strip().lower() in RESERVED_CATEGORIES:
+    if not _plain_text(category) or not _plain_category(category):
         return None
     grades = _plain_grades(raw.get("relevant"), max_grade)
     if grades is None:
