@@ -263,6 +263,14 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
         "queries:\n  - id: caf\u00e9\n    query: q\n    relevant: {x: 1}\n  - id: cafe\u0301\n    query: q2\n    relevant: {x: 1}\n",
         "golden/bad.yaml:5: query 'cafe\u0301': duplicate id (first used on line 2, written 'caf\\xe9' there and 'cafe\\u0301' here: the same text in two Unicode forms (composed and decomposed characters), which look alike); ids must be unique across the golden set",
     ),
+    "relevant-id-decomposed": (
+        "queries:\n  - id: a\n    query: q\n    relevant:\n      caf\u00e9: 1\n      cafe\u0301: 2\n",
+        "golden/bad.yaml:6: query 'a': 'relevant' names 'cafe\u0301' twice, written 'caf\\xe9' there and 'cafe\\u0301' here: the same text in two Unicode forms (composed and decomposed characters), which look alike: one document judged twice, and a result id matches one form only; keep one",
+    ),
+    "relevant-list-id-decomposed": (
+        "queries:\n  - id: a\n    query: q\n    relevant: [cafe\u0301, caf\u00e9]\n",
+        "golden/bad.yaml:4: query 'a': 'relevant' lists 'caf\u00e9' twice, written 'cafe\\u0301' there and 'caf\\xe9' here: the same text in two Unicode forms (composed and decomposed characters), which look alike: one document judged twice, and a result id matches one form only; keep one",
+    ),
     "unknown-top-key": (
         "queriez:\n  - id: a\n    query: q\n    relevant: {x: 1}\n",
         "golden/bad.yaml:1: unknown top-level key 'queriez' (did you mean 'queries'?)",
@@ -467,6 +475,35 @@ def test_a_golden_file_in_another_encoding_is_named_with_its_line(
 ) -> None:
     data, message = GOLDEN_BYTES_CASES[case]
     assert _first_problem(tmp_path, data) == message
+
+
+# characters that show as nothing and were accepted in ids: the combining grapheme
+# joiner, variation selectors, tag characters, Hangul fillers, Khmer inherent vowels,
+# Mongolian variation selectors
+HIDDEN = [
+    "\u034f", "\ufe00", "\ufe0f", "\U000e0100", "\U000e01ef", "\U000e0001", "\U000e0041",
+    "\U000e007f", "\u3164", "\u115f", "\u1160", "\uffa0", "\u17b4", "\u17b5", "\u180b",
+    "\u180f",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("char", HIDDEN, ids=[f"U+{ord(c):04X}" for c in HIDDEN])
+def test_an_id_holding_a_character_that_shows_as_nothing_is_refused(
+    tmp_path: Path, char: str
+) -> None:
+    escaped = f"\\u{ord(char):04x}" if ord(char) <= 0xFFFF else f"\\U{ord(char):08x}"
+    says = (
+        f"holds an invisible character (U+{ord(char):04X}, copied from a web page or a "
+        "document?): two ids would look the same; remove it"
+    )
+    query = f'queries:\n  - id: "q{char}"\n    query: q\n    relevant: {{x: 1}}\n'
+    assert _first_problem(tmp_path, query.encode()) == (
+        f"golden/bad.yaml:2: query 'q{escaped}': id 'q{escaped}' {says}"
+    )
+    judged = f'queries:\n  - id: a\n    query: q\n    relevant: {{"d{char}": 1}}\n'
+    assert _first_problem(tmp_path, judged.encode()) == (
+        f"golden/bad.yaml:4: query 'a': 'relevant': id 'd{escaped}' {says}"
+    )
 
 
 JSONL = "golden/bad.jsonl"

@@ -21,10 +21,12 @@ from ..golden import (
     DEFAULT_CATEGORY,
     DEFAULT_KEYS,
     FILE_KEYS,
+    INVISIBLE,
     QUERY_KEYS,
     GoldenFileError,
     GoldenQuery,
     Problem,
+    escape,
     id_key,
     in_syntax,
     written_otherwise,
@@ -131,11 +133,7 @@ def _as_id(value: Any) -> str | None:
 
 # C0 and C1 control characters and DEL (\t, \n, \x1b, \x94...)
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
-# Unicode's invisible format characters: soft hyphen, zero-width space and joiners,
-# direction marks and embeddings, word joiner, byte-order mark
-_INVISIBLE = re.compile(
-    "[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]"
-)
+_INVISIBLE = INVISIBLE
 
 
 def _misread(value: Any, what: str = "id") -> str | None:
@@ -152,11 +150,7 @@ def _misread(value: Any, what: str = "id") -> str | None:
 
 def _escaped(text: str) -> str:
     """``repr(text)`` with its invisible characters escaped too (``'x\\u200b'``)."""
-    return _INVISIBLE.sub(lambda found: _escape(found.group()), repr(text))
-
-
-def _escape(char: str) -> str:
-    return f"\\u{ord(char):04x}" if ord(char) <= 0xFFFF else f"\\U{ord(char):08x}"
+    return _INVISIBLE.sub(lambda found: escape(found.group()), repr(text))
 
 
 def _invisible(qid: str, what: str = "id", plural: str = "ids") -> str | None:
@@ -200,6 +194,16 @@ def _misjudged(value: Any) -> str | None:
             f"write {value.strip()!r}"
         )
     return _invisible(value)
+
+
+def _forms(doc: str, other: str) -> str:
+    """The end of a message on a document judged twice: in two Unicode forms, or alike."""
+    if doc == other:
+        return "; keep one"
+    return (
+        f"{written_otherwise(doc, other)}: one document judged twice, and a result id "
+        "matches one form only; keep one"
+    )
 
 
 def _line_of(mapping: Any, key: Any) -> int:
@@ -330,12 +334,14 @@ class Checker:
             )
             return INVALID
         grades: dict[str, int] = {}
+        forms: dict[str, str] = {}  # id_key -> the id as first written
         for key, grade in value.items():
-            self._grade(grades, key, grade, _line_of(value, key) or line, qid)
+            self._grade((grades, forms), key, grade, _line_of(value, key) or line, qid)
         return grades
 
     def _relevant_list(self, value: list[Any], line: int, qid: str | None) -> dict[str, int]:
         grades: dict[str, int] = {}
+        forms: dict[str, str] = {}
         for index, item in enumerate(value):
             doc = _as_id(item)
             item_line = value.item_lines[index] if isinstance(value, Seq) else line
@@ -343,15 +349,23 @@ class Checker:
                 self.add(item_line, f"'relevant' list must hold ids, got {_type_name(item)}", qid)
             elif _misjudged(item) is not None:
                 self.add(item_line, f"'relevant': {_misjudged(item)}", qid)
-            elif doc in grades:
-                self.add(item_line, f"'relevant' lists '{doc}' twice; keep one", qid)
+            elif id_key(doc) in forms:
+                other = forms[id_key(doc)]
+                self.add(item_line, f"'relevant' lists '{doc}' twice{_forms(doc, other)}", qid)
             else:
                 grades[doc] = 1
+                forms[id_key(doc)] = doc
         return grades
 
     def _grade(
-        self, grades: dict[str, int], key: Any, grade: Any, line: int, qid: str | None
+        self,
+        judged: tuple[dict[str, int], dict[str, str]],
+        key: Any,
+        grade: Any,
+        line: int,
+        qid: str | None,
     ) -> None:
+        grades, forms = judged
         doc = _as_id(key)
         if doc is None and isinstance(key, str):
             self.add(line, f"'relevant' has an empty id {key!r}; give each document its id", qid)
@@ -375,6 +389,9 @@ class Checker:
             self.add(
                 line, f"'relevant' names '{doc}' twice (as text and as a number); keep one", qid
             )
+        elif id_key(doc) in forms:  # the same id in another Unicode form
+            other = forms[id_key(doc)]
+            self.add(line, f"'relevant' names '{doc}' twice{_forms(doc, other)}", qid)
         elif not 0 <= grade <= self.max_grade:
             self.add(
                 line,
@@ -384,6 +401,7 @@ class Checker:
             )
         else:
             grades[doc] = int(grade)
+            forms[id_key(doc)] = doc
 
     def expect(self, value: Any, line: int, qid: str | None) -> object:
         if not isinstance(value, dict):
@@ -567,10 +585,12 @@ def _plain_grades(value: Any, max_grade: int) -> dict[str, int] | None:
         if not isinstance(grade, int) or isinstance(grade, bool) or not 0 <= grade <= max_grade:
             return None
     joined = "".join(value)
-    if _CONTROL.search(joined) is not None or (
-        not joined.isascii() and _INVISIBLE.search(joined) is not None
-    ):
+    if _CONTROL.search(joined) is not None:
         return None
+    if not joined.isascii() and (
+        _INVISIBLE.search(joined) is not None or len(set(map(id_key, value))) != len(value)
+    ):
+        return None  # an invisible character, or one id in two Unicode forms
     return {doc: int(grade) for doc, grade in value.items()}
 
 
