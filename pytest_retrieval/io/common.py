@@ -63,8 +63,20 @@ def loads_json(text: str, **options: object) -> object:
     through (:class:`NestedTooDeeply`, a ``RecursionError`` otherwise) and an integer
     past Python's digit limit (:data:`LONG_NUMBER` at its place; a bare ``ValueError``
     otherwise)."""
+    decoder = json.JSONDecoder(**options) if options else _DECODER  # type: ignore[arg-type]
+    return decode_json(text, decoder)
+
+
+_DECODER = json.JSONDecoder()
+
+
+def decode_json(text: str, decoder: json.JSONDecoder = _DECODER) -> object:
+    """:func:`loads_json` with a decoder made once (``json.loads`` with options makes one
+    per call, which shows over a million lines)."""
+    if text.startswith("\ufeff"):  # as json.loads says it
+        raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
     try:
-        return json.loads(text, **options)  # type: ignore[arg-type]
+        return decoder.decode(text)
     except RecursionError:
         raise NestedTooDeeply("values nested too deeply", text, 0) from None
     except ValueError as exc:

@@ -33,7 +33,7 @@ from typing import IO
 from ..bulk import paused_gc
 from ..golden import Problem
 from ..retriever_metadata import Metadata, parse_metadata
-from .common import FormatError, ProblemLog, loads_json
+from .common import FormatError, ProblemLog, decode_json
 from .repeated_keys import RepeatedKeys
 
 FORMAT = "pytest-retrieval recording"
@@ -256,7 +256,7 @@ def _json_line(line: str, number: int, log: ProblemLog, hook: RepeatedKeys) -> o
     gives a key twice in one object (which JSON reads as the last, silently)."""
     hook.keys.clear()
     try:
-        data = loads_json(line, object_pairs_hook=hook)
+        data = decode_json(line, hook.decoder)
     except json.JSONDecodeError as exc:
         log.add(
             number,

@@ -29,10 +29,12 @@ Step = str | int  # a key of an object, an index of a list
 
 
 class RepeatedKeys:
-    """An ``object_pairs_hook`` that notes the keys an object gives twice (``keys``)."""
+    """An ``object_pairs_hook`` that notes the keys an object gives twice (``keys``);
+    ``decoder`` reads JSON with it."""
 
     def __init__(self) -> None:
         self.keys: list[str] = []
+        self.decoder = json.JSONDecoder(object_pairs_hook=self)
 
     def __call__(self, pairs: list[tuple[str, object]]) -> dict[str, object]:
         out = dict(pairs)
