@@ -1556,6 +1556,7 @@ def test_json_integers_past_the_digit_limit_are_named_not_raised(tmp_path: Path)
 
 
 RECORDING_HEADER = '{"format": "pytest-retrieval recording", "version": 1, "settings": {}}'
+FOOTER = '{"complete": true, "entries": 1}'
 ENTRY = '{"configuration": "bm25", "id": "q1", "text": "t", "results": [["d1", 1.0]]}'
 
 
@@ -1588,8 +1589,52 @@ ENTRY = '{"configuration": "bm25", "id": "q1", "text": "t", "results": [["d1", 1
             [ENTRY.replace('"id": "q1", ', ""), '{"complete": true, "entries": 1}'],
             "run.jsonl:2: not a recording entry (no 'id'); the recording is damaged: record again",
         ),
+        # hand-edited results were read as "1" and 0.5, where a live retriever's are refused
+        (
+            [ENTRY.replace('[["d1", 1.0]]', '[["d0", 2], [1, null]]'), FOOTER],
+            "run.jsonl:2: not a recording entry (result 2's id 1 is not text; ids are recorded "
+            "as text); the recording is damaged: record again",
+        ),
+        (
+            [ENTRY.replace('[["d1", 1.0]]', '[["d1", "0.5"]]'), FOOTER],
+            "run.jsonl:2: not a recording entry (result 1's score '0.5' is not a finite number "
+            "or null); the recording is damaged: record again",
+        ),
+        (
+            [ENTRY.replace('[["d1", 1.0]]', '[["d1", true]]'), FOOTER],
+            "run.jsonl:2: not a recording entry (result 1's score True is not a finite number "
+            "or null); the recording is damaged: record again",
+        ),
+        (
+            [ENTRY.replace('[["d1", 1.0]]', '[["d1", null], ["d2", NaN]]'), FOOTER],
+            "run.jsonl:2: not a recording entry (result 2's score nan is not a finite number "
+            "or null); the recording is damaged: record again",
+        ),
+        # replay printed 'recorded: ' with nothing after it
+        (
+            [ENTRY.replace('"text"', '"error": "", "text"'), FOOTER],
+            "run.jsonl:2: not a recording entry ('error' must be the error's text or null, got "
+            "''); the recording is damaged: record again",
+        ),
+        (
+            [ENTRY.replace('"text"', '"error": false, "text"'), FOOTER],
+            "run.jsonl:2: not a recording entry ('error' must be the error's text or null, got "
+            "False); the recording is damaged: record again",
+        ),
     ],
-    ids=["a-line-added", "results-text", "negative-latency", "a-list", "no-id"],
+    ids=[
+        "a-line-added",
+        "results-text",
+        "negative-latency",
+        "a-list",
+        "no-id",
+        "an-integer-id",
+        "a-text-score",
+        "a-true-score",
+        "a-nan-score",
+        "an-empty-error",
+        "an-error-not-text",
+    ],
 )
 def test_a_damaged_or_edited_recording_is_refused_naming_its_line(
     tmp_path: Path, lines: list[str], says: str
@@ -1620,6 +1665,17 @@ def test_a_recording_line_giving_a_key_twice_is_refused_naming_it(tmp_path: Path
         "run.jsonl:2: 'results' is given twice on this line (a JSON reader keeps the last and "
         "drops the other without a word): the recording was edited; record again"
     )
+
+
+def test_recorded_scores_may_be_integers_or_null_and_are_read_as_numbers(tmp_path: Path) -> None:
+    from pytest_retrieval.io.recording import read_recording
+
+    entry = ENTRY.replace('[["d1", 1.0]]', '[["d1", 2], ["d2", null], ["d3", 0.5]]')
+    recording = tmp_path / "run.jsonl"
+    recording.write_text("\n".join([RECORDING_HEADER, entry, FOOTER]) + "\n", encoding="utf-8")
+    results = read_recording(recording).entries["bm25"]["q1"].results
+    assert results == (("d1", 2.0), ("d2", None), ("d3", 0.5))
+    assert type(results[0][1]) is float
 
 
 def test_a_recording_holding_a_query_twice_keeps_the_last_attempt(tmp_path: Path) -> None:

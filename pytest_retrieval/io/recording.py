@@ -173,13 +173,62 @@ def is_recording(path: Path) -> bool:
 
 
 def _results(data: Mapping[str, object]) -> tuple[tuple[str, float | None], ...]:
+    """The [id, score] pairs as the writer writes them: ids as text, scores as finite
+    numbers or null (what a live retriever's results must be; a hand-edited 1 or "0.5"
+    is refused, not read as "1" and 0.5). Checked with whole-list operations: a
+    recording holds millions of pairs."""
     given = data.get("results")
-    given = [] if given is None else given
-    if not isinstance(given, list) or not all(
-        isinstance(pair, list) and len(pair) == 2 for pair in given
-    ):
+    if not given:
+        if given is None or given == []:
+            return ()
         raise ValueError("'results' must be a list of [id, score] pairs")
-    return tuple((str(doc), None if score is None else float(score)) for doc, score in given)
+    try:  # zip with strict and the unpacking: every pair holds two values
+        if type(given) is not list or set(map(type, given)) != {list}:
+            raise ValueError
+        docs, scores = zip(*given, strict=True)
+    except ValueError:
+        raise ValueError("'results' must be a list of [id, score] pairs") from None
+    if not _all_text(docs):
+        rank, doc = next((i, d) for i, d in enumerate(docs, 1) if type(d) is not str or not d)
+        raise ValueError(f"result {rank}'s id {doc!r} is not text; ids are recorded as text")
+    kinds = set(map(type, scores))
+    numbers = scores if type(None) not in kinds else [s for s in scores if s is not None]
+    if not kinds <= _SCORE_TYPES or not math.isfinite(sum(numbers)):
+        bad = [(i, s) for i, s in enumerate(scores, 1) if not _score_ok(s)]
+        if bad:  # else: finite scores whose sum overflowed
+            rank, score = bad[0]
+            raise ValueError(f"result {rank}'s score {score!r} is not a finite number or null")
+    if int in kinds:
+        scores = tuple(s if s is None else float(s) for s in scores)
+    return tuple(zip(docs, scores, strict=True))
+
+
+def _all_text(docs: tuple[object, ...]) -> bool:
+    """Whether every id is non-empty text (str.join refuses any other value, at C speed)."""
+    try:
+        "".join(docs)  # type: ignore[arg-type]
+    except TypeError:
+        return False
+    return "" not in docs
+
+
+_SCORE_TYPES = {float, int, type(None)}
+
+
+def _score_ok(score: object) -> bool:
+    if score is None:
+        return True
+    return isinstance(score, (float, int)) and not isinstance(score, bool) and math.isfinite(score)
+
+
+def _error(data: Mapping[str, object]) -> str | None:
+    """The recorded error: its text (never empty: a live error names what was raised), or None."""
+    error = data.get("error")
+    if error is None:
+        return None
+    if not isinstance(error, str) or not error.strip():
+        raise ValueError(f"'error' must be the error's text or null, got {error!r}")
+    return error
 
 
 def _latency(data: Mapping[str, object]) -> float | None:
@@ -203,7 +252,7 @@ def _entry(data: Mapping[str, object], log: ProblemLog, number: int) -> Recorded
             filters=filters if isinstance(filters, dict) else {},
             latency_ms=_latency(data),
             shared=bool(data.get("shared", False)),
-            error=None if data.get("error") is None else str(data["error"]),
+            error=_error(data),
         )
     except (KeyError, TypeError, ValueError) as exc:
         what = f"no {exc}" if isinstance(exc, KeyError) else str(exc)
