@@ -94,6 +94,11 @@ def test_qrels_a_query_judged_only_with_minus_one_is_kept_empty(tmp_path):
         ("1 0 a x", "q:2: query '1': grade 'x' of document 'a' is not an integer"),
         ("1 0 a -2", "q:2: query '1': grade -2 of document 'a' is below -1; write -1"),
         ("1 0 z 1", "q:2: query '1': document 'z' is judged twice (first on line 1)"),
+        (  # int() refuses past 4,300 digits: a traceback
+            "1 0 a 1" + "0" * 5000,
+            "q:2: query '1': grade 100000000000000000... of document 'a' has 5001 characters, "
+            "far outside 0..3; write an integer 0..3, or -1",
+        ),
     ],
 )
 def test_qrels_errors_name_file_line_query_and_fix(tmp_path, line, expected):
