@@ -1395,6 +1395,12 @@ TWICE: dict[str, tuple[str, str]] = {
         + TWICE_SAYS
         + "keep one",
     ),
+    "query-colons-in-ids": (  # more colons than keys: the ': ' pieces count them
+        BASELINE.replace('"b": {', '"a": {').replace('"a-d"', '"doc:a"'),
+        "b.json:13: configuration 'fused': query 'a' is given on lines 12 and 13"
+        + TWICE_SAYS
+        + "keep one",
+    ),
     "field": (
         BASELINE.replace('"outcome": "passed"', '"outcome": "failed", "outcome": "passed"', 1),
         "b.json:12: configuration 'fused': query 'a': 'outcome' is given twice on line 12"

@@ -3,11 +3,11 @@
 Pure. A merge conflict resolved by hand can leave a baseline with two configurations
 (or two queries) under one name: read as JSON, the first is silently dropped.
 
-:func:`keys_hold_once` tells at C speed (two ``str.count`` passes) that a text holds
-no key twice, given how many keys its parsed value holds: every key of a JSON text is
-followed by one colon, so a text whose ``": `` pieces are as many as the keys read back
-and whose colons all follow a quote (or no key ends in another way) lost none. A text
-it cannot vouch for (a key spaced otherwise, ``\\": `` inside a string) goes to
+:func:`keys_hold_once` tells at C speed (a ``str.count`` pass) that a text holds no
+key twice, given how many keys its parsed value holds: every key of a JSON text has its
+own colon, so a text with no more colons (or, where strings hold colons, ``": ``
+pieces) than the keys read back lost none. A text it cannot vouch for (a key spaced
+otherwise, ``\\": `` inside a string) goes to
 :func:`first_repeat`, the exact pass: it parses again, noting repeated keys, and names
 the first one with its lines. :class:`RepeatedKeys` is the hook for one JSON line.
 """
@@ -71,21 +71,22 @@ def keys_hold_once(text: str, keys: int, head: str = "") -> bool:
     parsed value holds (or fewer: a count that leaves some out only makes this say False).
 
     A key given twice is read once, so the text holds more keys than were read. Every key
-    is followed by one colon; when every colon is in a ``": `` (or no quote meets a colon
-    in any other way), the ``": `` pieces count the keys of the text, plus any inside
-    strings: as many as were read, none was lost. ``head``: a piece of text (starting with
-    a quote) before whose first occurrence colons inside strings are expected (a
-    timestamp), so only the pattern search vouches for that part. False: not known (look
-    with :func:`first_repeat`).
+    has its own colon, so the text holds no more keys than colons: when those are as many
+    as the keys read, none was lost. Colons inside strings (a timestamp, an id) spoil that
+    count; then every key followed by ``": `` (no quote meets a colon in another way) makes
+    the ``": `` pieces an upper bound instead. ``head``: a piece of text (starting with a
+    quote) before whose first occurrence colons inside strings are expected, so ``": ``
+    pieces count the keys there from the start. False: not known (look with
+    :func:`first_repeat`).
     """
-    pieces = text.count('": ')
-    if pieces != keys:
-        return False
     start = max(text.find(head), 0) if head.startswith('"') else 0
     if start and _ODD_COLON.search(text, 0, start) is not None:
         return False
-    rest = pieces - text.count('": ', 0, start)
-    return text.count(":", start) == rest or _ODD_COLON.search(text, start) is None
+    head_keys = text.count('": ', 0, start)
+    if head_keys + text.count(":", start) == keys:
+        return True
+    pieces = text.count('": ', start)
+    return head_keys + pieces == keys and _ODD_COLON.search(text, start) is None
 
 
 @dataclass(frozen=True)
