@@ -266,6 +266,17 @@ def _configuration_status(
     return "compare", ""
 
 
+def _not_in_baseline(baseline: Baseline, results: Results, update: str) -> list[str]:
+    """A note for each configuration of this run that the baseline does not hold: with
+    retrieval_gate_configurations unset the gate compares the baseline's, so a new one is
+    not compared (which does not fail the gate: a configuration is new until the update)."""
+    return [
+        f"configuration '{name}' is not in the baseline: not compared{_run(update, 'to add it')}"
+        for name in results.configurations()
+        if name not in baseline.configurations
+    ]
+
+
 # --------------------------------------------------------------------------- step 3: pair queries
 
 
@@ -569,6 +580,8 @@ def run_gate(
             continue
         result.counts[name] = count_changes(pairs, metrics)
         found += _row_values(name, pairs, gate, metrics)
+    if not gate.configurations:
+        result.messages += _not_in_baseline(baseline, results, update)
     total.note(result)
     described = [name for name in result.counts if name in facts.retrievers]
     result.retriever_changes = differences(baseline.retrievers, facts.retrievers, described)

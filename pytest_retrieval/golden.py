@@ -11,6 +11,7 @@ import copy
 import functools
 import hashlib
 import json
+import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -134,10 +135,28 @@ def in_syntax(path: str, message: str) -> str:
     return message
 
 
+# characters that show as nothing: soft hyphen, combining grapheme joiner, zero-width
+# space and joiners, direction marks and embeddings, word joiner, byte-order mark, the
+# Hangul fillers, Khmer's inherent vowels, Mongolian's variation selectors and vowel
+# separator, the variation selectors (U+FE00-U+FE0F, U+E0100-U+E01EF), the tag characters
+INVISIBLE = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U000e0000-\U000e007f"
+    "\U000e0100-\U000e01ef]"
+)
+
+
+def escape(char: str) -> str:
+    """A character as a Python escape: ``\\u034f``, ``\\U000e0041``."""
+    return f"\\u{ord(char):04x}" if ord(char) <= 0xFFFF else f"\\U{ord(char):08x}"
+
+
 def _printable(text: str) -> str:
-    """Text with its control characters (and lone surrogates) escaped, a tab as \\t: one
-    line in any message, and one that encodes as UTF-8."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    """Text with its control characters (and lone surrogates) escaped, a tab as \\t, and
+    the characters that show as nothing: one line in any message, one that encodes as
+    UTF-8, and nothing hidden in it."""
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return text if text.isascii() else INVISIBLE.sub(lambda found: escape(found.group()), text)
 
 
 class GoldenFileError(Exception):

@@ -28,7 +28,7 @@ from typing import Any
 import yaml
 from hypothesis import strategies as st
 
-from pytest_retrieval.golden import GoldenFileError, GoldenQuery, Problem
+from pytest_retrieval.golden import GoldenFileError, GoldenQuery, Problem, id_key
 from pytest_retrieval.io.golden_file import load_golden_file
 from pytest_retrieval.io.golden_writer import golden_jsonl, golden_yaml, query_mapping
 from pytest_retrieval.model import RESERVED_CATEGORIES
@@ -55,7 +55,9 @@ def no_control(text: str) -> bool:
 
 
 INVISIBLE = re.compile(
-    "[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]"
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U000e0000-\U000e007f"
+    "\U000e0100-\U000e01ef]"
 )
 
 
@@ -86,9 +88,23 @@ tag_texts = st.text(_TAG_CHARS, min_size=1, max_size=30).filter(str.strip)  # no
 # space at either end (inside, any)
 _DOC_EDGE = st.characters(blacklist_categories=("Cc", "Cf", "Cs", "Zs", "Zl", "Zp"))
 _DOC_INNER = st.characters(blacklist_categories=("Cc", "Cf", "Cs"))
-doc_ids = st.text(_DOC_EDGE, min_size=1, max_size=1) | st.tuples(
-    _DOC_EDGE, st.text(_DOC_INNER, max_size=28), _DOC_EDGE
-).map("".join)
+doc_ids = (
+    st.text(_DOC_EDGE, min_size=1, max_size=1)
+    | st.tuples(_DOC_EDGE, st.text(_DOC_INNER, max_size=28), _DOC_EDGE).map("".join)
+).filter(lambda d: INVISIBLE.search(d) is None)  # variation selectors and fillers are no Cf
+# categories: as judged ids (no control or invisible character, no white space at either
+# end), and no row name
+categories = doc_ids.filter(lambda c: c.strip().lower() not in RESERVED_CATEGORIES)
+
+
+def one_form(grades: dict[str, int]) -> dict[str, int]:
+    """Judgments with each document once: the first of ids alike in Unicode's composed form."""
+    kept: dict[str, str] = {}
+    for doc in grades:
+        kept.setdefault(id_key(doc), doc)
+    return {doc: grades[doc] for doc in kept.values()}
+
+
 json_scalars = (
     st.none()
     | st.booleans()
@@ -108,10 +124,10 @@ queries = st.builds(
     GoldenQuery,
     id=ids,
     text=texts,
-    category=texts.filter(lambda c: c.strip().lower() not in RESERVED_CATEGORIES),
+    category=categories,
     tags=st.lists(tag_texts, max_size=3).map(tuple),
     filters=st.dictionaries(st.text(max_size=8), json_values, max_size=3),
-    relevant=st.dictionaries(doc_ids, st.integers(0, 3), max_size=5),
+    relevant=st.dictionaries(doc_ids, st.integers(0, 3), max_size=5).map(one_form),
     expect=st.dictionaries(st.sampled_from(METRICS), st.floats(0, 1), max_size=3),
     forbid=st.lists(doc_ids, max_size=3).map(tuple),
     skip=st.none() | texts,

@@ -62,6 +62,23 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
         'queries:\n  - id: "q\\u200b"\n    query: q\n    relevant: {x: 1}\n',
         "golden/bad.yaml:2: query 'q\\u200b': id 'q\\u200b' holds an invisible character (U+200B, copied from a web page or a document?): two ids would look the same; remove it",
     ),
+    # x, "x " and "x\u200b" were three rows all labelled x; a newline, a phantom Markdown row
+    "category-trailing-space": (
+        'queries:\n  - id: a\n    query: q\n    category: "x "\n    relevant: {x: 1}\n',
+        "golden/bad.yaml:4: query 'a': category 'x ' has white space at its start or end (its row would look like the row of 'x'); write 'x'",
+    ),
+    "category-zero-width": (
+        'queries:\n  - id: a\n    query: q\n    category: "x\\u200b"\n    relevant: {x: 1}\n',
+        "golden/bad.yaml:4: query 'a': category 'x\\u200b' holds an invisible character (U+200B, copied from a web page or a document?): two categories would look the same; remove it",
+    ),
+    "category-newline": (
+        'queries:\n  - id: a\n    query: q\n    category: "lexical\\nrow"\n    relevant: {x: 1}\n',
+        "golden/bad.yaml:4: query 'a': category 'lexical\\nrow' holds a tab, a newline or another control character; remove it",
+    ),
+    "default-category-no-break-space": (
+        'defaults:\n  category: "\\xa0x"\nqueries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n',
+        "golden/bad.yaml:2: in defaults: category '\\xa0x' has white space at its start or end (its row would look like the row of 'x'); write 'x'",
+    ),
     "tab-in-id": (
         'queries:\n  - id: "a\\tb"\n    query: q\n    relevant: {x: 1}\n',
         "golden/bad.yaml:2: query 'a\\tb': id must not contain spaces, tabs, newlines, '[', ']' or '::' (it becomes a pytest node id)",
@@ -245,6 +262,14 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
     "duplicate-id-decomposed": (
         "queries:\n  - id: caf\u00e9\n    query: q\n    relevant: {x: 1}\n  - id: cafe\u0301\n    query: q2\n    relevant: {x: 1}\n",
         "golden/bad.yaml:5: query 'cafe\u0301': duplicate id (first used on line 2, written 'caf\\xe9' there and 'cafe\\u0301' here: the same text in two Unicode forms (composed and decomposed characters), which look alike); ids must be unique across the golden set",
+    ),
+    "relevant-id-decomposed": (
+        "queries:\n  - id: a\n    query: q\n    relevant:\n      caf\u00e9: 1\n      cafe\u0301: 2\n",
+        "golden/bad.yaml:6: query 'a': 'relevant' names 'cafe\u0301' twice, written 'caf\\xe9' there and 'cafe\\u0301' here: the same text in two Unicode forms (composed and decomposed characters), which look alike: one document judged twice, and a result id matches one form only; keep one",
+    ),
+    "relevant-list-id-decomposed": (
+        "queries:\n  - id: a\n    query: q\n    relevant: [cafe\u0301, caf\u00e9]\n",
+        "golden/bad.yaml:4: query 'a': 'relevant' lists 'caf\u00e9' twice, written 'cafe\\u0301' there and 'caf\\xe9' here: the same text in two Unicode forms (composed and decomposed characters), which look alike: one document judged twice, and a result id matches one form only; keep one",
     ),
     "unknown-top-key": (
         "queriez:\n  - id: a\n    query: q\n    relevant: {x: 1}\n",
@@ -452,6 +477,35 @@ def test_a_golden_file_in_another_encoding_is_named_with_its_line(
     assert _first_problem(tmp_path, data) == message
 
 
+# characters that show as nothing and were accepted in ids: the combining grapheme
+# joiner, variation selectors, tag characters, Hangul fillers, Khmer inherent vowels,
+# Mongolian variation selectors
+HIDDEN = [
+    "\u034f", "\ufe00", "\ufe0f", "\U000e0100", "\U000e01ef", "\U000e0001", "\U000e0041",
+    "\U000e007f", "\u3164", "\u115f", "\u1160", "\uffa0", "\u17b4", "\u17b5", "\u180b",
+    "\u180f",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("char", HIDDEN, ids=[f"U+{ord(c):04X}" for c in HIDDEN])
+def test_an_id_holding_a_character_that_shows_as_nothing_is_refused(
+    tmp_path: Path, char: str
+) -> None:
+    escaped = f"\\u{ord(char):04x}" if ord(char) <= 0xFFFF else f"\\U{ord(char):08x}"
+    says = (
+        f"holds an invisible character (U+{ord(char):04X}, copied from a web page or a "
+        "document?): two ids would look the same; remove it"
+    )
+    query = f'queries:\n  - id: "q{char}"\n    query: q\n    relevant: {{x: 1}}\n'
+    assert _first_problem(tmp_path, query.encode()) == (
+        f"golden/bad.yaml:2: query 'q{escaped}': id 'q{escaped}' {says}"
+    )
+    judged = f'queries:\n  - id: a\n    query: q\n    relevant: {{"d{char}": 1}}\n'
+    assert _first_problem(tmp_path, judged.encode()) == (
+        f"golden/bad.yaml:4: query 'a': 'relevant': id 'd{escaped}' {says}"
+    )
+
+
 JSONL = "golden/bad.jsonl"
 GOLDEN_JSONL_CASES: dict[str, tuple[str, str]] = {
     "defaults-twice": (
@@ -579,6 +633,14 @@ GOLDEN_JSONL_CASES: dict[str, tuple[str, str]] = {
     "id-with-escape-character": (
         '{"id": "a\\u001bb", "query": "q", "relevant": {}}\n',
         "golden/bad.jsonl:1: query 'a\\x1bb': id 'a\\x1bb' holds a tab, a newline or another control character; remove it",
+    ),
+    "category-with-a-tab": (
+        '{"id": "a", "query": "q", "category": "x\\t", "relevant": {}}\n',
+        "golden/bad.jsonl:1: query 'a': category 'x\\t' holds a tab, a newline or another control character; remove it",
+    ),
+    "default-category-zero-width-joiner": (
+        '{"defaults": {"category": "\\u200dx"}}\n{"id": "a", "query": "q", "relevant": {}}\n',
+        "golden/bad.jsonl:1: in defaults: category '\\u200dx' holds an invisible character (U+200D, copied from a web page or a document?): two categories would look the same; remove it",
     ),
     "key-with-a-newline": (
         '{"id": "a", "query": "q", "relevant": {}, "x\\ny": 1}\n',
@@ -1339,6 +1401,95 @@ def test_the_untampered_baseline_reads_back() -> None:
     assert sorted(parsed.configurations["fused"]) == ["a", "b"]
 
 
+# --------------------------------------------------------------------------- keys given twice
+
+TWO = BASELINE.replace('"fused"', '"one"')
+_BLOCK = TWO[TWO.index('    "one": {') : TWO.index("\n  }\n}")]
+# configuration 'two' renamed to a second 'one', as a merge conflict resolved by hand can leave it
+ONE_TWICE = TWO.replace(_BLOCK, _BLOCK + ",\n" + _BLOCK.replace("1.0", "0.0"))
+TWICE_SAYS = ": a JSON reader keeps the last and drops the other without a word; "
+TWICE: dict[str, tuple[str, str]] = {
+    "configuration": (
+        ONE_TWICE,
+        "b.json:16: configuration 'one' is given on lines 7 and 16" + TWICE_SAYS + "a merge "
+        "left two configurations under one name? rename one back, or keep one",
+    ),
+    "query": (
+        BASELINE.replace('"b": {', '"a": {'),
+        "b.json:13: configuration 'fused': query 'a' is given on lines 12 and 13"
+        + TWICE_SAYS
+        + "keep one",
+    ),
+    "query-colons-in-ids": (  # more colons than keys: the ': ' pieces count them
+        BASELINE.replace('"b": {', '"a": {').replace('"a-d"', '"doc:a"'),
+        "b.json:13: configuration 'fused': query 'a' is given on lines 12 and 13"
+        + TWICE_SAYS
+        + "keep one",
+    ),
+    "field": (
+        BASELINE.replace('"outcome": "passed"', '"outcome": "failed", "outcome": "passed"', 1),
+        "b.json:12: configuration 'fused': query 'a': 'outcome' is given twice on line 12"
+        + TWICE_SAYS
+        + "keep one",
+    ),
+    "metric": (
+        BASELINE.replace('"mrr": 0.5', '"mrr": 0.9, "mrr": 0.5', 1),
+        "b.json:13: configuration 'fused': query 'b': 'metrics.mrr' is given twice on line 13"
+        + TWICE_SAYS
+        + "keep one",
+    ),
+    "setting": (
+        BASELINE.replace('"gain"', '"gain": "linear", "gain"', 1),
+        "b.json:4: 'settings.gain' is given twice on line 4" + TWICE_SAYS + "keep one",
+    ),
+    "compact": (  # no ': ' to count: the exact pass finds it
+        json.dumps(json.loads(BASELINE), separators=(",", ":")).replace('"b":{', '"a":{'),
+        "b.json:1: configuration 'fused': query 'a' is given twice on line 1"
+        + TWICE_SAYS
+        + "keep one",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(TWICE))
+def test_a_baseline_giving_a_key_twice_is_refused_naming_it_and_its_lines(case: str) -> None:
+    """json.loads keeps the last of a repeated key: the gate compared 'one' with the numbers
+    of the configuration renamed to it and never mentioned the other."""
+    text, says = TWICE[case]
+    with pytest.raises(BaselineError) as info:
+        parse_baseline(text, "b.json")
+    assert str(info.value) == says
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        json.dumps(json.loads(BASELINE), separators=(",", ":")),
+        json.dumps(json.loads(BASELINE), indent=4),
+        BASELINE.replace('"provenance": {}', '"provenance": {"note": "a \\": b", "at": "10:00"}'),
+        BASELINE.replace('"a-d"', '"doc:a"'),
+    ],
+    ids=["compact", "indented", "quote-colon-in-a-string", "colons-in-ids"],
+)
+def test_a_baseline_laid_out_otherwise_without_a_repeated_key_reads(text: str) -> None:
+    parsed = parse_baseline(text, "b.json")
+    assert sorted(parsed.configurations["fused"]) == ["a", "b"]
+
+
+def test_the_key_count_never_vouches_for_a_text_with_a_key_twice() -> None:
+    """As many ': ' pieces as keys read (one inside a string), yet a key twice: the keys
+    spaced otherwise are seen, and the text goes to the exact pass."""
+    from pytest_retrieval.io.repeated_keys import first_repeat, keys_hold_once
+
+    text = '{"x": "q\\": ", "a" :1, "a" :2}'
+    assert json.loads(text) == {"x": 'q": ', "a": 2}
+    assert text.count('": ') == 2
+    assert not keys_hold_once(text, 2)
+    found = first_repeat(text)
+    assert found is not None and (found.path, found.key, found.line) == ((), "a", 1)
+    assert keys_hold_once(BASELINE, 50, head='"configurations": {')
+
+
 # --------------------------------------------------------------------------- JSON lines nested too deeply
 
 DEEP = "[" * 100_000 + "]" * 100_000
@@ -1382,7 +1533,61 @@ def test_json_lines_nested_too_deeply_are_named_not_raised(tmp_path: Path) -> No
     ]
 
 
+# --------------------------------------------------------------------------- integers past Python's digit limit
+
+LONG = "1" + "0" * 5000  # Python's int() refuses more than 4,300 digits
+SAYS_LONG = (
+    "a number has more than 4300 digits, more than Python reads; write a shorter number, or "
+    "quote it to keep it as text"
+)
+
+
+def test_json_integers_past_the_digit_limit_are_named_not_raised(tmp_path: Path) -> None:
+    """Baselines, JSON reports, recordings, history logs and BEIR files: an integer of
+    5,001 digits is a problem at its line (json.loads raised a bare ValueError, an
+    INTERNALERROR or a traceback); digits inside a string before it are no number."""
+    from pytest_retrieval.io.beir import _json_objects
+    from pytest_retrieval.io.common import FormatError, ProblemLog
+    from pytest_retrieval.io.history_file import parse_log
+    from pytest_retrieval.io.recording import read_recording
+    from pytest_retrieval.io.report_json import ReportError, parse_report
+
+    text = BASELINE.replace('"n": 2', f'"n": {LONG}', 1)
+    line = BASELINE[: BASELINE.index('"n": 2')].count("\n") + 1
+    with pytest.raises(BaselineError) as info:
+        parse_baseline(text, "golden/baseline.json")
+    assert str(info.value).startswith(f"golden/baseline.json is not valid JSON (line {line}, ")
+    assert str(info.value).endswith(f": {SAYS_LONG})")
+    with pytest.raises(ReportError) as raised:
+        parse_report(f'{{"format": "x{LONG}",\n "n": {LONG}}}', "r.json")
+    assert str(raised.value) == f"r.json:2: not valid JSON (column 7: {SAYS_LONG})"
+    recording = tmp_path / "run.jsonl"
+    recording.write_text(f'{RECORDING_HEADER}\n{{"id": {LONG}}}\n', encoding="utf-8")
+    with pytest.raises(FormatError) as problem:
+        read_recording(recording, "run.jsonl")
+    assert str(problem.value) == (
+        f"run.jsonl:2: not JSON ({SAYS_LONG}: column 8); the recording is damaged: record again"
+    )
+    recording.write_text(RECORDING_HEADER.replace("1", LONG) + "\n", encoding="utf-8")
+    with pytest.raises(FormatError) as problem:
+        read_recording(recording, "run.jsonl")
+    assert str(problem.value).startswith(f"run.jsonl:1: not JSON ({SAYS_LONG}: column ")
+    log = parse_log(f'{{"n": {LONG}}}\n'.encode())
+    assert [p.message for p in log.problems] == [
+        f"line 1 is not valid JSON ({SAYS_LONG}: line 1 column 7 (char 6)): skipped"
+    ]
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(f'{{"_id": "d1"}}\n{{"_id": {LONG}}}\n', encoding="utf-8")
+    problems = ProblemLog("corpus.jsonl")
+    assert [line for line, _ in _json_objects(corpus, problems)] == [1]
+    assert [str(p) for p in problems.problems] == [
+        f"corpus.jsonl:2: not valid JSON: {SAYS_LONG}: line 1 column 9 (char 8); write one "
+        "JSON object per line"
+    ]
+
+
 RECORDING_HEADER = '{"format": "pytest-retrieval recording", "version": 1, "settings": {}}'
+FOOTER = '{"complete": true, "entries": 1}'
 ENTRY = '{"configuration": "bm25", "id": "q1", "text": "t", "results": [["d1", 1.0]]}'
 
 
@@ -1415,8 +1620,52 @@ ENTRY = '{"configuration": "bm25", "id": "q1", "text": "t", "results": [["d1", 1
             [ENTRY.replace('"id": "q1", ', ""), '{"complete": true, "entries": 1}'],
             "run.jsonl:2: not a recording entry (no 'id'); the recording is damaged: record again",
         ),
+        # hand-edited results were read as "1" and 0.5, where a live retriever's are refused
+        (
+            [ENTRY.replace('[["d1", 1.0]]', '[["d0", 2], [1, null]]'), FOOTER],
+            "run.jsonl:2: not a recording entry (result 2's id 1 is not text; ids are recorded "
+            "as text); the recording is damaged: record again",
+        ),
+        (
+            [ENTRY.replace('[["d1", 1.0]]', '[["d1", "0.5"]]'), FOOTER],
+            "run.jsonl:2: not a recording entry (result 1's score '0.5' is not a finite number "
+            "or null); the recording is damaged: record again",
+        ),
+        (
+            [ENTRY.replace('[["d1", 1.0]]', '[["d1", true]]'), FOOTER],
+            "run.jsonl:2: not a recording entry (result 1's score True is not a finite number "
+            "or null); the recording is damaged: record again",
+        ),
+        (
+            [ENTRY.replace('[["d1", 1.0]]', '[["d1", null], ["d2", NaN]]'), FOOTER],
+            "run.jsonl:2: not a recording entry (result 2's score nan is not a finite number "
+            "or null); the recording is damaged: record again",
+        ),
+        # replay printed 'recorded: ' with nothing after it
+        (
+            [ENTRY.replace('"text"', '"error": "", "text"'), FOOTER],
+            "run.jsonl:2: not a recording entry ('error' must be the error's text or null, got "
+            "''); the recording is damaged: record again",
+        ),
+        (
+            [ENTRY.replace('"text"', '"error": false, "text"'), FOOTER],
+            "run.jsonl:2: not a recording entry ('error' must be the error's text or null, got "
+            "False); the recording is damaged: record again",
+        ),
     ],
-    ids=["a-line-added", "results-text", "negative-latency", "a-list", "no-id"],
+    ids=[
+        "a-line-added",
+        "results-text",
+        "negative-latency",
+        "a-list",
+        "no-id",
+        "an-integer-id",
+        "a-text-score",
+        "a-true-score",
+        "a-nan-score",
+        "an-empty-error",
+        "an-error-not-text",
+    ],
 )
 def test_a_damaged_or_edited_recording_is_refused_naming_its_line(
     tmp_path: Path, lines: list[str], says: str
@@ -1429,6 +1678,35 @@ def test_a_damaged_or_edited_recording_is_refused_naming_its_line(
     with pytest.raises(FormatError) as raised:
         read_recording(recording, "run.jsonl")
     assert str(raised.value) == says
+
+
+def test_a_recording_line_giving_a_key_twice_is_refused_naming_it(tmp_path: Path) -> None:
+    """JSON keeps the last of a repeated key: a hand-edited line replayed the second
+    'results' without a word."""
+    from pytest_retrieval.io.common import FormatError
+    from pytest_retrieval.io.recording import read_recording
+
+    twice = ENTRY.replace('"results"', '"results": [["d9", 2.0]], "results"')
+    recording = tmp_path / "run.jsonl"
+    footer = '{"complete": true, "entries": 1}'
+    recording.write_text("\n".join([RECORDING_HEADER, twice, footer]) + "\n", encoding="utf-8")
+    with pytest.raises(FormatError) as raised:
+        read_recording(recording, "run.jsonl")
+    assert str(raised.value) == (
+        "run.jsonl:2: 'results' is given twice on this line (a JSON reader keeps the last and "
+        "drops the other without a word): the recording was edited; record again"
+    )
+
+
+def test_recorded_scores_may_be_integers_or_null_and_are_read_as_numbers(tmp_path: Path) -> None:
+    from pytest_retrieval.io.recording import read_recording
+
+    entry = ENTRY.replace('[["d1", 1.0]]', '[["d1", 2], ["d2", null], ["d3", 0.5]]')
+    recording = tmp_path / "run.jsonl"
+    recording.write_text("\n".join([RECORDING_HEADER, entry, FOOTER]) + "\n", encoding="utf-8")
+    results = read_recording(recording).entries["bm25"]["q1"].results
+    assert results == (("d1", 2.0), ("d2", None), ("d3", 0.5))
+    assert type(results[0][1]) is float
 
 
 def test_a_recording_holding_a_query_twice_keeps_the_last_attempt(tmp_path: Path) -> None:

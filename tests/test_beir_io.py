@@ -182,6 +182,11 @@ def test_qrels_errors_name_file_line_and_query(tmp_path):
         "corpus.jsonl; add it or drop the line",
     ]
     assert read_beir(make(tmp_path / "c", qrels=HEADER + "q1\t7\t5\n"), max_grade=5).queries
+    long = make(tmp_path / "d", qrels=HEADER + "q1\t7\t-" + "9" * 5000 + "\n")
+    assert problems(long) == [  # int() refuses past 4,300 digits: a traceback
+        "beir/qrels/test.tsv:2: query 'q1': score -99999999999999999... of document '7' has "
+        "5001 characters, far outside 0..3 (retrieval_max_grade)"
+    ]
 
 
 def test_not_utf8_names_the_line(tmp_path):

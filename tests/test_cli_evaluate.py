@@ -265,6 +265,29 @@ def test_report_reader_errors_name_the_file(text, message):
         parse_report(text, "r.json")
 
 
+def test_a_report_holding_an_integer_past_the_digit_limit_is_an_input_error(tmp_path):
+    """compare, pool, evaluate and export run printed a Python traceback (int() refuses
+    more than 4,300 digits, which json.loads lets through as a bare ValueError)."""
+    project = _project(tmp_path)
+    cli("evaluate", "runs/dense.run", "--report", "a.json", cwd=project)
+    text = (project / "a.json").read_text(encoding="utf-8")
+    line = text[: text.index('"queries": ')].count("\n") + 1
+    text = text.replace('"queries": ', '"queries": 1' + "0" * 5000 + ', "x": ', 1)
+    (project / "b.json").write_text(text, encoding="utf-8")
+    for args in (
+        ["compare", "a.json", "b.json"],
+        ["pool", "--depth", "3", "b.json"],
+        ["evaluate", "b.json"],
+        ["export", "run", "b.json", "-o", "out"],
+    ):
+        ran = cli(*args, cwd=project)
+        assert ran.code == 2, (args, ran.err)
+        assert f"b.json:{line}: not valid JSON (column " in ran.err, (args, ran.err)
+        assert "a number has more than 4300 digits, more than Python reads; write a shorter " in (
+            ran.err
+        )
+
+
 def test_report_reader_names_configuration_and_query(tmp_path):
     project = _project(tmp_path)
     cli("evaluate", "runs/dense.run", "--report", "a.json", cwd=project)

@@ -200,6 +200,26 @@ def test_a_recording_that_cannot_be_written_fails_the_run(
     assert "rec.jsonl: No space left on device (the run went on without it" in said
 
 
+def test_a_log_append_that_fails_is_named_and_leaves_no_torn_line(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk: 'NOT written', and the next run reads the log without blaming a killed
+    run for a torn last line."""
+    from test_history import full_disk_for  # beside this file
+
+    e2e_write_project(pytester)
+    assert e2e_run(pytester, "--retrieval-eval", "--retrieval-log=h.jsonl").ret == 0
+    with monkeypatch.context() as patch:
+        full_disk_for(pytester.path / "h.jsonl", patch)
+        full = e2e_run(pytester, "--retrieval-eval", "--retrieval-log=h.jsonl")
+    said = " ".join(full.stdout.str().split())
+    assert "retrieval log NOT written: h.jsonl: No space left on device" in said, said
+    assert len((pytester.path / "h.jsonl").read_bytes().splitlines()) == 1
+    again = e2e_run(pytester, "--retrieval-eval", "--retrieval-log=h.jsonl")
+    assert again.ret == 0 and "incomplete" not in again.stdout.str()
+    assert len((pytester.path / "h.jsonl").read_bytes().splitlines()) == 2
+
+
 def test_a_disk_that_fills_up_while_recording_fails_the_run_not_the_plugin(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -321,6 +321,25 @@ def test_a_gated_configuration_missing_from_the_baseline_fails() -> None:
     ]
 
 
+def test_a_configuration_the_baseline_lacks_is_named_as_not_compared_without_failing() -> None:
+    """It passed without a word: a new configuration looked gated when nothing held it."""
+    run = results_of(perfect(), perfect("dense"))
+    result = gate(baseline_of(perfect()), run)
+    assert result.verdict == "passed"
+    assert list(result.counts) == ["fused"]
+    assert result.messages == [
+        "configuration 'dense' is not in the baseline: not compared; run `pytest "
+        "--retrieval-eval --retrieval-update-baseline` to add it"
+    ]
+    assert "configuration 'dense' is not in the baseline: not compared" in explain(result)
+    compared = run_gate(
+        baseline_of(perfect()), "a.json", run, SETTINGS, GateSettings(), STATS, facts(), update=""
+    )
+    assert compared.messages == ["configuration 'dense' is not in the baseline: not compared"]
+    named = gate(baseline_of(perfect()), run, GateSettings(configurations=("fused",)))
+    assert named.verdict == "passed" and named.messages == []  # left out on purpose
+
+
 def test_other_settings_refuse_with_what_differs() -> None:
     base = baseline_of(perfect())
     base.settings = {**base.settings, "gain": "linear"}

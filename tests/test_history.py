@@ -242,6 +242,37 @@ def test_a_writer_killed_mid_line_leaves_a_readable_log(tmp_path: Path) -> None:
     assert len(read_log(log).entries) == 2 and read_log(log).problems == []
 
 
+def full_disk_for(log: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``os.write`` to ``log`` writes half of what it is given, then fails as a full disk
+    does (errno 28); every other write goes through."""
+    from pytest_retrieval.io import history_file
+
+    real_write = os.write
+
+    def half_then_full(fd: int, data: bytes) -> int:
+        if log.exists() and os.path.samestat(os.fstat(fd), os.stat(log)):
+            real_write(fd, bytes(data)[: len(data) // 2])
+            raise OSError(28, "No space left on device")
+        return real_write(fd, data)
+
+    monkeypatch.setattr(history_file.os, "write", half_then_full)
+
+
+def test_an_append_that_fails_leaves_the_log_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk tore the line, and the next run blamed 'a run killed while writing it'."""
+    log = tmp_path / "log.jsonl"
+    append_entry(log, entry(0.5))
+    before = log.read_bytes()
+    with monkeypatch.context() as patch:
+        full_disk_for(log, patch)
+        with pytest.raises(OSError, match="No space left on device"):
+            append_entry(log, entry(0.6))
+    assert log.read_bytes() == before
+    assert read_log(log).problems == []
+
+
 def test_the_entries_keep_their_order_as_appended(tmp_path: Path) -> None:
     log = tmp_path / "log.jsonl"
     made: list[LogEntry] = [

@@ -111,6 +111,11 @@ def test_an_explicit_file_is_read_by_name_then_suffix(tmp_path):
     ("name", "text", "message"),
     [
         ("pyproject.toml", "[tool.pytest\n", "not valid TOML"),
+        (
+            "pyproject.toml",
+            "[tool.pytest.ini_options]\nretrieval_max_grade = 1" + "0" * 5000 + "\n",
+            "not valid TOML: a number has more than 4300 digits",
+        ),
         ("pytest.ini", "[pytest]\nretrieval_gain = a\nretrieval_gain = b\n", "not a valid ini"),
         (
             "pyproject.toml",

@@ -94,6 +94,11 @@ def test_qrels_a_query_judged_only_with_minus_one_is_kept_empty(tmp_path):
         ("1 0 a x", "q:2: query '1': grade 'x' of document 'a' is not an integer"),
         ("1 0 a -2", "q:2: query '1': grade -2 of document 'a' is below -1; write -1"),
         ("1 0 z 1", "q:2: query '1': document 'z' is judged twice (first on line 1)"),
+        (  # int() refuses past 4,300 digits: a traceback
+            "1 0 a 1" + "0" * 5000,
+            "q:2: query '1': grade 100000000000000000... of document 'a' has 5001 characters, "
+            "far outside 0..3; write an integer 0..3, or -1",
+        ),
     ],
 )
 def test_qrels_errors_name_file_line_query_and_fix(tmp_path, line, expected):
@@ -468,6 +473,20 @@ def test_qrels_to_golden(tmp_path):
         _qrels(tmp_path, "1 0 c 1\n"), topics, field="description", default_category="trec"
     )
     assert [(q.text, q.category) for q in by_description.queries] == [("first description", "trec")]
+
+
+def test_a_category_that_would_look_like_another_is_not_imported(tmp_path):
+    """The golden file written would be refused when loaded: refused here, naming it."""
+    qrels = _qrels(tmp_path, "1 0 a 1\n2 0 b 1\n")
+    topics = {q: Topic(q, "fine", path="topics", line=1) for q in ("1", "2")}
+    with pytest.raises(FormatError) as info:
+        qrels_to_golden(qrels, topics, categories={"1": "x ", "2": "a\nb"})
+    assert [str(p) for p in info.value.problems] == [
+        "qrels:1: query '1': category 'x ' has white space at its start or end (its row would "
+        "look like the row of 'x'); write 'x'",
+        "qrels:2: query '2': category 'a\\nb' holds a tab, a newline or another control "
+        "character; remove it",
+    ]
 
 
 def test_qrels_to_golden_errors(tmp_path):

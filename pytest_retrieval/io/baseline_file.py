@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterator
+from itertools import repeat
 from pathlib import Path
 
 from ..aggregate import summarize
@@ -19,6 +20,8 @@ from ..metrics import EMPTY_CONVENTIONS, GAINS, MetricNameError, parse_metric
 from ..model import BASELINE_FIELDS, ConfigurationRecords, QueryRecord, RecordError
 from ..retriever_metadata import Metadata, parse_metadata
 from .atomic import write_atomic
+from .common import NestedTooDeeply, loads_json
+from .repeated_keys import Repeat, first_repeat, keys_hold_once, keys_in
 
 FORMAT = "pytest-retrieval-baseline"
 VERSION = 1
@@ -39,13 +42,13 @@ def _query(qid: str, configuration: str, data: object) -> QueryRecord:
 
 def _load_json(text: str, shown: str) -> dict[str, object]:
     try:
-        data = json.loads(text)
+        data = loads_json(text)
+    except NestedTooDeeply:
+        raise BaselineError(f"{shown} is nested too deeply to be a baseline") from None
     except json.JSONDecodeError as exc:
         raise BaselineError(
             f"{shown} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
         ) from None
-    except RecursionError:
-        raise BaselineError(f"{shown} is nested too deeply to be a baseline") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise BaselineError(f'{shown} is not a pytest-retrieval baseline (no "format": "{FORMAT}")')
     if data.get("version") != VERSION:
@@ -53,7 +56,69 @@ def _load_json(text: str, shown: str) -> dict[str, object]:
             f"{shown} has baseline version {data.get('version')!r}; this plugin reads version "
             f"{VERSION}"
         )
+    if not keys_hold_once(text, _keys_read(data), head='"configurations": {'):
+        found = first_repeat(text)
+        if found is not None:
+            raise BaselineError(_given_twice(shown, found))
     return data
+
+
+def _keys_read(data: dict[str, object]) -> int:
+    """The keys of every mapping of a parsed baseline, counted at C speed where the queries
+    are (a shape the writer never writes may count fewer, which is safe)."""
+    total = len(data)
+    for key, value in data.items():
+        if key != "configurations" or type(value) is not dict:
+            total += keys_in(value)
+            continue
+        total += len(value)
+        for block in value.values():
+            if type(block) is not dict:
+                total += keys_in(block)
+                continue
+            total += len(block)
+            for name, part in block.items():
+                total += _keys_of_queries(part) if name == "queries" else keys_in(part)
+    return total
+
+
+def _keys_of_queries(queries: object) -> int:
+    """The keys of a configuration's queries: ids, fields, metric names and graded ids."""
+    if type(queries) is not dict:
+        return keys_in(queries)
+    records = list(queries.values())
+    if set(map(type, records)) - {dict}:
+        return keys_in(queries)
+    total = len(queries) + sum(map(len, records))
+    for name in ("metrics", "grades"):
+        inner = list(map(dict.get, records, repeat(name), repeat({})))
+        if not set(map(type, inner)) - {dict}:
+            total += sum(map(len, inner))
+    return total
+
+
+def _given_twice(shown: str, found: Repeat) -> str:
+    """A key given twice, named with where it is and its lines."""
+    path, key = found.path, found.key
+    lines = (
+        f"twice on line {found.line}"
+        if found.first == found.line
+        else f"on lines {found.first} and {found.line}"
+    )
+    if path == ("configurations",):
+        what = f"configuration '{key}'"
+        fix = "a merge left two configurations under one name? rename one back, or keep one"
+    elif len(path) == 3 and path[0] == "configurations" and path[2] == "queries":
+        what, fix = f"configuration '{path[1]}': query '{key}'", "keep one"
+    elif len(path) >= 4 and path[0] == "configurations" and path[2] == "queries":
+        field = ".".join(str(step) for step in (*path[4:], key))
+        what, fix = f"configuration '{path[1]}': query '{path[3]}': '{field}'", "keep one"
+    else:
+        what, fix = "'" + ".".join(str(step) for step in (*path, key)) + "'", "keep one"
+    return (
+        f"{shown}:{found.line}: {what} is given {lines}: a JSON reader keeps the last and "
+        f"drops the other without a word; {fix}"
+    )
 
 
 def _check_settings(settings: dict[str, object], shown: str) -> list[str]:

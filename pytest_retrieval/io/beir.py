@@ -38,6 +38,7 @@ from .common import (
 
 QRELS_HEADER = ("query-id", "corpus-id", "score")
 _INTEGER = re.compile(r"[+-]?[0-9]+")
+_DIGITS = 18  # a grade written longer is none (and int() refuses past 4,300 digits)
 QUERY_KEYS = ("_id", "text", "metadata")
 
 
@@ -175,6 +176,14 @@ def _judgment(
     qid, doc, score = fields
     if not _INTEGER.fullmatch(score):
         log.add(line, f"score {score!r} of document '{doc}' is not an integer grade", qid)
+        return None
+    if len(score) > _DIGITS:  # past any grade (and past what int() reads, when very long)
+        log.add(
+            line,
+            f"score {score[:_DIGITS]}... of document '{doc}' has {len(score)} characters, far "
+            f"outside 0..{max_grade} (retrieval_max_grade)",
+            qid,
+        )
         return None
     grade = int(score)
     if not 0 <= grade <= max_grade:

@@ -11,13 +11,14 @@ from __future__ import annotations
 import difflib
 import json
 import re
+import sys
 from collections.abc import Generator, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
 from ..golden import DEFAULT_CATEGORY, Problem
 from ..model import RESERVED_CATEGORIES
-from .golden_check import FORBIDDEN_ID_CHARS
+from .golden_check import FORBIDDEN_ID_CHARS, category_text_problem
 
 MAX_SHOWN = 50  # problems spelled out in one message; the rest are counted
 MAX_KEPT = 1000  # problems kept per file (a corrupt corpus could have millions)
@@ -27,13 +28,61 @@ MAX_KEPT = 1000  # problems kept per file (a corrupt corpus could have millions)
 _ASCII_SPACE = re.compile(r"[ \t\n\r\f\v]+")
 
 
+_MAX_DIGITS = getattr(sys, "get_int_max_str_digits", lambda: 0)()  # 0: no limit (< 3.11)
+LONG_NUMBER = (
+    f"a number has more than {_MAX_DIGITS} digits, more than Python reads; write a shorter "
+    "number, or quote it to keep it as text"
+)
+# a JSON string (skipped), or an integer past the digit limit (no fraction, no exponent)
+_STRING_OR_LONG_INT = re.compile(
+    rf'"[^"\\]*(?:\\.[^"\\]*)*"|(-?[0-9]{{{_MAX_DIGITS + 1},}})(?![0-9.eE])'
+)
+
+
+class NestedTooDeeply(json.JSONDecodeError):
+    """JSON values nested past what the parser can recurse through."""
+
+
+def is_long_number(exc: BaseException) -> bool:
+    """Whether ``exc`` is Python's refusal of an integer past its digit limit
+    (``int()`` of more than 4,300 digits), which the JSON parser lets through."""
+    return isinstance(exc, ValueError) and "integer string conversion" in str(exc)
+
+
+def _long_number_at(text: str) -> int:
+    """Where the first integer past the digit limit outside a string starts (0: not found)."""
+    for match in _STRING_OR_LONG_INT.finditer(text):
+        if match.group(1) is not None:
+            return match.start(1)
+    return 0
+
+
 def loads_json(text: str, **options: object) -> object:
-    """``json.loads``, with values nested past what the parser can recurse through
-    reported as a :class:`json.JSONDecodeError` (a ``RecursionError`` otherwise)."""
+    """``json.loads``, with what it raises past JSON syntax errors reported as a
+    :class:`json.JSONDecodeError` too: values nested past what the parser can recurse
+    through (:class:`NestedTooDeeply`, a ``RecursionError`` otherwise) and an integer
+    past Python's digit limit (:data:`LONG_NUMBER` at its place; a bare ``ValueError``
+    otherwise)."""
+    decoder = json.JSONDecoder(**options) if options else _DECODER  # type: ignore[arg-type]
+    return decode_json(text, decoder)
+
+
+_DECODER = json.JSONDecoder()
+
+
+def decode_json(text: str, decoder: json.JSONDecoder = _DECODER) -> object:
+    """:func:`loads_json` with a decoder made once (``json.loads`` with options makes one
+    per call, which shows over a million lines)."""
+    if text.startswith("\ufeff"):  # as json.loads says it
+        raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
     try:
-        return json.loads(text, **options)  # type: ignore[arg-type]
+        return decoder.decode(text)
     except RecursionError:
-        raise json.JSONDecodeError("values nested too deeply", text, 0) from None
+        raise NestedTooDeeply("values nested too deeply", text, 0) from None
+    except ValueError as exc:
+        if not is_long_number(exc):
+            raise
+        raise json.JSONDecodeError(LONG_NUMBER, text, _long_number_at(text)) from None
 
 
 class FormatError(ValueError):
@@ -233,7 +282,7 @@ def category_problem(category: str) -> str | None:
         return "the category is empty; give every query a non-empty category"
     if category in RESERVED_CATEGORIES:
         return f"category '{category}' is reserved for the overall row of the tables; rename it"
-    return None
+    return category_text_problem(category)
 
 
 __all__ = [

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import decimal
 import difflib
+import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -20,10 +21,12 @@ from ..golden import (
     DEFAULT_CATEGORY,
     DEFAULT_KEYS,
     FILE_KEYS,
+    INVISIBLE,
     QUERY_KEYS,
     GoldenFileError,
     GoldenQuery,
     Problem,
+    escape,
     id_key,
     in_syntax,
     written_otherwise,
@@ -130,11 +133,7 @@ def _as_id(value: Any) -> str | None:
 
 # C0 and C1 control characters and DEL (\t, \n, \x1b, \x94...)
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
-# Unicode's invisible format characters: soft hyphen, zero-width space and joiners,
-# direction marks and embeddings, word joiner, byte-order mark
-_INVISIBLE = re.compile(
-    "[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]"
-)
+_INVISIBLE = INVISIBLE
 
 
 def _misread(value: Any, what: str = "id") -> str | None:
@@ -149,16 +148,37 @@ def _misread(value: Any, what: str = "id") -> str | None:
     return None
 
 
-def _invisible(qid: str) -> str | None:
-    """Why an id that holds an invisible character is refused: two ids would look the
-    same (two node ids; a judged document's id and the retriever's, which never match)."""
+def _escaped(text: str) -> str:
+    """``repr(text)`` with its invisible characters escaped too (``'x\\u200b'``)."""
+    return _INVISIBLE.sub(lambda found: escape(found.group()), repr(text))
+
+
+def _invisible(qid: str, what: str = "id", plural: str = "ids") -> str | None:
+    """Why an id (or a category) that holds an invisible character is refused: two would
+    look the same (two node ids; a judged document's id and the retriever's, which never
+    match; two rows of a table)."""
     hidden = _INVISIBLE.search(qid)
     if hidden is None:
         return None
     return (
-        f"id {qid!r} holds an invisible character (U+{ord(hidden.group()):04X}, copied from "
-        "a web page or a document?): two ids would look the same; remove it"
+        f"{what} {_escaped(qid)} holds an invisible character (U+{ord(hidden.group()):04X}, "
+        f"copied from a web page or a document?): two {plural} would look the same; remove it"
     )
+
+
+def category_text_problem(category: str) -> str | None:
+    """Why a category's text is refused, as an id's is: a control character (a newline
+    makes a phantom row in a Markdown table), white space at its start or end or an
+    invisible character (``x``, ``x `` and ``x\\u200b`` would be three rows labelled x)."""
+    misread = _misread(category, "category")
+    if misread is not None:
+        return misread
+    if category.strip() != category:
+        return (
+            f"category {category!r} has white space at its start or end (its row would look "
+            f"like the row of {category.strip()!r}); write {category.strip()!r}"
+        )
+    return _invisible(category, "category", "categories")
 
 
 def _misjudged(value: Any) -> str | None:
@@ -174,6 +194,16 @@ def _misjudged(value: Any) -> str | None:
             f"write {value.strip()!r}"
         )
     return _invisible(value)
+
+
+def _forms(doc: str, other: str) -> str:
+    """The end of a message on a document judged twice: in two Unicode forms, or alike."""
+    if doc == other:
+        return "; keep one"
+    return (
+        f"{written_otherwise(doc, other)}: one document judged twice, and a result id "
+        "matches one form only; keep one"
+    )
 
 
 def _line_of(mapping: Any, key: Any) -> int:
@@ -224,6 +254,10 @@ class Checker:
     def category(self, value: Any, line: int, qid: str | None) -> object:
         if not isinstance(value, str) or not value.strip():
             self.add(line, f"'category' must be non-empty text, got {_type_name(value)}", qid)
+            return INVALID
+        odd = category_text_problem(value)
+        if odd is not None:
+            self.add(line, odd, qid)
             return INVALID
         if value.strip().lower() in RESERVED_CATEGORIES:
             self.add(
@@ -300,12 +334,14 @@ class Checker:
             )
             return INVALID
         grades: dict[str, int] = {}
+        forms: dict[str, str] = {}  # id_key -> the id as first written
         for key, grade in value.items():
-            self._grade(grades, key, grade, _line_of(value, key) or line, qid)
+            self._grade((grades, forms), key, grade, _line_of(value, key) or line, qid)
         return grades
 
     def _relevant_list(self, value: list[Any], line: int, qid: str | None) -> dict[str, int]:
         grades: dict[str, int] = {}
+        forms: dict[str, str] = {}
         for index, item in enumerate(value):
             doc = _as_id(item)
             item_line = value.item_lines[index] if isinstance(value, Seq) else line
@@ -313,15 +349,23 @@ class Checker:
                 self.add(item_line, f"'relevant' list must hold ids, got {_type_name(item)}", qid)
             elif _misjudged(item) is not None:
                 self.add(item_line, f"'relevant': {_misjudged(item)}", qid)
-            elif doc in grades:
-                self.add(item_line, f"'relevant' lists '{doc}' twice; keep one", qid)
+            elif id_key(doc) in forms:
+                other = forms[id_key(doc)]
+                self.add(item_line, f"'relevant' lists '{doc}' twice{_forms(doc, other)}", qid)
             else:
                 grades[doc] = 1
+                forms[id_key(doc)] = doc
         return grades
 
     def _grade(
-        self, grades: dict[str, int], key: Any, grade: Any, line: int, qid: str | None
+        self,
+        judged: tuple[dict[str, int], dict[str, str]],
+        key: Any,
+        grade: Any,
+        line: int,
+        qid: str | None,
     ) -> None:
+        grades, forms = judged
         doc = _as_id(key)
         if doc is None and isinstance(key, str):
             self.add(line, f"'relevant' has an empty id {key!r}; give each document its id", qid)
@@ -345,6 +389,9 @@ class Checker:
             self.add(
                 line, f"'relevant' names '{doc}' twice (as text and as a number); keep one", qid
             )
+        elif id_key(doc) in forms:  # the same id in another Unicode form
+            other = forms[id_key(doc)]
+            self.add(line, f"'relevant' names '{doc}' twice{_forms(doc, other)}", qid)
         elif not 0 <= grade <= self.max_grade:
             self.add(
                 line,
@@ -354,6 +401,7 @@ class Checker:
             )
         else:
             grades[doc] = int(grade)
+            forms[id_key(doc)] = doc
 
     def expect(self, value: Any, line: int, qid: str | None) -> object:
         if not isinstance(value, dict):
@@ -537,11 +585,24 @@ def _plain_grades(value: Any, max_grade: int) -> dict[str, int] | None:
         if not isinstance(grade, int) or isinstance(grade, bool) or not 0 <= grade <= max_grade:
             return None
     joined = "".join(value)
-    if _CONTROL.search(joined) is not None or (
-        not joined.isascii() and _INVISIBLE.search(joined) is not None
-    ):
+    if _CONTROL.search(joined) is not None:
         return None
+    if not joined.isascii() and (
+        _INVISIBLE.search(joined) is not None or len(set(map(id_key, value))) != len(value)
+    ):
+        return None  # an invisible character, or one id in two Unicode forms
     return {doc: int(grade) for doc, grade in value.items()}
+
+
+@functools.lru_cache(maxsize=1024)  # a golden set has few categories, each on many queries
+def _plain_category(category: str) -> bool:
+    """A category no check objects to: no row name, white space at an end, control or
+    invisible character."""
+    if category.strip().lower() in RESERVED_CATEGORIES or category.strip() != category:
+        return False
+    if _CONTROL.search(category) is not None:
+        return False
+    return category.isascii() or _INVISIBLE.search(category) is None
 
 
 def plain_query(
@@ -569,7 +630,7 @@ def plain_query(
     if "[" in qid or "]" in qid or "::" in qid:
         return None
     category = raw["category"] if "category" in raw else defaults.get("category", DEFAULT_CATEGORY)
-    if not _plain_text(category) or category.strip().lower() in RESERVED_CATEGORIES:
+    if not _plain_text(category) or not _plain_category(category):
         return None
     grades = _plain_grades(raw.get("relevant"), max_grade)
     if grades is None:

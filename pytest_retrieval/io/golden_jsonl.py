@@ -13,17 +13,13 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from typing import Any
 
 from ..golden import GoldenFileError, Problem
+from .common import LONG_NUMBER, is_long_number
 from .golden_check import MAX_DEPTH, Lines, Seq, too_deep
 
 _HINT = "each line of a .jsonl golden file is one JSON object"
-_LONG_NUMBER = (
-    f"a number has more than {getattr(sys, 'get_int_max_str_digits', lambda: 0)()} digits, "
-    "more than Python reads; write a shorter number, or quote it to keep it as text"
-)
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # a \\ud800-\\udfff escape: maybe unpaired
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -65,7 +61,7 @@ class _Decoder:
         except json.JSONDecodeError as exc:
             raise _problem(shown, number, _syntax(text, exc)) from None
         except ValueError as exc:  # an integer past Python's digit limit
-            message = _LONG_NUMBER if "digits" in str(exc) else f"JSON error: {exc}"
+            message = LONG_NUMBER if is_long_number(exc) else f"JSON error: {exc}"
             raise _problem(shown, number, message) from None
         if text.count("[") + text.count("{") > MAX_DEPTH and too_deep(value):
             raise _problem(shown, number, f"values are nested more than {MAX_DEPTH} levels deep")

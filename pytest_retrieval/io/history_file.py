@@ -2,7 +2,8 @@
 
 An append takes an exclusive lock on the file (``fcntl.flock``; two CI jobs sharing a
 log wait for each other), cuts off a torn last line (what a writer killed mid-line
-leaves), writes the whole entry and its newline, and fsyncs before unlocking. A reader
+leaves), writes the whole entry and its newline, and fsyncs before unlocking; a write
+that fails (a full disk) cuts the file back to its length before it. A reader
 takes a shared lock and skips any line it cannot read, naming it: a torn last line is
 reported once, by the run whose append then removes it.
 """
@@ -112,13 +113,25 @@ def append_line(path: Path, line: str) -> None:
                     prefix = b"\n"
                 else:
                     os.ftruncate(fd, start)
-            data = prefix + line.encode("utf-8") + b"\n"
-            while data:
-                written = os.write(fd, data)
-                data = data[written:]
-            os.fsync(fd)
+            _write_whole(fd, prefix + line.encode("utf-8") + b"\n")
     finally:
         os.close(fd)
+
+
+def _write_whole(fd: int, data: bytes) -> None:
+    """Append ``data`` and fsync; a write that fails (a full disk) truncates the file
+    back to its length before, so no torn line is left for the next run to blame on a
+    killed writer, and raises."""
+    before = os.fstat(fd).st_size
+    try:
+        while data:
+            written = os.write(fd, data)
+            data = data[written:]
+        os.fsync(fd)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, before)
+        raise
 
 
 def append_entry(path: Path, entry: LogEntry) -> None:

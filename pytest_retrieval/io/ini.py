@@ -29,6 +29,7 @@ from pathlib import Path
 from types import ModuleType
 
 from ..settings import SCHEMA, Raw, SettingsError, refuse_empty_ini
+from .common import LONG_NUMBER, is_long_number
 
 IniValue = str | list[str]
 
@@ -108,6 +109,10 @@ def _toml(path: Path) -> dict[str, object]:
         raise IniError(f"cannot read {path}: {exc}") from None
     except toml.TOMLDecodeError as exc:
         raise IniError(f"{path}: not valid TOML: {exc}") from None
+    except ValueError as exc:  # an integer past Python's digit limit, which tomllib lets through
+        if not is_long_number(exc):
+            raise
+        raise IniError(f"{path}: not valid TOML: {LONG_NUMBER}") from None
     assert isinstance(data, dict)
     return data
 

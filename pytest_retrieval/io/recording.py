@@ -33,7 +33,8 @@ from typing import IO
 from ..bulk import paused_gc
 from ..golden import Problem
 from ..retriever_metadata import Metadata, parse_metadata
-from .common import FormatError, ProblemLog, loads_json
+from .common import FormatError, ProblemLog, decode_json
+from .repeated_keys import RepeatedKeys
 
 FORMAT = "pytest-retrieval recording"
 VERSION = 1
@@ -172,13 +173,62 @@ def is_recording(path: Path) -> bool:
 
 
 def _results(data: Mapping[str, object]) -> tuple[tuple[str, float | None], ...]:
+    """The [id, score] pairs as the writer writes them: ids as text, scores as finite
+    numbers or null (what a live retriever's results must be; a hand-edited 1 or "0.5"
+    is refused, not read as "1" and 0.5). Checked with whole-list operations: a
+    recording holds millions of pairs."""
     given = data.get("results")
-    given = [] if given is None else given
-    if not isinstance(given, list) or not all(
-        isinstance(pair, list) and len(pair) == 2 for pair in given
-    ):
+    if not given:
+        if given is None or given == []:
+            return ()
         raise ValueError("'results' must be a list of [id, score] pairs")
-    return tuple((str(doc), None if score is None else float(score)) for doc, score in given)
+    try:  # zip with strict and the unpacking: every pair holds two values
+        if type(given) is not list or set(map(type, given)) != {list}:
+            raise ValueError
+        docs, scores = zip(*given, strict=True)
+    except ValueError:
+        raise ValueError("'results' must be a list of [id, score] pairs") from None
+    if not _all_text(docs):
+        rank, doc = next((i, d) for i, d in enumerate(docs, 1) if type(d) is not str or not d)
+        raise ValueError(f"result {rank}'s id {doc!r} is not text; ids are recorded as text")
+    kinds = set(map(type, scores))
+    numbers = scores if type(None) not in kinds else [s for s in scores if s is not None]
+    if not kinds <= _SCORE_TYPES or not math.isfinite(sum(numbers)):
+        bad = [(i, s) for i, s in enumerate(scores, 1) if not _score_ok(s)]
+        if bad:  # else: finite scores whose sum overflowed
+            rank, score = bad[0]
+            raise ValueError(f"result {rank}'s score {score!r} is not a finite number or null")
+    if int in kinds:
+        scores = tuple(s if s is None else float(s) for s in scores)
+    return tuple(zip(docs, scores, strict=True))
+
+
+def _all_text(docs: tuple[object, ...]) -> bool:
+    """Whether every id is non-empty text (str.join refuses any other value, at C speed)."""
+    try:
+        "".join(docs)  # type: ignore[arg-type]
+    except TypeError:
+        return False
+    return "" not in docs
+
+
+_SCORE_TYPES = {float, int, type(None)}
+
+
+def _score_ok(score: object) -> bool:
+    if score is None:
+        return True
+    return isinstance(score, (float, int)) and not isinstance(score, bool) and math.isfinite(score)
+
+
+def _error(data: Mapping[str, object]) -> str | None:
+    """The recorded error: its text (never empty: a live error names what was raised), or None."""
+    error = data.get("error")
+    if error is None:
+        return None
+    if not isinstance(error, str) or not error.strip():
+        raise ValueError(f"'error' must be the error's text or null, got {error!r}")
+    return error
 
 
 def _latency(data: Mapping[str, object]) -> float | None:
@@ -202,7 +252,7 @@ def _entry(data: Mapping[str, object], log: ProblemLog, number: int) -> Recorded
             filters=filters if isinstance(filters, dict) else {},
             latency_ms=_latency(data),
             shared=bool(data.get("shared", False)),
-            error=None if data.get("error") is None else str(data["error"]),
+            error=_error(data),
         )
     except (KeyError, TypeError, ValueError) as exc:
         what = f"no {exc}" if isinstance(exc, KeyError) else str(exc)
@@ -211,10 +261,10 @@ def _entry(data: Mapping[str, object], log: ProblemLog, number: int) -> Recorded
 
 
 def _header(line: str, log: ProblemLog) -> Mapping[str, object]:
-    try:
-        header = loads_json(line)
-    except json.JSONDecodeError:
-        header = None
+    read = ProblemLog(log.shown)
+    header = _json_line(line, 1, read, RepeatedKeys())
+    if read.problems and FORMAT in line:  # a header, damaged
+        raise FormatError(read.problems)
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         log.add(1, f"not a recording: the first line is not a '{FORMAT}' header")
         log.raise_if_any()
@@ -247,6 +297,31 @@ def read_recording(path: Path, shown: str | None = None) -> Recording:
     return Recording(entries, complete, settings, golden, retrievers)
 
 
+_UNREADABLE = object()  # a line that is no JSON value (its problem is logged)
+
+
+def _json_line(line: str, number: int, log: ProblemLog, hook: RepeatedKeys) -> object:
+    """A line's JSON value; :data:`_UNREADABLE` (and a problem) when it is not JSON or
+    gives a key twice in one object (which JSON reads as the last, silently)."""
+    hook.keys.clear()
+    try:
+        data = decode_json(line, hook.decoder)
+    except json.JSONDecodeError as exc:
+        log.add(
+            number,
+            f"not JSON ({exc.msg}: column {exc.colno}); the recording is damaged: record again",
+        )
+        return _UNREADABLE
+    if hook.keys:
+        log.add(
+            number,
+            f"'{hook.keys[0]}' is given twice on this line (a JSON reader keeps the last and "
+            "drops the other without a word): the recording was edited; record again",
+        )
+        return _UNREADABLE
+    return data
+
+
 def _entries(
     lines: Sequence[str], log: ProblemLog
 ) -> tuple[dict[str, dict[str, Recorded]], Mapping[str, object]]:
@@ -256,16 +331,12 @@ def _entries(
     footer: Mapping[str, object] = {}
     footer_line = 0
     seen: dict[tuple[str, str], tuple[int, int]] = {}  # (configuration, id) -> line, attempt
+    hook = RepeatedKeys()
     for number, line in enumerate(lines[1:], start=2):
         if not line.strip():
             continue
-        try:
-            data = loads_json(line)
-        except json.JSONDecodeError as exc:
-            log.add(
-                number,
-                f"not JSON ({exc.msg}: column {exc.colno}); the recording is damaged: record again",
-            )
+        data = _json_line(line, number, log, hook)
+        if data is _UNREADABLE:
             continue
         if isinstance(data, dict) and "complete" in data:
             footer, footer_line = data, number

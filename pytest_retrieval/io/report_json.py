@@ -24,6 +24,7 @@ from ..settings import (
     SettingsError,
     parse_settings,
 )
+from .common import NestedTooDeeply, loads_json
 
 FORMAT = "pytest-retrieval-report"
 VERSION = 1
@@ -71,13 +72,13 @@ class ReportFile:
 
 def _load(text: str, shown: str) -> dict[str, object]:
     try:
-        data = json.loads(text)
+        data = loads_json(text)
+    except NestedTooDeeply:
+        raise ReportError(f"{shown}: nested too deeply to be a JSON report") from None
     except json.JSONDecodeError as exc:
         raise ReportError(
             f"{shown}:{exc.lineno}: not valid JSON (column {exc.colno}: {exc.msg})"
         ) from None
-    except RecursionError:
-        raise ReportError(f"{shown}: nested too deeply to be a JSON report") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ReportError(
             f'{shown}: not a pytest-retrieval JSON report (no "format": "{FORMAT}"); write one '

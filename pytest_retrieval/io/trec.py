@@ -57,6 +57,7 @@ UNJUDGED_GRADE = -1
 TopicField = Literal["title", "description", "narrative"]
 TopicsFormat = Literal["auto", "trec", "tsv"]
 _INTEGER = re.compile(r"[+-]?[0-9]+")
+_DIGITS = 18  # a grade written longer is none (and int() refuses past 4,300 digits)
 
 # --------------------------------------------------------------------------- records
 
@@ -213,6 +214,15 @@ class _QrelsBuilder:
                 number,
                 f"grade {rel!r} of document '{doc}' is not an integer; write an integer "
                 f"0..{self.max_grade}, or -1 for 'in the pool but unjudged'",
+                qid,
+            )
+            return None
+        if len(rel) > _DIGITS:  # past any grade (and past what int() reads, when very long)
+            self.log.add(
+                number,
+                f"grade {rel[:_DIGITS]}... of document '{doc}' has {len(rel)} characters, far "
+                f"outside 0..{self.max_grade}; write an integer 0..{self.max_grade}, or -1 for "
+                "'in the pool but unjudged'",
                 qid,
             )
             return None
