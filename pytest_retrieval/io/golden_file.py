@@ -8,7 +8,7 @@ queries of one ``.yaml``/``.yml`` or ``.jsonl`` file (any case), or raises
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from ..bulk import paused_gc
@@ -34,35 +34,38 @@ def golden_files_in(folder: Path, skipped: Sequence[str] = NORECURSEDIRS) -> lis
     order, through linked folders, each file once (by its real path, under the first
     path that reached it); not in ``__pycache__``, a virtual environment, or a folder
     matching ``skipped`` (the ini file's ``norecursedirs``, else pytest's default)."""
-    found: list[Path] = []
-    seen: set[Path] = set()  # real paths of the folders entered and the files found
+    return list(_walk(folder, skipped, set()))
 
-    def walk(current: Path) -> None:
-        if current.resolve() in seen:
-            return  # a link back to a folder already walked (a loop)
-        seen.add(current.resolve())
-        try:
-            entries = sorted(current.iterdir())
-        except OSError:
-            return
-        for entry in entries:
-            if entry.is_dir():
-                if not _skipped_folder(entry, skipped):
-                    walk(entry)
-            elif is_golden_file(entry) and entry.is_file() and entry.resolve() not in seen:
-                seen.add(entry.resolve())
-                found.append(entry)
 
-    walk(folder)
-    return found
+def _walk(current: Path, skipped: Sequence[str], seen: set[Path]) -> Iterator[Path]:
+    """The golden files under ``current`` as they are found; ``seen`` holds the real paths
+    of the folders entered and the files given (a link back to a folder walked: a loop)."""
+    real = current.resolve()
+    if real in seen:
+        return
+    seen.add(real)
+    try:
+        entries = sorted(current.iterdir())
+    except OSError:
+        return
+    for entry in entries:
+        if entry.is_dir():
+            if not _skipped_folder(entry, skipped):
+                yield from _walk(entry, skipped, seen)
+        elif is_golden_file(entry) and entry.is_file():
+            real = entry.resolve()
+            if real not in seen:
+                seen.add(real)
+                yield entry
 
 
 def golden_path_problems(
     root: Path, given: Sequence[str], skipped: Sequence[str] = NORECURSEDIRS
 ) -> list[str]:
     """What is wrong with each of ``retrieval_golden``'s paths (relative to ``root``): one
-    that does not exist, a file that is no golden file, a folder holding none. A second
-    path misspelled would otherwise leave its queries out unnoticed."""
+    that does not exist, a file that is no golden file, a folder holding none (found out
+    at its first golden file, not by a walk of all of it). A second path misspelled would
+    otherwise leave its queries out unnoticed."""
     problems = []
     for shown in given:
         path = root / shown
@@ -70,7 +73,7 @@ def golden_path_problems(
             problems.append(f"{shown} does not exist under {root}")
         elif path.is_file() and not is_golden_file(path):
             problems.append(f"{shown} is not a golden file (.yaml, .yml or .jsonl)")
-        elif path.is_dir() and not golden_files_in(path, skipped):
+        elif path.is_dir() and next(_walk(path, skipped, set()), None) is None:
             problems.append(f"{shown} holds no golden file (.yaml, .yml or .jsonl)")
     return problems
 

@@ -55,6 +55,7 @@ from .metric_hooks import install_custom_metrics
 from .nodes import REPLAY_ARG, golden_ids, golden_of, item_configuration, nothing_to_find_ids
 from .options import option_values
 from .output_paths import refuse_clashing_outputs
+from .outputs import shown_path
 from .replaying import load_for_run, share_with_worker
 from .result_keys import stash_result_keys
 from .session import RetrievalSession
@@ -179,8 +180,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         fetcher.close()
 
 
-def _is_golden(config: pytest.Config, path: Path) -> bool:
-    resolved = path.resolve()
+def _is_golden(config: pytest.Config, path: Path, resolved: Path) -> bool:
+    """Named on the command line, or under a golden path, as written or as it resolves."""
     if resolved in config.stash[EXPLICIT_KEY]:
         return True
     roots = config.stash[GOLDEN_ROOTS_KEY]
@@ -221,9 +222,10 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     config = parent.config
     if not is_golden_file(file_path):
         return None
-    if not _is_golden(config, file_path):
+    resolved = file_path.resolve()
+    if not _is_golden(config, file_path, resolved):
         return None
-    first = config.stash.setdefault(GOLDEN_FILES_KEY, {}).setdefault(file_path.resolve(), file_path)
+    first = config.stash.setdefault(GOLDEN_FILES_KEY, {}).setdefault(resolved, file_path)
     if first != file_path:  # the same file again, through a symbolic link
         _warn_once_of_a_second_path(config, file_path, first)
         return None
@@ -237,8 +239,7 @@ def _warn_once_of_a_second_path(config: pytest.Config, again: Path, first: Path)
     if first in said:
         return
     said.add(first)
-    shown = [str(p.relative_to(config.rootpath)) if p.is_relative_to(config.rootpath) else str(p)
-             for p in (again, first)]  # fmt: skip
+    shown = [shown_path(config, p) for p in (again, first)]
     text = (
         f"{shown[0]} is {shown[1]} again, reached through a symbolic link: collected once, "
         f"as {shown[1]} (a link into the golden folder, or a loop)"

@@ -49,7 +49,16 @@ from .gathered import Gathered
 from .keys import COLLECTED_KEY, OUTBOX_KEY, REPLAY_KEY, SELECTED_KEY
 from .missing import is_golden_nodeid, missing_records
 from .nodes import golden_ids, nothing_to_find_ids
-from .outputs import History, github_output, log_path, on_github, record_run, stamp, utc_now
+from .outputs import (
+    History,
+    github_output,
+    log_path,
+    on_github,
+    record_run,
+    shown_path,
+    stamp,
+    utc_now,
+)
 from .terminal import write_summary
 
 if TYPE_CHECKING:
@@ -85,8 +94,7 @@ def unknown_key_advice(config: pytest.Config) -> list[Advice]:
     path = config.inipath
     if path is None:
         return []
-    inside = path.is_relative_to(config.rootpath)
-    shown = str(path.relative_to(config.rootpath) if inside else path)
+    shown = shown_path(config, path)
     try:
         content = path.read_text(encoding="utf-8")
         keys = read_config_file(path).values  # config.inicfg is deprecated in pytest 9
