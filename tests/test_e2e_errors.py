@@ -416,6 +416,28 @@ def test_a_retriever_fixture_that_raises_in_setup_errors_its_items(
     assert float(dense_props["ndcg@10"]) == 0.0
 
 
+@pytest.mark.parametrize("verbose", [False, True])
+def test_a_fixture_that_cannot_be_built_shows_its_traceback_once(
+    pytester: pytest.Pytester, verbose: bool
+) -> None:
+    """pytest builds a function-scoped fixture again for each item, so a broken one
+    fails all 7 queries of 'dense' alike: one traceback, then a line per item naming
+    the error and where its traceback is; -vv shows every one."""
+    e2e_write_project(pytester, conftest=SETUP_FAILS_CONFTEST)
+    args = ["--retrieval-eval", "-p", "no:randomly", "--junitxml", "j.xml"]
+    result = e2e_run(pytester, *args, *(["-vv"] if verbose else []))
+    result.assert_outcomes(passed=7, errors=7)
+    output = result.stdout.str()
+    assert output.count('raise RuntimeError("dense index not built")') == (7 if verbose else 1)
+    pointer = "(its traceback is shown on golden/catalog.yaml::rain-tomorrow[dense];"
+    assert output.count(pointer) == (0 if verbose else 6)
+    assert output.count("E           RuntimeError: dense index not built") == (7 if verbose else 1)
+    assert output.count("ERROR golden/") == 7  # the short summary, every item
+    cases = e2e_junit_cases(pytester.path / "j.xml")
+    errored = [name for name, outcome in cases.items() if outcome == "error"]
+    assert len(errored) == 7 and all(name.endswith("[dense]") for name in errored)
+
+
 def test_a_retriever_fixture_that_returns_no_callable_errors_its_items(
     pytester: pytest.Pytester,
 ) -> None:

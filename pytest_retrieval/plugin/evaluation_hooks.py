@@ -36,7 +36,7 @@ from ..settings import (
 from .collect import GoldenFile, call_golden, check_fixture, warn_of_query_ids_in_keyword
 from .fetch import FETCHER_KEY, Fetcher
 from .gathered import note_queries
-from .item import records_without_scoring
+from .item import records_without_scoring, shorten_repeated_setup_error
 from .keys import (
     COLLECTED_KEY,
     EXPLICIT_KEY,
@@ -289,6 +289,7 @@ class GoldenItemHooks:
         if records is None:  # skipped, or stopped in setup or before scoring
             settings = item.config.stash[SETTINGS_KEY].settings
             records = records_without_scoring(item, golden.queries, report, call, settings)
+            shorten_repeated_setup_error(item, call, report)
         if hasattr(item.config, "workerinput"):  # what crosses to the controller is plain data
             report.retrieval = rows_text(records)  # type: ignore[attr-defined]
         else:  # the report stays plain data (for report-log plugins); the records wait here

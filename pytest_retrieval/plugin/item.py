@@ -31,7 +31,7 @@ from ..settings import RunSettings, Settings
 from ..shapes import ResultShapeError, rank_results, ranked_results
 from .fetch import FETCHER_KEY, asked
 from .gathered import note_retriever
-from .keys import LAST_RAN_KEY, RECORDED_KEY, RECORDS_KEY, SETTINGS_KEY
+from .keys import LAST_RAN_KEY, RECORDED_KEY, RECORDS_KEY, SETTINGS_KEY, SETUP_ERRORS_KEY
 from .nodes import item_configuration
 from .progress import Progress
 from .result_keys import result_key
@@ -392,6 +392,23 @@ def _short(call: pytest.CallInfo[None]) -> str:
     text = f"{call.excinfo.typename}: {call.excinfo.value}".strip()
     first = text.splitlines()[0] if text else ""
     return first if len(first) <= 300 else first[:297] + "..."
+
+
+def shorten_repeated_setup_error(
+    item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport
+) -> None:
+    """A retriever fixture that cannot be built fails the setup of every item of its
+    configuration alike (pytest builds a function-scoped fixture again for each): its
+    traceback is shown once, on the first such item of this process; the others say
+    the error in one line and where its traceback is (``-vv`` shows every one)."""
+    if call.when != "setup" or not report.failed or call.excinfo is None:
+        return
+    if item.config.get_verbosity() >= 2 or _torn_down(call) is not None:
+        return
+    key = (item_configuration(item)[0], _short(call))
+    first = item.config.stash.setdefault(SETUP_ERRORS_KEY, {}).setdefault(key, report.nodeid)
+    if first != report.nodeid:
+        report.longrepr = f"{key[1]}\n(its traceback is shown on {first}; -vv: on every item)"
 
 
 FIXTURES_MODULE = inspect.getfile(pytest.FixtureRequest)  # where pytest tears fixtures down

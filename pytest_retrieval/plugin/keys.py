@@ -32,6 +32,8 @@ RETRIEVER_KINDS_KEY = pytest.StashKey[dict[str, RetrieverKind]]()  # configurati
 REPLAY_KEY = pytest.StashKey[Replay]()  # --retrieval-replay: the recorded answers
 OUTBOX_KEY = pytest.StashKey[dict[str, list[QueryRecord]]]()  # node id -> records not yet taken
 LAST_RAN_KEY = pytest.StashKey[str]()  # the configuration whose item ran last in this process
+# (configuration, the setup error's first line) -> the node id whose report shows its traceback
+SETUP_ERRORS_KEY = pytest.StashKey[dict[tuple[str, str], str]]()
 # pytest_retrieval_result_key as a function per query (None: nothing implements it)
 RESULT_KEYS_KEY = pytest.StashKey[Callable[[GoldenQuery], ResultKey | None]]()
 
