@@ -370,6 +370,12 @@ def test_long_names_that_share_their_start_are_not_cut_alike_in_the_terminal(
         assert "…" not in section, section
         for name in LONG_NAMES:
             assert re.search(rf"^{name}\s+7\s", section, re.M), section
+    # the lines that name them fit the width too: the baseline's, -v's retriever kinds
+    update = e2e_run(pytester, "--retrieval-eval", "-v", "--retrieval-update-baseline")
+    section = update.stdout.str().split("retrieval evaluation", 1)[1]
+    assert "retrieval baseline written: golden/baseline.json" in section
+    assert "retrievers, as the plugin calls them:" in section
+    assert max(len(line) for line in section.splitlines()[1:]) <= 80, section
 
 
 def test_the_markdown_report_has_a_table_per_configuration_and_side_by_side(

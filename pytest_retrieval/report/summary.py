@@ -121,7 +121,8 @@ def significant_lines(evaluation: Evaluation, width: int) -> list[str]:
             found.setdefault(key, []).append(f"{short(row.category)} {row.delta:+.3f}")
     ref = comparisons.reference
     if not found:
-        return [f"no difference from {ref} is significant after Holm correction"]
+        text = f"no difference from {ref} is significant after Holm correction"
+        return textwrap.wrap(text, width, subsequent_indent="  ", break_on_hyphens=False)
     lines = [f"significant differences from {ref} (* above; Holm-corrected):"]
     for (configuration, metric), parts in found.items():
         text = f"{configuration} {metric}: " + ", ".join(parts)
