@@ -124,7 +124,7 @@ def add_common(parser: argparse.ArgumentParser) -> None:
         "--config",
         metavar="FILE",
         help="the config file to read settings from (default: found as pytest finds it, from "
-        "the current folder upward: pytest.ini, pyproject.toml, tox.ini, setup.cfg)",
+        "the current folder upward: pytest.toml, pytest.ini, pyproject.toml, tox.ini, setup.cfg)",
     )
     group.add_argument(
         "--override-ini",
