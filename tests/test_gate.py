@@ -485,6 +485,7 @@ def test_worst_queries_name_what_left_and_entered_the_top_k() -> None:
     assert (
         "    top 10: lost lex-1-main (3), lex-1-alt (2); gained noise-1 (-), noise-2 (-)"
     ) in text.splitlines()
+    assert "and what was lost and gained (grade; - = unjudged)):" in text  # what (-) means
     assert "; error: the retriever raised KeyError: 'x'" in text
     assert headline(result).startswith(
         "retrieval gate: FAILED: fused / lexical / ndcg@10 1.000 -> 0.350 (-0.650, allowed "

@@ -138,7 +138,7 @@ def _worst_lines(breached: Sequence[GateRow], width: int | None) -> list[str]:
         "",
         "queries that dropped most (metric baseline -> current; then, in the top k, the "
         "judged results that moved, rank before→after (grade), and what was lost and gained "
-        "(grade)):",
+        "(grade; - = unjudged)):",
     ]
     lines = [lines[0], *_wrap(lines[1], width, "", "")]
     for d in dropped:
