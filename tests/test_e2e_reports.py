@@ -378,6 +378,24 @@ def test_long_names_that_share_their_start_are_not_cut_alike_in_the_terminal(
     assert max(len(line) for line in section.splitlines()[1:]) <= 80, section
 
 
+def test_the_paired_comparison_lists_configurations_in_the_order_of_the_other_tables(
+    pytester: pytest.Pytester,
+) -> None:
+    """params bm25, zeta, dense: -v's comparison rows are zeta's then dense's, as the
+    tables above them (not sorted by name, which put dense first)."""
+    conftest = E2E_RETRIEVER_CONFTEST.replace(
+        'params=["bm25", "dense"]', 'params=["bm25", "zeta", "dense"]'
+    ).replace(
+        "table = RANKINGS[request.param]",
+        "table = RANKINGS['bm25' if request.param == 'zeta' else request.param]",
+    )
+    e2e_write_project(pytester, conftest=conftest)
+    result = e2e_run(pytester, "--retrieval-eval", "-v")
+    section = result.stdout.str().split("paired comparison with bm25", 1)[1]
+    names = re.findall(r"^(zeta|dense)\s+all\s", section, re.M)
+    assert names[:2] == ["zeta", "dense"], section
+
+
 def test_the_markdown_report_has_a_table_per_configuration_and_side_by_side(
     pytester: pytest.Pytester, e2e_project: Path
 ) -> None:

@@ -136,7 +136,8 @@ def side_by_side_table(evaluation: Evaluation, style: Style) -> Table:
 
 
 def comparison_table(evaluation: Evaluation, style: Style) -> Table:
-    """Each configuration minus the reference, per category and ``all``."""
+    """Each configuration minus the reference, per category and ``all``; configurations
+    in the order of the other tables (the fixture's params), not by name."""
     comparisons = evaluation.comparisons
     metrics = evaluation.metrics
     cells: dict[tuple[str, str], dict[str, str]] = {}
@@ -147,7 +148,12 @@ def comparison_table(evaluation: Evaluation, style: Style) -> Table:
         if style != "terminal":
             text += f" p={row.p_holm:.3g} {row.wins}/{row.ties}/{row.losses}"
         cells.setdefault((row.configuration, row.category), {})[row.metric] = text
-    ordered = sorted(cells, key=lambda key: (key[0], key[1] != ALL, key[1]))
+    place = {name: i for i, name in enumerate(evaluation.summaries)}
+
+    def order(key: tuple[str, str]) -> tuple[int, str, bool, str]:
+        return place.get(key[0], len(place)), key[0], key[1] != ALL, key[1]
+
+    ordered = sorted(cells, key=order)
     categories = [cat for _, cat in ordered]
     label = shortened(categories) if style == "terminal" else {c: c for c in categories}
     rows = [
