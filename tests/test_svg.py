@@ -252,6 +252,7 @@ def test_long_names_that_share_their_start_are_cut_apart() -> None:
     forest = parse(svg.forest_plot(rows, "m", "bm25"))
     labels = [texts(g)[0] for g in find(forest, "g", "forest-row")]
     assert len(set(labels)) == 2 and labels[0].endswith("k1") and labels[1].endswith("k2")
+    assert all(label.startswith("all \u00b7 hybrid-") for label in labels)  # category whole
 
 
 def test_a_long_reference_name_does_not_run_into_the_printed_column() -> None:

@@ -157,9 +157,13 @@ def finite(value: float | None) -> float | None:
 def truncate(text: str, chars: int) -> str:
     """``text`` in at most ``chars`` characters, cut in the middle: names that share a
     long start (``hybrid-reranker-…-minilm-k1``, ``…-k2``) keep the end that tells them
-    apart."""
+    apart. A ``category · configuration`` label keeps its category whole when there is
+    room, and cuts the configuration."""
     if len(text) <= chars:
         return text
+    first, sep, rest = text.rpartition(" \u00b7 ")
+    if sep and len(first) + len(sep) + 8 <= chars:
+        return first + sep + truncate(rest, chars - len(first) - len(sep))
     if chars < 8:
         return text[: max(1, chars - 1)] + "\u2026"
     tail = (chars - 1) // 2
