@@ -76,6 +76,10 @@ _MISSING = "not in the recording"  # the two errors of a replayed query, counted
 _STALE = "holds this query with"
 
 
+def _scored(count: int) -> str:
+    return "scored as an error" if count == 1 else "scored as errors"
+
+
 def recording_notes(replay: Replay, errors: Sequence[str]) -> list[str]:
     """A line each for the queries a recording lacks and those it holds for another text
     or other filters (from the items' errors): with a changed golden set these are many
@@ -88,13 +92,14 @@ def recording_notes(replay: Replay, errors: Sequence[str]) -> list[str]:
     if stale:
         notes.append(
             f"replay: {_items(stale)} the recording {replay.source} holds for another text or "
-            "other filters (the golden set changed since it was recorded), scored as errors; "
+            f"other filters (the golden set changed since it was recorded), {_scored(stale)}; "
             "record again (--retrieval-record)"
         )
     if missing:
         notes.append(
-            f"replay: {_items(missing)} the recording {replay.source} does not hold, scored as "
-            "errors; record again (--retrieval-record), or replay with -k to leave them out"
+            f"replay: {_items(missing)} the recording {replay.source} does not hold, "
+            f"{_scored(missing)}; record again (--retrieval-record), or replay with -k to leave "
+            f"{'it' if missing == 1 else 'them'} out"
         )
     return notes
 

@@ -83,11 +83,23 @@ def test_categories_from_metadata_a_mapping_or_a_default(tmp_path):
         "beir/queries.jsonl:1: query 'q1': metadata has no 'topic' (the category field)"
     ]
     assert problems(folder, categories={"q1": "all", "q9": "x"}) == [
-        "beir/queries.jsonl: query 'q9': a category is given for a query that is not judged "
-        "in this split",
+        "beir/queries.jsonl: query 'q9': --categories gives a category for a query that is "
+        "not in queries.jsonl; fix its id or remove its line",
         "beir/queries.jsonl:1: query 'q1': category 'all': category 'all' is reserved for the "
         "overall row of the tables; rename it",
     ]
+
+
+def test_a_category_of_a_query_judged_in_another_split_is_left_out_with_it(tmp_path):
+    """One categories file for every split: a query of another split is no mistake."""
+    queries = [
+        '{"_id": "q1", "text": "will it rain"}',
+        '{"_id": "q2", "text": "tide tables"}',  # judged in train, say
+    ]
+    folder = make(tmp_path / "b", queries=queries)
+    data = read_beir(folder, categories={"q1": "paraphrase", "q2": "lexical"})
+    assert [(q.id, q.category) for q in data.queries] == [("q1", "paraphrase")]
+    assert data.left_out == ("q2",)
 
 
 def test_other_splits_and_missing_files(tmp_path):

@@ -232,6 +232,17 @@ def test_no_golden_folder_is_a_usage_error_naming_the_setting(tmp_path):
     assert "retrieval_golden: evals does not exist under" in ran.err
 
 
+def test_no_golden_folder_and_no_config_file_says_where_it_looked(tmp_path):
+    """Run from a subfolder of a project without an ini file: no '(no config file)' to
+    fix, but where the default was looked for and what to do."""
+    (tmp_path / "golden").mkdir()
+    (tmp_path / "runs").mkdir()
+    ran = cli("export", "trec", cwd=tmp_path / "runs")
+    assert ran.code == 2
+    assert "fix retrieval_golden in (no config file)" not in ran.err
+    assert "name the golden files, or run from the project's folder (no config file" in ran.err
+
+
 def test_a_bad_setting_is_a_usage_error_naming_the_file_and_key(tmp_path):
     ran = cli("validate", cwd=write_project(tmp_path, ini="[pytest]\nretrieval_max_grade = x\n"))
     assert ran.code == 2

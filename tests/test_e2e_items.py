@@ -148,15 +148,17 @@ def test_minus_k_with_a_query_id_and_coarse_items_says_why_and_how(
     )
     result.assert_outcomes(passed=6)  # the bm25 shards: the query id selected nothing
     warnings_summary = result.stdout.str().split("warnings summary", 1)[1]
-    assert "RetrievalSettingsWarning: -k names the query id 'convert-euros', but with" in (
-        warnings_summary
-    )
     text = " ".join(warnings_summary.split())
+    assert "RetrievalSettingsWarning: -k names the query id 'convert-euros', but with" in text
     assert (
         "retrieval_items = shard:2 an item holds a shard of a category of a file, and -k "
         "selects items by category, configuration or item name (paraphrase-01), not by "
         "query id; to run one query: --retrieval-items=query -k convert-euros"
     ) in text
+    # wrapped to the width as the other warnings are, the option to copy kept whole
+    summary_lines = warnings_summary.split("-- Docs:", 1)[0].splitlines()
+    assert max(len(line) for line in summary_lines) <= 80, warnings_summary
+    assert "--retrieval-items=query" in warnings_summary
     per_query = e2e_run(pytester, "--retrieval-eval", "-k", "convert-euros")
     per_query.assert_outcomes(passed=2)
     assert "RetrievalSettingsWarning" not in per_query.stdout.str()

@@ -142,6 +142,11 @@ def test_a_query_recorded_for_another_text_is_stale(
         "filters (the golden set changed since it was recorded), scored as errors"
     ) in text
     assert "does not hold" not in text
+    one, _ = _replay(pytester, "-k", "dense")  # one item: its note speaks of one error
+    assert (
+        "replay: 1 item is a query the recording rec.jsonl holds for another text or other "
+        "filters (the golden set changed since it was recorded), scored as an error;"
+    ) in " ".join(one.stdout.str().split())
 
 
 def test_a_partial_recording_names_the_queries_it_lacks(pytester: pytest.Pytester) -> None:

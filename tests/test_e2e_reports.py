@@ -18,6 +18,7 @@ from conftest import (
     E2E_METRICS,
     E2E_QUERY_IDS,
     E2E_RANKINGS,
+    E2E_RETRIEVER_CONFTEST,
     E2E_TAGS,
     e2e_approx,
     e2e_dedupe,
@@ -345,6 +346,54 @@ def test_the_terminal_shows_tables_short_by_default_more_with_v(
         assert "configuration: bm25" not in section
     # spot check: the ndcg@10 table's all row, rounded to 3 decimals
     assert re.search(r"^all\s+7\s+0\.466\b.*0\.809\b", output, re.M), output
+
+
+LONG_NAMES = ["hybrid-reranker-cross-encoder-minilm-k1", "hybrid-reranker-cross-encoder-minilm-k2"]
+
+
+def test_long_names_that_share_their_start_are_not_cut_alike_in_the_terminal(
+    pytester: pytest.Pytester,
+) -> None:
+    """Cut to 28 characters, both would read ``hybrid-reranker-cross-encod…``: they stay
+    whole, so -q's one table (and -v's side-by-side one) tells them apart."""
+    conftest = E2E_RETRIEVER_CONFTEST.replace(
+        'params=["bm25", "dense"]', f"params={LONG_NAMES!r}"
+    ).replace(
+        "table = RANKINGS[request.param]",
+        "table = RANKINGS['bm25' if request.param.endswith('k1') else 'dense']",
+    )
+    e2e_write_project(pytester, conftest=conftest)
+    for verbosity in ("-q", "-v"):
+        result = e2e_run(pytester, "--retrieval-eval", verbosity)
+        result.assert_outcomes(passed=14)
+        section = result.stdout.str().split("retrieval evaluation", 1)[1]
+        assert "…" not in section, section
+        for name in LONG_NAMES:
+            assert re.search(rf"^{name}\s+7\s", section, re.M), section
+    # the lines that name them fit the width too: the baseline's, -v's retriever kinds
+    update = e2e_run(pytester, "--retrieval-eval", "-v", "--retrieval-update-baseline")
+    section = update.stdout.str().split("retrieval evaluation", 1)[1]
+    assert "retrieval baseline written: golden/baseline.json" in section
+    assert "retrievers, as the plugin calls them:" in section
+    assert max(len(line) for line in section.splitlines()[1:]) <= 80, section
+
+
+def test_the_paired_comparison_lists_configurations_in_the_order_of_the_other_tables(
+    pytester: pytest.Pytester,
+) -> None:
+    """params bm25, zeta, dense: -v's comparison rows are zeta's then dense's, as the
+    tables above them (not sorted by name, which put dense first)."""
+    conftest = E2E_RETRIEVER_CONFTEST.replace(
+        'params=["bm25", "dense"]', 'params=["bm25", "zeta", "dense"]'
+    ).replace(
+        "table = RANKINGS[request.param]",
+        "table = RANKINGS['bm25' if request.param == 'zeta' else request.param]",
+    )
+    e2e_write_project(pytester, conftest=conftest)
+    result = e2e_run(pytester, "--retrieval-eval", "-v")
+    section = result.stdout.str().split("paired comparison with bm25", 1)[1]
+    names = re.findall(r"^(zeta|dense)\s+all\s", section, re.M)
+    assert names[:2] == ["zeta", "dense"], section
 
 
 def test_the_markdown_report_has_a_table_per_configuration_and_side_by_side(

@@ -15,9 +15,16 @@ import pytest
 from pytest_retrieval.baseline import Baseline, RunFacts
 from pytest_retrieval.evaluation import analyse
 from pytest_retrieval.gate import GateResult, run_gate
+from pytest_retrieval.latency import LatencyBreach
 from pytest_retrieval.model import QueryRecord, Results
 from pytest_retrieval.report.gate_text import explain, headline
-from pytest_retrieval.settings import GateSettings, Settings, StatsSettings, parse_tolerance
+from pytest_retrieval.settings import (
+    GateSettings,
+    LatencyLimit,
+    Settings,
+    StatsSettings,
+    parse_tolerance,
+)
 from pytest_retrieval.stats import bootstrap_means, quantile, queries_key, rng_for
 
 METRICS = ("ndcg@10", "mrr")
@@ -478,10 +485,34 @@ def test_worst_queries_name_what_left_and_entered_the_top_k() -> None:
     assert (
         "    top 10: lost lex-1-main (3), lex-1-alt (2); gained noise-1 (-), noise-2 (-)"
     ) in text.splitlines()
+    assert "and what was lost and gained (grade; - = unjudged)):" in text  # what (-) means
     assert "; error: the retriever raised KeyError: 'x'" in text
     assert headline(result).startswith(
         "retrieval gate: FAILED: fused / lexical / ndcg@10 1.000 -> 0.350 (-0.650, allowed "
         "0.020), worst: lex-1, lex-3; "
+    )
+
+
+def _over_budget(configuration: str, statistic: str) -> LatencyBreach:
+    limit = LatencyLimit(statistic, 0.04)
+    return LatencyBreach(configuration, limit, 50.0, (("slow-query", 50.0),))
+
+
+def test_the_headline_counts_the_latency_budgets_it_leaves_out() -> None:
+    """Four budgets exceeded: the headline names three and counts the fourth, as it
+    counts breached rows, and budgets after breached rows are counted too."""
+    over = [_over_budget(c, s) for c in ("bm25", "dense") for s in ("p95", "max")]
+    budgets = GateResult(verdict="failed", baseline="b.json", latency=over)
+    line = headline(budgets)
+    assert line.count("is over its budget") == 3
+    assert line.endswith("; and 1 more latency budget exceeded")
+    now = [record(q, 0.5) for q in QUERY_IDS]
+    both = gate(baseline_of(perfect()), results_of(now))
+    both.latency = over
+    rows = len(both.breached)
+    assert rows > 3
+    assert headline(both).endswith(
+        f"; and {rows - 3} more breached rows and 4 more latency budgets exceeded"
     )
 
 

@@ -236,7 +236,38 @@ def test_many_categories_grow_the_chart_and_long_labels_are_cut_with_a_title() -
     cut = find(many, "g", "truncated")
     assert len(cut) == 1 and titles(cut[0]) == [long]
     shown = texts(cut[0])[0]
-    assert shown.endswith("\u2026") and len(shown) < len(long)
+    assert "\u2026" in shown and len(shown) < len(long)
+    head, tail = shown.split("\u2026")
+    assert long.startswith(head) and long.endswith(tail) and tail  # cut in the middle
+
+
+def test_long_names_that_share_their_start_are_cut_apart() -> None:
+    """Cut at the end, both legend entries, lanes and forest rows would read
+    ``hybrid-reranker-cross…``; cut in the middle they keep ``k1`` and ``k2``."""
+    names = ["hybrid-reranker-cross-encoder-minilm-k1", "hybrid-reranker-cross-encoder-minilm-k2"]
+    legend = parse(svg.category_bars(groups(2, names), "m"))
+    shown = [texts(g)[0] for g in find(legend, "g", "legend-item")]
+    assert len(set(shown)) == 2 and all("\u2026" in t for t in shown), shown
+    rows = [ForestRow(f"all \u00b7 {n}", 0.1, 0.0, 0.2, False, n) for n in names]
+    forest = parse(svg.forest_plot(rows, "m", "bm25"))
+    labels = [texts(g)[0] for g in find(forest, "g", "forest-row")]
+    assert len(set(labels)) == 2 and labels[0].endswith("k1") and labels[1].endswith("k2")
+    assert all(label.startswith("all \u00b7 hybrid-") for label in labels)  # category whole
+
+
+def test_a_long_reference_name_does_not_run_into_the_printed_column() -> None:
+    """``better than REFERENCE \u2192`` ends before ``delta [95% interval]`` starts: the
+    name is cut to the room between the zero line and the column (full in a title)."""
+    reference = "hybrid-reranker-cross-encoder-minilm-k1"
+    rows = [ForestRow("all \u00b7 tfidf", 0.1, 0.0, 0.2, False, "tfidf")]
+    root = parse(svg.forest_plot(rows, "m", reference))
+    (zero,) = find(root, "g", "zero")
+    by_text = {"".join(e.itertext()): e for e in find(zero, "text")}
+    column = float(by_text["delta [95% interval]"].get("x") or 0)
+    (right,) = [t for t in by_text if t.startswith("better than")]
+    start = float(by_text[right].get("x") or 0)
+    assert start + len(right) * 11 * svg.CHAR_W < column, right
+    assert titles(zero) == [f"reference: {reference}"]
 
 
 def test_overall_group_is_bold() -> None:

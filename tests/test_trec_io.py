@@ -489,6 +489,16 @@ def test_a_category_that_would_look_like_another_is_not_imported(tmp_path):
     ]
 
 
+def test_a_category_of_a_topic_without_judgments_is_left_out_with_it(tmp_path):
+    """``export trec`` leaves no-result queries out of the qrels; a categories file that
+    covers the whole golden set (them too) still imports, the topic named as left out."""
+    qrels = _qrels(tmp_path, "1 0 a 1\n")
+    topics = {q: Topic(q, "fine", path="topics", line=1) for q in ("1", "empty")}
+    imported = qrels_to_golden(qrels, topics, categories={"1": "lexical", "empty": "no-result"})
+    assert [(q.id, q.category) for q in imported.queries] == [("1", "lexical")]
+    assert imported.left_out == ("empty",)
+
+
 def test_qrels_to_golden_errors(tmp_path):
     qrels = _qrels(tmp_path, "1 0 a 1\n2 0 b 1\n3 0 c 1\nx::y 0 d 1\n")
     topics = {
@@ -499,7 +509,8 @@ def test_qrels_to_golden_errors(tmp_path):
     with pytest.raises(FormatError) as info:
         qrels_to_golden(qrels, topics, categories={"3": "all", "nope": "x"})
     assert [str(p) for p in info.value.problems] == [
-        "qrels: query 'nope': a category is given for a query the qrels do not judge",
+        "qrels: query 'nope': --categories gives a category for a query that neither the "
+        "qrels nor the topics have; fix its id or remove its line",
         "topics:4: query '1': the topic has no title text; fill it in or pick another field",
         "qrels:2: query '2': judged in the qrels but not in the topics; add the topic",
         "qrels:3: query '3': category 'all' is reserved for the overall row of the tables; "

@@ -124,7 +124,7 @@ def add_common(parser: argparse.ArgumentParser) -> None:
         "--config",
         metavar="FILE",
         help="the config file to read settings from (default: found as pytest finds it, from "
-        "the current folder upward: pytest.ini, pyproject.toml, tox.ini, setup.cfg)",
+        "the current folder upward: pytest.toml, pytest.ini, pyproject.toml, tox.ini, setup.cfg)",
     )
     group.add_argument(
         "--override-ini",
@@ -220,9 +220,14 @@ def golden_files(ctx: Context, given: Sequence[str], wants: str = GOLDEN_WANTED)
         roots = [ctx.rootdir / p for p in ctx.run.run.golden]
         problems = golden_path_problems(ctx.rootdir, ctx.run.run.golden, _norecursedirs(ctx))
         if problems:
+            where = (
+                f"fix retrieval_golden in {ctx.ini.shown}"
+                if ctx.ini.path is not None
+                else "run from the project's folder (no config file was found from here "
+                "upward, so the default 'golden' is looked for here)"
+            )
             raise CliError(
-                f"retrieval_golden: {'; '.join(problems)}: name the golden files, or fix "
-                f"retrieval_golden in {ctx.ini.shown}"
+                f"retrieval_golden: {'; '.join(problems)}: name the golden files, or {where}"
             )
     files: list[Path] = []
     for root in roots:

@@ -753,6 +753,12 @@ def _topic_text(topic: Topic | None, field: TopicField, qid: str, qrels: Qrels) 
     return text
 
 
+_UNKNOWN_CATEGORY = (
+    "--categories gives a category for a query that neither the qrels nor the topics "
+    "have; fix its id or remove its line"
+)
+
+
 def qrels_to_golden(
     qrels: Qrels,
     topics: Mapping[str, Topic],
@@ -766,19 +772,17 @@ def qrels_to_golden(
     The query text is the topic's ``field``; the category comes from
     ``categories`` (query id -> category), else ``default_category``. A judged
     query without a topic, a topic without text in ``field``, an id that cannot be
-    a golden id, a bad category, or a category given for a query the qrels do not
-    judge is a :class:`FormatError`. Topics without any judgment are left out and
-    listed in :attr:`Imported.left_out`; so is a topic whose every line is -1.
+    a golden id, a bad category, or a category given for a query that is neither in
+    the qrels nor in the topics (a likely typo) is a :class:`FormatError`. Topics
+    without any judgment are left out and listed in :attr:`Imported.left_out`, their
+    categories with them (a no-result query, which ``export trec`` leaves out of the
+    qrels); so is a topic whose every line is -1.
     """
     categories = dict(categories or {})
     problems: list[Problem] = []
     for qid in categories:
-        if qid not in qrels.queries:
-            problems.append(
-                Problem(
-                    qrels.path, 0, "a category is given for a query the qrels do not judge", qid
-                )
-            )
+        if qid not in qrels.queries and qid not in topics:
+            problems.append(Problem(qrels.path, 0, _UNKNOWN_CATEGORY, qid))
     queries: list[GoldenQuery] = []
     for qid, judged in qrels.queries.items():
         made = _golden_query(

@@ -32,6 +32,7 @@ from .nodes import (
     golden_of,
     item_configuration,
 )
+from .outputs import warning_text
 
 QUERIES_ATTR = "__golden_queries__"  # on a generated function: its Golden
 
@@ -296,8 +297,7 @@ def warn_of_query_ids_in_keyword(session: pytest.Session) -> None:
     first = golden.queries[found[0].ids[0]]
     text = keyword_note(items, found)
     try:  # to pytest's warnings summary (this runs inside the collection's capture)
-        warnings.warn_explicit(
-            RetrievalSettingsWarning(text), RetrievalSettingsWarning, first.path, first.line
-        )
+        kind, path, line = RetrievalSettingsWarning, first.path, first.line
+        warnings.warn_explicit(kind(warning_text(config, kind, text, path, line)), kind, path, line)
     except RetrievalSettingsWarning:  # -W error: the run stops here, saying why
         raise pytest.UsageError(text) from None

@@ -14,6 +14,7 @@ import contextlib
 import datetime
 import linecache
 import os
+import textwrap
 import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -57,6 +58,18 @@ def log_path(config: pytest.Config, run: RunSettings) -> Path | None:
     given = config.getoption(LOG.name, None)
     base = config.invocation_params.dir if given else config.rootpath
     return base / run.run.log
+
+
+def warning_text(
+    config: pytest.Config, kind: type[Warning], text: str, path: str, line: int
+) -> str:
+    """``text`` wrapped to the terminal as pytest's warnings summary shows it, after
+    ``path:line: Kind: `` on its first line (pytest indents the summary by 2 or 4);
+    never at a hyphen, so an option or a name to copy stays whole."""
+    width = config.get_terminal_writer().fullwidth - 4
+    prefix = " " * len(f"{path}:{line}: {kind.__name__}: ")
+    wrapped = textwrap.wrap(text, max(width, 40), initial_indent=prefix, break_on_hyphens=False)
+    return "\n".join(wrapped).removeprefix(prefix)
 
 
 def warn_at(config: pytest.Config, text: str, path: str, line: int, shown: str = "") -> bool:

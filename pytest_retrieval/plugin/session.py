@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
-import textwrap
 import warnings
 from collections import Counter
 from collections.abc import Generator, Iterable, Sequence
@@ -58,6 +57,7 @@ from .outputs import (
     shown_path,
     stamp,
     utc_now,
+    warning_text,
 )
 from .terminal import write_summary
 
@@ -466,12 +466,9 @@ class RetrievalSession:
             for advice in self.evaluation.warnings:
                 path, line = where.get(advice.category or "", where.get("", ("retrieval", 1)))
                 found.append((advice.kind, advice.text, path, line))
-        width = self.config.get_terminal_writer().fullwidth - 4  # pytest indents by 2 or 4
         with catch_warnings_for_item(self.config, self.config.hook, "runtest", None):
             for kind, said, path, line in found:
-                prefix = " " * len(f"{path}:{line}: {kind.__name__}: ")
-                wrapped = textwrap.wrap(said, max(width, 40), initial_indent=prefix)
-                text = "\n".join(wrapped).removeprefix(prefix)
+                text = warning_text(self.config, kind, said, path, line)
                 try:
                     warnings.warn_explicit(kind(text), kind, path, line)
                 except RetrievalWarning:

@@ -155,9 +155,11 @@ def _history_lines(tr: TerminalReporter, session: Summary, width: int) -> None:
 
 
 def fitted(text: str, width: int) -> list[str]:
-    """A note wrapped to the terminal, its later lines indented; words (paths, ids) whole."""
+    """A note wrapped to the terminal, its later lines indented two spaces more than its
+    first; words (paths, ids) whole."""
+    more = " " * (len(text) - len(text.lstrip(" ")) + 2)
     return textwrap.wrap(
-        text, max(width - 1, 40), subsequent_indent="  ", break_long_words=False,
+        text, max(width - 1, 40), subsequent_indent=more, break_long_words=False,
         break_on_hyphens=False,
     ) or [text]  # fmt: skip
 
@@ -169,8 +171,10 @@ def _kind_lines(tr: TerminalReporter, session: Summary) -> None:
     if names:
         tr.write_line("")
         tr.write_line("retrievers, as the plugin calls them:")
+    width = tr.config.get_terminal_writer().fullwidth
     for name in names:
-        tr.write_line(f"  {name}: {kinds[name].text()}")
+        for line in fitted(f"  {name}: {kinds[name].text()}", width):
+            tr.write_line(line)
 
 
 def write_summary(tr: TerminalReporter, session: Summary) -> None:
@@ -190,8 +194,9 @@ def write_summary(tr: TerminalReporter, session: Summary) -> None:
         for line in fitted(text, width):
             tr.write_line(line, **({colour: True} if colour else {}))
     if session.update is not None:
-        for line, warn in _update_lines(session.update, session.baseline_shown):
-            tr.write_line(line, **({"yellow": True} if warn else {}))
+        for text, warn in _update_lines(session.update, session.baseline_shown):
+            for line in fitted(text, width) if text else [text]:
+                tr.write_line(line, **({"yellow": True} if warn else {}))
     _history_lines(tr, session, width)
     _gate_lines(tr, session, width)
     for path in session.written:

@@ -45,26 +45,32 @@ def _where(row: GateRow) -> str:
 def headline(result: GateResult, limit: int = 3) -> str:
     """One short line for CI's first glance (JUnit's message, pytest's short summary).
 
-    The worst breaches first, each with its worst queries; the messages otherwise.
+    The worst breaches first, each with its worst queries, then the latency budgets
+    exceeded, ``limit`` in all, and a count of those left out; the messages otherwise.
     """
     text = f"retrieval gate: {result.verdict.upper()}"
     breached = sorted(result.breached, key=lambda r: (r.delta + r.allowed, r.category))
-    if breached:
-        parts = []
-        for r in breached[:limit]:
-            worst = ", ".join(q.id for q in r.worst_queries[:3])
-            parts.append(
-                f"{_where(r)} {r.baseline:.3f} -> {r.current:.3f} ({r.delta:+.3f}, allowed "
-                f"{r.allowed:.3f})" + (f", worst: {worst}" if worst else "")
-            )
-        more = len(breached) - limit
-        rows = "row" if more == 1 else "rows"
-        text += ": " + "; ".join(parts) + (f"; and {more} more breached {rows}" if more > 0 else "")
-    elif result.latency:
-        text += ": " + "; ".join(b.message() for b in result.latency[:limit])
+    parts = [_breach_part(r) for r in breached] + [b.message() for b in result.latency]
+    if parts:
+        more_rows = max(0, len(breached) - limit)
+        more_budgets = len(result.latency) - max(0, min(len(result.latency), limit - len(breached)))
+        left_out = [counted(more_rows, "more breached row")] if more_rows else []
+        if more_budgets:
+            left_out.append(counted(more_budgets, "more latency budget exceeded",
+                                    "more latency budgets exceeded"))  # fmt: skip
+        text += ": " + "; ".join(parts[:limit])
+        text += f"; and {' and '.join(left_out)}" if left_out else ""
     elif result.messages:
         text += ": " + result.messages[0]
     return text
+
+
+def _breach_part(r: GateRow) -> str:
+    worst = ", ".join(q.id for q in r.worst_queries[:3])
+    return (
+        f"{_where(r)} {r.baseline:.3f} -> {r.current:.3f} ({r.delta:+.3f}, allowed "
+        f"{r.allowed:.3f})" + (f", worst: {worst}" if worst else "")
+    )
 
 
 def _interval(row: GateRow) -> str:
@@ -132,7 +138,7 @@ def _worst_lines(breached: Sequence[GateRow], width: int | None) -> list[str]:
         "",
         "queries that dropped most (metric baseline -> current; then, in the top k, the "
         "judged results that moved, rank before→after (grade), and what was lost and gained "
-        "(grade)):",
+        "(grade; - = unjudged)):",
     ]
     lines = [lines[0], *_wrap(lines[1], width, "", "")]
     for d in dropped:

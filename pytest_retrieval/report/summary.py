@@ -33,6 +33,7 @@ from .tables import (
     latency_cells,
     latency_table,
     short,
+    shortened,
     side_by_side_table,
 )
 
@@ -95,6 +96,7 @@ def metric_table(evaluation: Evaluation, metric: str, width: int) -> list[str]:
     labels += [n for c in configurations for n in rows_of[c] if n not in labels]
     labels = sorted(labels, key=lambda n: (n in (ALL, WEIGHTED), n == WEIGHTED, n))
     significant = _significant(evaluation)
+    shown = shortened(labels)
     rows = []
     for label in labels:
         found = [rows_of[c].get(label) for c in configurations]
@@ -103,7 +105,7 @@ def metric_table(evaluation: Evaluation, metric: str, width: int) -> list[str]:
             _metric_cell(s, metric, n, (c, label, metric) in significant)
             for c, s in zip(configurations, found, strict=True)
         ]
-        rows.append([short(label), n, *cells])
+        rows.append([shown[label], n, *cells])
     return fit(["category", "n", *configurations], rows, width, keep=2, left=1, values="left")
 
 
@@ -119,7 +121,8 @@ def significant_lines(evaluation: Evaluation, width: int) -> list[str]:
             found.setdefault(key, []).append(f"{short(row.category)} {row.delta:+.3f}")
     ref = comparisons.reference
     if not found:
-        return [f"no difference from {ref} is significant after Holm correction"]
+        text = f"no difference from {ref} is significant after Holm correction"
+        return textwrap.wrap(text, width, subsequent_indent="  ", break_on_hyphens=False)
     lines = [f"significant differences from {ref} (* above; Holm-corrected):"]
     for (configuration, metric), parts in found.items():
         text = f"{configuration} {metric}: " + ", ".join(parts)

@@ -155,7 +155,19 @@ def finite(value: float | None) -> float | None:
 
 
 def truncate(text: str, chars: int) -> str:
-    return text if len(text) <= chars else text[: max(1, chars - 1)] + "\u2026"
+    """``text`` in at most ``chars`` characters, cut in the middle: names that share a
+    long start (``hybrid-reranker-…-minilm-k1``, ``…-k2``) keep the end that tells them
+    apart. A ``category · configuration`` label keeps its category whole when there is
+    room, and cuts the configuration."""
+    if len(text) <= chars:
+        return text
+    first, sep, rest = text.rpartition(" \u00b7 ")
+    if sep and len(first) + len(sep) + 8 <= chars:
+        return first + sep + truncate(rest, chars - len(first) - len(sep))
+    if chars < 8:
+        return text[: max(1, chars - 1)] + "\u2026"
+    tail = (chars - 1) // 2
+    return text[: chars - 1 - tail] + "\u2026" + text[len(text) - tail :]
 
 
 def label_el(x: float, y: float, text: str, chars: int, **style: str | float | None) -> str:
@@ -582,17 +594,24 @@ def forest_plot(
 
 
 def _forest_header(f: _ForestFrame, reference: str, bottom: float) -> str:
+    """The zero line and, above it, which side is better: the reference's name cut to the
+    room each side has (the right one ends where the printed column starts)."""
     zero = f.x(0.0)
     line: Attrs = {"x1": zero, "x2": zero, "y1": f.top - 8, "y2": bottom, "stroke": INK}
     small: Attrs = {"fill": MUTED, "font_size": 11}
-    return tag(
-        "g",
-        {"class": "zero"},
+    glyph = 11 * CHAR_W
+    left = int((zero - 6 - 4) / glyph) - len("\u2190  better")
+    right = int((f.x1 + 4 - zero - 6) / glyph) - len("better than  \u2192")
+    worse, better = truncate(reference, max(1, left)), truncate(reference, max(1, right))
+    parts = [
         tag("line", {**line, "stroke-width": 1.2}),
-        text_el(zero - 6, f.top - 12, f"\u2190 {reference} better", text_anchor="end", **small),
-        text_el(zero + 6, f.top - 12, f"better than {reference} \u2192", **small),
+        text_el(zero - 6, f.top - 12, f"\u2190 {worse} better", text_anchor="end", **small),
+        text_el(zero + 6, f.top - 12, f"better than {better} \u2192", **small),
         text_el(f.x1 + 10, f.top - 12, "delta [95% interval]", **small),
-    )
+    ]
+    if (worse, better) != (reference, reference):
+        parts.insert(0, title(f"reference: {reference}"))
+    return tag("g", {"class": "zero"}, *parts)
 
 
 # --------------------------------------------------------------------------- query dots

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import html
 import re
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -78,6 +80,15 @@ def short(label: str, limit: int = LABEL_MAX) -> str:
     return label if len(label) <= limit else label[: limit - 1] + "…"
 
 
+def shortened(labels: Iterable[str], limit: int = LABEL_MAX) -> dict[str, str]:
+    """Each label as :func:`short` cuts it, but for those whose cut forms would read
+    alike (``hybrid-reranker-cross-encod…`` for two configurations): they stay whole,
+    so no two rows of a table look the same."""
+    whole = list(dict.fromkeys(labels))
+    counts = Counter(short(label, limit) for label in whole)
+    return {x: short(x, limit) if counts[short(x, limit)] == 1 else x for x in whole}
+
+
 def fmt(value: float | None) -> str:
     """Three decimals, ``n/a`` for a mean with nothing in it."""
     return "n/a" if value is None else f"{value:.3f}"
@@ -103,9 +114,10 @@ def _slice_rows(
     slices: list[tuple[str, Slice]], metrics: list[str], style: Style
 ) -> list[list[str]]:
     brackets = style != "terminal"
-    label = short if style == "terminal" else str
+    names = [name for name, _ in slices]
+    label = shortened(names) if style == "terminal" else {name: name for name in names}
     return [
-        [label(name), str(s.row.n), *(cell(s, m, brackets) for m in metrics)] for name, s in slices
+        [label[name], str(s.row.n), *(cell(s, m, brackets) for m in metrics)] for name, s in slices
     ]
 
 
@@ -124,7 +136,8 @@ def side_by_side_table(evaluation: Evaluation, style: Style) -> Table:
 
 
 def comparison_table(evaluation: Evaluation, style: Style) -> Table:
-    """Each configuration minus the reference, per category and ``all``."""
+    """Each configuration minus the reference, per category and ``all``; configurations
+    in the order of the other tables (the fixture's params), not by name."""
     comparisons = evaluation.comparisons
     metrics = evaluation.metrics
     cells: dict[tuple[str, str], dict[str, str]] = {}
@@ -135,10 +148,16 @@ def comparison_table(evaluation: Evaluation, style: Style) -> Table:
         if style != "terminal":
             text += f" p={row.p_holm:.3g} {row.wins}/{row.ties}/{row.losses}"
         cells.setdefault((row.configuration, row.category), {})[row.metric] = text
-    ordered = sorted(cells, key=lambda key: (key[0], key[1] != ALL, key[1]))
-    label = short if style == "terminal" else str
+    place = {name: i for i, name in enumerate(evaluation.summaries)}
+
+    def order(key: tuple[str, str]) -> tuple[int, str, bool, str]:
+        return place.get(key[0], len(place)), key[0], key[1] != ALL, key[1]
+
+    ordered = sorted(cells, key=order)
+    categories = [cat for _, cat in ordered]
+    label = shortened(categories) if style == "terminal" else {c: c for c in categories}
     rows = [
-        [c, label(cat), *(cells[(c, cat)].get(m, "n/a") for m in metrics)] for c, cat in ordered
+        [c, label[cat], *(cells[(c, cat)].get(m, "n/a") for m in metrics)] for c, cat in ordered
     ]
     return Table(["configuration", "category", *metrics], rows, labels=2)
 
