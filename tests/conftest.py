@@ -262,6 +262,14 @@ def e2e_project(pytester: pytest.Pytester) -> Path:
 E2E_QUIET = ("-W", "ignore::pytest.PytestAssertRewriteWarning")
 
 
+def e2e_unwrapped(text: str) -> str:
+    """Output with the plugin's wrapped failure lines joined again: a long line of an
+    item's failure is wrapped to the terminal, each continuation indented 4 more than its
+    line (under an exception's note pytest starts it with ``E``). Also joins other
+    indented lines to the line above: for looking a whole message up, not for layout."""
+    return re.sub(r"\n(?:E)?[ ]{4,}(?=\S)", " ", text)
+
+
 def e2e_run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     """Run pytest in-process in the pytester directory.
 

@@ -23,6 +23,7 @@ from conftest import (
     E2E_RANKINGS,
     e2e_load_json,
     e2e_run,
+    e2e_unwrapped,
     e2e_without_latency,
     e2e_write_project,
 )
@@ -174,7 +175,7 @@ def test_a_batch_call_that_raises_makes_each_query_of_its_chunk_an_error(
     text = result.stdout.str()
     # the traceback once per chunk, in the user's code; the others point at it
     assert text.count('raise ConnectionError("the embedding service is down")') == 2
-    assert "(its traceback is under query 'rain-tomorrow' [dense])" in text
+    assert "(its traceback is under query 'rain-tomorrow' [dense])" in e2e_unwrapped(text)
 
 
 WRONG_COUNT = """\
@@ -501,7 +502,7 @@ def test_a_client_made_on_another_loop_is_named_in_each_querys_error(
                 "(docs/retrievers.md: Async retrievers and event loops)"
             )
     text = result.stdout.str()
-    assert "plugin's own event loop" in text
+    assert "plugin's own event loop" in e2e_unwrapped(text)
     # the traceback is the retriever's, from its call to where it awaited: no frame of the
     # plugin's (its awaitable that the loop threw the error into came last)
     assert "(yield waiting)" not in text and not re.search(r"runner\.py:\d+: ", text)

@@ -41,6 +41,7 @@ from conftest import (
     e2e_load_json,
     e2e_readme_code,
     e2e_run,
+    e2e_unwrapped,
     e2e_write,
     e2e_write_project,
 )
@@ -423,7 +424,7 @@ def test_a_metric_function_that_raises_is_the_item_s_error(pytester: pytest.Pyte
     result = e2e_run(pytester, "--retrieval-eval", "-p", "no:randomly", "--retrieval-report=r.json")
     # teleport-ticket has nothing to find: the convention scores it, the function never runs
     result.assert_outcomes(passed=2, failed=12)
-    result.stdout.fnmatch_lines([
+    pytest.LineMatcher(e2e_unwrapped(result.stdout.str()).splitlines()).fnmatch_lines([
         "*_ rain-tomorrow?bm25? _*",
         f"query 'rain-tomorrow' [bm25]: metric 'broken' (conftest.py:{base + 8}) raised "
         f"KeyError: 'missing' (at conftest.py:{base + 6}); fix the metric function",

@@ -16,6 +16,7 @@ from conftest import (
     e2e_junit_properties,
     e2e_load_json,
     e2e_run,
+    e2e_unwrapped,
     e2e_write,
     e2e_write_project,
 )
@@ -44,7 +45,9 @@ def _holds(line: str, fragment: str | re.Pattern[str]) -> bool:
 
 def _line_with(text: str, *fragments: str | re.Pattern[str]) -> str:
     """The one output line holding every fragment (the problem is reported on one line)."""
-    lines = [line for line in text.splitlines() if all(_holds(line, f) for f in fragments)]
+    lines = [
+        line for line in e2e_unwrapped(text).splitlines() if all(_holds(line, f) for f in fragments)
+    ]
     assert lines, f"no output line holds all of {fragments!r}:\n{text}"
     return lines[0]
 
@@ -494,7 +497,7 @@ def test_an_integer_score_too_large_for_a_float_is_a_result_shape_error(
         "result at rank 1 has a score too large for a float, not a finite number: tuple "
         "('weather-forecast', 1000"
     )
-    assert f"query 'rain-tomorrow' [dense]: {said}" in output
+    assert f"query 'rain-tomorrow' [dense]: {said}" in e2e_unwrapped(output)
     dense = e2e_load_json(pytester.path / "r.json")["configurations"]["dense"]["queries"]
     for qid, query in dense.items():
         assert query["outcome"] == "error" and query["error"].startswith(said), qid

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from conftest import E2E_INI, e2e_load_json, e2e_run, e2e_write, e2e_write_project
+from conftest import E2E_INI, e2e_load_json, e2e_run, e2e_unwrapped, e2e_write, e2e_write_project
 
 UPDATE = ("--retrieval-eval", "--retrieval-update-baseline")
 
@@ -438,6 +438,49 @@ def test_every_line_fits_the_terminal(
         assert len(section) <= 18, "\n".join(section)
     if columns == 200 and verbosity == "":
         assert max(len(line) for line in section) > 80  # the width is used, not a fixed 80
+
+
+FAILING_CONFTEST = """\
+import pytest
+
+
+@pytest.fixture(params=["bm25", "dense"])
+def retriever(request):
+    def search(query):
+        if query.id == "rain-tomorrow":
+            return [("weather-forecast", float("nan"))]
+        if query.id == "convert-euros":
+            raise ValueError("the search service answered 503 for " + query.text)
+        return ["teleport-booking", "weather-forecast"]
+
+    return search
+"""
+
+
+@pytest.mark.parametrize("items", ["query", "category"])
+def test_item_failures_fit_the_terminal(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, items: str
+) -> None:
+    """The plugin's own failure text (a result shape error, the note under a user's
+    exception, a coarse item's list) is wrapped to the terminal; the user's source lines
+    in a traceback are shown as written."""
+    e2e_write_project(pytester, conftest=FAILING_CONFTEST)
+    monkeypatch.setenv("COLUMNS", "80")
+    result = e2e_run(
+        pytester, "--retrieval-eval", "-p", "no:randomly", f"--retrieval-items={items}"
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    text = result.stdout.str()
+    failures = text.split("= FAILURES =", 1)[1].split("short test summary", 1)[0]
+    users = re.compile(r'^(query = |\s+File "|.*raise ValueError\(|E\s+ValueError: )')
+    ours = [line for line in failures.splitlines() if not users.match(line)]
+    assert [line for line in ours if len(line) > 80] == []
+    whole = e2e_unwrapped(failures)
+    assert (
+        "'rain-tomorrow'" in whole
+        and "a ranking sorted by them is arbitrary: return finite scores, or ids alone" in whole
+    )
+    assert "the retriever raised ValueError: the search service answered 503 for convert" in whole
 
 
 # ----------------------------------------------------------- 12. see one query

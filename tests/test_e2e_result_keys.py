@@ -24,6 +24,7 @@ from conftest import (
     e2e_load_json,
     e2e_readme_code,
     e2e_run,
+    e2e_unwrapped,
     e2e_write_project,
 )
 
@@ -100,7 +101,7 @@ def test_chunks_are_judged_as_their_documents_and_merged_at_the_first_rank(
     assert report["configurations"]["dense"]["queries"]["share-price"]["merged"] == 2
 
     text = result.stdout.str()
-    failure = text.split("_ share-price[dense] _", 1)[1].split("\n_", 1)[0]
+    failure = e2e_unwrapped(text).split("_ share-price[dense] _", 1)[1].split("\n_", 1)[0]
     assert "  expected ndcg@10 >= 0.99, got 0." in failure
     assert "1 duplicate id came back and was counted once" in failure
     assert (
@@ -134,12 +135,13 @@ def test_a_hook_that_raises_is_the_item_s_error_naming_it(pytester: pytest.Pytes
     write_keyed_project(pytester, hook=hook)
     line = CHUNKED_RETRIEVER.count("\n") + 5  # the raise, after two blank lines
     result = e2e_run(pytester, "--retrieval-eval", "-p", "no:randomly", "-k", "bm25")
-    result.stdout.fnmatch_lines([
+    unwrapped = pytest.LineMatcher(e2e_unwrapped(result.stdout.str()).splitlines())
+    unwrapped.fnmatch_lines([
         "query 'convert-euros' ?bm25?: result at rank 1: pytest_retrieval_result_key raised "
         f"ValueError: no clause in ('fx-rates@v*.1', 1.0) (at conftest.py:{line}), for tuple "
         "('fx-rates@v*.1', 1.0)",
     ])  # fmt: skip
-    result.stdout.fnmatch_lines([
+    unwrapped.fnmatch_lines([
         "query 'teleport-ticket' ?bm25?: result at rank 1: pytest_retrieval_result_key returned "
         "int 7 for tuple ('geocoder@v*.1', 1.0); return the judgment key as text, or None to "
         "keep the result's id",

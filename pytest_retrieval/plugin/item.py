@@ -33,6 +33,7 @@ from .fetch import FETCHER_KEY, asked
 from .gathered import note_retriever
 from .keys import LAST_RAN_KEY, RECORDED_KEY, RECORDS_KEY, SETTINGS_KEY, SETUP_ERRORS_KEY
 from .nodes import item_configuration
+from .outputs import fitted
 from .progress import Progress
 from .result_keys import result_key
 
@@ -206,7 +207,7 @@ def _raise_users(scorer: _Scorer, query: GoldenQuery, exc: BaseException, messag
         "scores 0.0 on every metric"
     )
     if hasattr(exc, "add_note"):  # Python 3.11+: shown under the traceback
-        exc.add_note(note)
+        exc.add_note(fitted(scorer.item.config, note, taken=12))
     else:
         scorer.item.add_report_section("call", "retrieval", note)
     scorer.done()
@@ -261,22 +262,22 @@ def run_query(query: GoldenQuery, item: pytest.Item, retriever: object) -> None:
     if run.run.calls.repeat > 1 and record.error is None:
         _repeats(scorer, query, retriever, record, ranking)
     scorer.done()
-    _verdict(query, record, ranking, scorer.configuration, answer)
+    _verdict(scorer, query, record, ranking, answer)
 
 
 def _verdict(
-    query: GoldenQuery, record: QueryRecord, ranking: list[str], configuration: str, answer: Answer
+    scorer: _Scorer, query: GoldenQuery, record: QueryRecord, ranking: list[str], answer: Answer
 ) -> None:
     __tracebackhide__ = _hide_for_users_errors
+    configuration, config = scorer.configuration, scorer.item.config
     if record.error is not None:
         where = ""
         if answer.origin and answer.origin != query.id and answer.exception is not None:
             where = f" (its traceback is under query '{answer.origin}' [{configuration}])"
-        raise RetrieverError(
-            f"query '{query.id}' [{configuration}]: {record.error}{where}", pytrace=False
-        )
+        text = f"query '{query.id}' [{configuration}]: {record.error}{where}"
+        raise RetrieverError(fitted(config, text), pytrace=False)
     if record.violations:
-        raise ExpectationFailed(failure_text(query, record, ranking), pytrace=False)
+        raise ExpectationFailed(fitted(config, failure_text(query, record, ranking)), pytrace=False)
 
 
 def run_queries(queries: Sequence[GoldenQuery], item: pytest.Item, retriever: object) -> None:
@@ -307,7 +308,7 @@ def run_queries(queries: Sequence[GoldenQuery], item: pytest.Item, retriever: ob
     if raised:
         _show_first_traceback(item, scorer.configuration, raised)
     name = getattr(item, "originalname", item.name)
-    _coarse_verdict(name, scorer.configuration, scorer.records)
+    _coarse_verdict(scorer.item.config, name, scorer.configuration, scorer.records)
 
 
 def _show_first_traceback(
@@ -345,7 +346,9 @@ def _score_in_coarse(
         _repeats(scorer, query, retriever, record, ranking)
 
 
-def _coarse_verdict(name: str, configuration: str, records: list[QueryRecord]) -> None:
+def _coarse_verdict(
+    config: pytest.Config, name: str, configuration: str, records: list[QueryRecord]
+) -> None:
     __tracebackhide__ = _hide_for_users_errors
     problems = [_problem_line(r) for r in records if r.outcome in ("error", "failed")]
     if not problems:
@@ -353,7 +356,8 @@ def _coarse_verdict(name: str, configuration: str, records: list[QueryRecord]) -
             pytest.skip(f"every query of '{name}' [{configuration}] is skipped")
         return
     errors = sum(1 for r in records if r.outcome == "error")
-    text = "\n".join([_coarse_head(name, configuration, records, len(problems), errors), *problems])
+    head = _coarse_head(name, configuration, records, len(problems), errors)
+    text = fitted(config, "\n".join([head, *problems]))
     if errors:
         raise RetrieverError(text, pytrace=False)
     raise ExpectationFailed(text, pytrace=False)
