@@ -6,8 +6,10 @@ The project is the shared e2e project (tests/conftest.py): bm25 and dense, 7 que
 
 from __future__ import annotations
 
+import fnmatch
 import io
 import json
+from pathlib import Path
 
 import pytest
 
@@ -528,3 +530,52 @@ def test_an_endless_iterator_is_one_querys_error_and_the_run_goes_on(
     assert report["rain-tomorrow"]["outcome"] == "error"
     assert report["rain-tomorrow"]["metrics"]["ndcg@10"] == 0.0
     assert sum(q["outcome"] == "error" for q in report.values()) == 1
+
+
+# --------------------------------------------------------------------------- SIGTERM
+
+TERMINATED = """\
+import os, signal
+
+def fault(configuration, query):
+    if query.id == "stuffed-weather":
+        os.kill(os.getpid(), signal.SIGTERM)  # a CI runner cancelling the job
+"""
+
+
+def _leftovers(folder: Path, pattern: str) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if fnmatch.fnmatch(p.name, pattern))
+
+
+def test_a_terminated_run_leaves_no_temporary_recording(pytester: pytest.Pytester) -> None:
+    _with_conftest(pytester, TERMINATED)
+    result = pytester.runpytest_subprocess(
+        "--retrieval-eval", "--retrieval-record=rec.jsonl", "-p", "no:cacheprovider", timeout=120
+    )
+    assert result.ret == pytest.ExitCode.INTERRUPTED, result.stdout.str()
+    assert _leftovers(pytester.path, "*.tmp") == []
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+    recording = (pytester.path / "rec.jsonl").read_text(encoding="utf-8").splitlines()
+    assert json.loads(recording[-1])["complete"] is False  # what was recorded, marked so
+
+
+def test_a_terminated_replay_on_workers_leaves_no_temporary_folder(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _with_conftest(pytester, NO_FAULT)
+    assert e2e_run(pytester, "--retrieval-eval", "--retrieval-record=rec.jsonl").ret == 0
+    pytester.makeconftest(
+        "import os, signal\n"
+        "def pytest_runtest_call(item):\n"
+        "    if 'stuffed-weather' in item.nodeid:\n"
+        "        os.kill(os.getppid(), signal.SIGTERM)  # the controller is terminated\n"
+    )
+    temporary = pytester.mkdir("tmp")
+    monkeypatch.setenv("TMPDIR", str(temporary))
+    result = pytester.runpytest_subprocess(
+        "--retrieval-eval", "--retrieval-replay=rec.jsonl", "-n", "2", "-p", "no:cacheprovider",
+        timeout=120,
+    )  # fmt: skip
+    assert result.ret == pytest.ExitCode.INTERRUPTED, result.stdout.str()
+    assert _leftovers(temporary, "pytest-retrieval-replay-*") == []
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()

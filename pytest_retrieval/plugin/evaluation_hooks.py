@@ -59,6 +59,7 @@ from .outputs import shown_path
 from .replaying import load_for_run, share_with_worker
 from .result_keys import stash_result_keys
 from .session import RetrievalSession
+from .terminate import end_on_sigterm
 
 SESSION_PLUGIN = "retrieval-session"
 ITEM_HOOKS_PLUGIN = "retrieval-items"
@@ -139,6 +140,7 @@ def start(config: pytest.Config) -> None:
     """What ``pytest_configure`` does for an evaluation run: the settings, the golden
     set, the replay, the paths to collect and (in the controller) the session."""
     config.pluginmanager.register(GoldenItemHooks(), ITEM_HOOKS_PLUGIN)
+    end_on_sigterm(config)
     freeze_at_exit()
     install_custom_metrics(config)  # before any metric name is read
     stash_result_keys(config)
