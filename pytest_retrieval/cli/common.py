@@ -107,8 +107,9 @@ class Context:
         return (self.cwd / given).resolve() if not Path(given).is_absolute() else Path(given)
 
     def shown(self, path: Path) -> str:
-        """How messages name a file: relative to the rootdir when inside it, as pytest does."""
-        resolved = path.resolve()
+        """How messages name a file: relative to the rootdir when inside it, as pytest does
+        (a link by its own name, as pytest names it, not its target's)."""
+        resolved = path.parent.resolve() / path.name if path.is_symlink() else path.resolve()
         for base in (self.rootdir, self.cwd):
             try:
                 return resolved.relative_to(base.resolve()).as_posix()

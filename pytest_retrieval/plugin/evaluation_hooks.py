@@ -22,7 +22,7 @@ import pytest
 from ..advice import RetrievalSettingsWarning
 from ..bulk import Settler, freeze_at_exit
 from ..golden import GoldenSet
-from ..io.golden_file import golden_path_problems, is_golden_file
+from ..io.golden_file import dangling_links_in, golden_path_problems, is_golden_file
 from ..model import rows_text
 from ..settings import (
     SCHEMA,
@@ -232,6 +232,24 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
         _warn_once_of_a_second_path(config, file_path, first)
         return None
     return GoldenFile.from_parent(parent, path=file_path)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(
+    collector: pytest.Collector,
+) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+    """A golden folder's dangling links (a file moved, a linked folder not checked out),
+    which pytest's walk leaves out in silence, collected as golden files: reading one
+    fails, naming its missing target (as the command line's walk does)."""
+    report = yield
+    if isinstance(collector, pytest.Directory) and report.passed:
+        config = collector.config
+        report.result.extend(
+            GoldenFile.from_parent(collector, path=link)
+            for link in dangling_links_in(collector.path)
+            if _is_golden(config, link, Path(os.path.abspath(link)))
+        )
+    return report
 
 
 def _warn_once_of_a_second_path(config: pytest.Config, again: Path, first: Path) -> None:
