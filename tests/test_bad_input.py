@@ -271,6 +271,18 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
         "queries:\n  - id: a\n    query: q\n    relevant: [cafe\u0301, caf\u00e9]\n",
         "golden/bad.yaml:4: query 'a': 'relevant' lists 'caf\u00e9' twice, written 'cafe\\u0301' there and 'caf\\xe9' here: the same text in two Unicode forms (composed and decomposed characters), which look alike: one document judged twice, and a result id matches one form only; keep one",
     ),
+    "forbid-id-decomposed": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    forbid: [caf\u00e9, cafe\u0301]\n",
+        "golden/bad.yaml:5: query 'a': 'forbid' lists 'cafe\u0301' twice, written 'caf\\xe9' there and 'cafe\\u0301' here: the same text in two Unicode forms (composed and decomposed characters), which look alike: a result id matches one form only; keep one",
+    ),
+    "forbid-id-judged-decomposed": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {caf\u00e9: 1}\n    forbid: [cafe\u0301]\n",
+        "golden/bad.yaml:5: query 'a': 'forbid' names 'cafe\u0301', which 'relevant' judges, written 'caf\\xe9' there and 'cafe\\u0301' here: the same text in two Unicode forms (composed and decomposed characters), which look alike: a result id matches one form only; write both alike",
+    ),
+    "tag-decomposed": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    tags: [cafe\u0301, caf\u00e9]\n",
+        "golden/bad.yaml:5: query 'a': 'tags' lists 'caf\u00e9' twice, written 'cafe\\u0301' there and 'caf\\xe9' here: the same text in two Unicode forms (composed and decomposed characters), which look alike: the query would count in two groups that look alike; keep one",
+    ),
     "unknown-top-key": (
         "queriez:\n  - id: a\n    query: q\n    relevant: {x: 1}\n",
         "golden/bad.yaml:1: unknown top-level key 'queriez' (did you mean 'queries'?)",
@@ -789,6 +801,27 @@ def test_an_id_in_two_unicode_forms_across_files_is_one_id(
         f"written {first!a} there and {second!a} here: the same text in two Unicode forms "
         "(composed and decomposed characters), which look alike; ids must be unique across "
         "the golden set"
+    )
+
+
+@pytest.mark.parametrize("key", ["tags", "category"])
+def test_a_tag_or_category_in_two_unicode_forms_across_files_is_refused(
+    tmp_path: Path, key: str
+) -> None:
+    value = "[{}]" if key == "tags" else "{}"
+    composed, decomposed = value.format("caf\u00e9"), value.format("cafe\u0301")
+    said = _second_file_refused(
+        tmp_path,
+        f"id: a, query: q, {key}: {composed}, relevant: {{}}",
+        f"id: b, query: q, {key}: {decomposed}, relevant: {{}}",
+    )
+    what = "tag" if key == "tags" else "category"
+    rows = "groups" if key == "tags" else "rows"
+    assert said == (
+        f"golden/b.yaml:2: query 'b': {what} 'cafe\u0301' is {what} 'caf\u00e9' of "
+        "golden/a.yaml:2, written 'caf\\xe9' there and 'cafe\\u0301' here: the same text in "
+        "two Unicode forms (composed and decomposed characters), which look alike: the "
+        f"tables would show two {rows}; use one spelling"
     )
 
 
