@@ -271,6 +271,16 @@ class MetricRegistry:
         self.install(previous.custom, previous.hint)
 
 
+def exception_text(exc: BaseException) -> str:
+    """``str(exc)``, or what stands for it when that raises (a bug of the exception's own,
+    in a retriever, a result object or a metric: still named as that code's error, not a
+    traceback of the plugin)."""
+    try:
+        return str(exc)
+    except Exception as broken:
+        return f"<its str() raised {type(broken).__name__}>"
+
+
 def raised_at(exc: BaseException) -> str:
     """`` (at path:line)``: where an exception was raised (the path relative to the
     current folder when inside it), or "" when its traceback is gone."""

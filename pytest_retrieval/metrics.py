@@ -47,6 +47,7 @@ from .metric_registry import (
     MetricRegistry,
     Registered,
     checked_value,
+    exception_text,
     raised_at,
 )
 from .metric_registry import MetricDefinitionError as MetricDefinitionError
@@ -320,7 +321,7 @@ def _custom(entry: Registered, metric: Metric, given: MetricInput) -> float:
     except Exception as exc:
         raise CustomMetricError(
             f"metric '{metric.name}' ({entry.source}) raised {type(exc).__name__}: "
-            f"{exc}{raised_at(exc)}; fix the metric function"
+            f"{exception_text(exc)}{raised_at(exc)}; fix the metric function"
         ) from exc
     return checked_value(entry, metric.name, value)
 

@@ -579,3 +579,29 @@ def test_a_terminated_replay_on_workers_leaves_no_temporary_folder(
     assert result.ret == pytest.ExitCode.INTERRUPTED, result.stdout.str()
     assert _leftovers(temporary, "pytest-retrieval-replay-*") == []
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
+
+
+UNPRINTABLE = """\
+class Unprintable(Exception):
+    def __str__(self):
+        raise RuntimeError("a bug in the exception's own __str__")
+
+
+def fault(configuration, query):
+    if query.id == "stuffed-weather" and configuration == "dense":
+        raise Unprintable()
+"""
+
+
+def test_an_exception_whose_str_raises_is_the_querys_error(pytester: pytest.Pytester) -> None:
+    """Named as the retriever's error and scored 0, not a traceback through the plugin."""
+    _with_conftest(pytester, UNPRINTABLE)
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-report=r.json")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    out = result.stdout.str()
+    assert "pytest_retrieval/runner.py" not in out and "INTERNALERROR" not in out, out
+    entry = e2e_load_json(pytester.path / "r.json")["configurations"]["dense"]["queries"][
+        "stuffed-weather"
+    ]
+    assert entry["outcome"] == "error" and set(entry["metrics"].values()) == {0.0}
+    assert entry["error"] == "the retriever raised Unprintable: <its str() raised RuntimeError>"

@@ -25,7 +25,7 @@ from ..io.common import counted
 from ..io.recording import Recorded
 from ..model import QueryRecord
 from ..retrievers import ProtocolError
-from ..runner import Answer, Repeats
+from ..runner import Answer, Repeats, raised_text
 from ..scoring import Expectation, detail_text, errored, failure_text, score_query, skipped
 from ..settings import RunSettings, Settings
 from ..shapes import ResultShapeError, rank_results, ranked_results
@@ -255,8 +255,8 @@ def run_query(query: GoldenQuery, item: pytest.Item, retriever: object) -> None:
     except Exception as exc:
         if _users_frames(exc) is None:
             raise  # the plugin's own bug: its frames stay visible
-        scorer.error(query, f"the retriever raised {type(exc).__name__}: {exc}", answer)
-        _raise_users(scorer, query, exc, f"the retriever raised {type(exc).__name__}: {exc}")
+        scorer.error(query, raised_text(exc), answer)
+        _raise_users(scorer, query, exc, raised_text(exc))
         raise  # pragma: no cover - _raise_users raised
     if run.run.calls.repeat > 1 and record.error is None:
         _repeats(scorer, query, retriever, record, ranking)
@@ -338,7 +338,7 @@ def _score_in_coarse(
     try:
         record, ranking = scorer.score(query, answer)
     except Exception as exc:  # a result object that raises: this query's error
-        scorer.error(query, f"the retriever raised {type(exc).__name__}: {exc}", answer)
+        scorer.error(query, raised_text(exc), answer)
         raised.append((query.id, exc))
         return
     if scorer.run.run.calls.repeat > 1 and record.error is None:
