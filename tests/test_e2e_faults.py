@@ -88,6 +88,11 @@ def test_a_report_over_the_baseline_file_is_refused(pytester: pytest.Pytester) -
             ["--retrieval-update-baseline", "--retrieval-baseline=golden"],
             "--retrieval-update-baseline writes the baseline golden, which is a folder",
         ),
+        (
+            ["--retrieval-update-baseline", "--retrieval-baseline=conftest.py/b.json"],
+            "--retrieval-update-baseline writes the baseline conftest.py/b.json: "
+            "conftest.py is a file, not a folder: give the baseline a path in a folder",
+        ),
     ],
     ids=[
         "record-golden",
@@ -102,6 +107,7 @@ def test_a_report_over_the_baseline_file_is_refused(pytester: pytest.Pytester) -
         "update-over-golden",
         "update-over-conftest",
         "update-over-folder",
+        "update-under-a-file",
     ],
 )
 def test_an_output_that_would_destroy_another_file_is_refused_before_the_run(
