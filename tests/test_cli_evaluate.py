@@ -368,3 +368,31 @@ def test_counts_name_their_noun_in_the_right_number(count: int, said: str) -> No
     assert counted(count, noun.removesuffix("s"), "queries" if "quer" in noun else "") == said
     assert queries_of(1, "a.run") == "1 query of a.run is"
     assert queries_of(3, "a.run") == "3 queries of a.run are"
+
+
+@pytest.mark.parametrize("value", [5, -0.5, 1.0000001])
+def test_a_report_metric_outside_0_1_is_refused_not_compared(tmp_path, value):
+    """A report edited by hand (mrr: 5) was compared as a +4.000 improvement."""
+    project = _project(tmp_path)
+    cli("evaluate", "runs/dense.run", "--report", "a.json", cwd=project)
+    data = load_json(project / "a.json")
+    data["configurations"]["dense"]["queries"]["lottery"]["metrics"]["mrr"] = value  # type: ignore[index]
+    (project / "b.json").write_text(json.dumps(data), encoding="utf-8")
+    ran = cli("compare", "a.json", "b.json", cwd=project)
+    assert ran.code == 2, ran.out
+    assert (
+        f"b.json: configuration 'dense': query 'lottery': mrr is {value}, outside 0..1; the "
+        "file is not a report this plugin wrote (or was edited by hand)"
+    ) in ran.err
+
+
+def test_a_report_saved_with_a_bom_is_read_as_a_report(tmp_path):
+    """An editor (or PowerShell) that writes a UTF-8 byte-order mark made compare refuse
+    the report and evaluate read it as a TREC run (hundreds of problems)."""
+    project = _project(tmp_path)
+    cli("evaluate", "runs/dense.run", "--report", "a.json", cwd=project)
+    text = (project / "a.json").read_text(encoding="utf-8")
+    (project / "b.json").write_text("\ufeff" + text, encoding="utf-8")
+    assert cli("compare", "a.json", "b.json", cwd=project).code == 0
+    ran = cli("evaluate", "b.json", cwd=project)
+    assert ran.code == 0, ran.err
