@@ -1372,6 +1372,16 @@ BASELINE_CASES: dict[str, tuple[Mutation, str]] = {
 }
 
 
+def test_a_baseline_saved_with_a_bom_is_read(tmp_path: Path) -> None:
+    """An editor that writes a UTF-8 byte-order mark made the gate refuse the baseline as
+    'not valid JSON' (golden files, recordings and reports are read with one)."""
+    from pytest_retrieval.io.baseline_file import read_baseline
+
+    path = tmp_path / "baseline.json"
+    path.write_text("\ufeff" + BASELINE, encoding="utf-8")
+    assert read_baseline(path) == parse_baseline(BASELINE)
+
+
 @pytest.mark.parametrize("case", list(BASELINE_CASES))
 def test_a_tampered_baseline_is_refused_with_what_is_wrong(case: str) -> None:
     mutate, message = BASELINE_CASES[case]
