@@ -611,3 +611,27 @@ def test_an_exception_whose_str_raises_is_the_querys_error(pytester: pytest.Pyte
     ]
     assert entry["outcome"] == "error" and set(entry["metrics"].values()) == {0.0}
     assert entry["error"] == "the retriever raised Unprintable: <its str() raised RuntimeError>"
+
+
+def test_a_fixture_raising_an_exception_whose_str_raises_is_an_error_not_internal(
+    pytester: pytest.Pytester,
+) -> None:
+    """The retriever fixture's setup failed with such an exception: INTERNALERROR."""
+    e2e_write_project(pytester, conftest=(
+        "import pytest\n\n"
+        "class Unprintable(Exception):\n"
+        "    def __str__(self):\n"
+        "        raise RuntimeError('a bug in __str__')\n\n"
+        "@pytest.fixture(scope='session', params=['bm25'])\n"
+        "def retriever(request):\n"
+        "    raise Unprintable()\n"
+    ))  # fmt: skip
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-report=r.json")
+    out = result.stdout.str()
+    assert "INTERNALERROR" not in out + result.stderr.str(), out
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    entry = e2e_load_json(pytester.path / "r.json")["configurations"]["bm25"]["queries"][
+        "convert-euros"
+    ]
+    assert entry["outcome"] == "error"
+    assert entry["error"] == "setup failed: Unprintable: <its str() raised RuntimeError>"

@@ -23,6 +23,7 @@ import pytest
 from ..golden import GoldenQuery
 from ..io.common import counted
 from ..io.recording import Recorded
+from ..metric_registry import exception_text
 from ..model import QueryRecord
 from ..retrievers import ProtocolError
 from ..runner import Answer, Repeats, raised_text
@@ -389,7 +390,7 @@ def _problem_line(record: QueryRecord) -> str:
 def _short(call: pytest.CallInfo[None]) -> str:
     if call.excinfo is None:
         return ""
-    text = f"{call.excinfo.typename}: {call.excinfo.value}".strip()
+    text = f"{call.excinfo.typename}: {exception_text(call.excinfo.value)}".strip()
     first = text.splitlines()[0] if text else ""
     return first if len(first) <= 300 else first[:297] + "..."
 
