@@ -396,3 +396,20 @@ def test_a_report_saved_with_a_bom_is_read_as_a_report(tmp_path):
     assert cli("compare", "a.json", "b.json", cwd=project).code == 0
     ran = cli("evaluate", "b.json", cwd=project)
     assert ran.code == 0, ran.err
+
+
+def test_an_output_path_that_is_a_folder_or_under_a_file_is_named_as_given(tmp_path):
+    """The messages named the temporary file (.out.x1y2.tmp: is a folder) or said only
+    'File exists'."""
+    project = _project(tmp_path)
+    (project / "out").mkdir()
+    ran = cli("export", "trec", "-o", "out", cwd=project)
+    assert ran.code == 2 and ".tmp" not in ran.err, ran.err
+    assert f"{project / 'out'}: is a folder: give the path of a file" in ran.err
+    ran = cli("evaluate", "runs/bm25.run", "--report", "runs/bm25.run/r.json", cwd=project)
+    assert "File exists" not in ran.out + ran.err
+    assert (
+        f"retrieval report NOT written: {project / 'runs/bm25.run/r.json'}: a part of the "
+        "path is a file, not a folder"
+    ) in ran.out + ran.err
+    assert not list(project.rglob("*.tmp"))
