@@ -301,3 +301,15 @@ def test_tags_as_text_in_jsonl_are_found_after_a_bom_and_odd_separators(tmp_path
     text = ran.out + ran.err
     assert "golden/set.jsonl:1: query 'a': 'tags' is text ('x, y')" in text, text
     assert "golden/set.jsonl:3: query 'c': 'tags' is text ('z w')" in text, text
+
+
+def test_a_folder_given_for_a_file_is_named_as_a_folder(tmp_path):
+    """--corpus, a worklist, --categories or a run given as a folder: 'no such file'."""
+    project = write_project(tmp_path)
+    (project / "ids").mkdir()
+    for args, says in (
+        (["validate", "--corpus", "ids"], "--corpus ids is a folder: give the file in it"),
+        (["merge", "ids"], "ids is a folder: give the file in it"),
+    ):
+        ran = cli(*args, cwd=project)
+        assert ran.code == 2 and says in ran.err, (args, ran.err)

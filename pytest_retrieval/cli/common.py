@@ -106,6 +106,16 @@ class Context:
         """A path given on the command line: relative to the current folder."""
         return (self.cwd / given).resolve() if not Path(given).is_absolute() else Path(given)
 
+    def file(self, given: str, option: str = "") -> Path:
+        """A file given on the command line (``option``: how it was given, ``--corpus ``);
+        :class:`CliError` when there is none, or a folder is there."""
+        path = self.path(given)
+        if path.is_dir():
+            raise CliError(f"{option}{given} is a folder: give the file in it")
+        if not path.is_file():
+            raise CliError(f"{option}{given}: no such file")
+        return path
+
     def shown(self, path: Path) -> str:
         """How messages name a file: relative to the rootdir when inside it, as pytest does
         (a link by its own name, as pytest names it, not its target's)."""

@@ -146,9 +146,7 @@ def _export_parsers(commands: Commands) -> None:
 def _categories(ctx: Context, given: str | None) -> dict[str, str]:
     if given is None:
         return {}
-    path = ctx.path(given)
-    if not path.is_file():
-        raise CliError(f"--categories {given}: no such file")
+    path = ctx.file(given, "--categories ")
     return read_categories(path, ctx.shown(path))
 
 

@@ -144,9 +144,7 @@ def _refuse_folders_and_repeats(ctx: Context, args: argparse.Namespace) -> None:
 
 
 def _recorded(ctx: Context, given: str) -> list[Recorded]:
-    path = ctx.path(given)
-    if not path.is_file():
-        raise CliError(f"{given}: no such file")
+    path = ctx.file(given)
     shown = ctx.shown(path)
     if is_recording(path):
         raise CliError(

@@ -197,9 +197,7 @@ def _plan(
 
 
 def run_merge(ctx: Context, args: argparse.Namespace) -> int:
-    path = ctx.path(args.worklist)
-    if not path.is_file():
-        raise CliError(f"{args.worklist}: no such file")
+    path = ctx.file(args.worklist)
     try:
         worklist = read_worklist(path, ctx.max_grade, shown=ctx.shown(path))
     except FormatError as exc:

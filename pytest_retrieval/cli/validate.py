@@ -84,9 +84,7 @@ def _tags(ctx: Context, path: Path) -> list[TagsAsText]:
 def _corpus(ctx: Context, given: str | None) -> frozenset[str] | None:
     if given is None:
         return None
-    path = ctx.path(given)
-    if not path.is_file():
-        raise CliError(f"--corpus {given}: no such file")
+    path = ctx.file(given, "--corpus ")
     try:
         return read_corpus(path, ctx.shown(path))
     except FormatError as exc:
