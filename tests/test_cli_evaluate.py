@@ -413,3 +413,36 @@ def test_an_output_path_that_is_a_folder_or_under_a_file_is_named_as_given(tmp_p
         "path is a file, not a folder"
     ) in ran.out + ran.err
     assert not list(project.rglob("*.tmp"))
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (
+            ["export", "trec", "-o", "golden/g.yaml"],
+            "-o golden/g.yaml: the file exists and is not a qrels file (a golden file, a "
+            "conftest.py, a report?): writing would destroy it",
+        ),
+        (["export", "trec", "-o", "conftest.py"], "-o conftest.py: the file exists and is not"),
+        (
+            ["pool", "--depth", "2", "a.json", "-o", "golden/g.yaml"],
+            "-o golden/g.yaml: the file exists and is not a worklist",
+        ),
+        (["pool", "--depth", "2", "a.json", "-o", "a.json"], "-o a.json is a file this command"),
+        (["evaluate", "a.json", "--report", "a.json"], "--report a.json is a file this command"),
+        (["compare", "a.json", "a.json", "--report", "a.json"], None),
+    ],
+)
+def test_a_command_never_writes_over_its_inputs_or_another_kind_of_file(tmp_path, args, says):
+    """export trec -o golden/g.yaml replaced a golden file with qrels; pool -o and
+    evaluate --report replaced the report they read."""
+    project = _project(tmp_path)
+    (project / "conftest.py").write_text("import pytest\n", encoding="utf-8")
+    assert cli("evaluate", "runs/dense.run", "--report", "a.json", cwd=project).code in (0, 1)
+    if says is None:  # compare writes no report: argparse refuses the option
+        assert cli(*args, cwd=project).code == 2
+        return
+    before = {p: p.read_bytes() for p in project.rglob("*") if p.is_file()}
+    ran = cli(*args, cwd=project)
+    assert ran.code == 2 and says in ran.err, ran.err
+    assert {p: p.read_bytes() for p in project.rglob("*") if p.is_file()} == before

@@ -283,6 +283,8 @@ def import_beir(ctx: Context, args: argparse.Namespace) -> int:
 
 
 def export_trec(ctx: Context, args: argparse.Namespace) -> int:
+    if args.output is not None:
+        ctx.output("-o", args.output, kind="qrels file")
     queries = golden_or_fail(ctx, args.golden)
     judgments = {q.id: dict(q.relevant) for q in queries}
     try:
