@@ -1820,3 +1820,21 @@ def test_a_bad_default_is_named_once_at_its_line_not_at_every_query(tmp_path: Pa
         load_golden_file(path, shown="g.yaml")
     assert [p.line for p in info.value.problems] == [2]
     assert str(info.value.problems[0]).startswith("g.yaml:2: in defaults: 'tags' ")
+
+
+def test_a_metric_cut_of_thousands_of_digits_is_named_not_a_traceback(tmp_path: Path) -> None:
+    """int() refuses more than 4,300 digits: retrieval_metrics = ndcg@1000...0 was an
+    INTERNALERROR, and a JSONL golden file's expect a traceback."""
+    from pytest_retrieval.metrics import MetricNameError, parse_metric
+
+    cut = "1" + "0" * 5000
+    with pytest.raises(MetricNameError, match=r"the cut must be an integer >= 1 a ranking can "):
+        parse_metric(f"ndcg@{cut}")
+    path = tmp_path / "g.jsonl"
+    path.write_text(
+        json.dumps({"id": "a", "query": "q", "relevant": {"x": 1}, "expect": {f"ndcg@{cut}": 1}})
+        + "\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(GoldenFileError, match=r"g\.jsonl:1: query 'a': 'expect'"):
+        load_golden_file(path, shown="g.jsonl")
