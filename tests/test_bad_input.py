@@ -1145,6 +1145,11 @@ SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
         {"retrieval_items": "shard:0"},
         "retrieval_items must be query, category or shard:N (e.g. shard:1000), got 'shard:0'",
     ),
+    "items-shard-of-thousands-of-digits": (
+        {"retrieval_items": "shard:1" + "0" * 5000},
+        "retrieval_items must be query, category or shard:N (e.g. shard:1000), got "
+        "'shard:10000000000000000000...' (5007 characters)",
+    ),
     "timeout-nan": (
         {"retrieval_timeout": "nan"},
         "retrieval_timeout must be a duration >= 0, got 'nan'",
