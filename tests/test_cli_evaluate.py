@@ -446,3 +446,12 @@ def test_a_command_never_writes_over_its_inputs_or_another_kind_of_file(tmp_path
     ran = cli(*args, cwd=project)
     assert ran.code == 2 and says in ran.err, ran.err
     assert {p: p.read_bytes() for p in project.rglob("*") if p.is_file()} == before
+
+
+def test_a_tolerance_without_a_baseline_is_refused_not_ignored(tmp_path):
+    """evaluate --tolerance nan (or any) without --baseline ran and ignored it."""
+    project = _project(tmp_path)
+    for tolerance in ("nan", "0.05"):
+        ran = cli("evaluate", "runs/dense.run", "--tolerance", tolerance, cwd=project)
+        assert ran.code == 2, ran.out
+        assert "--tolerance is the gate's: give --baseline PATH to gate against" in ran.err

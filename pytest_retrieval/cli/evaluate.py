@@ -263,6 +263,8 @@ def run_evaluate(ctx: Context, args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     if args.max_results is not None and args.max_results < 1:
         raise CliError("--max-results must be a positive integer")
+    if args.tolerance is not None and args.baseline is None:  # else ignored in silence
+        raise CliError("--tolerance is the gate's: give --baseline PATH to gate against")
     _refuse_folders_and_repeats(ctx, args)
     queries = golden_or_fail(ctx, args.golden)
     runs = _all_runs(ctx, args.runs)
