@@ -190,6 +190,8 @@ class GoldenSet:
         self.queries: dict[str, GoldenQuery] = {}
         self.categories: dict[str, GoldenQuery] = {}  # lower-cased -> first query using it
         self.recomposed: dict[str, GoldenQuery] = {}  # id_key -> query, for ids not in NFC
+        # ("tag" or "category", id_key) -> the text as first written and its query
+        self.forms: dict[tuple[str, str], tuple[str, GoldenQuery]] = {}
 
     def _same_id(self, query: GoldenQuery) -> GoldenQuery | None:
         """The query registered under the same id, or the same id in another Unicode form."""
@@ -221,14 +223,37 @@ class GoldenSet:
             )
         return None
 
+    def _forms_problem(
+        self, query: GoldenQuery, forms: dict[tuple[str, str], tuple[str, GoldenQuery]]
+    ) -> Problem | None:
+        """A tag or a category written as another query wrote it, in another Unicode form."""
+        named = [("category", query.category)] + [("tag", tag) for tag in query.tags]
+        for what, text in named:
+            other, first = forms.setdefault((what, id_key(text)), (text, query))
+            if other != text:
+                rows = "rows" if what == "category" else "groups"
+                return Problem(
+                    query.path,
+                    query.line,
+                    f"{what} '{text}' is {what} '{other}' of {first.path}:{first.line}"
+                    f"{written_otherwise(text, other)}: the tables would show two {rows}; "
+                    "use one spelling",
+                    query.id,
+                )
+        return None
+
     def add_file(self, queries: list[GoldenQuery]) -> None:
         """Register a file's queries; raise :class:`GoldenFileError` for ids used elsewhere
-        and categories spelled two ways."""
-        categories = dict(self.categories)
-        problems = [p for q in queries if (p := self._problem(q, categories)) is not None]
+        and categories (or tags) spelled two ways."""
+        categories, forms = dict(self.categories), dict(self.forms)
+        problems = [
+            p
+            for q in queries
+            if (p := self._problem(q, categories) or self._forms_problem(q, forms)) is not None
+        ]
         if problems:
             raise GoldenFileError(problems)
-        self.categories = categories
+        self.categories, self.forms = categories, forms
         for query in queries:
             self.queries[query.id] = query
             if (key := id_key(query.id)) != query.id:

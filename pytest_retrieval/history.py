@@ -213,7 +213,10 @@ def _slice_from(data: object, where: str) -> SliceEntry:
         lo = hi = None
         if isinstance(bounds, list) and len(bounds) == 2:
             lo, hi = _number(bounds[0], f"{where}.ci"), _number(bounds[1], f"{where}.ci")
-        means[metric] = Mean(_number(value, f"{where}.{metric}"), lo, hi)
+        mean = _number(value, f"{where}.{metric}")
+        if mean is not None and not 0.0 <= mean <= 1.0:  # every metric is in 0..1
+            raise LogEntryError(f"{where}.{metric} is {mean:g}, outside 0..1")
+        means[metric] = Mean(mean, lo, hi)
     return SliceEntry(n, means)
 
 

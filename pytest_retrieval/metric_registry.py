@@ -271,14 +271,34 @@ class MetricRegistry:
         self.install(previous.custom, previous.hint)
 
 
+def exception_text(exc: BaseException) -> str:
+    """``str(exc)``, or what stands for it when that raises (a bug of the exception's own,
+    in a retriever, a result object or a metric: still named as that code's error, not a
+    traceback of the plugin)."""
+    try:
+        return str(exc)
+    except Exception as broken:
+        return f"<its str() raised {type(broken).__name__}>"
+
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
 def raised_at(exc: BaseException) -> str:
     """`` (at path:line)``: where an exception was raised (the path relative to the
-    current folder when inside it), or "" when its traceback is gone."""
+    current folder when inside it), or "" when its traceback is gone. The last frame
+    outside this package and generated code: a ``MetricSpec`` refusing its name raises in
+    the plugin, called from the line to fix."""
     tb = exc.__traceback__
     if tb is None:
         return ""
-    while tb.tb_next is not None:
+    found = tb
+    while tb is not None:
+        name = tb.tb_frame.f_code.co_filename  # "<string>": a dataclass's own __init__
+        if not name.startswith("<") and _PACKAGE not in Path(name).resolve().parents:
+            found = tb
         tb = tb.tb_next
+    tb = found
     path = Path(tb.tb_frame.f_code.co_filename)
     with contextlib.suppress(ValueError):
         path = path.resolve().relative_to(Path.cwd().resolve())

@@ -47,6 +47,7 @@ from .metric_registry import (
     MetricRegistry,
     Registered,
     checked_value,
+    exception_text,
     raised_at,
 )
 from .metric_registry import MetricDefinitionError as MetricDefinitionError
@@ -246,6 +247,9 @@ def _unknown(name: str) -> MetricNameError:
     return MetricNameError(f"unknown metric '{name}'{_suggest(name)}{more}")
 
 
+_CUT_DIGITS = 12  # far past any ranking (MAX_RESULTS)
+
+
 @functools.lru_cache(maxsize=1024)
 def parse_metric(name: str) -> Metric:
     """Parse ``nDCG@10``, ``RR``, ``recall@20``... into a :class:`Metric` (memoised:
@@ -266,6 +270,12 @@ def parse_metric(name: str) -> Metric:
         return Metric(base)
     if entry.spec.cut == "none":
         raise MetricNameError(f"metric '{name}' takes no cut: write '{base}'")
+    if len(cut.lstrip("0")) > _CUT_DIGITS:  # int() refuses thousands of digits
+        shown = cut if len(cut) <= 20 else cut[:20] + "..."
+        raise MetricNameError(
+            f"metric '{base}@{shown}': the cut must be an integer >= 1 a ranking can reach "
+            f"(at most {_CUT_DIGITS} digits), got {len(cut)} digits"
+        )
     if not cut.isdigit() or int(cut) < 1:
         raise MetricNameError(f"metric '{name}': the cut must be an integer >= 1, got '{cut}'")
     return Metric(base, int(cut))
@@ -320,7 +330,7 @@ def _custom(entry: Registered, metric: Metric, given: MetricInput) -> float:
     except Exception as exc:
         raise CustomMetricError(
             f"metric '{metric.name}' ({entry.source}) raised {type(exc).__name__}: "
-            f"{exc}{raised_at(exc)}; fix the metric function"
+            f"{exception_text(exc)}{raised_at(exc)}; fix the metric function"
         ) from exc
     return checked_value(entry, metric.name, value)
 

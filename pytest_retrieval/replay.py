@@ -21,7 +21,7 @@ from .golden import GoldenQuery, Problem
 from .io.baseline_file import FORMAT as BASELINE_FORMAT
 from .io.common import FormatError, json_object_head, queries_of, some_ids
 from .io.recording import FORMAT as RECORDING_FORMAT
-from .io.recording import Recorded, Recording, is_recording, read_recording
+from .io.recording import Recorded, Recording, filters_as_recorded, is_recording, read_recording
 from .io.report_json import FORMAT as REPORT_FORMAT
 from .io.trec import Ranking, Run, read_run
 from .retriever_metadata import Metadata
@@ -131,7 +131,7 @@ def _stale(found: Recorded, query: GoldenQuery) -> str:
     """How the recorded query differs from the golden one ("" when it does not)."""
     if found.text and found.text != query.text:
         return f"another text ({found.text!r})"
-    if dict(found.filters) != dict(query.filters):
+    if dict(found.filters) != filters_as_recorded(query.filters):
         return f"other filters ({dict(found.filters)!r})"
     return ""
 

@@ -63,6 +63,14 @@ def _scalar(value: object) -> Scalar | None:
     return None
 
 
+def _shown(value: object) -> str:
+    """``repr(value)``, or its type's name when that raises (the user's object's bug)."""
+    try:
+        return repr(value)
+    except Exception:
+        return f"<{type(value).__name__}>"
+
+
 def parse_metadata(data: object, where: str) -> tuple[Metadata, list[str]]:
     """A mapping of names to scalars, and one problem per entry that is not one."""
     if data is None:
@@ -80,7 +88,7 @@ def parse_metadata(data: object, where: str) -> tuple[Metadata, list[str]]:
         scalar = _scalar(value)
         if not isinstance(key, str) or scalar is None:
             problems.append(
-                f"{where}: entry {key!r} is left out: keys must be text and values text, "
+                f"{where}: entry {_shown(key)} is left out: keys must be text and values text, "
                 f"a finite number or a boolean, got {type(value).__name__}"
             )
             continue
@@ -97,7 +105,8 @@ def describe(configuration: str, retriever: object) -> tuple[Metadata, list[str]
     try:
         data = getattr(retriever, ATTRIBUTE, None)
     except Exception as exc:  # a property that raises: the run goes on without it
-        return {}, [f"retriever '{configuration}': reading .{ATTRIBUTE} raised {exc!r}: ignored"]
+        problem = f"retriever '{configuration}': reading .{ATTRIBUTE} raised {_shown(exc)}: ignored"
+        return {}, [problem]
     return parse_metadata(data, f"retriever '{configuration}': .{ATTRIBUTE}")
 
 

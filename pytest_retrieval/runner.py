@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from .io.common import counted
+from .metric_registry import exception_text
 from .retrievers import Protocol
 from .shapes import MAX_RESULTS
 
@@ -102,8 +103,8 @@ def _consumed(returned: object) -> object:
     return returned
 
 
-def _raised(exc: BaseException) -> str:
-    return f"the retriever raised {type(exc).__name__}: {exc}"
+def raised_text(exc: BaseException, who: str = "the retriever") -> str:
+    return f"{who} raised {type(exc).__name__}: {exception_text(exc)}"
 
 
 # what asyncio and its clients say when an object made on one loop is used on another
@@ -126,7 +127,7 @@ LOOP_NOTE = (
 def _on_other_loop(exc: BaseException) -> str:
     """:data:`LOOP_NOTE` for a RuntimeError that says an async call met an object bound to
     another event loop, else ""."""
-    text = str(exc).lower()
+    text = exception_text(exc).lower()
     return LOOP_NOTE if isinstance(exc, RuntimeError) and any(w in text for w in OTHER_LOOP) else ""
 
 
@@ -282,7 +283,8 @@ class Calls:
         except BaseException as exc:
             if isinstance(exc, KeyboardInterrupt):
                 raise
-            return Answer(error=_raised(exc), exception=exc, latency=time.perf_counter() - start)
+            latency = time.perf_counter() - start
+            return Answer(error=raised_text(exc), exception=exc, latency=latency)
         if inspect.isawaitable(returned) or hasattr(returned, "__aiter__"):
             return self._async_one(returned, start)  # a sync callable that returned a coroutine
         return Answer(returned, latency=time.perf_counter() - start)
@@ -342,7 +344,7 @@ class Calls:
         except BaseException as exc:
             if isinstance(exc, KeyboardInterrupt):
                 raise
-            message = f"the batch call raised {type(exc).__name__}: {exc}"
+            message = raised_text(exc, "the batch call")
             message += _on_other_loop(exc) if self.protocol.is_async else ""
             return _failed_batch(n, ids, message, exc, start)
         return _split(returned, n, ids, (time.perf_counter() - start) / max(n, 1))
@@ -448,7 +450,7 @@ async def _gather(
                 if isinstance(error, KeyboardInterrupt) or _cancelled_from_outside(error):
                     raise
                 latency = time.perf_counter() - start
-                message = _raised(error) + _on_other_loop(error)
+                message = raised_text(error) + _on_other_loop(error)
                 return Answer(error=message, exception=error, latency=latency)
             finally:
                 held[index] = timed.busy if timed is not None else 0.0

@@ -306,11 +306,12 @@ def _items(key: str, raw: Raw) -> Items:
     if text in ("query", "category"):
         return Items(text)  # type: ignore[arg-type]
     name, _, size = text.partition(":")
-    if name == "shard" and size.isdigit() and int(size) >= 1:
+    # int() refuses thousands of digits: a shard past 12 of them holds every query anyway
+    if name == "shard" and size.isdigit() and len(size) <= 12 and int(size) >= 1:
         return Items("shard", int(size))
-    raise SettingsError(
-        f"{key} must be query, category or shard:N (e.g. shard:1000), got '{_text(raw)}'"
-    )
+    given = _text(raw)
+    quoted = f"'{given}'" if len(given) <= 40 else f"'{given[:26]}...' ({len(given)} characters)"
+    raise SettingsError(f"{key} must be query, category or shard:N (e.g. shard:1000), got {quoted}")
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .metric_registry import raised_at
+from .metric_registry import exception_text, raised_at
 
 # a result -> the key judgments use, or None to keep the result's id
 ResultKey = Callable[[object], "str | None"]
@@ -331,7 +331,7 @@ def _key_of(key: ResultKey, result: Any, rank: int) -> str | None:
         found = key(result)
     except Exception as exc:
         raise ResultShapeError(
-            f"result at rank {rank}: {name} raised {type(exc).__name__}: {exc}"
+            f"result at rank {rank}: {name} raised {type(exc).__name__}: {exception_text(exc)}"
             f"{raised_at(exc)}, for {_describe(result)}"
         ) from exc
     if found is not None and not isinstance(found, str):

@@ -271,6 +271,18 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
         "queries:\n  - id: a\n    query: q\n    relevant: [cafe\u0301, caf\u00e9]\n",
         "golden/bad.yaml:4: query 'a': 'relevant' lists 'caf\u00e9' twice, written 'cafe\\u0301' there and 'caf\\xe9' here: the same text in two Unicode forms (composed and decomposed characters), which look alike: one document judged twice, and a result id matches one form only; keep one",
     ),
+    "forbid-id-decomposed": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    forbid: [caf\u00e9, cafe\u0301]\n",
+        "golden/bad.yaml:5: query 'a': 'forbid' lists 'cafe\u0301' twice, written 'caf\\xe9' there and 'cafe\\u0301' here: the same text in two Unicode forms (composed and decomposed characters), which look alike: a result id matches one form only; keep one",
+    ),
+    "forbid-id-judged-decomposed": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {caf\u00e9: 1}\n    forbid: [cafe\u0301]\n",
+        "golden/bad.yaml:5: query 'a': 'forbid' names 'cafe\u0301', which 'relevant' judges, written 'caf\\xe9' there and 'cafe\\u0301' here: the same text in two Unicode forms (composed and decomposed characters), which look alike: a result id matches one form only; write both alike",
+    ),
+    "tag-decomposed": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    tags: [cafe\u0301, caf\u00e9]\n",
+        "golden/bad.yaml:5: query 'a': 'tags' lists 'caf\u00e9' twice, written 'cafe\\u0301' there and 'caf\\xe9' here: the same text in two Unicode forms (composed and decomposed characters), which look alike: the query would count in two groups that look alike; keep one",
+    ),
     "unknown-top-key": (
         "queriez:\n  - id: a\n    query: q\n    relevant: {x: 1}\n",
         "golden/bad.yaml:1: unknown top-level key 'queriez' (did you mean 'queries'?)",
@@ -792,6 +804,27 @@ def test_an_id_in_two_unicode_forms_across_files_is_one_id(
     )
 
 
+@pytest.mark.parametrize("key", ["tags", "category"])
+def test_a_tag_or_category_in_two_unicode_forms_across_files_is_refused(
+    tmp_path: Path, key: str
+) -> None:
+    value = "[{}]" if key == "tags" else "{}"
+    composed, decomposed = value.format("caf\u00e9"), value.format("cafe\u0301")
+    said = _second_file_refused(
+        tmp_path,
+        f"id: a, query: q, {key}: {composed}, relevant: {{}}",
+        f"id: b, query: q, {key}: {decomposed}, relevant: {{}}",
+    )
+    what = "tag" if key == "tags" else "category"
+    rows = "groups" if key == "tags" else "rows"
+    assert said == (
+        f"golden/b.yaml:2: query 'b': {what} 'cafe\u0301' is {what} 'caf\u00e9' of "
+        "golden/a.yaml:2, written 'caf\\xe9' there and 'cafe\\u0301' here: the same text in "
+        "two Unicode forms (composed and decomposed characters), which look alike: the "
+        f"tables would show two {rows}; use one spelling"
+    )
+
+
 # --------------------------------------------------------------------------- retriever results
 
 RESULT_CASES: dict[str, tuple[object, str]] = {
@@ -1112,6 +1145,11 @@ SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
         {"retrieval_items": "shard:0"},
         "retrieval_items must be query, category or shard:N (e.g. shard:1000), got 'shard:0'",
     ),
+    "items-shard-of-thousands-of-digits": (
+        {"retrieval_items": "shard:1" + "0" * 5000},
+        "retrieval_items must be query, category or shard:N (e.g. shard:1000), got "
+        "'shard:10000000000000000000...' (5007 characters)",
+    ),
     "timeout-nan": (
         {"retrieval_timeout": "nan"},
         "retrieval_timeout must be a duration >= 0, got 'nan'",
@@ -1337,6 +1375,16 @@ BASELINE_CASES: dict[str, tuple[Mutation, str]] = {
         "golden/baseline.json: configuration 'fused' has no 'queries' mapping",
     ),
 }
+
+
+def test_a_baseline_saved_with_a_bom_is_read(tmp_path: Path) -> None:
+    """An editor that writes a UTF-8 byte-order mark made the gate refuse the baseline as
+    'not valid JSON' (golden files, recordings and reports are read with one)."""
+    from pytest_retrieval.io.baseline_file import read_baseline
+
+    path = tmp_path / "baseline.json"
+    path.write_text("\ufeff" + BASELINE, encoding="utf-8")
+    assert read_baseline(path) == parse_baseline(BASELINE)
 
 
 @pytest.mark.parametrize("case", list(BASELINE_CASES))
@@ -1777,3 +1825,21 @@ def test_a_bad_default_is_named_once_at_its_line_not_at_every_query(tmp_path: Pa
         load_golden_file(path, shown="g.yaml")
     assert [p.line for p in info.value.problems] == [2]
     assert str(info.value.problems[0]).startswith("g.yaml:2: in defaults: 'tags' ")
+
+
+def test_a_metric_cut_of_thousands_of_digits_is_named_not_a_traceback(tmp_path: Path) -> None:
+    """int() refuses more than 4,300 digits: retrieval_metrics = ndcg@1000...0 was an
+    INTERNALERROR, and a JSONL golden file's expect a traceback."""
+    from pytest_retrieval.metrics import MetricNameError, parse_metric
+
+    cut = "1" + "0" * 5000
+    with pytest.raises(MetricNameError, match=r"the cut must be an integer >= 1 a ranking can "):
+        parse_metric(f"ndcg@{cut}")
+    path = tmp_path / "g.jsonl"
+    path.write_text(
+        json.dumps({"id": "a", "query": "q", "relevant": {"x": 1}, "expect": {f"ndcg@{cut}": 1}})
+        + "\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(GoldenFileError, match=r"g\.jsonl:1: query 'a': 'expect'"):
+        load_golden_file(path, shown="g.jsonl")

@@ -218,6 +218,28 @@ def test_import_beir_with_categories_from_a_metadata_field(tmp_path):
     assert bad.code == 2 and "dev.tsv" in bad.err
 
 
+TREC_IMPORT = ["trec", "qrels.txt", "--topics", "topics.txt"]
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        ([*TREC_IMPORT, "--corpus", "qrels.txt"], "--corpus qrels.txt is a file this import reads"),
+        ([*TREC_IMPORT, "--corpus", "topics.txt"], "--corpus topics.txt is a file this import"),
+        ([*TREC_IMPORT, "-o", "x.yaml", "--corpus", "./x.yaml"], "-o x.yaml and --corpus ./x"),
+        (["beir", "beir", "--corpus", "beir/corpus.jsonl"], "--corpus beir/corpus.jsonl is a"),
+    ],
+)
+def test_an_import_never_writes_over_a_file_it_reads(tmp_path, args, says):
+    """--corpus qrels.txt replaced the qrels with document ids, after the import."""
+    project = _project(tmp_path)
+    _beir(project / "beir")
+    before = {p: p.read_bytes() for p in project.rglob("*") if p.is_file()}
+    ran = cli("import", *args, cwd=project)
+    assert ran.code == 2 and says in ran.err, ran.err
+    assert {p: p.read_bytes() for p in project.rglob("*") if p.is_file()} == before
+
+
 CRANFIELD = cranfield.locate()
 
 

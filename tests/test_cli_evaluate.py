@@ -368,3 +368,90 @@ def test_counts_name_their_noun_in_the_right_number(count: int, said: str) -> No
     assert counted(count, noun.removesuffix("s"), "queries" if "quer" in noun else "") == said
     assert queries_of(1, "a.run") == "1 query of a.run is"
     assert queries_of(3, "a.run") == "3 queries of a.run are"
+
+
+@pytest.mark.parametrize("value", [5, -0.5, 1.0000001])
+def test_a_report_metric_outside_0_1_is_refused_not_compared(tmp_path, value):
+    """A report edited by hand (mrr: 5) was compared as a +4.000 improvement."""
+    project = _project(tmp_path)
+    cli("evaluate", "runs/dense.run", "--report", "a.json", cwd=project)
+    data = load_json(project / "a.json")
+    data["configurations"]["dense"]["queries"]["lottery"]["metrics"]["mrr"] = value  # type: ignore[index]
+    (project / "b.json").write_text(json.dumps(data), encoding="utf-8")
+    ran = cli("compare", "a.json", "b.json", cwd=project)
+    assert ran.code == 2, ran.out
+    assert (
+        f"b.json: configuration 'dense': query 'lottery': mrr is {value}, outside 0..1; the "
+        "file is not a report this plugin wrote (or was edited by hand)"
+    ) in ran.err
+
+
+def test_a_report_saved_with_a_bom_is_read_as_a_report(tmp_path):
+    """An editor (or PowerShell) that writes a UTF-8 byte-order mark made compare refuse
+    the report and evaluate read it as a TREC run (hundreds of problems)."""
+    project = _project(tmp_path)
+    cli("evaluate", "runs/dense.run", "--report", "a.json", cwd=project)
+    text = (project / "a.json").read_text(encoding="utf-8")
+    (project / "b.json").write_text("\ufeff" + text, encoding="utf-8")
+    assert cli("compare", "a.json", "b.json", cwd=project).code == 0
+    ran = cli("evaluate", "b.json", cwd=project)
+    assert ran.code == 0, ran.err
+
+
+def test_an_output_path_that_is_a_folder_or_under_a_file_is_named_as_given(tmp_path):
+    """The messages named the temporary file (.out.x1y2.tmp: is a folder) or said only
+    'File exists'."""
+    project = _project(tmp_path)
+    (project / "out").mkdir()
+    ran = cli("export", "trec", "-o", "out", cwd=project)
+    assert ran.code == 2 and ".tmp" not in ran.err, ran.err
+    assert f"{project / 'out'}: is a folder: give the path of a file" in ran.err
+    ran = cli("evaluate", "runs/bm25.run", "--report", "runs/bm25.run/r.json", cwd=project)
+    assert "File exists" not in ran.out + ran.err
+    assert (
+        f"retrieval report NOT written: {project / 'runs/bm25.run/r.json'}: a part of the "
+        "path is a file, not a folder"
+    ) in ran.out + ran.err
+    assert not list(project.rglob("*.tmp"))
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (
+            ["export", "trec", "-o", "golden/g.yaml"],
+            "-o golden/g.yaml: the file exists and is not a qrels file (a golden file, a "
+            "conftest.py, a report?): writing would destroy it",
+        ),
+        (["export", "trec", "-o", "conftest.py"], "-o conftest.py: the file exists and is not"),
+        (
+            ["pool", "--depth", "2", "a.json", "-o", "golden/g.yaml"],
+            "-o golden/g.yaml: the file exists and is not a worklist",
+        ),
+        (["pool", "--depth", "2", "a.json", "-o", "a.json"], "-o a.json is a file this command"),
+        (["evaluate", "a.json", "--report", "a.json"], "--report a.json is a file this command"),
+        (["compare", "a.json", "a.json", "--report", "a.json"], None),
+    ],
+)
+def test_a_command_never_writes_over_its_inputs_or_another_kind_of_file(tmp_path, args, says):
+    """export trec -o golden/g.yaml replaced a golden file with qrels; pool -o and
+    evaluate --report replaced the report they read."""
+    project = _project(tmp_path)
+    (project / "conftest.py").write_text("import pytest\n", encoding="utf-8")
+    assert cli("evaluate", "runs/dense.run", "--report", "a.json", cwd=project).code in (0, 1)
+    if says is None:  # compare writes no report: argparse refuses the option
+        assert cli(*args, cwd=project).code == 2
+        return
+    before = {p: p.read_bytes() for p in project.rglob("*") if p.is_file()}
+    ran = cli(*args, cwd=project)
+    assert ran.code == 2 and says in ran.err, ran.err
+    assert {p: p.read_bytes() for p in project.rglob("*") if p.is_file()} == before
+
+
+def test_a_tolerance_without_a_baseline_is_refused_not_ignored(tmp_path):
+    """evaluate --tolerance nan (or any) without --baseline ran and ignored it."""
+    project = _project(tmp_path)
+    for tolerance in ("nan", "0.05"):
+        ran = cli("evaluate", "runs/dense.run", "--tolerance", tolerance, cwd=project)
+        assert ran.code == 2, ran.out
+        assert "--tolerance is the gate's: give --baseline PATH to gate against" in ran.err

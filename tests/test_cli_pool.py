@@ -242,6 +242,17 @@ def test_what_cannot_be_edited_in_place_is_named(relevant, message):
         merge_judgments(text, "g.yaml", {"q": {"c": 0}})
 
 
+def test_merge_after_a_line_separator_in_a_comment_edits_the_right_lines():
+    """YAML counts U+2028 as a line break: the lines the loader named were off by one
+    after it, and merge refused the query as if it used an anchor."""
+    text = (
+        "queries:\n  # a note\u2028# pasted\n  - id: q\n    query: text\n    relevant:\n"
+        "      a: 1\n"
+    )
+    merged = merge_judgments(text, "g.yaml", {"q": {"c": 0}})
+    assert merged == text + "      c: 0\n"
+
+
 def test_pool_and_merge_usage_errors(tmp_path):
     project = _pooled(tmp_path)
     assert cli("pool", "bm25.json", "--depth", "0", cwd=project).code == 2

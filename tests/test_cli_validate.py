@@ -297,3 +297,30 @@ def test_a_folder_is_walked_as_the_plugin_collects_it(tmp_path):
     assert ran.lines == ["2 golden queries in 2 files: no problem found"], ran.lines
     exported = cli("export", "trec", cwd=project)
     assert sorted({line.split()[0] for line in exported.out.splitlines()}) == ["a", "o"]
+
+
+def test_tags_as_text_in_jsonl_are_found_after_a_bom_and_odd_separators(tmp_path):
+    """The JSONL lines are the loader's: a byte-order mark before the first, U+2028 inside
+    a JSON string (which ``splitlines`` would cut) do not hide a line or shift the next."""
+    lines = [
+        '\ufeff{"id": "a", "query": "q", "relevant": {"x": 1}, "tags": "x, y"}',
+        '{"id": "b", "query": "one\u2028two", "relevant": {"x": 1}}',
+        '{"id": "c", "query": "r", "relevant": {"x": 1}, "tags": "z w"}',
+    ]
+    project = write_project(tmp_path, {"golden/set.jsonl": "\n".join(lines) + "\n"})
+    ran = cli("validate", cwd=project)
+    text = ran.out + ran.err
+    assert "golden/set.jsonl:1: query 'a': 'tags' is text ('x, y')" in text, text
+    assert "golden/set.jsonl:3: query 'c': 'tags' is text ('z w')" in text, text
+
+
+def test_a_folder_given_for_a_file_is_named_as_a_folder(tmp_path):
+    """--corpus, a worklist, --categories or a run given as a folder: 'no such file'."""
+    project = write_project(tmp_path)
+    (project / "ids").mkdir()
+    for args, says in (
+        (["validate", "--corpus", "ids"], "--corpus ids is a folder: give the file in it"),
+        (["merge", "ids"], "ids is a folder: give the file in it"),
+    ):
+        ran = cli(*args, cwd=project)
+        assert ran.code == 2 and says in ran.err, (args, ran.err)

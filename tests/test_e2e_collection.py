@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from cli_project import cli
 
 from conftest import (
     E2E_CATALOG_YAML,
@@ -623,3 +624,27 @@ def test_every_golden_path_is_checked_not_only_the_first(
     result = e2e_run(pytester, "--retrieval-eval", "-o", f"retrieval_golden={golden}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()
     assert says in result.stderr.str()
+
+
+@pytest.mark.parametrize(
+    ("link", "target"), [("gone.yaml", "../moved.yaml"), ("shared", "../not-checked-out")]
+)
+def test_a_dangling_link_in_the_golden_folder_is_an_error_naming_its_target(
+    pytester: pytest.Pytester, link: str, target: str
+) -> None:
+    """A link whose target is missing (a file moved, a folder not checked out) held
+    queries the run would leave out in silence; the command line says the same."""
+    e2e_write_project(pytester)
+    (pytester.path / "golden" / link).symlink_to(target)
+    (pytester.path / "golden" / ".#catalog.yaml").symlink_to("someone@host.123")  # Emacs' lock
+    says = (
+        f"golden/{link}: is a symbolic link to {target}, which does not exist: restore "
+        "its target, or remove the link"
+    )
+    result = e2e_run(pytester, "--retrieval-eval")
+    assert result.ret == pytest.ExitCode.INTERRUPTED, result.stdout.str()
+    text = " ".join(result.stdout.str().split())
+    assert says in text
+    assert "1 error during collection" in text and "Traceback" not in text
+    ran = cli("validate", cwd=pytester.path)
+    assert ran.code != 0 and says in " ".join((ran.out + ran.err).split()), ran.out + ran.err

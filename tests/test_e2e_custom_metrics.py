@@ -410,6 +410,24 @@ def test_a_hook_returning_something_else_is_a_usage_error_at_its_line(
     ])  # fmt: skip
 
 
+def test_a_bad_metric_spec_in_the_hook_is_named_at_the_user_s_line(
+    pytester: pytest.Pytester,
+) -> None:
+    """MetricSpec refuses the name where the hook builds it: the message points there, not
+    into the plugin's own module."""
+    e2e_write_project(pytester, conftest=E2E_RETRIEVER_CONFTEST + (
+        "\n\ndef pytest_retrieval_metrics():\n"
+        "    from pytest_retrieval import MetricSpec\n"
+        "    return [MetricSpec('9bad', lambda given: 0.5)]\n"
+    ))  # fmt: skip
+    line = E2E_RETRIEVER_CONFTEST.count("\n") + 3
+    result = e2e_run(pytester, "--retrieval-eval")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    said = result.stderr.str()
+    assert "metric name '9bad' must start with a letter" in said, said
+    assert f"(at conftest.py:{line + 2})" in said and "metric_registry.py" not in said, said
+
+
 def test_a_metric_function_that_raises_is_the_item_s_error(pytester: pytest.Pytester) -> None:
     conftest = E2E_RETRIEVER_CONFTEST + (
         "\n\nfrom pytest_retrieval import MetricSpec\n\n"

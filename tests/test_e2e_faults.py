@@ -6,8 +6,10 @@ The project is the shared e2e project (tests/conftest.py): bm25 and dense, 7 que
 
 from __future__ import annotations
 
+import fnmatch
 import io
 import json
+from pathlib import Path
 
 import pytest
 
@@ -86,6 +88,11 @@ def test_a_report_over_the_baseline_file_is_refused(pytester: pytest.Pytester) -
             ["--retrieval-update-baseline", "--retrieval-baseline=golden"],
             "--retrieval-update-baseline writes the baseline golden, which is a folder",
         ),
+        (
+            ["--retrieval-update-baseline", "--retrieval-baseline=conftest.py/b.json"],
+            "--retrieval-update-baseline writes the baseline conftest.py/b.json: "
+            "conftest.py is a file, not a folder: give the baseline a path in a folder",
+        ),
     ],
     ids=[
         "record-golden",
@@ -100,6 +107,7 @@ def test_a_report_over_the_baseline_file_is_refused(pytester: pytest.Pytester) -
         "update-over-golden",
         "update-over-conftest",
         "update-over-folder",
+        "update-under-a-file",
     ],
 )
 def test_an_output_that_would_destroy_another_file_is_refused_before_the_run(
@@ -528,3 +536,102 @@ def test_an_endless_iterator_is_one_querys_error_and_the_run_goes_on(
     assert report["rain-tomorrow"]["outcome"] == "error"
     assert report["rain-tomorrow"]["metrics"]["ndcg@10"] == 0.0
     assert sum(q["outcome"] == "error" for q in report.values()) == 1
+
+
+# --------------------------------------------------------------------------- SIGTERM
+
+TERMINATED = """\
+import os, signal
+
+def fault(configuration, query):
+    if query.id == "stuffed-weather":
+        os.kill(os.getpid(), signal.SIGTERM)  # a CI runner cancelling the job
+"""
+
+
+def _leftovers(folder: Path, pattern: str) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if fnmatch.fnmatch(p.name, pattern))
+
+
+def test_a_terminated_run_leaves_no_temporary_recording(pytester: pytest.Pytester) -> None:
+    _with_conftest(pytester, TERMINATED)
+    result = pytester.runpytest_subprocess(
+        "--retrieval-eval", "--retrieval-record=rec.jsonl", "-p", "no:cacheprovider", timeout=120
+    )
+    assert result.ret == pytest.ExitCode.INTERRUPTED, result.stdout.str()
+    assert _leftovers(pytester.path, "*.tmp") == []
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+    recording = (pytester.path / "rec.jsonl").read_text(encoding="utf-8").splitlines()
+    assert json.loads(recording[-1])["complete"] is False  # what was recorded, marked so
+
+
+def test_a_terminated_replay_on_workers_leaves_no_temporary_folder(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _with_conftest(pytester, NO_FAULT)
+    assert e2e_run(pytester, "--retrieval-eval", "--retrieval-record=rec.jsonl").ret == 0
+    pytester.makeconftest(
+        "import os, signal\n"
+        "def pytest_runtest_call(item):\n"
+        "    if 'stuffed-weather' in item.nodeid:\n"
+        "        os.kill(os.getppid(), signal.SIGTERM)  # the controller is terminated\n"
+    )
+    temporary = pytester.mkdir("tmp")
+    monkeypatch.setenv("TMPDIR", str(temporary))
+    result = pytester.runpytest_subprocess(
+        "--retrieval-eval", "--retrieval-replay=rec.jsonl", "-n", "2", "-p", "no:cacheprovider",
+        timeout=120,
+    )  # fmt: skip
+    assert result.ret == pytest.ExitCode.INTERRUPTED, result.stdout.str()
+    assert _leftovers(temporary, "pytest-retrieval-replay-*") == []
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+
+
+UNPRINTABLE = """\
+class Unprintable(Exception):
+    def __str__(self):
+        raise RuntimeError("a bug in the exception's own __str__")
+
+
+def fault(configuration, query):
+    if query.id == "stuffed-weather" and configuration == "dense":
+        raise Unprintable()
+"""
+
+
+def test_an_exception_whose_str_raises_is_the_querys_error(pytester: pytest.Pytester) -> None:
+    """Named as the retriever's error and scored 0, not a traceback through the plugin."""
+    _with_conftest(pytester, UNPRINTABLE)
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-report=r.json")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    out = result.stdout.str()
+    assert "pytest_retrieval/runner.py" not in out and "INTERNALERROR" not in out, out
+    entry = e2e_load_json(pytester.path / "r.json")["configurations"]["dense"]["queries"][
+        "stuffed-weather"
+    ]
+    assert entry["outcome"] == "error" and set(entry["metrics"].values()) == {0.0}
+    assert entry["error"] == "the retriever raised Unprintable: <its str() raised RuntimeError>"
+
+
+def test_a_fixture_raising_an_exception_whose_str_raises_is_an_error_not_internal(
+    pytester: pytest.Pytester,
+) -> None:
+    """The retriever fixture's setup failed with such an exception: INTERNALERROR."""
+    e2e_write_project(pytester, conftest=(
+        "import pytest\n\n"
+        "class Unprintable(Exception):\n"
+        "    def __str__(self):\n"
+        "        raise RuntimeError('a bug in __str__')\n\n"
+        "@pytest.fixture(scope='session', params=['bm25'])\n"
+        "def retriever(request):\n"
+        "    raise Unprintable()\n"
+    ))  # fmt: skip
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-report=r.json")
+    out = result.stdout.str()
+    assert "INTERNALERROR" not in out + result.stderr.str(), out
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    entry = e2e_load_json(pytester.path / "r.json")["configurations"]["bm25"]["queries"][
+        "convert-euros"
+    ]
+    assert entry["outcome"] == "error"
+    assert entry["error"] == "setup failed: Unprintable: <its str() raised RuntimeError>"

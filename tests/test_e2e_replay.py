@@ -441,3 +441,34 @@ def test_replay_under_xdist(
             assert (path, existed) == ("/nonexistent/replay.pickle", "False")
         else:  # no worker is told: each reads the files
             assert (path, existed) == ("None", "None")
+
+
+ODD_FILTERS_GOLDEN = """\
+queries:
+  - id: dated
+    query: rain
+    relevant: {d1: 2}
+    filters: {when: 2024-01-01, blob: !!binary aGk=, kinds: !!set {a, b}, above: -.inf, x: .nan}
+  - {id: plain, query: sun, relevant: {d2: 1}, filters: {network: base}}
+"""
+
+
+def test_filters_json_has_no_value_for_are_recorded_and_replayed(
+    pytester: pytest.Pytester,
+) -> None:
+    """A date, binary data, a set, NaN or infinity in filters (handed to the retriever as
+    YAML reads them): recording raised a traceback through the plugin (NaN), and the replay
+    called every other such query stale ('other filters')."""
+    pytester.makeini("[pytest]\n")
+    pytester.mkdir("golden")
+    (pytester.path / "golden" / "g.yaml").write_text(ODD_FILTERS_GOLDEN, encoding="utf-8")
+    pytester.makeconftest(
+        "import pytest\n\n"
+        "@pytest.fixture(scope='session', params=['bm25'])\n"
+        "def retriever(request):\n"
+        "    return lambda query: ['d1', 'd2']\n"
+    )
+    recorded = e2e_run(pytester, "--retrieval-eval", "--retrieval-record=rec.jsonl")
+    assert recorded.ret == pytest.ExitCode.OK, recorded.stdout.str()
+    replayed = e2e_run(pytester, "--retrieval-eval", "--retrieval-replay=rec.jsonl")
+    assert replayed.ret == pytest.ExitCode.OK, replayed.stdout.str()

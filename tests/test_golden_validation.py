@@ -139,3 +139,32 @@ def test_a_query_with_problems_in_optional_keys_is_still_checked_for_duplicate_i
         """,
     )
     assert any("duplicate id (first used on line 2)" in p for p in found), found
+
+
+@pytest.mark.parametrize("odd", ["\u2028", "\u2029", "\x85"], ids=["LS", "PS", "NEL"])
+def test_yaml_lines_are_an_editors_lines_after_odd_line_separators(
+    tmp_path: Path, odd: str
+) -> None:
+    """YAML counts U+2028, U+2029 and U+0085 as line breaks; an editor shows one line
+    where they are. Every line reported is the editor's (the line of '\\n's)."""
+    head = (
+        f"# a comment pasted from a web page{odd}# with a separator\n"
+        "queries:\n"
+        f'  - {{id: first, query: "one{odd}two", relevant: {{a: 1}}}}\n'
+    )
+    assert [q.line for q in load(tmp_path, head)] == [3]
+    said = problems(tmp_path, head + "  - {id: second, query: q, relevant: {a: 9}}\n")
+    assert said[0].startswith(f"{SHOWN}:4: query 'second':"), said
+    said = problems(tmp_path, head + "  - {id: third, query: q, relevant: {a: 1}\n")
+    assert said[0].startswith(f"{SHOWN}:4: YAML syntax error"), said
+    said = problems(tmp_path, head + "  - {id: big, query: q, relevant: {a: !!int x}}\n")
+    assert said[0].startswith(f"{SHOWN}:4: "), said
+
+
+def test_text_after_an_odd_line_separator_in_a_comment_is_named(tmp_path: Path) -> None:
+    """YAML ends a comment at U+2028: what follows is read as YAML. The error says why, at
+    the editor's line."""
+    text = "queries:\n  # see the wiki\u2028for: details\n  - {id: a, query: q, relevant: {a: 1}}\n"
+    said = problems(tmp_path, text)
+    assert said[0].startswith(f"{SHOWN}:3: YAML syntax error"), said  # where YAML gave up
+    assert "line 2 holds U+2028 (LINE SEPARATOR), which YAML reads as a line break" in said[0]

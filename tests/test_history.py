@@ -86,6 +86,15 @@ def test_an_entry_of_another_shape_is_refused_with_why(change: dict[str, object]
         entry_from(data)
 
 
+@pytest.mark.parametrize("value", [7, -0.5])
+def test_a_mean_outside_0_1_is_refused_not_compared(value: float) -> None:
+    """A hand-edited mrr: 7 showed this run as -6.500 since the previous one."""
+    data = json.loads(entry().line())
+    data["configurations"]["fused"]["all"]["ndcg@10"] = value
+    with pytest.raises(LogEntryError, match=rf"configurations.fused.all.ndcg@10 is {value}, "):
+        entry_from(data)
+
+
 def test_previous_run_and_the_change_since() -> None:
     runs = [entry(0.5, "nightly"), entry(0.7, "pr"), entry(0.6, "nightly")]
     assert previous_run(runs, "nightly") is runs[2]

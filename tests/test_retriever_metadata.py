@@ -168,3 +168,42 @@ def test_an_older_or_odd_baseline_reads_as_no_metadata(block: dict[str, object])
     data["configurations"]["fused"].pop("retriever", None)
     data["configurations"]["fused"].update(block)
     assert parse_baseline(json.dumps(data)).retrievers == {}
+
+
+def test_metadata_whose_keys_or_errors_cannot_be_shown_is_ignored_with_why() -> None:
+    """A key whose repr() raises, or a property raising an exception whose repr() raises:
+    a traceback through the plugin, not a note."""
+
+    class Unshowable:
+        def __repr__(self) -> str:
+            raise RuntimeError("a bug in __repr__")
+
+        def __hash__(self) -> int:
+            return 1
+
+    class Broken(Exception):
+        def __repr__(self) -> str:
+            raise RuntimeError("a bug in __repr__")
+
+        def __str__(self) -> str:
+            raise RuntimeError("a bug in __str__")
+
+    found, problems = describe("dense", with_metadata({Unshowable(): 1, "model": "m"}))
+    assert found == {"model": "m"}
+    assert problems == [
+        "retriever 'dense': .metadata: entry <Unshowable> is left out: keys must be text and "
+        "values text, a finite number or a boolean, got int"
+    ]
+
+    class Raising:
+        def __call__(self, query: object) -> list[str]:
+            return []
+
+        @property
+        def metadata(self) -> object:
+            raise Broken()
+
+    assert describe("dense", Raising()) == (
+        {},
+        ["retriever 'dense': reading .metadata raised <Broken>: ignored"],
+    )  # fmt: skip

@@ -24,6 +24,7 @@ from ..io.golden_file import (
     NORECURSEDIRS,
     golden_files_in,
     golden_path_problems,
+    is_golden_file,
     load_golden_file,
 )
 from ..io.ini import IniConfig, IniError, find_config, parse_overrides
@@ -106,9 +107,36 @@ class Context:
         """A path given on the command line: relative to the current folder."""
         return (self.cwd / given).resolve() if not Path(given).is_absolute() else Path(given)
 
+    def file(self, given: str, option: str = "") -> Path:
+        """A file given on the command line (``option``: how it was given, ``--corpus ``);
+        :class:`CliError` when there is none, or a folder is there."""
+        path = self.path(given)
+        if path.is_dir():
+            raise CliError(f"{option}{given} is a folder: give the file in it")
+        if not path.is_file():
+            raise CliError(f"{option}{given}: no such file")
+        return path
+
+    def output(self, option: str, given: str, reads: Sequence[str] = (), kind: str = "") -> Path:
+        """The file an output option names, refused when writing it would destroy another:
+        a file this command reads, or an existing file of another kind than ``kind`` (a
+        golden file or a conftest.py given to ``export trec -o`` or ``pool -o``)."""
+        path = self.path(given)
+        what = f"{option} {given}"
+        if path.resolve() in {self.path(p).resolve() for p in reads}:
+            raise CliError(f"{what} is {READ_BY_THE_COMMAND}")
+        if kind and _has_content(path) and not _OF_KIND[kind](path):
+            raise CliError(
+                f"{what}: the file exists and is not a {kind} (a golden file, a conftest.py, "
+                "a report?): writing would destroy it; write to a new path, or delete the "
+                "file first"
+            )
+        return path
+
     def shown(self, path: Path) -> str:
-        """How messages name a file: relative to the rootdir when inside it, as pytest does."""
-        resolved = path.resolve()
+        """How messages name a file: relative to the rootdir when inside it, as pytest does
+        (a link by its own name, as pytest names it, not its target's)."""
+        resolved = path.parent.resolve() / path.name if path.is_symlink() else path.resolve()
         for base in (self.rootdir, self.cwd):
             try:
                 return resolved.relative_to(base.resolve()).as_posix()
@@ -188,6 +216,28 @@ _PLUGIN_JSON = {  # the plugin's own JSON files, by the format each names at its
     BASELINE_FORMAT: "baseline",
     RECORDING_FORMAT: "recording (--retrieval-record)",
 }
+
+
+READ_BY_THE_COMMAND = (
+    "a file this command reads: writing it would destroy it; write to another path"
+)
+
+
+def _has_content(path: Path) -> bool:
+    try:
+        return path.is_file() and path.stat().st_size > 0
+    except OSError:
+        return False
+
+
+def _plain_text(path: Path) -> bool:
+    """A file a qrels file may replace: none of the plugin's, no golden file, no Python."""
+    if is_golden_file(path) or path.suffix.lower() == ".py":
+        return False
+    return json_object_head(path) is None and not looks_like_worklist(path)
+
+
+_OF_KIND = {"worklist": looks_like_worklist, "qrels file": _plain_text}
 
 
 def plugin_file_kind(path: Path) -> str | None:

@@ -146,9 +146,7 @@ def _export_parsers(commands: Commands) -> None:
 def _categories(ctx: Context, given: str | None) -> dict[str, str]:
     if given is None:
         return {}
-    path = ctx.path(given)
-    if not path.is_file():
-        raise CliError(f"--categories {given}: no such file")
+    path = ctx.file(given, "--categories ")
     return read_categories(path, ctx.shown(path))
 
 
@@ -177,6 +175,29 @@ def _corpus(ctx: Context, given: str | None, ids: set[str]) -> None:
         ctx.note(f"wrote {count} document ids to {given}")
 
 
+def _refuse_overwriting(ctx: Context, args: argparse.Namespace, inputs: Sequence[Path]) -> None:
+    """``-o`` and ``--corpus`` write files: never over a file this import reads (``--corpus
+    qrels.txt`` replaced the qrels with document ids), nor both on one path."""
+    given = [("-o", args.output), ("--corpus", args.corpus)]
+    outputs = [(f"{option} {name}", ctx.path(name)) for option, name in given if name]
+    read = {p.resolve() for p in inputs}
+    for what, path in outputs:
+        if path.resolve() in read:
+            raise CliError(
+                f"{what} is a file this import reads: writing it would destroy it; write to "
+                "another path"
+            )
+    if len(outputs) == 2 and outputs[0][1].resolve() == outputs[1][1].resolve():
+        raise CliError(f"{outputs[0][0]} and {outputs[1][0]} are one file: give each its own path")
+
+
+def _beir_inputs(folder: Path) -> list[Path]:
+    """The files of a BEIR folder an import reads."""
+    qrels = folder / "qrels"
+    split = sorted(qrels.iterdir()) if qrels.is_dir() else []
+    return [folder / "corpus.jsonl", folder / "queries.jsonl", *split]
+
+
 def _input(ctx: Context, given: str) -> Path:
     path = ctx.path(given)
     if not path.exists():
@@ -193,6 +214,8 @@ def _runs(ctx: Context, given: Sequence[str]) -> list[Run]:
 
 
 def import_trec(ctx: Context, args: argparse.Namespace) -> int:
+    read = [args.qrels, args.topics, args.categories, *args.run]
+    _refuse_overwriting(ctx, args, [ctx.path(p) for p in read if p])
     try:
         path = _input(ctx, args.qrels)
         qrels = read_qrels(path, max_grade=ctx.max_grade, shown=ctx.shown(path))
@@ -237,6 +260,8 @@ def _left_out(ctx: Context, counted_noun: str, where: str, ids: Sequence[str]) -
 
 def import_beir(ctx: Context, args: argparse.Namespace) -> int:
     folder = _input(ctx, args.folder)
+    categories = [ctx.path(args.categories)] if args.categories else []
+    _refuse_overwriting(ctx, args, [*_beir_inputs(folder), *categories])
     try:
         dataset = read_beir(
             folder,
@@ -258,6 +283,8 @@ def import_beir(ctx: Context, args: argparse.Namespace) -> int:
 
 
 def export_trec(ctx: Context, args: argparse.Namespace) -> int:
+    if args.output is not None:
+        ctx.output("-o", args.output, kind="qrels file")
     queries = golden_or_fail(ctx, args.golden)
     judgments = {q.id: dict(q.relevant) for q in queries}
     try:

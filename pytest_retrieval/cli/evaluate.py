@@ -26,7 +26,16 @@ from ..report.summary import Verbosity, summary_lines
 from ..report.writers import write_reports
 from ..scoring import why
 from ..settings import REPORTS, GateSettings, SettingsError, parse_tolerance
-from .common import FINDINGS, OK, CliError, Commands, Context, add_common, golden_or_fail
+from .common import (
+    FINDINGS,
+    OK,
+    READ_BY_THE_COMMAND,
+    CliError,
+    Commands,
+    Context,
+    add_common,
+    golden_or_fail,
+)
 
 
 def add_parsers(commands: Commands) -> None:
@@ -141,12 +150,14 @@ def _refuse_folders_and_repeats(ctx: Context, args: argparse.Namespace) -> None:
             also = "" if seen[key] == given else f" (as {seen[key]} and {given})"
             raise CliError(f"{what} is given twice{also}: give each once")
         seen[key] = given
+    read = {ctx.path(p).resolve() for p in [*args.runs, args.baseline] if p is not None}
+    for given in args.report:
+        if ctx.path(given).resolve() in read:
+            raise CliError(f"--report {given} is {READ_BY_THE_COMMAND}")
 
 
 def _recorded(ctx: Context, given: str) -> list[Recorded]:
-    path = ctx.path(given)
-    if not path.is_file():
-        raise CliError(f"{given}: no such file")
+    path = ctx.file(given)
     shown = ctx.shown(path)
     if is_recording(path):
         raise CliError(
@@ -252,6 +263,8 @@ def run_evaluate(ctx: Context, args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     if args.max_results is not None and args.max_results < 1:
         raise CliError("--max-results must be a positive integer")
+    if args.tolerance is not None and args.baseline is None:  # else ignored in silence
+        raise CliError("--tolerance is the gate's: give --baseline PATH to gate against")
     _refuse_folders_and_repeats(ctx, args)
     queries = golden_or_fail(ctx, args.golden)
     runs = _all_runs(ctx, args.runs)

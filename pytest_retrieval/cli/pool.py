@@ -91,6 +91,8 @@ def _runs(ctx: Context, given: Sequence[str], depth: int) -> dict[str, Rankings]
 def run_pool(ctx: Context, args: argparse.Namespace) -> int:
     if args.depth < 1:
         raise CliError("--depth must be a positive integer")
+    if args.output is not None:
+        ctx.output("-o", args.output, args.reports, "worklist")
     runs = _runs(ctx, args.reports, args.depth)
     queries = golden_or_fail(ctx, args.golden)
     worklist = build_pool(queries, runs, args.depth, ctx.max_grade)
@@ -197,9 +199,7 @@ def _plan(
 
 
 def run_merge(ctx: Context, args: argparse.Namespace) -> int:
-    path = ctx.path(args.worklist)
-    if not path.is_file():
-        raise CliError(f"{args.worklist}: no such file")
+    path = ctx.file(args.worklist)
     try:
         worklist = read_worklist(path, ctx.max_grade, shown=ctx.shown(path))
     except FormatError as exc:

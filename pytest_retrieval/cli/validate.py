@@ -60,7 +60,7 @@ def add_parser(commands: Commands) -> None:
 def _tags(ctx: Context, path: Path) -> list[TagsAsText]:
     shown = ctx.shown(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark, as the loader
     except (OSError, UnicodeDecodeError):
         return []  # the loader reported it
     if path.suffix.lower() != ".jsonl":
@@ -69,7 +69,9 @@ def _tags(ctx: Context, path: Path) -> list[TagsAsText]:
         except GoldenFileError:  # a syntax error: the loader reported it
             return []
     found: list[TagsAsText] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    # split on newlines only, as the loader: JSON strings may hold U+2028, which
+    # splitlines cuts
+    for number, line in enumerate(text.split("\n"), start=1):
         try:
             hit = query_tags(shown, loads_json(line), number) if line.strip() else None
         except ValueError:
@@ -82,9 +84,7 @@ def _tags(ctx: Context, path: Path) -> list[TagsAsText]:
 def _corpus(ctx: Context, given: str | None) -> frozenset[str] | None:
     if given is None:
         return None
-    path = ctx.path(given)
-    if not path.is_file():
-        raise CliError(f"--corpus {given}: no such file")
+    path = ctx.file(given, "--corpus ")
     try:
         return read_corpus(path, ctx.shown(path))
     except FormatError as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import tempfile
 from collections.abc import Iterable
@@ -17,7 +18,14 @@ def write_atomic(path: Path, text: str | Iterable[str]) -> None:
     leave its temporary file (``.NAME.*.tmp``), which nothing reads.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_dir():  # else written whole, then refused at the rename, naming the temporary
+        raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", str(path))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):  # strerror "File exists" says nothing
+        message = "a part of the path is a file, not a folder"
+        blocking = next((p for p in path.parents if p.exists() and not p.is_dir()), path)
+        raise NotADirectoryError(errno.ENOTDIR, message, str(blocking)) from None
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as exc:  # named by the file asked for, not the temporary one

@@ -249,7 +249,7 @@ def read_baseline(path: Path, shown: str | None = None) -> Baseline:
     if not path.exists():
         raise BaselineMissing(f"no baseline at {shown}")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark from an editor
     except (OSError, UnicodeDecodeError) as exc:
         raise BaselineError(f"cannot read {shown}: {exc}") from None
     return parse_baseline(text, shown)

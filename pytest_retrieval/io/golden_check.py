@@ -206,6 +206,23 @@ def _forms(doc: str, other: str) -> str:
     )
 
 
+# what a list holding one text in two Unicode forms would do
+_TWO_FORMS = {
+    "forbid": "a result id matches one form only",
+    "tags": "the query would count in two groups that look alike",
+}
+
+
+def _forbidden_otherwise(relevant: Any, forbid: Any) -> list[tuple[str, str]]:
+    """Each forbidden id that a judged id writes in another Unicode form, with that id."""
+    if not isinstance(relevant, dict) or not forbid:
+        return []
+    if all(f.isascii() for f in forbid) and all(d.isascii() for d in relevant):
+        return []
+    judged = {id_key(doc): doc for doc in relevant}
+    return [(f, judged[k]) for f in forbid if (k := id_key(f)) in judged and judged[k] != f]
+
+
 def _line_of(mapping: Any, key: Any) -> int:
     if isinstance(mapping, Lines):
         return mapping.key_lines.get(key, mapping.line)
@@ -286,6 +303,7 @@ class Checker:
             self.add(line, f"'{key}' must be a list of text, got {_type_name(value)}", qid)
             return ()
         out: list[str] = []
+        forms: dict[str, str] = {}  # id_key -> the text as first written
         for index, item in enumerate(value):
             text = _as_id(item)
             item_line = value.item_lines[index] if isinstance(value, Seq) else line
@@ -295,6 +313,10 @@ class Checker:
             misread = _misread(item, "tag") if key == "tags" else _misjudged(item)
             if misread is not None:
                 self.add(item_line, f"'{key}': {misread}", qid)
+            other = forms.setdefault(id_key(text), text)
+            if other != text:  # the same text in another Unicode form
+                forms_said = f"{written_otherwise(text, other)}: {_TWO_FORMS[key]}"
+                self.add(item_line, f"'{key}' lists '{text}' twice{forms_said}; keep one", qid)
             out.append(text)
         return tuple(out)
 
@@ -670,6 +692,14 @@ def full_check(
             "'xfail' expects this query's 'expect' or 'forbid' to fail, but it has neither, so "
             "it can never fail (it would always XPASS): add expect (e.g. {ndcg@10: 0.9}) or "
             "forbid, or remove xfail",
+            qid,
+        )
+    for forbidden, judged in _forbidden_otherwise(values["relevant"], values["forbid"]):
+        checker.add(
+            _line_of(raw, "forbid") or line,
+            f"'forbid' names '{forbidden}', which 'relevant' judges"
+            f"{written_otherwise(forbidden, judged)}: a result id matches one form only; "
+            "write both alike",
             qid,
         )
     if not (clean and usable) or qid is None or any(v is INVALID for v in values.values()):

@@ -8,6 +8,7 @@ queries of one ``.yaml``/``.yml`` or ``.jsonl`` file (any case), or raises
 from __future__ import annotations
 
 import fnmatch
+import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -49,7 +50,9 @@ def _walk(current: Path, skipped: Sequence[str], seen: set[Path]) -> Iterator[Pa
     except OSError:
         return
     for entry in entries:
-        if entry.is_dir():
+        if is_dangling_link(entry):
+            yield entry  # read as a golden file, it says what it links to
+        elif entry.is_dir():
             if not _skipped_folder(entry, skipped):
                 yield from _walk(entry, skipped, seen)
         elif is_golden_file(entry) and entry.is_file():
@@ -57,6 +60,39 @@ def _walk(current: Path, skipped: Sequence[str], seen: set[Path]) -> Iterator[Pa
             if real not in seen:
                 seen.add(real)
                 yield entry
+
+
+def is_dangling_link(entry: Path) -> bool:
+    """A symbolic link whose target is missing that would hold golden queries if it
+    resolved: named as a golden file, or with no suffix (a folder). Left out in silence,
+    its queries would be missing from the run. Not Emacs' lock files (``.#name``), which
+    are links to nothing by design."""
+    if entry.name.startswith(".#") or not entry.is_symlink():
+        return False
+    try:
+        entry.stat()
+    except (FileNotFoundError, NotADirectoryError):  # not a loop too deep to follow (ELOOP)
+        return is_golden_file(entry) or not entry.suffix
+    except OSError:
+        return False
+    return False
+
+
+def dangling_links_in(folder: Path) -> list[Path]:
+    """The dangling links (:func:`is_dangling_link`) directly in a folder, by name."""
+    try:
+        return sorted(entry for entry in folder.iterdir() if is_dangling_link(entry))
+    except OSError:
+        return []
+
+
+def _dangling_problem(path: Path, shown: str) -> Problem:
+    try:
+        target = os.readlink(path)
+    except OSError:
+        target = "a missing target"
+    message = f"is a symbolic link to {target}, which does not exist"
+    return Problem(shown, 0, f"{message}: restore its target, or remove the link")
 
 
 def golden_path_problems(
@@ -109,6 +145,8 @@ def load_golden_file(
 
 def read_text(path: Path, shown: str) -> str:
     """A golden file's text (UTF-8, a byte-order mark allowed); what else it is, named."""
+    if is_dangling_link(path):
+        raise GoldenFileError([_dangling_problem(path, shown)])
     try:
         data = path.read_bytes()
     except OSError as exc:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import sys
 import unicodedata
+from bisect import bisect_left
 from typing import Any
 
 import yaml
@@ -34,6 +35,30 @@ _DIGIT_LIMIT: int = getattr(sys, "get_int_max_str_digits", lambda: 0)()
 _TOO_LARGE = 10**_DIGIT_LIMIT
 # what a YAML stream may not hold (PyYAML's reader's list)
 _NOT_YAML = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+# YAML's line breaks (PyYAML's and libyaml's); an editor breaks lines at the first three
+_YAML_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+_ODD_BREAK = re.compile("[\x85\u2028\u2029]")
+_BREAK_NAMES = {"\x85": "NEXT LINE", "\u2028": "LINE SEPARATOR", "\u2029": "PARAGRAPH SEPARATOR"}
+
+
+class EditorLines:
+    """A YAML mark's line as a text editor numbers it: YAML also breaks lines at U+0085,
+    U+2028 and U+2029 (a comment or a string pasted from a web page), which an editor
+    shows within a line, so every line after one would be off."""
+
+    def __init__(self, text: str):
+        self.odd: list[int] = []  # the index of each break YAML counts and an editor does not
+        if _ODD_BREAK.search(text) is not None:
+            breaks = _YAML_BREAK.finditer(text)
+            self.odd = [i for i, found in enumerate(breaks) if found.group() in _BREAK_NAMES]
+
+    def __call__(self, mark: yaml.Mark | None) -> int:
+        """The line (from 1; 0 without a mark)."""
+        if mark is None:
+            return 0
+        return mark.line + 1 - bisect_left(self.odd, mark.line)
 
 
 class _Refused(yaml.YAMLError):
@@ -62,6 +87,8 @@ class _LineLoader(_BaseLoader):
     silently keep the last value.
     """
 
+    lines: EditorLines
+
 
 def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> Lines:
     """A mapping with its lines. Merged keys (``<<: *base``) come first and the last one
@@ -71,13 +98,13 @@ def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> Lines:
     loader.flatten_mapping(node)  # node.value: the merged pairs, then its own
     merged = len(node.value) - own
     result = Lines()
-    result.line = node.start_mark.line + 1
+    result.line = loader.lines(node.start_mark)
     result.key_lines = {}
     result.duplicates = []
     mine: set[Any] = set()
     for index, (key_node, value_node) in enumerate(node.value):
         key = loader.construct_object(key_node, deep=True)
-        line = key_node.start_mark.line + 1
+        line = loader.lines(key_node.start_mark)
         try:
             hash(key)
         except TypeError:
@@ -94,8 +121,8 @@ def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> Lines:
 
 def _construct_sequence(loader: _LineLoader, node: yaml.SequenceNode) -> Seq:
     result = Seq(loader.construct_object(child, deep=True) for child in node.value)
-    result.line = node.start_mark.line + 1
-    result.item_lines = [child.start_mark.line + 1 for child in node.value]
+    result.line = loader.lines(node.start_mark)
+    result.item_lines = [loader.lines(child.start_mark) for child in node.value]
     return result
 
 
@@ -103,11 +130,11 @@ def _construct_int(loader: _LineLoader, node: yaml.ScalarNode) -> Int:
     written = str(node.value)
     decimal = written.replace("_", "").lstrip("+-")
     if _DIGIT_LIMIT and decimal.isdigit() and len(decimal) > _DIGIT_LIMIT:
-        raise _Refused(_too_long(written, len(decimal)), node.start_mark.line + 1)
+        raise _Refused(_too_long(written, len(decimal)), loader.lines(node.start_mark))
     value = Int(yaml.SafeLoader.construct_yaml_int(loader, node))
     if _DIGIT_LIMIT and abs(value) >= _TOO_LARGE:  # 0x..., 0o...: no digit limit to read them
         digits = int(value.bit_length() * 0.30103) + 1
-        raise _Refused(_too_long(written, digits), node.start_mark.line + 1)
+        raise _Refused(_too_long(written, digits), loader.lines(node.start_mark))
     value.source = written
     return value
 
@@ -134,7 +161,7 @@ def _construct_undefined(loader: _LineLoader, node: yaml.Node) -> Any:
             "!!int, !!float, !!bool, !!null, !!timestamp, !!binary, !!map, !!seq...); "
             "remove the tag"
         )
-    raise _Refused(message, node.start_mark.line + 1)
+    raise _Refused(message, loader.lines(node.start_mark))
 
 
 def _short_tag(tag: str) -> str:
@@ -150,7 +177,7 @@ def _checked(construct: Any, what: str, kind: type[yaml.Node]) -> Any:
         tag = _short_tag(str(node.tag))
         if not isinstance(node, kind):
             message = f"the tag {tag} is for {what}, not for {_NODE_KINDS[type(node)]}; remove it"
-            raise _Refused(message, node.start_mark.line + 1)
+            raise _Refused(message, loader.lines(node.start_mark))
         try:
             return construct(loader, node)
         except (ValueError, TypeError, ArithmeticError, AttributeError, LookupError):
@@ -224,20 +251,39 @@ def _syntax_problem(exc: yaml.MarkedYAMLError, text: str, shown: str) -> Problem
     # problem_mark is where the parser gave up: right for a bad indentation, but
     # for an unclosed bracket or quote (and at the end of the file) the line
     # where the construct began, context_mark, is the one to fix.
-    last_line = text.rstrip().count("\n")
+    lines = EditorLines(text)
+    last_line = text.rstrip().count("\n") + 1
     mark = exc.problem_mark
     opened = any(w in (exc.context or "") for w in ("flow", "quoted"))
-    if mark is None or mark.line > last_line or opened:
+    if mark is None or lines(mark) > last_line or opened:
         mark = exc.context_mark or mark
-    line = mark.line + 1 if mark is not None else 0
+    line = lines(mark)
     what = " ".join(x for x in (exc.context, exc.problem) if x)
     began = ""
-    if exc.context_mark is not None and exc.context_mark.line + 1 != line:
-        began = f" (the construct began on line {exc.context_mark.line + 1})"
+    if exc.context_mark is not None and lines(exc.context_mark) != line:
+        began = f" (the construct began on line {lines(exc.context_mark)})"
     fix = "fix the YAML at this line"
     if _tab_indented(text, line):
         fix = "the line is indented with a tab: YAML indents with spaces only"
+    odd = _odd_break_before(text, line)
+    if odd is not None:
+        fix = (
+            f"line {odd[0]} holds U+{ord(odd[1]):04X} ({_BREAK_NAMES[odd[1]]}), which YAML "
+            "reads as a line break (a comment ends there, the rest is read as YAML); remove it"
+        )
     return Problem(shown, line, f"YAML syntax error: {what}{began}; {fix}")
+
+
+def _odd_break_before(text: str, line: int) -> tuple[int, str] | None:
+    """The last U+0085, U+2028 or U+2029 on an editor's line up to ``line``, and that line."""
+    if line <= 0 or _ODD_BREAK.search(text) is None:
+        return None
+    rows = text.split("\n", line)[:line]
+    for number in range(len(rows), 0, -1):
+        found = _ODD_BREAK.search(rows[number - 1])
+        if found is not None:
+            return number, found.group()
+    return None
 
 
 def _tab_indented(text: str, line: int) -> bool:
@@ -265,21 +311,22 @@ def _character_problem(text: str, shown: str) -> Problem:
     )
 
 
-def _load(text: str) -> Any:
+def _load(text: str, lines: EditorLines) -> Any:
     """``yaml.load``, with the nesting of the nodes checked before anything is built (the
     builders recurse: a few hundred levels would end in a RecursionError, lineless)."""
     loader = _LineLoader(text)
+    loader.lines = lines
     try:
         node = loader.get_single_node()
         if node is None:
             return None
-        _check_depth(node)
+        _check_depth(node, lines)
         return loader.construct_document(node)
     finally:
         loader.dispose()
 
 
-def _check_depth(root: yaml.Node) -> None:
+def _check_depth(root: yaml.Node, lines: EditorLines) -> None:
     """Refuse nodes nested past MAX_DEPTH, at the line of the first one too deep; each node
     is looked at once (aliases share nodes: their expansion is check_size's)."""
     seen: set[int] = set()
@@ -291,7 +338,7 @@ def _check_depth(root: yaml.Node) -> None:
         seen.add(id(node))
         if depth > MAX_DEPTH:
             message = f"values are nested more than {MAX_DEPTH} levels deep"
-            raise _Bomb(message, node.start_mark.line + 1)
+            raise _Bomb(message, lines(node.start_mark))
         if isinstance(node, yaml.MappingNode):
             for key, value in node.value:
                 if key.tag == _MERGE:  # what a merge key merges is this mapping, one level
@@ -305,8 +352,9 @@ def _check_depth(root: yaml.Node) -> None:
 
 def parse_yaml(text: str, shown: str) -> Any:
     """The file's data with lines attached; GoldenFileError for what cannot be read."""
+    lines = EditorLines(text)
     try:
-        data = _load(text)
+        data = _load(text, lines)
         check_size(data, text)
         return data
     except _Refused as exc:
@@ -320,7 +368,7 @@ def parse_yaml(text: str, shown: str) -> Any:
         message = f"values are nested too deeply (more than {MAX_DEPTH} levels)"
         raise GoldenFileError([Problem(shown, 0, message)]) from None
     except yaml.constructor.ConstructorError as exc:
-        line = exc.problem_mark.line + 1 if exc.problem_mark is not None else 0
+        line = lines(exc.problem_mark)
         message = f"YAML value error: {exc.problem}; write a value that fits, or drop the tag"
         if "recursive" in str(exc.problem):
             message = (

@@ -57,10 +57,33 @@ class Recorded:
         data: dict[str, object] = {"configuration": self.configuration, "id": self.id}
         data["text"] = self.text
         if self.filters:
-            data["filters"] = dict(self.filters)
+            data["filters"] = filters_as_recorded(self.filters)
         data["results"] = [list(pair) for pair in self.results]
         data.update(latency_ms=self.latency_ms, shared=self.shared, error=self.error)
         return json.dumps(data, ensure_ascii=False, allow_nan=False, default=str)
+
+
+def _json_ready(value: object) -> object:
+    """``value`` with what JSON has no value for as its text: NaN and infinities, and keys
+    that are not text (the rest, a date or a set, goes through ``default=str``)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, Mapping):
+        return {str(k): _json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_ready(v) for v in value]
+    return value
+
+
+def filters_as_recorded(filters: Mapping[str, object]) -> dict[str, object]:
+    """A query's filters as a recording holds them, and as a replay compares them: JSON
+    values, with a date, binary data, a set, NaN or an infinity (YAML reads them so, and
+    the retriever gets them so) as its text."""
+    if not filters:
+        return {}
+    text = json.dumps(_json_ready(filters), ensure_ascii=False, allow_nan=False, default=str)
+    found = json.loads(text)
+    return found if isinstance(found, dict) else {}
 
 
 # what follows the configuration and the query id in an entry's line; inside a JSON

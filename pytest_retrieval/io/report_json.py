@@ -135,12 +135,21 @@ def _configuration(name: str, block: object, position: int, shown: str) -> dict[
             out[str(qid)] = QueryRecord.from_dict(
                 entry, id=str(qid), configuration=name, position=position
             )
+            _in_range(out[str(qid)])
         except RecordError as exc:
             raise ReportError(
                 f"{shown}: configuration '{name}': query '{qid}': {exc}; the file is not a "
                 "report this plugin wrote (or was edited by hand)"
             ) from None
     return out
+
+
+def _in_range(record: QueryRecord) -> None:
+    """Every metric the plugin reports is in 0..1 (custom ones are checked to be): a value
+    outside was written by hand, and would be compared as a gain or a drop."""
+    for metric, value in record.metrics.items():
+        if value is not None and not 0.0 <= value <= 1.0:
+            raise RecordError(f"{metric} is {value}, outside 0..1")
 
 
 def parse_report(text: str, shown: str = "report") -> ReportFile:
@@ -170,7 +179,7 @@ def read_report(path: Path, shown: str | None = None) -> ReportFile:
     """Read and parse a JSON report file."""
     shown = shown or str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark from an editor
     except FileNotFoundError:
         raise ReportError(f"{shown}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -185,7 +194,7 @@ def looks_like_report(path: Path) -> bool:
             head = handle.read(256)
     except OSError:
         return False
-    return head.lstrip().startswith("{")
+    return head.lstrip("\ufeff \t\r\n").startswith("{")
 
 
 __all__ = ["FORMAT", "VERSION", "ReportError", "ReportFile", "parse_report", "read_report"]

@@ -22,7 +22,7 @@ import pytest
 from ..advice import RetrievalSettingsWarning
 from ..bulk import Settler, freeze_at_exit
 from ..golden import GoldenSet
-from ..io.golden_file import golden_path_problems, is_golden_file
+from ..io.golden_file import dangling_links_in, golden_path_problems, is_golden_file
 from ..model import rows_text
 from ..settings import (
     SCHEMA,
@@ -59,6 +59,7 @@ from .outputs import shown_path
 from .replaying import load_for_run, share_with_worker
 from .result_keys import stash_result_keys
 from .session import RetrievalSession
+from .terminate import end_on_sigterm
 
 SESSION_PLUGIN = "retrieval-session"
 ITEM_HOOKS_PLUGIN = "retrieval-items"
@@ -139,6 +140,7 @@ def start(config: pytest.Config) -> None:
     """What ``pytest_configure`` does for an evaluation run: the settings, the golden
     set, the replay, the paths to collect and (in the controller) the session."""
     config.pluginmanager.register(GoldenItemHooks(), ITEM_HOOKS_PLUGIN)
+    end_on_sigterm(config)
     freeze_at_exit()
     install_custom_metrics(config)  # before any metric name is read
     stash_result_keys(config)
@@ -230,6 +232,24 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
         _warn_once_of_a_second_path(config, file_path, first)
         return None
     return GoldenFile.from_parent(parent, path=file_path)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(
+    collector: pytest.Collector,
+) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+    """A golden folder's dangling links (a file moved, a linked folder not checked out),
+    which pytest's walk leaves out in silence, collected as golden files: reading one
+    fails, naming its missing target (as the command line's walk does)."""
+    report = yield
+    if isinstance(collector, pytest.Directory) and report.passed:
+        config = collector.config
+        report.result.extend(
+            GoldenFile.from_parent(collector, path=link)
+            for link in dangling_links_in(collector.path)
+            if _is_golden(config, link, Path(os.path.abspath(link)))
+        )
+    return report
 
 
 def _warn_once_of_a_second_path(config: pytest.Config, again: Path, first: Path) -> None:

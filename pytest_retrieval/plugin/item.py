@@ -23,9 +23,10 @@ import pytest
 from ..golden import GoldenQuery
 from ..io.common import counted
 from ..io.recording import Recorded
+from ..metric_registry import exception_text
 from ..model import QueryRecord
 from ..retrievers import ProtocolError
-from ..runner import Answer, Repeats
+from ..runner import Answer, Repeats, raised_text
 from ..scoring import Expectation, detail_text, errored, failure_text, score_query, skipped
 from ..settings import RunSettings, Settings
 from ..shapes import ResultShapeError, rank_results, ranked_results
@@ -256,8 +257,8 @@ def run_query(query: GoldenQuery, item: pytest.Item, retriever: object) -> None:
     except Exception as exc:
         if _users_frames(exc) is None:
             raise  # the plugin's own bug: its frames stay visible
-        scorer.error(query, f"the retriever raised {type(exc).__name__}: {exc}", answer)
-        _raise_users(scorer, query, exc, f"the retriever raised {type(exc).__name__}: {exc}")
+        scorer.error(query, raised_text(exc), answer)
+        _raise_users(scorer, query, exc, raised_text(exc))
         raise  # pragma: no cover - _raise_users raised
     if run.run.calls.repeat > 1 and record.error is None:
         _repeats(scorer, query, retriever, record, ranking)
@@ -339,7 +340,7 @@ def _score_in_coarse(
     try:
         record, ranking = scorer.score(query, answer)
     except Exception as exc:  # a result object that raises: this query's error
-        scorer.error(query, f"the retriever raised {type(exc).__name__}: {exc}", answer)
+        scorer.error(query, raised_text(exc), answer)
         raised.append((query.id, exc))
         return
     if scorer.run.run.calls.repeat > 1 and record.error is None:
@@ -393,7 +394,7 @@ def _problem_line(record: QueryRecord) -> str:
 def _short(call: pytest.CallInfo[None]) -> str:
     if call.excinfo is None:
         return ""
-    text = f"{call.excinfo.typename}: {call.excinfo.value}".strip()
+    text = f"{call.excinfo.typename}: {exception_text(call.excinfo.value)}".strip()
     first = text.splitlines()[0] if text else ""
     return first if len(first) <= 300 else first[:297] + "..."
 

@@ -13,7 +13,13 @@ from pathlib import Path
 import pytest
 from pluggy import HookImpl
 
-from ..metric_registry import MetricDefinitionError, Registered, raised_at, registered
+from ..metric_registry import (
+    MetricDefinitionError,
+    Registered,
+    exception_text,
+    raised_at,
+    registered,
+)
 from ..metrics import install_metrics, restore_metrics
 
 GUARD_PLUGIN = "retrieval-late-metrics"
@@ -47,7 +53,8 @@ def _call(config: pytest.Config, impl: HookImpl) -> list[Registered]:
         returned = impl.function()
     except Exception as exc:
         raise pytest.UsageError(
-            f"{source}: pytest_retrieval_metrics() raised {type(exc).__name__}: {exc}"
+            f"{source}: pytest_retrieval_metrics() raised {type(exc).__name__}: "
+            f"{exception_text(exc)}"
             f"{raised_at(exc)}"
         ) from None
     try:

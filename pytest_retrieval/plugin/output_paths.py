@@ -78,6 +78,10 @@ def _refuse_replacing_with_a_baseline(
     what = f"--retrieval-update-baseline writes the baseline {run.run.baseline}"
     if baseline.is_dir():
         _refuse(f"{what}, which is a folder: give the baseline the path of a file")
+    blocking = next((p for p in baseline.parents if p.exists()), None)
+    if blocking is not None and not blocking.is_dir():
+        shown = _relative(blocking, baseline, run.run.baseline)
+        _refuse(f"{what}: {shown} is a file, not a folder: give the baseline a path in a folder")
     if baseline.resolve() in replayed:
         _refuse(f"{what}, which is the file being replayed: give the baseline its own path")
     if _has_content(baseline) and not looks_like_baseline(baseline):
@@ -86,6 +90,13 @@ def _refuse_replacing_with_a_baseline(
             "conftest.py?): updating would overwrite it; give the baseline its own path "
             "(retrieval_baseline or --retrieval-baseline), or delete the file first"
         )
+
+
+def _relative(blocking: Path, path: Path, written: str) -> str:
+    """``blocking`` (a parent of ``path``) as the option wrote ``path``."""
+    up = len(path.relative_to(blocking).parts)
+    parts = Path(written).parts
+    return str(Path(*parts[:-up])) if 0 < up < len(parts) else str(blocking)
 
 
 def _refuse_other_kinds(outputs: list[tuple[str, Path]]) -> None:
