@@ -34,9 +34,9 @@ from .fetch import FETCHER_KEY, asked
 from .gathered import note_retriever
 from .keys import LAST_RAN_KEY, RECORDED_KEY, RECORDS_KEY, SETTINGS_KEY, SETUP_ERRORS_KEY
 from .nodes import item_configuration
-from .outputs import fitted
 from .progress import Progress
 from .result_keys import result_key
+from .terminal import fitted_text
 
 
 class ExpectationFailed(pytest.fail.Exception):  # type: ignore[misc, name-defined]
@@ -208,7 +208,7 @@ def _raise_users(scorer: _Scorer, query: GoldenQuery, exc: BaseException, messag
         "scores 0.0 on every metric"
     )
     if hasattr(exc, "add_note"):  # Python 3.11+: shown under the traceback
-        exc.add_note(fitted(scorer.item.config, note, taken=12))
+        exc.add_note(fitted_text(scorer.item.config, note, taken=12))
     else:
         scorer.item.add_report_section("call", "retrieval", note)
     scorer.done()
@@ -276,9 +276,11 @@ def _verdict(
         if answer.origin and answer.origin != query.id and answer.exception is not None:
             where = f" (its traceback is under query '{answer.origin}' [{configuration}])"
         text = f"query '{query.id}' [{configuration}]: {record.error}{where}"
-        raise RetrieverError(fitted(config, text), pytrace=False)
+        raise RetrieverError(fitted_text(config, text), pytrace=False)
     if record.violations:
-        raise ExpectationFailed(fitted(config, failure_text(query, record, ranking)), pytrace=False)
+        raise ExpectationFailed(
+            fitted_text(config, failure_text(query, record, ranking)), pytrace=False
+        )
 
 
 def run_queries(queries: Sequence[GoldenQuery], item: pytest.Item, retriever: object) -> None:
@@ -358,7 +360,7 @@ def _coarse_verdict(
         return
     errors = sum(1 for r in records if r.outcome == "error")
     head = _coarse_head(name, configuration, records, len(problems), errors)
-    text = fitted(config, "\n".join([head, *problems]))
+    text = fitted_text(config, "\n".join([head, *problems]))
     if errors:
         raise RetrieverError(text, pytrace=False)
     raise ExpectationFailed(text, pytrace=False)

@@ -72,29 +72,6 @@ def warning_text(
     return "\n".join(wrapped).removeprefix(prefix)
 
 
-def fitted(config: pytest.Config, text: str, taken: int = 0) -> str:
-    """``text`` with each line longer than the terminal wrapped at spaces, never at a
-    hyphen or inside a word (an id, a path or an option to copy stays whole), the
-    continuation indented 4 beyond the line's own indent. ``taken``: the columns pytest
-    prints before each line (12 for a note under an exception in a traceback)."""
-    try:
-        full = config.get_terminal_writer().fullwidth
-    except (AssertionError, AttributeError):  # no terminal reporter (-p no:terminal)
-        full = 80
-    width = max(full - taken, 40)
-    lines: list[str] = []
-    for line in text.splitlines():
-        if len(line) <= width:
-            lines.append(line)
-            continue
-        indent = " " * (len(line) - len(line.lstrip(" "))) + "    "
-        lines += textwrap.wrap(
-            line, width, subsequent_indent=indent, break_on_hyphens=False,
-            break_long_words=False,
-        )  # fmt: skip
-    return "\n".join(lines)
-
-
 def warn_at(config: pytest.Config, text: str, path: str, line: int, shown: str = "") -> bool:
     """Issue a log warning through pytest's filters; False when -W made it an error.
     ``shown``: what the warnings summary prints for the line (pytest prints the file's

@@ -9,6 +9,8 @@ from __future__ import annotations
 import textwrap
 from typing import TYPE_CHECKING, Protocol
 
+import pytest
+
 from ..baseline import UpdateOutcome
 from ..evaluation import Evaluation
 from ..gate import GateResult
@@ -154,14 +156,29 @@ def _history_lines(tr: TerminalReporter, session: Summary, width: int) -> None:
         tr.write_line(line)
 
 
-def fitted(text: str, width: int) -> list[str]:
-    """A note wrapped to the terminal, its later lines indented two spaces more than its
-    first; words (paths, ids) whole."""
-    more = " " * (len(text) - len(text.lstrip(" ")) + 2)
+def fitted(text: str, width: int, more: int = 2) -> list[str]:
+    """A note wrapped to the terminal, its later lines indented ``more`` spaces more than
+    its first; at spaces only, so words (paths, ids, options) stay whole."""
+    indent = " " * (len(text) - len(text.lstrip(" ")) + more)
     return textwrap.wrap(
-        text, max(width - 1, 40), subsequent_indent=more, break_long_words=False,
+        text, max(width - 1, 40), subsequent_indent=indent, break_long_words=False,
         break_on_hyphens=False,
     ) or [text]  # fmt: skip
+
+
+def fitted_text(config: pytest.Config, text: str, taken: int = 0) -> str:
+    """An item's failure text, each line longer than the terminal wrapped (:func:`fitted`,
+    indented 4 more). ``taken``: the columns pytest prints before each line (12 for a
+    note under an exception in a traceback)."""
+    try:
+        width = config.get_terminal_writer().fullwidth - taken
+    except (AssertionError, AttributeError):  # no terminal reporter (-p no:terminal)
+        width = 80 - taken
+    return "\n".join(
+        part
+        for line in text.splitlines()
+        for part in (fitted(line, width, more=4) if len(line) >= width else [line])
+    )
 
 
 def _kind_lines(tr: TerminalReporter, session: Summary) -> None:
