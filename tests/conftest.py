@@ -28,6 +28,12 @@ with contextlib.suppress(ImportError):
     # terminal summary (~0.8 s each, with assertion rewriting) unless it is already imported.
     import hypothesis  # noqa: F401
 
+with contextlib.suppress(ImportError):
+    # numpy's C extension initialises once per process. A pytester run whose conftest
+    # imports numpy first takes it away again when it ends, and a later import of numpy
+    # (ranx's, in the cross-checks) fails: "cannot load module more than once per process".
+    import numpy  # noqa: F401
+
 # The whole plugin, imported before any in-process pytester run. A run without
 # --retrieval-eval (this test session's own) loads only the entry point; pytester takes
 # away after each in-process run the modules it imported, so modules an evaluation run
