@@ -128,7 +128,7 @@ def test_import_with_a_run_reports_how_much_of_it_is_judged(tmp_path):
     assert (
         "run 'bm25': judged@20 is 0.667 on the 2 judged queries that returned something; its 2 "
         "unjudged results count as not relevant"
-    ) in ran.err
+    ) in ran.notes
     assert (project / "c.txt").read_text(encoding="utf-8").split() == sorted(
         ["D-07", "d1", "new1", "new2", "x9"]
     )
@@ -145,13 +145,13 @@ def test_import_and_evaluate_cover_a_run_at_the_same_cut(tmp_path):
                    cwd=project)  # fmt: skip
     evaluated = cli("evaluate", "r.run", cwd=project)
     said = "'bm25': judged@20 is 0.533 on the 2 judged queries that returned something; its 14"
-    assert said in imported.err and said in evaluated.err, (imported.err, evaluated.err)
+    assert said in imported.notes and said in evaluated.notes, (imported.err, evaluated.err)
     project.joinpath("pytest.ini").write_text(
         "[pytest]\nretrieval_golden = golden\nretrieval_metrics = mrr\n", encoding="utf-8"
     )
     ten = "'bm25': judged@10 is 0.550 on the 2 judged queries that returned something; its 9"
-    assert ten in cli("import", "trec", "qrels.txt", "--run", "r.run", cwd=project).err
-    assert ten in cli("evaluate", "r.run", cwd=project).err
+    assert ten in cli("import", "trec", "qrels.txt", "--run", "r.run", cwd=project).notes
+    assert ten in cli("evaluate", "r.run", cwd=project).notes
 
 
 def test_golden_to_trec_to_golden_round_trip(tmp_path):

@@ -243,7 +243,7 @@ def import_trec(ctx: Context, args: argparse.Namespace) -> int:
     for run in runs:
         note = coverage(run.tag, run.ids(), judgments, ctx.judged_depth).note()
         if note:
-            ctx.note(f"run {note}")
+            ctx.notice(f"run {note}")
     _write_golden(ctx, args, imported.queries)
     docs = {d for q in imported.queries for d in q.relevant}
     docs |= {d for run in runs for ranking in run.ids().values() for d in ranking}

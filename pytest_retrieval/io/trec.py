@@ -121,6 +121,16 @@ class Ranking(NamedTuple):
     scores: list[float]
 
 
+# What a note says of a run's queries listed in another order than their scores give
+# (``replay``, ``evaluate``): after "N queries of RUN are".
+REORDERED = (
+    "listed in another order than the scores give (tied or rising scores): ranked as "
+    "trec_eval ranks them, by score descending, then docno descending (the rank column "
+    "is not used); write distinct, falling scores to keep the file's order (negate "
+    "distances): "
+)
+
+
 @dataclass(frozen=True)
 class Run:
     """One run (one configuration, one run tag): query id -> ranking in trec_eval's order."""
