@@ -273,6 +273,33 @@ def test_import_of_cranfield_through_trec_files(tmp_path):
     assert refused.code == 2 and "(retrieval_max_grade)" in refused.err
 
 
+@pytest.mark.skipif(CRANFIELD is None, reason="Cranfield is not in ../shared/data/cranfield")
+def test_import_of_cranfield_as_shipped_says_what_to_change(tmp_path):
+    """The raw files, as a user first tries them: cranqrel has three columns, and the
+    topics written with cran.qry's .I numbers (001, 002, 004, ...) do not match the
+    qrels, which number the queries by position. Each message says what is wrong."""
+    assert CRANFIELD is not None
+    project = write_project(tmp_path, {}, ini="[pytest]\nretrieval_max_grade = 4\n")
+    raw = cli("import", "trec", str(CRANFIELD / "cranqrel"), cwd=project)
+    assert raw.code == 2
+    assert "cranqrel:1: expected 4 fields 'qid iter docno rel', got 3: '1 184 2'; if it is " in (
+        raw.err
+    )
+    assert "add the iteration column trec_eval ignores: 'qid 0 docno rel'" in raw.err
+    lines = (CRANFIELD / "cranqrel").read_text(encoding="utf-8").splitlines()
+    qrels = "".join(f"{q} 0 {d} {max(int(g), 0)}\n" for q, d, g in map(str.split, lines))
+    (project / "cran.qrels").write_text(qrels, encoding="utf-8")
+    queries = cranfield.read_queries(CRANFIELD)
+    topics = "".join(f"{q.smart_id}\t{' '.join(q.text.split())}\n" for q in queries)
+    (project / "cran.topics").write_text(topics, encoding="utf-8")
+    ran = cli("import", "trec", "cran.qrels", "--topics", "cran.topics", cwd=project)
+    assert ran.code == 2
+    assert (
+        "cran.qrels:1: query '1': judged in the qrels but not in the topics; add the topic; "
+        "the topics have '001': ids are compared as text, so '001' is another query"
+    ) in ran.err
+
+
 def test_export_run_gives_pytrec_eval_our_numbers(tmp_path):
     pytrec_eval = pytest.importorskip("pytrec_eval")
     ini = """\
