@@ -190,6 +190,9 @@ def test_compare_exits_1_when_b_regresses(tmp_path):
     # the breached rows are in the table above (in two halves, to fit the width): not
     # printed a second time under the verdict
     assert sum(line.split()[:3] == ["dense", "all", "ndcg@10"] for line in ran.lines) == 2
+    # but named under it: among 36 rows (a TREC set's six metrics) nothing told which
+    verdict = " ".join(ran.out.split("compare: FAILED", 1)[1].split())
+    assert "breached: dense / all / ndcg@10 -0." in verdict and "(allowed 0.020)" in verdict
     # A is a report: no hint to rewrite it with the plugin (that command refuses a report)
     for said in (ran.out, improved.out, only_bm25.out):
         assert "--retrieval-update-baseline" not in said, said
