@@ -55,7 +55,10 @@ def test_import_trec_to_yaml_keeps_ids_as_text_and_counts_the_unjudged(tmp_path)
         "-o", "golden/trec.yaml", "--corpus", "corpus.txt", cwd=project,
     )  # fmt: skip
     assert ran.code == 0, ran.err
-    assert "1 qrels line with grade -1 (in the pool but unjudged) dropped" in ran.err
+    assert (
+        "1 qrels line with grade -1 (in the pool but unjudged) dropped; where -1 means judged "
+        "not relevant (Cranfield's), write 0 instead"
+    ) in ran.notes
     assert "1 topic without a judgment left out: 402" in ran.err
     text = (project / "golden/trec.yaml").read_text(encoding="utf-8")
     assert text == textwrap.dedent(

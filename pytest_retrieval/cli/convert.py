@@ -237,7 +237,10 @@ def import_trec(ctx: Context, args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     if qrels.unjudged:
         lines = counted(qrels.unjudged, "qrels line")
-        ctx.note(f"{lines} with grade -1 (in the pool but unjudged) dropped")
+        ctx.notice(
+            f"{lines} with grade -1 (in the pool but unjudged) dropped; where -1 means "
+            "judged not relevant (Cranfield's), write 0 instead"
+        )
     _left_out(ctx, counted(len(imported.left_out), "topic"), "", imported.left_out)
     judgments = {q.id: dict(q.relevant) for q in imported.queries}
     for run in runs:
