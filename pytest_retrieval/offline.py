@@ -26,6 +26,8 @@ class Recorded:
     rankings: Mapping[str, Sequence[str]]
     errors: Mapping[str, str] = field(default_factory=dict)  # query id -> error message
     source: str = ""  # the file it came from
+    # a TREC run's queries listed in another order than their scores give: ranked by score
+    reordered: Sequence[str] = ()
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from .io.common import FormatError, json_object_head, queries_of, some_ids
 from .io.recording import FORMAT as RECORDING_FORMAT
 from .io.recording import Recorded, Recording, filters_as_recorded, is_recording, read_recording
 from .io.report_json import FORMAT as REPORT_FORMAT
-from .io.trec import Ranking, Run, read_run
+from .io.trec import REORDERED, Ranking, Run, read_run
 from .retriever_metadata import Metadata
 from .runner import Answer
 
@@ -294,11 +294,7 @@ def trec_coverage(
         reordered = [q for q in replay.reordered.get(configuration, ()) if q in wanted]
         if reordered:
             notes.append(
-                f"replay '{configuration}': {queries_of(len(reordered), source)} listed in "
-                "another order than the scores give (tied or rising scores): ranked as "
-                "trec_eval ranks them, "
-                "by score descending, then docno descending (the rank column is not used); "
-                "write distinct, falling scores to keep the file's order (negate distances): "
+                f"replay '{configuration}': {queries_of(len(reordered), source)} {REORDERED}"
                 + some_ids(reordered)
             )
         if unknown:

@@ -39,6 +39,11 @@ class Ran:
     def lines(self) -> list[str]:
         return self.out.splitlines()
 
+    @property
+    def notes(self) -> str:
+        """Standard error with the lines of each wrapped note joined by single spaces."""
+        return " ".join(self.err.split())
+
 
 def cli(*args: str, cwd: Path) -> Ran:
     """Run ``pytest-retrieval ARGS`` in ``cwd``, in-process."""

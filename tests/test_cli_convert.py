@@ -55,7 +55,10 @@ def test_import_trec_to_yaml_keeps_ids_as_text_and_counts_the_unjudged(tmp_path)
         "-o", "golden/trec.yaml", "--corpus", "corpus.txt", cwd=project,
     )  # fmt: skip
     assert ran.code == 0, ran.err
-    assert "1 qrels line with grade -1 (in the pool but unjudged) dropped" in ran.err
+    assert (
+        "1 qrels line with grade -1 (in the pool but unjudged) dropped; where -1 means judged "
+        "not relevant (Cranfield's), write 0 instead"
+    ) in ran.notes
     assert "1 topic without a judgment left out: 402" in ran.err
     text = (project / "golden/trec.yaml").read_text(encoding="utf-8")
     assert text == textwrap.dedent(
@@ -128,7 +131,7 @@ def test_import_with_a_run_reports_how_much_of_it_is_judged(tmp_path):
     assert (
         "run 'bm25': judged@20 is 0.667 on the 2 judged queries that returned something; its 2 "
         "unjudged results count as not relevant"
-    ) in ran.err
+    ) in ran.notes
     assert (project / "c.txt").read_text(encoding="utf-8").split() == sorted(
         ["D-07", "d1", "new1", "new2", "x9"]
     )
@@ -145,13 +148,13 @@ def test_import_and_evaluate_cover_a_run_at_the_same_cut(tmp_path):
                    cwd=project)  # fmt: skip
     evaluated = cli("evaluate", "r.run", cwd=project)
     said = "'bm25': judged@20 is 0.533 on the 2 judged queries that returned something; its 14"
-    assert said in imported.err and said in evaluated.err, (imported.err, evaluated.err)
+    assert said in imported.notes and said in evaluated.notes, (imported.err, evaluated.err)
     project.joinpath("pytest.ini").write_text(
         "[pytest]\nretrieval_golden = golden\nretrieval_metrics = mrr\n", encoding="utf-8"
     )
     ten = "'bm25': judged@10 is 0.550 on the 2 judged queries that returned something; its 9"
-    assert ten in cli("import", "trec", "qrels.txt", "--run", "r.run", cwd=project).err
-    assert ten in cli("evaluate", "r.run", cwd=project).err
+    assert ten in cli("import", "trec", "qrels.txt", "--run", "r.run", cwd=project).notes
+    assert ten in cli("evaluate", "r.run", cwd=project).notes
 
 
 def test_golden_to_trec_to_golden_round_trip(tmp_path):
@@ -271,6 +274,33 @@ def test_import_of_cranfield_through_trec_files(tmp_path):
         "import", "trec", "cran.qrels", "--override-ini", "retrieval_max_grade=3", cwd=project
     )
     assert refused.code == 2 and "(retrieval_max_grade)" in refused.err
+
+
+@pytest.mark.skipif(CRANFIELD is None, reason="Cranfield is not in ../shared/data/cranfield")
+def test_import_of_cranfield_as_shipped_says_what_to_change(tmp_path):
+    """The raw files, as a user first tries them: cranqrel has three columns, and the
+    topics written with cran.qry's .I numbers (001, 002, 004, ...) do not match the
+    qrels, which number the queries by position. Each message says what is wrong."""
+    assert CRANFIELD is not None
+    project = write_project(tmp_path, {}, ini="[pytest]\nretrieval_max_grade = 4\n")
+    raw = cli("import", "trec", str(CRANFIELD / "cranqrel"), cwd=project)
+    assert raw.code == 2
+    assert "cranqrel:1: expected 4 fields 'qid iter docno rel', got 3: '1 184 2'; if it is " in (
+        raw.err
+    )
+    assert "add the iteration column trec_eval ignores: 'qid 0 docno rel'" in raw.err
+    lines = (CRANFIELD / "cranqrel").read_text(encoding="utf-8").splitlines()
+    qrels = "".join(f"{q} 0 {d} {max(int(g), 0)}\n" for q, d, g in map(str.split, lines))
+    (project / "cran.qrels").write_text(qrels, encoding="utf-8")
+    queries = cranfield.read_queries(CRANFIELD)
+    topics = "".join(f"{q.smart_id}\t{' '.join(q.text.split())}\n" for q in queries)
+    (project / "cran.topics").write_text(topics, encoding="utf-8")
+    ran = cli("import", "trec", "cran.qrels", "--topics", "cran.topics", cwd=project)
+    assert ran.code == 2
+    assert (
+        "cran.qrels:1: query '1': judged in the qrels but not in the topics; add the topic; "
+        "the topics have '001': ids are compared as text, so '001' is another query"
+    ) in ran.err
 
 
 def test_export_run_gives_pytrec_eval_our_numbers(tmp_path):

@@ -190,6 +190,9 @@ def test_compare_exits_1_when_b_regresses(tmp_path):
     # the breached rows are in the table above (in two halves, to fit the width): not
     # printed a second time under the verdict
     assert sum(line.split()[:3] == ["dense", "all", "ndcg@10"] for line in ran.lines) == 2
+    # but named under it: among 36 rows (a TREC set's six metrics) nothing told which
+    verdict = " ".join(ran.out.split("compare: FAILED", 1)[1].split())
+    assert "breached: dense / all / ndcg@10 -0." in verdict and "(allowed 0.020)" in verdict
     # A is a report: no hint to rewrite it with the plugin (that command refuses a report)
     for said in (ran.out, improved.out, only_bm25.out):
         assert "--retrieval-update-baseline" not in said, said
@@ -455,3 +458,41 @@ def test_a_tolerance_without_a_baseline_is_refused_not_ignored(tmp_path):
         ran = cli("evaluate", "runs/dense.run", "--tolerance", tolerance, cwd=project)
         assert ran.code == 2, ran.out
         assert "--tolerance is the gate's: give --baseline PATH to gate against" in ran.err
+
+
+def test_evaluate_names_the_queries_its_tied_scores_rank_unlike_the_file(tmp_path, monkeypatch):
+    """A run written from a live ranking with tied scores (BM25 gives equal scores to
+    documents alike) is ranked by trec_eval's rule: score, then docno descending. The
+    numbers then differ from the live run's; replay named those queries, evaluate said
+    nothing and its numbers silently disagreed with the plugin's."""
+    monkeypatch.setenv("COLUMNS", "80")
+    project = _project(tmp_path)
+    lines = [
+        "rain-tomorrow Q0 weather-forecast 1 2.5 tied\n",  # the file's order: a tie
+        "rain-tomorrow Q0 weather-stuffed 2 2.5 tied\n",  # trec_eval puts this first
+        "convert-euros Q0 fx-rates 1 3.0 tied\n",
+        "fx-exact Q0 fx-rates 1 1.0 tied\n",
+    ]
+    (project / "runs" / "tied.run").write_text("".join(lines), encoding="utf-8")
+    ran = cli("evaluate", "runs/tied.run", "-q", cwd=project)
+    said = (
+        "'tied': 1 query of runs/tied.run is listed in another order than the scores give "
+        "(tied or rising scores): ranked as trec_eval ranks them, by score descending, then "
+        "docno descending"
+    )
+    assert said in ran.notes, ran.err
+    assert "(negate distances): rain-tomorrow " in ran.notes, ran.err  # that query only
+    assert all(len(line) <= 80 for line in ran.err.splitlines()), ran.err
+
+
+def test_evaluate_notes_fit_the_terminal(tmp_path, monkeypatch):
+    """The pooling warning and the notes on a run's queries were one line of 200 and
+    more characters; they are wrapped at spaces, ids whole, as the plugin's are."""
+    monkeypatch.setenv("COLUMNS", "80")
+    project = _project(tmp_path)
+    write_run(project / "runs" / "wide.run", {"wide": {"rain-tomorrow": ["n1", "n2", "n3"]}})
+    ran = cli("evaluate", "runs/wide.run", "-q", cwd=project)
+    assert "'wide': judged@10 is 0.000 on the 1 judged queries that returned" in ran.notes
+    assert "'wide': 3 golden queries have no ranking in runs/wide.run" in ran.notes
+    assert ran.err.count("\n  ") >= 2, ran.err  # continued lines are indented
+    assert all(len(line) <= 80 for line in ran.err.splitlines()), ran.err

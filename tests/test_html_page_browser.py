@@ -8,6 +8,7 @@ Skips, saying how to install it, when chromium is missing.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -258,3 +259,51 @@ def test_the_console_check_catches_errors(browser: Browser, tmp_path: Path) -> N
     assert any("boom" in e and e.startswith("exception") for e in errors), errors
     assert any(e == "error: logged 1" for e in errors), errors
     assert any("missing.png" in e or "ERR_FILE_NOT_FOUND" in e for e in errors), json.dumps(errors)
+
+
+def _six_metrics(data: hp.PageData) -> hp.PageData:
+    """The sample with six metrics, as a TREC-style project asks for (the extra ones copy
+    the first's values: the layout is what is looked at)."""
+    extra = {"map": "ndcg@10", "precision@10": "mrr", "bpref": "recall@20"}
+    metrics = (*data.metrics, *extra)
+    means = [
+        dataclasses.replace(m, means={**m.means, **{k: m.means[v] for k, v in extra.items()}})
+        for m in data.means
+    ]
+    rows = [
+        dataclasses.replace(
+            q,
+            metrics={**q.metrics, **{k: q.metrics[v] for k, v in extra.items()}},
+            category="uncategorized" if n == 0 else q.category,  # the default category
+        )
+        for n, q in enumerate(data.queries)
+    ]
+    return dataclasses.replace(data, metrics=metrics, means=means, queries=rows)
+
+
+def test_the_query_table_keeps_its_headers_and_results_readable_with_six_metrics(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """With six metrics (ndcg@10 mrr recall@100 map precision@10 bpref) the fixed metric
+    columns left the ranked results a sliver of 80 pixels, their header cut to "ranked /
+    results / (grade", "precision@10" ran over its neighbour, and the default category
+    "uncategorized" broke inside the word."""
+    path = tmp_path / "six.html"
+    path.write_text(hp.render_page(_six_metrics(sample_page_data())), encoding="utf-8")
+    page = browser.open(path.as_uri(), width=1400, height=900)
+    overflowing = page.evaluate(
+        "Array.from(document.querySelectorAll('#queries thead th'))"
+        ".filter(th => th.scrollWidth > th.clientWidth + 1).map(th => th.textContent)"
+    )
+    assert overflowing == [], overflowing
+    ids = page.evaluate("document.querySelector('#queries tbody td.ids').offsetWidth")
+    assert isinstance(ids, (int, float)) and ids >= 150, ids
+    lines = page.evaluate(  # the default category's name on one line, not "uncategorize / d"
+        "(() => { const r = document.createRange();"
+        " r.selectNodeContents(document.querySelector('#queries tbody tr td:nth-child(3)'));"
+        " return new Set(Array.from(r.getClientRects()).map(x => Math.round(x.top))).size; })()"
+    )
+    assert lines == 1, lines
+    first = "document.querySelector('#queries tbody tr td:nth-child(3)').textContent"
+    assert value(page, first) == "uncategorized"
+    assert value(page, "document.documentElement.scrollWidth") == 1400

@@ -88,7 +88,16 @@ def test_qrels_a_query_judged_only_with_minus_one_is_kept_empty(tmp_path):
     ("line", "expected"),
     [
         ("1 0 a", "q:2: expected 4 fields 'qid iter docno rel', got 3"),
-        ("1 0 a 1 extra", "q:2: expected 4 fields 'qid iter docno rel', got 5"),
+        (
+            "1 0 a 1 extra",
+            "q:2: expected 4 fields 'qid iter docno rel', got 5: '1 0 a 1 extra'; "
+            "ids cannot hold spaces",
+        ),
+        (  # Cranfield's cranqrel: 'qid docno rel', said to lack a grade or ids with spaces
+            "1 184 2",
+            "q:2: expected 4 fields 'qid iter docno rel', got 3: '1 184 2'; if it is 'qid "
+            "docno rel', add the iteration column trec_eval ignores: 'qid 0 docno rel'",
+        ),
         ("1 0 a 4", "q:2: query '1': grade 4 of document 'a' is above 3 (retrieval_max_grade)"),
         ("1 0 a 1.5", "q:2: query '1': grade '1.5' of document 'a' is not an integer"),
         ("1 0 a x", "q:2: query '1': grade 'x' of document 'a' is not an integer"),
@@ -497,6 +506,26 @@ def test_a_category_of_a_topic_without_judgments_is_left_out_with_it(tmp_path):
     imported = qrels_to_golden(qrels, topics, categories={"1": "lexical", "empty": "no-result"})
     assert [(q.id, q.category) for q in imported.queries] == [("1", "lexical")]
     assert imported.left_out == ("empty",)
+
+
+def test_a_judged_query_whose_topic_id_has_other_leading_zeros_says_so(tmp_path):
+    """Topics numbered 001, 002, 004 (Cranfield's cran.qry) and qrels numbered 1, 2, 3:
+    'not in the topics' alone sent the user hunting for a topic that is visibly there."""
+    qrels = _qrels(tmp_path, "1 0 a 1\n4 0 b 1\n7 0 c 1\n")
+    topics = {
+        qid: Topic(qid, "text", path="topics", line=n)
+        for n, qid in enumerate(["001", "4", "0007"], 1)
+    }
+    with pytest.raises(FormatError) as info:
+        qrels_to_golden(qrels, topics)
+    assert [str(p) for p in info.value.problems] == [
+        "qrels:1: query '1': judged in the qrels but not in the topics; add the topic; the "
+        "topics have '001': ids are compared as text, so '001' is another query (if both "
+        "name one query, write its id alike in both)",
+        "qrels:3: query '7': judged in the qrels but not in the topics; add the topic; the "
+        "topics have '0007': ids are compared as text, so '0007' is another query (if both "
+        "name one query, write its id alike in both)",
+    ]
 
 
 def test_qrels_to_golden_errors(tmp_path):

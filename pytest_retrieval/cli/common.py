@@ -12,6 +12,7 @@ import argparse
 import errno
 import shutil
 import sys
+import textwrap
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,6 +100,18 @@ class Context:
 
     def note(self, text: str) -> None:
         print(text, file=self.err)
+
+    def notice(self, text: str) -> None:
+        """A note of several clauses, wrapped to the terminal's width at spaces (ids and
+        paths stay whole), its later lines indented, as the plugin's own notes are."""
+        lines = textwrap.wrap(
+            text,
+            self.width(),
+            subsequent_indent="  ",
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+        self.note("\n".join(lines) or text)
 
     def width(self) -> int:
         return shutil.get_terminal_size((80, 24)).columns

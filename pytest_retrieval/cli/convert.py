@@ -237,13 +237,16 @@ def import_trec(ctx: Context, args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     if qrels.unjudged:
         lines = counted(qrels.unjudged, "qrels line")
-        ctx.note(f"{lines} with grade -1 (in the pool but unjudged) dropped")
+        ctx.notice(
+            f"{lines} with grade -1 (in the pool but unjudged) dropped; where -1 means "
+            "judged not relevant (Cranfield's), write 0 instead"
+        )
     _left_out(ctx, counted(len(imported.left_out), "topic"), "", imported.left_out)
     judgments = {q.id: dict(q.relevant) for q in imported.queries}
     for run in runs:
         note = coverage(run.tag, run.ids(), judgments, ctx.judged_depth).note()
         if note:
-            ctx.note(f"run {note}")
+            ctx.notice(f"run {note}")
     _write_golden(ctx, args, imported.queries)
     docs = {d for q in imported.queries for d in q.relevant}
     docs |= {d for run in runs for ranking in run.ids().values() for d in ranking}

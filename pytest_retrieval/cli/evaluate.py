@@ -16,7 +16,7 @@ from ..io.baseline_file import read_baseline
 from ..io.common import FormatError, counted, did_you_mean, queries_of, some_ids
 from ..io.recording import is_recording
 from ..io.report_json import ReportError, ReportFile, looks_like_report, read_report
-from ..io.trec import read_run
+from ..io.trec import REORDERED, read_run
 from ..offline import Recorded, Scored, score_runs
 from ..pooling import coverage
 from ..report.gate_text import HEADERS, explain, row_table
@@ -180,7 +180,9 @@ def _recorded(ctx: Context, given: str) -> list[Recorded]:
         runs = read_run(path, shown=shown)
     except FormatError as exc:
         raise CliError(str(exc)) from None
-    return [Recorded(tag, run.ids(), source=shown) for tag, run in runs.items()]
+    return [
+        Recorded(tag, run.ids(), source=shown, reordered=run.reordered) for tag, run in runs.items()
+    ]
 
 
 def _all_runs(ctx: Context, given: Sequence[str]) -> list[Recorded]:
@@ -201,23 +203,30 @@ def _notes(
     ctx: Context, queries: Sequence[GoldenQuery], runs: Sequence[Recorded], scored: Scored
 ) -> None:
     judgments = {q.id: dict(q.relevant) for q in queries if q.relevant and q.skip is None}
+    golden = {q.id for q in queries}
     for run in runs:
         unknown = scored.unknown.get(run.name, [])
         if unknown:
-            ctx.note(
+            ctx.notice(
                 f"'{run.name}': {queries_of(len(unknown), run.source)} not in the golden set, "
                 "ignored: " + some_ids(unknown)
             )
         lacking = scored.missing.get(run.name, [])
         if lacking:
-            ctx.note(
+            ctx.notice(
                 f"'{run.name}': {counted(len(lacking), 'golden query', 'golden queries')} "
                 f"{'has' if len(lacking) == 1 else 'have'} no ranking in "
                 f"{run.source}, scored as returning nothing: " + some_ids(lacking)
             )
+        reordered = [q for q in run.reordered if q in golden]  # ranked unlike the file
+        if reordered:
+            ctx.notice(
+                f"'{run.name}': {queries_of(len(reordered), run.source)} {REORDERED}"
+                + some_ids(reordered)
+            )
         note = coverage(run.name, run.rankings, judgments, ctx.judged_depth).note()
         if note:
-            ctx.note(f"note: {note}")
+            ctx.notice(f"note: {note}")
 
 
 def _gate(
@@ -275,7 +284,7 @@ def run_evaluate(ctx: Context, args: argparse.Namespace) -> int:
     for line in summary_lines(evaluation, ctx.width(), _verbosity(args)):
         ctx.say(line)
     for advice in evaluation.warnings:
-        ctx.note(f"warning: {advice}")
+        ctx.notice(f"warning: {advice}")
     failed = [r for r in scored.results.all_records() if r.outcome in ("failed", "error")]
     for record in failed:
         ctx.say(

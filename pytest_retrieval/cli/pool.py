@@ -100,7 +100,7 @@ def run_pool(ctx: Context, args: argparse.Namespace) -> int:
     for name, rankings in runs.items():
         note = coverage(name, rankings, judgments, args.depth).note()
         if note:
-            ctx.note(f"note: {note}")
+            ctx.notice(f"note: {note}")
     golden_ids = {q.id for q in queries}
     unknown = sorted({q for r in runs.values() for q in r if q not in golden_ids})
     if unknown:

@@ -26,6 +26,7 @@ them). Blank lines are allowed in both files.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import itertools
 import math
@@ -121,6 +122,16 @@ class Ranking(NamedTuple):
     scores: list[float]
 
 
+# What a note says of a run's queries listed in another order than their scores give
+# (``replay``, ``evaluate``): after "N queries of RUN are".
+REORDERED = (
+    "listed in another order than the scores give (tied or rising scores): ranked as "
+    "trec_eval ranks them, by score descending, then docno descending (the rank column "
+    "is not used); write distinct, falling scores to keep the file's order (negate "
+    "distances): "
+)
+
+
 @dataclass(frozen=True)
 class Run:
     """One run (one configuration, one run tag): query id -> ranking in trec_eval's order."""
@@ -170,6 +181,17 @@ def trec_order(docs: Iterable[ScoredDoc]) -> tuple[ScoredDoc, ...]:
 # --------------------------------------------------------------------------- qrels
 
 
+def _fields_hint(fields: list[str]) -> str:
+    """What a qrels line of another number of fields than 4 most likely lacks."""
+    if len(fields) == 3 and _INTEGER.fullmatch(fields[2]):
+        # 'qid docno rel' (Cranfield's cranqrel, some exports): no iteration column
+        return (
+            "if it is 'qid docno rel', add the iteration column trec_eval ignores: "
+            "'qid 0 docno rel'"
+        )
+    return "ids cannot hold spaces"
+
+
 @dataclass
 class _QrelsBuilder:
     """Collects a qrels file's judgments line by line, recording every problem."""
@@ -187,7 +209,7 @@ class _QrelsBuilder:
             self.log.add(
                 number,
                 f"expected 4 fields 'qid iter docno rel', got {len(fields)}: "
-                f"{' '.join(fields)!r}; ids cannot hold spaces",
+                f"{' '.join(fields)!r}; {_fields_hint(fields)}",
             )
             return
         qid, _iteration, doc, rel = fields
@@ -231,7 +253,8 @@ class _QrelsBuilder:
             self.log.add(
                 number,
                 f"grade {grade} of document '{doc}' is above {self.max_grade} "
-                "(retrieval_max_grade); raise retrieval_max_grade or map the grades down",
+                "(retrieval_max_grade); raise retrieval_max_grade in the ini file (the "
+                "plugin reads the same key) or map the grades down",
                 qid,
             )
             return None
@@ -784,12 +807,14 @@ def qrels_to_golden(
         if qid not in qrels.queries and qid not in topics:
             problems.append(Problem(qrels.path, 0, _UNKNOWN_CATEGORY, qid))
     queries: list[GoldenQuery] = []
+    unpadded = {t.lstrip("0"): t for t in topics}
     for qid, judged in qrels.queries.items():
         made = _golden_query(
             qrels, judged, topics.get(qid), field, categories.get(qid, default_category)
         )
         if isinstance(made, Problem):
-            problems.append(made)
+            near = None if qid in topics else unpadded.get(qid.lstrip("0"))
+            problems.append(made if near is None else _padded(made, near))
         elif made is not None:
             queries.append(made)
     if problems:
@@ -797,6 +822,16 @@ def qrels_to_golden(
     made_ids = {q.id for q in queries}
     left_out = tuple(qid for qid in [*topics, *qrels.queries] if qid not in made_ids)
     return Imported(tuple(queries), tuple(dict.fromkeys(left_out)), qrels.unjudged)
+
+
+def _padded(problem: Problem, topic: str) -> Problem:
+    """A judged query without a topic, when a topic has its id with other leading zeros
+    (the topics '001', the qrels '1'): ids are text, so they are different queries."""
+    message = (
+        f"{problem.message}; the topics have '{topic}': ids are compared as text, so "
+        f"'{topic}' is another query (if both name one query, write its id alike in both)"
+    )
+    return dataclasses.replace(problem, message=message)
 
 
 def _golden_query(

@@ -318,6 +318,13 @@ def explain(
     if breached:
         if not rows_shown:
             lines += ["", *row_table(breached, width)]
+        else:  # named, or the reader must find them among every row printed above
+            named = "; ".join(
+                f"{r.configuration} / {r.category} / {r.metric} {r.delta:+.3f} "
+                f"(allowed {r.allowed:.3f})"
+                for r in breached
+            )
+            lines += _wrap(f"breached: {named}", width, "  ", "    ")
         lines += _worst_lines(breached, width)
     for breach in result.latency:
         lines += _wrap(breach.message(), width, "  ", "    ")

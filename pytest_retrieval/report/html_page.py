@@ -557,13 +557,21 @@ def _query_head(data: PageData) -> Raw:
     cols += [el("col", cls="w-ids"), el("col", cls="w-notes")]
     cells: list[Child] = [el("th", name, data_key=name) for name, _ in COLUMNS]
     cells += [
-        el("th", m, cls="num", data_key=m, data_metric=m, data_type="number") for m in data.metrics
+        el("th", _breakable(m), cls="num", data_key=m, data_metric=m, data_type="number")
+        for m in data.metrics
     ]
     cells += [
         el("th", "ranked results (grade)", data_nosort=True),
         el("th", "reason, rank moves vs baseline", data_key="notes"),
     ]
     return join(el("colgroup", cols), el("thead", el("tr", cells)))
+
+
+def _breakable(metric: str) -> Child:
+    """A metric's name in a narrow header: it may wrap before its cut (``precision`` /
+    ``@10``), never inside a word."""
+    name, at, cut = metric.partition("@")
+    return [name, el("wbr"), at + cut] if at else metric
 
 
 def _select(name: str, label: str, options: Sequence[str], everything: str | None) -> Raw:
@@ -748,8 +756,8 @@ figure.wide svg.chart{max-width:1120px}
  padding:6px 5px;vertical-align:bottom}
 .queries tbody tr:hover{background:#f6f8fa}
 .queries td{overflow-wrap:break-word}
-.w-config{width:7.5rem}.w-query{width:16%}.w-category{width:6.5rem}.w-outcome{width:5.5rem}
-.w-metric{width:5.5rem}.w-notes{width:14%}
+.w-config{width:7.5rem}.w-query{width:16%}.w-category{width:7.5rem}.w-outcome{width:5.5rem}
+.w-metric{width:4.25rem}.w-notes{width:12%}
 .qtext{color:var(--muted);font-size:12px}
 .queries .na{color:var(--muted)}
 td.active{background:#f0f7ff}
@@ -898,9 +906,8 @@ SCRIPT = r"""
       var button = document.createElement("button");
       button.type = "button";
       button.className = "sort";
-      button.textContent = th.textContent;
       button.title = "sort by " + th.textContent;
-      th.textContent = "";
+      while (th.firstChild) button.appendChild(th.firstChild);  // a <wbr> too
       th.appendChild(button);
       button.addEventListener("click", function () {
         var again = sorted && sorted.index === index;
