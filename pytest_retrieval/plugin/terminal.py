@@ -20,7 +20,6 @@ from ..report.gate_text import explain, verdict_lines
 from ..report.history_text import since_lines
 from ..report.summary import Verbosity, summary_lines
 from ..settings import Tolerances
-from .outputs import fitted as wrapped
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -125,7 +124,7 @@ def _shown_lines(tr: TerminalReporter, session: Summary) -> None:
     )
     for record in shown:
         tr.write_line("")
-        for line in wrapped(tr.config, record.detail or "").splitlines():  # as a failure is
+        for line in fitted_text(tr.config, record.detail or "").splitlines():  # as a failure is
             tr.write_line(line)
 
 
