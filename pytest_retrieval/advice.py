@@ -44,6 +44,10 @@ class RetrievalReproducibilityWarning(RetrievalWarning):
     """Queries whose rankings differ when run again (``retrieval_repeat``)."""
 
 
+class RetrievalGoldenWarning(RetrievalWarning):
+    """Golden files that load but are likely a mistake (ids equal but for letter case)."""
+
+
 class RetrievalLogWarning(RetrievalWarning):
     """A line of the history log that could not be read (a torn line from a killed run)."""
 

@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterable
 
 import pytest
 
-from ..advice import RetrievalSettingsWarning
-from ..golden import GoldenFileError
+from ..advice import RetrievalGoldenWarning, RetrievalSettingsWarning
+from ..golden import GoldenFileError, Problem
 from ..io.golden_file import load_golden_file
 from ..sharding import item_groups, keyword_note, query_ids_in_keyword
 from .item import ExpectationFailed, run_queries, run_query
@@ -98,7 +98,7 @@ class GoldenFile(pytest.Module):
         shown = self.nodeid.split("::")[0] or self.path.name
         try:
             queries = load_golden_file(self.path, max_grade=run.settings.max_grade, shown=shown)
-            self.config.stash[GOLDEN_SET_KEY].add_file(queries)
+            self._advise(self.config.stash[GOLDEN_SET_KEY].add_file(queries))
         except GoldenFileError as exc:
             count = len(exc.problems)
             raise self.CollectError(
@@ -112,6 +112,20 @@ class GoldenFile(pytest.Module):
             function = _function(Golden(members, coarse), name, module.__name__, arg)
             setattr(module, name, function)
         return module
+
+    def _advise(self, advice: list[Problem]) -> None:
+        """Each piece of advice on this file as a warning at its line (once, not in every
+        xdist worker); under ``-W error`` the file's collection error saying the same."""
+        if getattr(self.config, "workerinput", {}).get("workerid", "gw0") != "gw0":
+            return
+        kind = RetrievalGoldenWarning
+        for problem in advice:
+            text = str(problem).removeprefix(f"{problem.path}:{problem.line}: ")
+            try:
+                shown = warning_text(self.config, kind, text, problem.path, problem.line)
+                warnings.warn_explicit(kind(shown), kind, problem.path, problem.line)
+            except RetrievalGoldenWarning:
+                raise self.CollectError(f"{problem} (-W error: {kind.__name__})") from None
 
     def istestfunction(self, obj: object, name: str) -> bool:
         return isinstance(getattr(obj, QUERIES_ATTR, None), Golden)
