@@ -635,3 +635,29 @@ def test_a_fixture_raising_an_exception_whose_str_raises_is_an_error_not_interna
     ]
     assert entry["outcome"] == "error"
     assert entry["error"] == "setup failed: Unprintable: <its str() raised RuntimeError>"
+
+
+LONG_NAME = "x" * 300  # past the 255 bytes a file name may have
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--retrieval-report", f"{LONG_NAME}.json"], "--retrieval-report xxxx"),
+        (["--retrieval-record", f"{LONG_NAME}.jsonl"], "--retrieval-record xxxx"),
+        (["--retrieval-log", f"{LONG_NAME}.jsonl"], "--retrieval-log xxxx"),
+        (["--retrieval-baseline", f"{LONG_NAME}.json"], "the baseline xxxx"),
+        (["--retrieval-replay", f"{LONG_NAME}.jsonl"], "--retrieval-replay: no such file: xxxx"),
+        (["-o", f"retrieval_golden={LONG_NAME}"], "retrieval_golden: xxxx"),
+    ],
+)
+def test_a_file_name_longer_than_the_system_allows_is_a_usage_error(
+    pytester: pytest.Pytester, args: list[str], says: str
+) -> None:
+    e2e_write_project(pytester)
+    result = e2e_run(pytester, "--retrieval-eval", *args)
+    err = result.stderr.str()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, err
+    assert "INTERNALERROR" not in err + result.stdout.str()
+    assert says in err and "characters)" in err  # the name shown cut, not 300 x
+    assert max(len(line) for line in err.splitlines()) < 300

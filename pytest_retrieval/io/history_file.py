@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..history import FORMAT, LogEntry, LogEntryError, entry_from
-from .common import loads_json
+from .common import exists, loads_json
 
 try:  # POSIX; elsewhere appends are not locked (one writer at a time is the user's duty)
     import fcntl
@@ -190,6 +190,6 @@ def holds_other_data(path: Path) -> bool:
 
 def read_log(path: Path) -> LogRead:
     """The log at ``path`` (an empty one when there is no file). OSError propagates."""
-    if not path.exists():
+    if not exists(path):
         return LogRead()
     return parse_log(_read_bytes(path))

@@ -21,6 +21,7 @@ import pytest
 from ..advice import RetrievalGoldenWarning, RetrievalSettingsWarning
 from ..golden import GoldenFileError, Problem
 from ..io.golden_file import load_golden_file
+from ..quoting import SHOWN, quoted
 from ..sharding import item_groups, keyword_note, query_ids_in_keyword
 from .item import ExpectationFailed, run_queries, run_query
 from .keys import COLLECTED_KEY, GOLDEN_SET_KEY, KEYWORD_NAMES_KEY, SETTINGS_KEY
@@ -275,10 +276,10 @@ def missing_fixture(items: Iterable[pytest.Item], fixture: str) -> str | None:
     others = _conftest_fixtures(golden.config)
     known = f"; fixtures that exist here: {', '.join(others)}" if others else ""
     return (
-        f"--retrieval-eval: no fixture named '{fixture}' (retrieval_fixture = {fixture}) is "
-        f"defined for {golden.nodeid.split('::')[0]}{known}. Define the retriever fixture in "
-        "conftest.py, for example:\n\n"
-        + FIXTURE_EXAMPLE.format(name=fixture)
+        f"--retrieval-eval: no fixture named {quoted(fixture)} (retrieval_fixture = "
+        f"{quoted(fixture, '')}) is defined for {golden.nodeid.split('::')[0]}{known}. Define "
+        "the retriever fixture in conftest.py, for example:\n\n"
+        + FIXTURE_EXAMPLE.format(name=fixture if len(fixture) <= SHOWN else "retriever")
         + "\n\nor set retrieval_fixture in your ini file to the name of your fixture."
     )
 

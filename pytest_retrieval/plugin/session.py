@@ -33,7 +33,7 @@ from ..evaluation import Evaluation, analyse
 from ..gate import GateResult, hold_latency_budgets, run_gate
 from ..history import build_entry
 from ..io.baseline_file import read_baseline, write_baseline
-from ..io.common import counted
+from ..io.common import counted, exists
 from ..io.ini import IniError, key_line, read_config_file
 from ..io.provenance import provenance
 from ..io.recording import RecordingWriter
@@ -251,7 +251,7 @@ class RetrievalSession:
         )
 
     def _exists(self, path: str) -> bool:
-        return (self.config.rootpath / path).exists()
+        return exists(self.config.rootpath / path)
 
     @property
     def baseline_shown(self) -> str:
