@@ -388,12 +388,18 @@ def test_an_interrupted_run_writes_reports_marked_incomplete_and_no_gate(
     assert "retrieval gate: PASSED" not in result.stdout.str()
 
 
-def test_a_run_stopped_by_x_is_not_gated_and_updates_nothing(pytester: pytest.Pytester) -> None:
+@pytest.mark.parametrize("xdist", [[], ["-n", "1"]], ids=["serial", "xdist"])
+def test_a_run_stopped_by_x_is_not_gated_and_updates_nothing(
+    pytester: pytest.Pytester, xdist: list[str]
+) -> None:
+    if xdist:  # xdist's controller is stopped by its own exception, not session.shouldfail
+        pytest.importorskip("xdist")
     e2e_write_project(pytester)
     catalog = pytester.path / "golden" / "catalog.yaml"
     catalog.write_text(catalog.read_text().replace("{mrr: 0.5}", "{mrr: 1.0}"))
-    result = e2e_run(pytester, *UPDATE, "-x", "--retrieval-report=r.json")
-    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result = e2e_run(pytester, *UPDATE, "-x", "--retrieval-report=r.json", *xdist)
+    stopped = pytest.ExitCode.INTERRUPTED if xdist else pytest.ExitCode.TESTS_FAILED  # xdist's
+    assert result.ret == stopped
     text = " ".join(result.stdout.str().split())
     assert "the run is incomplete (stopped early: stopping after 1 failures)" in text
     assert not (pytester.path / "golden" / "baseline.json").exists()

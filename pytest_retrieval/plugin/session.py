@@ -284,10 +284,14 @@ class RetrievalSession:
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
         try:
             outcome = yield
-        except (session.Failed, session.Interrupted):
-            # -x / --maxfail / a stop request ends the loop by raising
+        except (session.Failed, session.Interrupted, KeyboardInterrupt) as stop:
+            # -x / --maxfail / a stop request ends the loop by raising; under xdist the
+            # controller's session is not told why, xdist's own Interrupted (a
+            # KeyboardInterrupt) says it. Ctrl-C itself: pytest_sessionfinish says it.
+            if type(stop) is KeyboardInterrupt:
+                raise
             self._gather_local()
-            self._mark_incomplete(session)
+            self._mark_incomplete(session, str(stop))
             raise
         if self.config.option.collectonly:
             return outcome
@@ -345,9 +349,12 @@ class RetrievalSession:
             errors = [r.error for r in self.results.all_records() if r.error is not None]
             self.notes.extend(recording_notes(replay, errors))
 
-    def _mark_incomplete(self, session: pytest.Session) -> bool:
-        """Record why the run is incomplete, if it is; True when it is."""
+    def _mark_incomplete(self, session: pytest.Session, stop: str | None = None) -> bool:
+        """Record why the run is incomplete, if it is; True when it is. ``stop``: why the
+        loop was stopped, when it was."""
         self.incomplete = _stopped(session, self.collection_errors)
+        if self.incomplete is None and stop is not None:
+            self.incomplete = f"stopped early: {stop or 'interrupted'}"
         if self.incomplete is None:
             return False
         if self.received:  # nothing ran: pytest's own line says why
