@@ -9,6 +9,8 @@ from __future__ import annotations
 import fnmatch
 import io
 import json
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -667,3 +669,30 @@ def test_a_file_name_longer_than_the_system_allows_is_a_usage_error(
     assert "INTERNALERROR" not in err + result.stdout.str()
     assert says in err and "characters)" in err  # the name shown cut, not 300 x
     assert max(len(line) for line in err.splitlines()) < 300
+
+
+def test_two_runs_updating_one_baseline_take_turns_and_keep_both(
+    pytester: pytest.Pytester,
+) -> None:
+    from pytest_retrieval.io.atomic import folder_locked
+
+    e2e_write_project(pytester)
+    baseline = pytester.path / "golden" / "baseline.json"
+    assert e2e_run(pytester, *UPDATE, "-k", "bm25").ret == 0
+    other_run = baseline.read_text(encoding="utf-8")  # what the other run will write
+    baseline.unlink()
+    locked, done = threading.Event(), threading.Event()
+
+    def other_update() -> None:  # holds the lock while this run reaches its update
+        with folder_locked(baseline):
+            locked.set()
+            time.sleep(1.0)
+            baseline.write_text(other_run, encoding="utf-8")
+        done.set()
+
+    threading.Thread(target=other_update, daemon=True).start()
+    locked.wait(5)
+    assert e2e_run(pytester, *UPDATE, "-k", "dense").ret == 0
+    done.wait(5)
+    written = e2e_load_json(baseline)["configurations"]
+    assert sorted(written) == ["bm25", "dense"]  # the later update merged the earlier one

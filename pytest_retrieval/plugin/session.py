@@ -32,6 +32,7 @@ from ..baseline import (
 from ..evaluation import Evaluation, analyse
 from ..gate import GateResult, hold_latency_budgets, run_gate
 from ..history import build_entry
+from ..io.atomic import folder_locked
 from ..io.baseline_file import read_baseline, write_baseline
 from ..io.common import counted, exists
 from ..io.ini import IniError, key_line, read_config_file
@@ -394,6 +395,10 @@ class RetrievalSession:
         if not self.results:
             self.notes.append("retrieval baseline not written: no query was evaluated")
             return
+        with folder_locked(self.baseline_path):  # another run's update waits, then merges
+            self._merge_and_write_baseline()
+
+    def _merge_and_write_baseline(self) -> None:
         previous = self._previous_baseline()
         update = merge_update(
             previous,
