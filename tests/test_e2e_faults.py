@@ -210,6 +210,25 @@ def test_a_recording_that_cannot_be_written_fails_the_run(
     assert "rec.jsonl: No space left on device (the run went on without it" in said
 
 
+def test_a_recording_that_cannot_be_started_names_the_file_asked_for(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read-only folder: the message names --retrieval-record's path and the reason, not
+    the temporary file the recording is written to first."""
+    from pytest_retrieval.io.recording import RecordingWriter
+
+    def read_only(self: object, path: Path, *args: object) -> None:
+        raise PermissionError(13, "Permission denied", str(path.parent / ".rec.jsonl.x1y2.tmp"))
+
+    e2e_write_project(pytester)
+    monkeypatch.setattr(RecordingWriter, "__init__", read_only)
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-record=rec.jsonl")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    err = result.stderr.str()
+    assert "--retrieval-record rec.jsonl: cannot write there: Permission denied" in err
+    assert ".tmp" not in err
+
+
 def test_a_log_append_that_fails_is_named_and_leaves_no_torn_line(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -82,7 +82,10 @@ def _recording(config: pytest.Config, run: RunSettings) -> RecordingWriter | Non
     try:
         return RecordingWriter(target, run.settings.as_dict())
     except OSError as exc:
-        raise pytest.UsageError(f"--retrieval-record {path}: cannot write there: {exc}") from None
+        reason = exc.strerror or str(exc)  # not exc itself: it names the temporary file
+        raise pytest.UsageError(
+            f"--retrieval-record {path}: cannot write there: {reason}"
+        ) from None
 
 
 Advice = tuple[type[RetrievalWarning], str, str, int]  # warning, text, file, line
