@@ -715,3 +715,27 @@ def test_two_runs_updating_one_baseline_take_turns_and_keep_both(
     done.wait(5)
     written = e2e_load_json(baseline)["configurations"]
     assert sorted(written) == ["bm25", "dense"]  # the later update merged the earlier one
+
+
+def test_a_warning_at_a_megabyte_long_golden_line_shows_the_line_cut(
+    pytester: pytest.Pytester,
+) -> None:
+    """The noise warning sits at a category's first query; pytest prints that line of the
+    file whole, and a JSON Lines query may be a passage of a megabyte."""
+    import linecache
+
+    e2e_write_project(pytester)
+    long_query = {"id": "long", "query": "word " * 200_000, "relevant": {"weather-forecast": 3}}
+    (pytester.path / "golden" / "long.jsonl").write_text(
+        json.dumps({**long_query, "category": "passages"}) + "\n", encoding="utf-8"
+    )
+    pytester.makeconftest(
+        "import pytest\n@pytest.fixture\ndef retriever():\n"
+        "    return lambda q: ['weather-forecast']\n"
+    )
+    result = e2e_run(pytester, "--retrieval-eval", "-p", "no:randomly")
+    out = result.stdout.str()
+    assert "RetrievalNoiseWarning: passages: n=1" in " ".join(out.split())
+    assert '{"id": "long", "query": "word word' in out  # the line, cut to the width
+    assert max(len(line) for line in out.splitlines()) < 200
+    assert "golden/long.jsonl" not in linecache.cache  # the cut lines were for the summary

@@ -16,7 +16,7 @@ import linecache
 import os
 import textwrap
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -127,6 +127,37 @@ def _line_shown_as(path: str, line: int, shown: str) -> Iterator[None]:
             linecache.cache.pop(path, None)
         else:
             linecache.cache[path] = before
+
+
+@contextlib.contextmanager
+def sources_cut(config: pytest.Config, paths: Iterable[str]) -> Iterator[None]:
+    """Within: ``linecache`` gives each file of ``paths`` with its lines longer than the
+    terminal cut, so a warning located at a golden file's line shows a line that fits
+    (pytest prints the whole line: a JSON Lines query may be a megabyte); as it was after."""
+    width = max(_full_width(config) - 8, 40)
+    before = {path: linecache.cache.get(path) for path in set(paths)}
+    for path in before:
+        lines = linecache.getlines(path)
+        if any(len(line) > width + 1 for line in lines):
+            cut = [
+                line if len(line) <= width + 1 else line[: width - 3] + "...\n" for line in lines
+            ]
+            linecache.cache[path] = (sum(map(len, cut)), None, cut, path)  # no mtime: kept
+    try:
+        yield
+    finally:
+        for path, entry in before.items():
+            if entry is None:
+                linecache.cache.pop(path, None)
+            else:
+                linecache.cache[path] = entry
+
+
+def _full_width(config: pytest.Config) -> int:
+    try:
+        return config.get_terminal_writer().fullwidth
+    except (AssertionError, AttributeError):  # no terminal reporter (-p no:terminal)
+        return 80
 
 
 @dataclass

@@ -56,6 +56,7 @@ from .outputs import (
     on_github,
     record_run,
     shown_path,
+    sources_cut,
     stamp,
     utc_now,
     warning_text,
@@ -481,7 +482,10 @@ class RetrievalSession:
             for advice in self.evaluation.warnings:
                 path, line = where.get(advice.category or "", where.get("", ("retrieval", 1)))
                 found.append((advice.kind, advice.text, path, line))
-        with catch_warnings_for_item(self.config, self.config.hook, "runtest", None):
+        with (
+            sources_cut(self.config, [path for _, _, path, _ in found]),
+            catch_warnings_for_item(self.config, self.config.hook, "runtest", None),
+        ):
             for kind, said, path, line in found:
                 text = warning_text(self.config, kind, said, path, line)
                 try:
