@@ -739,3 +739,35 @@ def test_a_warning_at_a_megabyte_long_golden_line_shows_the_line_cut(
     assert '{"id": "long", "query": "word word' in out  # the line, cut to the width
     assert max(len(line) for line in out.splitlines()) < 200
     assert "golden/long.jsonl" not in linecache.cache  # the cut lines were for the summary
+
+
+@pytest.mark.parametrize("option", ["--setup-plan", "--setup-only"])
+def test_setup_plan_runs_no_query_so_nothing_is_evaluated_or_gated(
+    pytester: pytest.Pytester, option: str
+) -> None:
+    """No item's body runs: not 14 queries 'sent no result (a crashed worker?)' scoring 0."""
+    e2e_write_project(pytester)
+    assert e2e_run(pytester, *UPDATE).ret == 0
+    result = e2e_run(pytester, "--retrieval-eval", option, "--retrieval-report=r.json")
+    assert result.ret == pytest.ExitCode.OK
+    out = result.stdout.str()
+    assert "sent no result" not in out and "retrieval gate" not in out
+    assert not (pytester.path / "r.json").exists()
+
+
+def test_without_the_terminal_plugin_the_evaluation_runs_and_writes_its_reports(
+    pytester: pytest.Pytester,
+) -> None:
+    e2e_write_project(pytester)
+    result = e2e_run(pytester, "--retrieval-eval", "-p", "no:terminal", "--retrieval-report=r.json")
+    assert result.ret == pytest.ExitCode.OK  # the warnings' wrapping asked for the terminal
+    assert e2e_load_json(pytester.path / "r.json")["complete"] is True
+
+
+def test_without_the_python_plugin_the_evaluation_is_a_usage_error(
+    pytester: pytest.Pytester,
+) -> None:
+    e2e_write_project(pytester)
+    result = e2e_run(pytester, "--retrieval-eval", "-p", "no:python")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "needs pytest's python plugin: remove -p no:python" in result.stderr.str()

@@ -139,6 +139,11 @@ def _redirect_collection(config: pytest.Config, run: RunSettings) -> None:
 def start(config: pytest.Config) -> None:
     """What ``pytest_configure`` does for an evaluation run: the settings, the golden
     set, the replay, the paths to collect and (in the controller) the session."""
+    if not config.pluginmanager.has_plugin("python"):
+        raise pytest.UsageError(
+            "--retrieval-eval: golden queries are collected as test functions, which needs "
+            "pytest's python plugin: remove -p no:python"
+        )
     config.pluginmanager.register(GoldenItemHooks(), ITEM_HOOKS_PLUGIN)
     end_on_sigterm(config)
     freeze_at_exit()

@@ -66,7 +66,7 @@ def warning_text(
     """``text`` wrapped to the terminal as pytest's warnings summary shows it, after
     ``path:line: Kind: `` on its first line (pytest indents the summary by 2 or 4);
     never at a hyphen, so an option or a name to copy stays whole."""
-    width = config.get_terminal_writer().fullwidth - 4
+    width = _full_width(config) - 4
     prefix = " " * len(f"{path}:{line}: {kind.__name__}: ")
     wrapped = textwrap.wrap(text, max(width, 40), initial_indent=prefix, break_on_hyphens=False)
     return "\n".join(wrapped).removeprefix(prefix)
@@ -77,11 +77,7 @@ def fitted(config: pytest.Config, text: str, taken: int = 0) -> str:
     hyphen or inside a word (an id, a path or an option to copy stays whole), the
     continuation indented 4 beyond the line's own indent. ``taken``: the columns pytest
     prints before each line (12 for a note under an exception in a traceback)."""
-    try:
-        full = config.get_terminal_writer().fullwidth
-    except (AssertionError, AttributeError):  # no terminal reporter (-p no:terminal)
-        full = 80
-    width = max(full - taken, 40)
+    width = max(_full_width(config) - taken, 40)
     lines: list[str] = []
     for line in text.splitlines():
         if len(line) <= width:

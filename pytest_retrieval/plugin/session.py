@@ -75,6 +75,12 @@ def _stopped(session: pytest.Session, collection_errors: int) -> str | None:
     return f"stopped early: {reason}" if reason else None
 
 
+def _nothing_runs(config: pytest.Config) -> bool:
+    """``--collect-only``, ``--setup-only`` or ``--setup-plan``: no item's body runs, so
+    there is nothing to evaluate, gate or write (not queries missing from a crash)."""
+    return bool(config.option.collectonly or getattr(config.option, "setuponly", False))
+
+
 def _recording(config: pytest.Config, run: RunSettings) -> RecordingWriter | None:
     path = run.run.calls.record
     if path is None:
@@ -298,7 +304,7 @@ class RetrievalSession:
             self._gather_local()
             self._mark_incomplete(session, str(stop))
             raise
-        if self.config.option.collectonly:
+        if _nothing_runs(self.config):
             return outcome
         self._gather_local()
         if self._mark_incomplete(session):
@@ -510,7 +516,8 @@ class RetrievalSession:
 
     # -- output -----------------------------------------------------------------------
     def pytest_terminal_summary(self, terminalreporter: TerminalReporter) -> None:
-        write_summary(terminalreporter, self)
+        if not _nothing_runs(self.config):
+            write_summary(terminalreporter, self)
 
     def run_report(self) -> RunReport:
         gate_text = self.gate_text() if self.gate else None
@@ -535,7 +542,7 @@ class RetrievalSession:
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         self._fail_if_not_written(session)
-        if self.config.option.collectonly or session.exitstatus == pytest.ExitCode.USAGE_ERROR:
+        if _nothing_runs(self.config) or session.exitstatus == pytest.ExitCode.USAGE_ERROR:
             if self.recording is not None:
                 self.recording.abandon()
             return  # the run stopped before anything ran: nothing to report
