@@ -24,7 +24,7 @@ from typing import Generic, Literal, TypeVar, get_args
 
 from .conventions import EMPTY_CONVENTIONS, GAINS, Conventions
 from .metrics import Metric, MetricNameError, max_cut, parse_metric, parse_metrics
-from .quoting import quoted
+from .quoting import SHOWN, quoted
 
 REPORT_SUFFIXES = (".json", ".md", ".html")  # the report formats, by file suffix
 
@@ -410,7 +410,8 @@ def _report_paths(key: str, raw: Raw) -> tuple[str, ...]:
     for path in paths:
         if PurePath(path).suffix.lower() not in REPORT_SUFFIXES:
             raise SettingsError(
-                f"{key} {path}: the suffix must be one of {', '.join(REPORT_SUFFIXES)}"
+                f"{key} {quoted(path, '', width=2 * SHOWN)}: the suffix must be one of "
+                f"{', '.join(REPORT_SUFFIXES)}"
             )
     return tuple(paths)
 
@@ -434,7 +435,9 @@ def parse_group_by(spec: str, key: str = "--retrieval-group-by") -> GroupBy:
         tags = tuple(t for t in text[4:].replace("/", ",").split(",") if t)
         if tags:
             return GroupBy(tags)
-    raise SettingsError(f"{key} {spec}: write tag:NAME[,NAME...] (e.g. tag:core,rolling) or tags")
+    raise SettingsError(
+        f"{key} {quoted(spec, '')}: write tag:NAME[,NAME...] (e.g. tag:core,rolling) or tags"
+    )
 
 
 def _group_bys(key: str, raw: Raw) -> tuple[GroupBy, ...]:

@@ -1271,6 +1271,11 @@ SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
             ),
         ]
     },
+    "long-group-by": (
+        {"retrieval_group_by": ["x" * 3000]},
+        "--retrieval-group-by " + "x" * 40 + "... (3,000 characters): write "
+        "tag:NAME[,NAME...] (e.g. tag:core,rolling) or tags",
+    ),
     "long-integer": (
         {"retrieval_max_grade": "9" * 3000},
         "retrieval_max_grade must be an integer in 1..100, got 9999999999999999999999999999999"

@@ -39,6 +39,7 @@ from ..io.ini import IniError, key_line, read_config_file
 from ..io.provenance import provenance
 from ..io.recording import RecordingWriter
 from ..model import Outcome, QueryRecord, RecordError, Results, rows_of
+from ..quoting import quoted
 from ..replay import recording_notes, trec_coverage
 from ..report.gate_text import explain, headline
 from ..report.run_report import GoldenInfo, RunReport
@@ -130,7 +131,9 @@ def unmatched_show(patterns: Sequence[str], ids: set[str]) -> list[str]:
             continue
         close = difflib.get_close_matches(pattern, sorted(ids), n=3)
         hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-        notes.append(f"--retrieval-show {pattern}: no query of this run has that id{hint}")
+        notes.append(
+            f"--retrieval-show {quoted(pattern, '')}: no query of this run has that id{hint}"
+        )
     return notes
 
 
