@@ -63,7 +63,8 @@ def verbosity_of(tr: TerminalReporter) -> Verbosity:
 def _update_lines(update: UpdateOutcome, shown: str) -> list[tuple[str, bool]]:
     """(line, warn) pairs describing a baseline update."""
     written = ", ".join(f"{c}: {n}" for c, n in sorted(update.updated.items()))
-    lines = [("", False), (f"retrieval baseline written: {shown} ({written} queries)", False)]
+    noun = "query" if list(update.updated.values()) == [1] else "queries"
+    lines = [("", False), (f"retrieval baseline written: {shown} ({written} {noun})", False)]
     kept = ", ".join(f"{c}: {n}" for c, n in sorted(update.kept.items()))
     notes = (
         ("kept from the previous baseline (not run now, or errored)", kept, False),
