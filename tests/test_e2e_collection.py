@@ -583,6 +583,15 @@ def test_a_golden_file_reached_twice_through_a_link_is_collected_once(
     assert "golden/again/catalog.yaml is golden/catalog.yaml again, reached through a " in said
     assert said.count("reached through a symbolic link") == 2  # catalog.yaml, holdout.yml
     assert "duplicate id" not in said
+    out = result.stdout.str()
+    assert max(len(line) for line in out.splitlines() if "symbolic" in line) <= 80  # wrapped
+    strict = e2e_run(pytester, "--retrieval-eval", "-W", "error")
+    assert strict.ret == pytest.ExitCode.INTERRUPTED
+    text = strict.stdout.str()
+    assert (
+        "reached through a symbolic link" in text and "(-W error: RetrievalSettingsWarning)" in text
+    )
+    assert "evaluation_hooks.py" not in text  # a message, not the plugin's traceback
 
 
 def test_golden_files_linked_from_outside_the_golden_folder_are_collected(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import functools
 import linecache
 import os
 import textwrap
@@ -65,10 +66,17 @@ def warning_text(
 ) -> str:
     """``text`` wrapped to the terminal as pytest's warnings summary shows it, after
     ``path:line: Kind: `` on its first line (pytest indents the summary by 2 or 4);
-    never at a hyphen, so an option or a name to copy stays whole."""
-    width = _full_width(config) - 4
+    never at a hyphen, and inside a word only when it is longer than a line, so an
+    option, a path or a name to copy stays whole: a first word that does not fit beside
+    ``path:line: Kind: `` starts the next line."""
+    width = max(_full_width(config) - 4, 40)
     prefix = " " * len(f"{path}:{line}: {kind.__name__}: ")
-    wrapped = textwrap.wrap(text, max(width, 40), initial_indent=prefix, break_on_hyphens=False)
+    wrap = functools.partial(textwrap.wrap, width=width, break_on_hyphens=False)
+    wrapped = wrap(text, initial_indent=prefix, break_long_words=False)
+    if wrapped and len(wrapped[0]) > width:
+        wrapped = ["", *wrap(text, break_long_words=False)]
+    if any(len(shown) > width for shown in wrapped):  # a word longer than a line
+        wrapped = wrap(text, initial_indent=prefix)
     return "\n".join(wrapped).removeprefix(prefix)
 
 
