@@ -971,7 +971,7 @@ def unknown_ini_keys(keys: Iterable[str]) -> list[tuple[str, str]]:
         if key.startswith("retrieval_") and key not in known:
             close = difflib.get_close_matches(key, known, n=1)
             hint = f" (did you mean {close[0]}?)" if close else ""
-            found.append((key, f"unknown ini key {key}{hint}: ignored"))
+            found.append((key, f"unknown ini key {quoted(key, '')}{hint}: ignored"))
     return found
 
 

@@ -99,26 +99,34 @@ def _recording(config: pytest.Config, run: RunSettings) -> RecordingWriter | Non
 Advice = tuple[type[RetrievalWarning], str, str, int]  # warning, text, file, line
 
 
+_KEY_FIX = (
+    "; the setting it meant keeps its default: fix the key's name (--strict-config makes "
+    "unknown keys an error)"
+)
+
+
 def unknown_key_advice(config: pytest.Config) -> list[Advice]:
-    """A settings warning at each ``retrieval_*`` key of the ini file that no setting has,
-    with the closest key: pytest's own warning does not say which was meant, and the
-    setting meant keeps its default unnoticed (a tolerance, a timeout)."""
+    """A settings warning at each ``retrieval_*`` key of the ini file (or of ``-o``) that
+    no setting has, with the closest key: pytest's own warning does not say which was
+    meant, and the setting meant keeps its default unnoticed (a tolerance, a timeout)."""
+    given = [o.partition("=")[0].strip() for o in config.option.override_ini or ()]
+    found: list[Advice] = [
+        (RetrievalSettingsWarning, f"-o {note}{_KEY_FIX}", "-o", 1)
+        for _, note in unknown_ini_keys(given)
+    ]
     path = config.inipath
     if path is None:
-        return []
+        return found
     shown = shown_path(config, path)
     try:
         content = path.read_text(encoding="utf-8")
         keys = read_config_file(path).values  # config.inicfg is deprecated in pytest 9
     except (OSError, UnicodeDecodeError, IniError):
-        return []  # pytest read it: nothing to add
-    found: list[Advice] = []
+        return found  # pytest read it: nothing to add
     for key, note in unknown_ini_keys(keys):
-        text = (
-            f"{note}; the setting it meant keeps its default: fix the key's name "
-            "(--strict-config makes unknown keys an error)"
+        found.append(
+            (RetrievalSettingsWarning, note + _KEY_FIX, shown, key_line(content, key) or 1)
         )
-        found.append((RetrievalSettingsWarning, text, shown, key_line(content, key) or 1))
     return found
 
 
