@@ -20,3 +20,15 @@ def quoted(text: str, quote: str = "'", width: int = SHOWN) -> str:
 
 def _escaped(text: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+QUERY_SHOWN = 200  # characters of a query's text in a failure or --retrieval-show
+
+
+def query_text(text: str) -> str:
+    """A query's text as its item's failure shows it: its ``repr``; past
+    :data:`QUERY_SHOWN` characters its start, ``...`` and its length (a passage used as
+    a query may be a megabyte, every line of which the failure would print)."""
+    if len(text) <= QUERY_SHOWN:
+        return repr(text)
+    return f"{text[: QUERY_SHOWN - 20]!r}... ({len(text):,} characters)"

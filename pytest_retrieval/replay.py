@@ -24,7 +24,7 @@ from .io.recording import FORMAT as RECORDING_FORMAT
 from .io.recording import Recorded, Recording, filters_as_recorded, is_recording, read_recording
 from .io.report_json import FORMAT as REPORT_FORMAT
 from .io.trec import Ranking, Run, read_run
-from .quoting import SHOWN, quoted
+from .quoting import SHOWN, query_text, quoted
 from .retriever_metadata import Metadata
 from .runner import Answer
 
@@ -131,7 +131,7 @@ def read_shared(path: Path) -> Replay | None:
 def _stale(found: Recorded, query: GoldenQuery) -> str:
     """How the recorded query differs from the golden one ("" when it does not)."""
     if found.text and found.text != query.text:
-        return f"another text ({found.text!r})"
+        return f"another text ({query_text(found.text)})"
     if dict(found.filters) != filters_as_recorded(query.filters):
         return f"other filters ({dict(found.filters)!r})"
     return ""

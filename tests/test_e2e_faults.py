@@ -771,3 +771,22 @@ def test_without_the_python_plugin_the_evaluation_is_a_usage_error(
     result = e2e_run(pytester, "--retrieval-eval", "-p", "no:python")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "needs pytest's python plugin: remove -p no:python" in result.stderr.str()
+
+
+def test_a_megabyte_query_fails_and_is_shown_with_its_text_cut(pytester: pytest.Pytester) -> None:
+    """A passage used as a query: its failure and --retrieval-show print its start and
+    length (the failure was 13,000 wrapped lines)."""
+    e2e_write_project(pytester)
+    query = {"id": "long", "query": "word " * 200_000, "relevant": {"nowhere": 3}}
+    (pytester.path / "golden" / "long.jsonl").write_text(
+        json.dumps({**query, "expect": {"mrr": 1.0}}) + "\n", encoding="utf-8"
+    )
+    pytester.makeconftest(
+        "import pytest\n@pytest.fixture\ndef retriever():\n    return lambda q: ['a', 'b']\n"
+    )
+    result = e2e_run(pytester, "--retrieval-eval", "-k", "long", "--retrieval-show=long")
+    out = result.stdout.str()
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert len(out.splitlines()) < 200
+    assert max(len(line) for line in out.splitlines() if "rootdir:" not in line) <= 80
+    assert "... (1,000,000 characters)" in " ".join(out.split())

@@ -121,10 +121,12 @@ def _shown_lines(tr: TerminalReporter, session: Summary) -> None:
         (r for r in session.results.all_records() if r.detail),
         key=lambda r: (r.id, session.results.configurations().index(r.configuration)),
     )
+    width = tr.config.get_terminal_writer().fullwidth
     for record in shown:
         tr.write_line("")
         for line in (record.detail or "").splitlines():
-            tr.write_line(line)
+            for part in fitted(line, width) if len(line) >= width else [line]:
+                tr.write_line(part)
 
 
 def _gate_lines(tr: TerminalReporter, session: Summary, width: int) -> None:
