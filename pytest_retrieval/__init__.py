@@ -19,6 +19,7 @@ from ._version import __version__
 # modules (under PYTHONDONTWRITEBYTECODE pytest re-reads each of a plugin's modules
 # on every run).
 _EXPORTS = {
+    "RetrievalGoldenWarning": "advice",
     "RetrievalLogWarning": "advice",
     "RetrievalNoiseWarning": "advice",
     "RetrievalOverlapWarning": "advice",
@@ -41,6 +42,7 @@ _EXPORTS = {
 
 if TYPE_CHECKING:
     from .advice import (
+        RetrievalGoldenWarning,
         RetrievalLogWarning,
         RetrievalNoiseWarning,
         RetrievalOverlapWarning,
@@ -76,6 +78,7 @@ __all__ = [
     "MetricInput",
     "MetricNameError",
     "MetricSpec",
+    "RetrievalGoldenWarning",
     "RetrievalLogWarning",
     "RetrievalNoiseWarning",
     "RetrievalOverlapWarning",

@@ -15,6 +15,7 @@ from .aggregate import ConfigurationSummary
 from .comparisons import Comparisons
 from .metrics import parse_metric
 from .model import ALL, QueryRecord, by_category
+from .quoting import quoted
 from .stats import Interval
 
 OVERLAP_RECALL = 0.95
@@ -42,6 +43,10 @@ class RetrievalSettingsWarning(RetrievalWarning):
 
 class RetrievalReproducibilityWarning(RetrievalWarning):
     """Queries whose rankings differ when run again (``retrieval_repeat``)."""
+
+
+class RetrievalGoldenWarning(RetrievalWarning):
+    """Golden files that load but are likely a mistake (ids equal but for letter case)."""
 
 
 class RetrievalLogWarning(RetrievalWarning):
@@ -134,8 +139,9 @@ def settings_warnings(
         out.append(
             Advice(
                 RetrievalSettingsWarning,
-                f"retrieval_reference names '{reference}', which is not among the configurations "
-                f"run ({', '.join(configurations)}): compared with '{configurations[0]}' instead",
+                f"retrieval_reference names {quoted(reference)}, which is not among the "
+                f"configurations run ({', '.join(configurations)}): compared with "
+                f"'{configurations[0]}' instead",
             )
         )
     unknown = sorted(c for c in weights if c not in categories)

@@ -13,7 +13,7 @@ import hashlib
 import json
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -192,6 +192,7 @@ class GoldenSet:
         self.recomposed: dict[str, GoldenQuery] = {}  # id_key -> query, for ids not in NFC
         # ("tag" or "category", id_key) -> the text as first written and its query
         self.forms: dict[tuple[str, str], tuple[str, GoldenQuery]] = {}
+        self.folded: dict[str, GoldenQuery] = {}  # casefolded id_key -> first query using it
 
     def _same_id(self, query: GoldenQuery) -> GoldenQuery | None:
         """The query registered under the same id, or the same id in another Unicode form."""
@@ -242,9 +243,10 @@ class GoldenSet:
                 )
         return None
 
-    def add_file(self, queries: list[GoldenQuery]) -> None:
+    def add_file(self, queries: list[GoldenQuery]) -> list[Problem]:
         """Register a file's queries; raise :class:`GoldenFileError` for ids used elsewhere
-        and categories (or tags) spelled two ways."""
+        and categories (or tags) spelled two ways. Returns advice: this file's ids that
+        differ only in letter case from an id seen before (:func:`case_twins`)."""
         categories, forms = dict(self.categories), dict(self.forms)
         problems = [
             p
@@ -258,6 +260,31 @@ class GoldenSet:
             self.queries[query.id] = query
             if (key := id_key(query.id)) != query.id:
                 self.recomposed[key] = query
+        return case_twins(queries, self.folded)
+
+
+def case_twins(
+    queries: Iterable[GoldenQuery], folded: dict[str, GoldenQuery] | None = None
+) -> list[Problem]:
+    """Ids equal but for letter case (``Q1`` and ``q1``): not an error (ids are
+    case-sensitive), but ``-k`` selects both and a case-insensitive file system or
+    spreadsheet merges them. ``folded`` (casefolded id -> first query) is updated."""
+    folded = {} if folded is None else folded
+    found: list[Problem] = []
+    for query in queries:
+        other = folded.setdefault(id_key(query.id).casefold(), query)
+        if other.id != query.id:
+            found.append(
+                Problem(
+                    query.path,
+                    query.line,
+                    f"its id differs only in letter case from '{other.id}' "
+                    f"({other.path}:{other.line}): -k selects both, and a case-insensitive "
+                    "file system or spreadsheet mixes them up; rename one of them",
+                    query.id,
+                )
+            )
+    return found
 
 
 def golden_digest(fingerprints: Mapping[str, str]) -> str:

@@ -7,6 +7,7 @@ finding has a check name (``--ignore NAME`` skips it):
 * ``all-zero``: every judgment of a query has grade 0: nothing is relevant;
 * ``forbid-relevant``: an id both forbidden and judged relevant (grade > 0);
 * ``same-text``: the same query text (case and spacing aside) under two ids;
+* ``case-ids``: two ids equal but for letter case (``Q1`` and ``q1``);
 * ``unknown-id``: a judged or forbidden id that is not in the corpus list (``--corpus``);
 * ``tags-text``: ``tags`` written as text: the loader reads ``tags: core, rolling``
   as the single tag ``"core, rolling"``; a list is meant.
@@ -19,9 +20,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from .golden import GoldenQuery, Problem, in_syntax, is_jsonl
+from .golden import GoldenQuery, Problem, case_twins, in_syntax, is_jsonl
 
-Check = Literal["all-zero", "forbid-relevant", "same-text", "unknown-id", "tags-text"]
+Check = Literal["all-zero", "forbid-relevant", "same-text", "case-ids", "unknown-id", "tags-text"]
 CHECKS: tuple[Check, ...] = get_args(Check)
 
 
@@ -159,6 +160,7 @@ def lint(
         if corpus is not None:
             found += _unknown_ids(query, corpus, corpus_shown)
     found += _same_text(queries)
+    found += [Finding("case-ids", problem) for problem in case_twins(queries)]
     found += [_tags_text(t) for t in tags_as_text]
     kept = [f for f in found if f.check not in skipped]
     return sorted(kept, key=lambda f: (f.problem.path, f.problem.line, CHECKS.index(f.check)))

@@ -56,6 +56,7 @@ from .metric_registry import MetricNameError as MetricNameError
 from .metric_registry import MetricSpec as MetricSpec
 from .metric_registry import gain_of as gain_of
 from .metrics_pass import BUILTIN, Builtin, Pass
+from .quoting import quoted
 
 Ranking = Sequence[str]
 Judgments = Mapping[str, int]
@@ -244,7 +245,7 @@ def _unknown(name: str) -> MetricNameError:
     more = (
         f"; custom metrics: {custom}" if custom else (f"; {REGISTRY.hint}" if REGISTRY.hint else "")
     )
-    return MetricNameError(f"unknown metric '{name}'{_suggest(name)}{more}")
+    return MetricNameError(f"unknown metric {quoted(name)}{_suggest(name)}{more}")
 
 
 _CUT_DIGITS = 12  # far past any ranking (MAX_RESULTS)
@@ -266,10 +267,12 @@ def parse_metric(name: str) -> Metric:
     base = entry.spec.name
     if cut is None:
         if entry.spec.cut == "required":
-            raise MetricNameError(f"metric '{name}' needs a cut: write '{base}@10' (any k >= 1)")
+            raise MetricNameError(
+                f"metric {quoted(name)} needs a cut: write '{base}@10' (any k >= 1)"
+            )
         return Metric(base)
     if entry.spec.cut == "none":
-        raise MetricNameError(f"metric '{name}' takes no cut: write '{base}'")
+        raise MetricNameError(f"metric {quoted(name)} takes no cut: write '{base}'")
     if len(cut.lstrip("0")) > _CUT_DIGITS:  # int() refuses thousands of digits
         shown = cut if len(cut) <= 20 else cut[:20] + "..."
         raise MetricNameError(
@@ -277,7 +280,9 @@ def parse_metric(name: str) -> Metric:
             f"(at most {_CUT_DIGITS} digits), got {len(cut)} digits"
         )
     if not cut.isdigit() or int(cut) < 1:
-        raise MetricNameError(f"metric '{name}': the cut must be an integer >= 1, got '{cut}'")
+        raise MetricNameError(
+            f"metric {quoted(name)}: the cut must be an integer >= 1, got {quoted(cut)}"
+        )
     return Metric(base, int(cut))
 
 

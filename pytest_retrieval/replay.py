@@ -19,11 +19,12 @@ from pathlib import Path
 
 from .golden import GoldenQuery, Problem
 from .io.baseline_file import FORMAT as BASELINE_FORMAT
-from .io.common import FormatError, json_object_head, queries_of, some_ids
+from .io.common import FormatError, exists, json_object_head, queries_of, some_ids
 from .io.recording import FORMAT as RECORDING_FORMAT
 from .io.recording import Recorded, Recording, filters_as_recorded, is_recording, read_recording
 from .io.report_json import FORMAT as REPORT_FORMAT
 from .io.trec import REORDERED, Ranking, Run, read_run
+from .quoting import SHOWN, query_text, quoted
 from .retriever_metadata import Metadata
 from .runner import Answer
 
@@ -130,7 +131,7 @@ def read_shared(path: Path) -> Replay | None:
 def _stale(found: Recorded, query: GoldenQuery) -> str:
     """How the recorded query differs from the golden one ("" when it does not)."""
     if found.text and found.text != query.text:
-        return f"another text ({found.text!r})"
+        return f"another text ({query_text(found.text)})"
     if dict(found.filters) != filters_as_recorded(query.filters):
         return f"other filters ({dict(found.filters)!r})"
     return ""
@@ -213,14 +214,16 @@ def _a(kind: str) -> str:
 
 def _refuse_what_is_no_run(paths: Sequence[Path], shown: Sequence[str]) -> None:
     """Missing files, folders, a file given twice, and the plugin's own reports."""
-    pairs = list(zip(paths, shown, strict=True))
-    folders = [s for p, s in pairs if p.is_dir()]
+    pairs = [
+        (path, quoted(name, "", width=2 * SHOWN)) for path, name in zip(paths, shown, strict=True)
+    ]
+    folders = [s for p, s in pairs if exists(p, "dir")]
     if folders:
         raise ReplayError(
             f"--retrieval-replay: {', '.join(folders)} is a folder; give the run files in it "
             "(--retrieval-replay=runs/bm25.run --retrieval-replay=runs/dense.run)"
         )
-    missing = [s for p, s in pairs if not p.is_file()]
+    missing = [s for p, s in pairs if not exists(p, "file")]
     if missing:
         raise ReplayError(f"--retrieval-replay: no such file: {', '.join(missing)}")
     seen: dict[Path, str] = {}

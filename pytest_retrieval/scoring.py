@@ -15,6 +15,7 @@ from .golden import GoldenQuery
 from .io.common import counted
 from .metrics import CustomMetricError, Metric, evaluate, parse_metrics
 from .model import Outcome, QueryRecord
+from .quoting import query_text
 from .settings import Settings
 from .shapes import ResultKey, rank_results
 
@@ -145,7 +146,7 @@ def detail_text(query: GoldenQuery, record: QueryRecord, ranking: Sequence[str])
     )
     head = f"{record.outcome}: {metrics}"
     if record.error:
-        title = f"query '{query.id}' [{record.configuration}]: {query.text!r}"
+        title = f"query '{query.id}' [{record.configuration}]: {query_text(query.text)}"
         return f"{title}\n  {head}\n  {record.error}"
     body = failure_text(query, record, ranking).split("\n", 1)
     return "\n".join([body[0], f"  {head}", *body[1:]])
@@ -164,7 +165,7 @@ def failure_text(
     query: GoldenQuery, record: QueryRecord, ranking: Sequence[str], shown: int = 10
 ) -> str:
     """The failure message of a query: what was expected, the ranking with grades beside it."""
-    lines = [f"query '{query.id}' [{record.configuration}]: {query.text!r}"]
+    lines = [f"query '{query.id}' [{record.configuration}]: {query_text(query.text)}"]
     lines += [f"  {problem}" for problem in record.violations]
     forbid = set(query.forbid)
     depth = max(shown, max((ranking.index(d) + 1 for d in forbid if d in ranking), default=0))

@@ -24,6 +24,7 @@ from typing import Generic, Literal, TypeVar, get_args
 
 from .conventions import EMPTY_CONVENTIONS, GAINS, Conventions
 from .metrics import Metric, MetricNameError, max_cut, parse_metric, parse_metrics
+from .quoting import SHOWN, quoted
 
 REPORT_SUFFIXES = (".json", ".md", ".html")  # the report formats, by file suffix
 
@@ -57,7 +58,8 @@ _ASSIGNED_DECIMAL_COMMA = re.compile(r"=[+-]?\d+,\d")
 def _decimal_comma(where: str, word: str) -> SettingsError:
     """The refusal of a number written with a decimal comma (``0,02``), with the fix."""
     return SettingsError(
-        f"{where}: '{word}' has a decimal comma; write a point: {word.replace(',', '.')}"
+        f"{where}: {quoted(word)} has a decimal comma; write a point: "
+        f"{quoted(word.replace(',', '.'), '')}"
     )
 
 
@@ -143,9 +145,9 @@ def integer(minimum: int, maximum: int | None = None) -> Callable[[str, Raw], in
         try:
             value = int(text)
         except ValueError:
-            raise SettingsError(f"{key} must be an integer {wanted}, got '{text}'") from None
+            raise SettingsError(f"{key} must be an integer {wanted}, got {quoted(text)}") from None
         if value < minimum or (maximum is not None and value > maximum):
-            raise SettingsError(f"{key} must be an integer {wanted}, got {value}")
+            raise SettingsError(f"{key} must be an integer {wanted}, got {quoted(str(value), '')}")
         return value
 
     return parse
@@ -160,8 +162,9 @@ def _resamples(key: str, raw: Raw) -> int:
         )
     if value > MAX_RESAMPLES:
         raise SettingsError(
-            f"{key} must be at most {MAX_RESAMPLES:,}, got {value:,}: past that the intervals "
-            "do not change in the third decimal and the run's end takes minutes (10000 is plenty)"
+            f"{key} must be at most {MAX_RESAMPLES:,}, got {quoted(f'{value:,}', '')}: past that "
+            "the intervals do not change in the third decimal and the run's end takes minutes "
+            "(10000 is plenty)"
         )
     return value
 
@@ -173,7 +176,9 @@ def choice(choices: Sequence[str]) -> Callable[[str, Raw], str]:
     def parse(key: str, raw: Raw) -> str:
         value = _text(raw).lower()
         if value not in choices:
-            raise SettingsError(f"{key} must be one of {', '.join(choices)}, got '{_text(raw)}'")
+            raise SettingsError(
+                f"{key} must be one of {', '.join(choices)}, got {quoted(_text(raw))}"
+            )
         return value
 
     return parse
@@ -199,7 +204,7 @@ def _on_off(key: str, raw: Raw) -> bool:
         return True
     if value in ("false", "0", "no", "off"):
         return False
-    raise SettingsError(f"{key} must be true or false, got '{_text(raw)}'")
+    raise SettingsError(f"{key} must be true or false, got {quoted(_text(raw))}")
 
 
 def _optional_text(key: str, raw: Raw) -> str | None:
@@ -232,7 +237,8 @@ def _metrics(key: str, raw: Raw) -> tuple[Metric, ...]:
             metric = parse_metric(word)
             if metric in first:
                 raise SettingsError(
-                    f"{key}: {metric.name} is given twice ({first[metric]}, {word}); keep one"
+                    f"{key}: {metric.name} is given twice ({quoted(first[metric], '')}, "
+                    f"{quoted(word, '')}); keep one"
                 )
             first[metric] = word
     except MetricNameError as exc:
@@ -252,7 +258,7 @@ def _metric_names(key: str, raw: Raw) -> tuple[str, ...]:
 def _fixture(key: str, raw: Raw) -> str:
     name = _text(raw)
     if not name.isidentifier():
-        raise SettingsError(f"{key} must be a fixture name, got '{name}'")
+        raise SettingsError(f"{key} must be a fixture name, got {quoted(name)}")
     return name
 
 
@@ -273,15 +279,16 @@ def _seconds(key: str, raw: Raw) -> float | None:
         value = float(number)
     except ValueError:
         raise SettingsError(
-            f"{key} must be a duration: seconds (5, 0.5) or with a unit (500ms, 2s), got '{text}'"
+            f"{key} must be a duration: seconds (5, 0.5) or with a unit (500ms, 2s), "
+            f"got {quoted(text)}"
         ) from None
     if not math.isfinite(value) or value < 0:
-        raise SettingsError(f"{key} must be a duration >= 0, got '{text}'")
+        raise SettingsError(f"{key} must be a duration >= 0, got {quoted(text)}")
     seconds = value / 1000 if unit == "ms" else value
     if seconds > threading.TIMEOUT_MAX:  # a wait past it raises OverflowError in every call
         raise SettingsError(
             f"{key} must be at most {int(threading.TIMEOUT_MAX)} s (the longest wait the "
-            f"platform allows), got '{text}'; for no limit, write 0"
+            f"platform allows), got {quoted(text)}; for no limit, write 0"
         )
     return seconds or None  # 0: no deadline
 
@@ -309,9 +316,8 @@ def _items(key: str, raw: Raw) -> Items:
     # int() refuses thousands of digits: a shard past 12 of them holds every query anyway
     if name == "shard" and size.isdigit() and len(size) <= 12 and int(size) >= 1:
         return Items("shard", int(size))
-    given = _text(raw)
-    quoted = f"'{given}'" if len(given) <= 40 else f"'{given[:26]}...' ({len(given)} characters)"
-    raise SettingsError(f"{key} must be query, category or shard:N (e.g. shard:1000), got {quoted}")
+    given = quoted(_text(raw))
+    raise SettingsError(f"{key} must be query, category or shard:N (e.g. shard:1000), got {given}")
 
 
 @dataclass(frozen=True)
@@ -337,9 +343,11 @@ def _duration(key: str, word: str, text: str) -> float:
     try:
         value = float(text[: -len(unit)] if unit else "x")
     except ValueError:
-        raise SettingsError(f"{key}: '{word}' needs a duration with its unit (200ms, 2s)") from None
+        raise SettingsError(
+            f"{key}: {quoted(word)} needs a duration with its unit (200ms, 2s)"
+        ) from None
     if not math.isfinite(value) or value <= 0:
-        raise SettingsError(f"{key}: '{word}' must be a positive duration")
+        raise SettingsError(f"{key}: {quoted(word)} must be a positive duration")
     return value / 1000 if unit == "ms" else value
 
 
@@ -350,17 +358,18 @@ def _latency_budget(key: str, raw: Raw) -> tuple[LatencyLimit, ...]:
         configuration, colon, statistic = target.rpartition(":")
         if colon and not configuration.strip():
             raise SettingsError(
-                f"{key}: '{word}' names no configuration before ':'; write "
-                f"dense:{statistic}=... for one configuration, or {statistic}=... for every one"
+                f"{key}: {quoted(word)} names no configuration before ':'; write "
+                f"dense:{quoted(statistic, '')}=... for one configuration, or "
+                f"{quoted(statistic, '')}=... for every one"
             )
         if statistic not in LATENCY_STATISTICS or not value:
             raise SettingsError(
-                f"{key}: '{word}' is not statistic=duration (statistics: "
+                f"{key}: {quoted(word)} is not statistic=duration (statistics: "
                 f"{', '.join(LATENCY_STATISTICS)}; e.g. p95=200ms max=2s dense:p95=300ms)"
             )
         place = (configuration or None, statistic)
         if place in limits:
-            raise SettingsError(f"{key}: {target} is given twice; keep one")
+            raise SettingsError(f"{key}: {quoted(target, '')} is given twice; keep one")
         limits[place] = LatencyLimit(statistic, _duration(key, word, value), place[0])
     return tuple(limits.values())
 
@@ -370,7 +379,7 @@ def _alpha(key: str, raw: Raw) -> float:
     try:
         alpha = float(text)
     except ValueError:
-        raise SettingsError(f"{key} must be a number in (0, 1), got '{text}'") from None
+        raise SettingsError(f"{key} must be a number in (0, 1), got {quoted(text)}") from None
     if not 0 < alpha < 1:
         raise SettingsError(f"{key} must be a number in (0, 1), got {alpha}")
     return alpha
@@ -385,9 +394,11 @@ def _weights(key: str, raw: Raw) -> dict[str, float]:
         except ValueError:
             weight = -1.0
         if not sep or not name or not weight >= 0 or not math.isfinite(weight):
-            raise SettingsError(f"{key}: '{word}' is not category=weight (e.g. exact-name=0.4)")
+            raise SettingsError(
+                f"{key}: {quoted(word)} is not category=weight (e.g. exact-name=0.4)"
+            )
         if name in weights:
-            raise SettingsError(f"{key} gives {name} twice ('{word}'); keep one")
+            raise SettingsError(f"{key} gives {quoted(name, '')} twice ({quoted(word)}); keep one")
         weights[name] = weight
     if weights and sum(weights.values()) <= 0:
         raise SettingsError(f"{key}: the weights add up to 0")
@@ -399,7 +410,8 @@ def _report_paths(key: str, raw: Raw) -> tuple[str, ...]:
     for path in paths:
         if PurePath(path).suffix.lower() not in REPORT_SUFFIXES:
             raise SettingsError(
-                f"{key} {path}: the suffix must be one of {', '.join(REPORT_SUFFIXES)}"
+                f"{key} {quoted(path, '', width=2 * SHOWN)}: the suffix must be one of "
+                f"{', '.join(REPORT_SUFFIXES)}"
             )
     return tuple(paths)
 
@@ -423,7 +435,9 @@ def parse_group_by(spec: str, key: str = "--retrieval-group-by") -> GroupBy:
         tags = tuple(t for t in text[4:].replace("/", ",").split(",") if t)
         if tags:
             return GroupBy(tags)
-    raise SettingsError(f"{key} {spec}: write tag:NAME[,NAME...] (e.g. tag:core,rolling) or tags")
+    raise SettingsError(
+        f"{key} {quoted(spec, '')}: write tag:NAME[,NAME...] (e.g. tag:core,rolling) or tags"
+    )
 
 
 def _group_bys(key: str, raw: Raw) -> tuple[GroupBy, ...]:
@@ -457,7 +471,7 @@ def _one_tolerance(text: str, where: str) -> Tolerance:
     match = _NUMBER.match(text.strip())
     if not match:
         raise SettingsError(
-            f"{where}: '{text}' is not a tolerance; write an absolute drop (0.02) or a "
+            f"{where}: {quoted(text)} is not a tolerance; write an absolute drop (0.02) or a "
             "relative one (2%)"
         )
     value = float(match.group(1))
@@ -465,8 +479,8 @@ def _one_tolerance(text: str, where: str) -> Tolerance:
     if tolerance.value >= 1:
         what = "100% or more" if tolerance.relative else "1 or more"
         raise SettingsError(
-            f"{where}: '{text}' can never fail: metrics lie in 0..1, so a tolerance of {what} "
-            "allows every drop; write a drop the gate should catch (0.02, 2%)"
+            f"{where}: {quoted(text)} can never fail: metrics lie in 0..1, so a tolerance of "
+            f"{what} allows every drop; write a drop the gate should catch (0.02, 2%)"
         )
     return tolerance
 
@@ -511,12 +525,13 @@ def parse_tolerance(raw: Raw, where: str = "retrieval_tolerance") -> Tolerances:
         except MetricNameError as exc:
             raise SettingsError(f"{where}: {exc}") from None
         if metric in per_metric:
-            raise SettingsError(f"{where} gives {metric} twice ('{word}'); keep one")
+            raise SettingsError(f"{where} gives {metric} twice ({quoted(word)}); keep one")
         per_metric[metric] = _one_tolerance(value, where)
     if len(defaults) > 1:
         raise SettingsError(
-            f"{where} gives {len(defaults)} default tolerances ({', '.join(defaults)}); keep "
-            "one, and name a metric for the others (mrr=0.05)"
+            f"{where} gives {len(defaults)} default tolerances "
+            f"({quoted(', '.join(defaults), '')}); keep one, and name a metric for the others "
+            "(mrr=0.05)"
         )
     default = _one_tolerance(defaults[0] if defaults else TOLERANCE.default, where)
     return Tolerances(default, per_metric)
@@ -956,7 +971,7 @@ def unknown_ini_keys(keys: Iterable[str]) -> list[tuple[str, str]]:
         if key.startswith("retrieval_") and key not in known:
             close = difflib.get_close_matches(key, known, n=1)
             hint = f" (did you mean {close[0]}?)" if close else ""
-            found.append((key, f"unknown ini key {key}{hint}: ignored"))
+            found.append((key, f"unknown ini key {quoted(key, '')}{hint}: ignored"))
     return found
 
 

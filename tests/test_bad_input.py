@@ -1018,6 +1018,8 @@ def test_results_near_the_refused_shapes_are_read() -> None:
     assert ranked_results(returned) == (["a", "b", "c", "d"], [None, None, None, 1.0])
 
 
+_LONG_SHOWN = "'" + "x" * 40 + "...' (3,000 characters)"  # 3,000 x as a message shows them
+
 SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
     "decimal-comma": (
         {"retrieval_tolerance": "0,02"},
@@ -1148,7 +1150,7 @@ SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
     "items-shard-of-thousands-of-digits": (
         {"retrieval_items": "shard:1" + "0" * 5000},
         "retrieval_items must be query, category or shard:N (e.g. shard:1000), got "
-        "'shard:10000000000000000000...' (5007 characters)",
+        "'shard:1000000000000000000000000000000000...' (5,007 characters)",
     ),
     "timeout-nan": (
         {"retrieval_timeout": "nan"},
@@ -1242,6 +1244,42 @@ SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
     "group-by-bad": (
         {"retrieval_group_by": ["tag"]},
         "--retrieval-group-by tag: write tag:NAME[,NAME...] (e.g. tag:core,rolling) or tags",
+    ),
+    # a value pasted by mistake is shown cut, with its length (it was echoed whole)
+    **{
+        f"long-{key}": (
+            {key: "x" * 3000 if key != "retrieval_fixture" else "x" * 2999 + "-"},
+            f"{key}{says} {_LONG_SHOWN}{after}",
+        )
+        for key, says, after in [
+            ("retrieval_gain", " must be one of exponential, linear, got", ""),
+            ("retrieval_max_grade", " must be an integer in 1..100, got", ""),
+            ("retrieval_github", " must be true or false, got", ""),
+            ("retrieval_fixture", " must be a fixture name, got", ""),
+            ("retrieval_metrics", ": unknown metric", ""),
+            ("retrieval_gate_metrics", ": unknown metric", ""),
+            ("retrieval_weights", ":", " is not category=weight (e.g. exact-name=0.4)"),
+            (
+                "retrieval_tolerance",
+                ":",
+                " is not a tolerance; write an absolute drop (0.02) or a relative one (2%)",
+            ),
+            (
+                "retrieval_timeout",
+                " must be a duration: seconds (5, 0.5) or with a unit (500ms, 2s), got",
+                "",
+            ),
+        ]
+    },
+    "long-group-by": (
+        {"retrieval_group_by": ["x" * 3000]},
+        "--retrieval-group-by " + "x" * 40 + "... (3,000 characters): write "
+        "tag:NAME[,NAME...] (e.g. tag:core,rolling) or tags",
+    ),
+    "long-integer": (
+        {"retrieval_max_grade": "9" * 3000},
+        "retrieval_max_grade must be an integer in 1..100, got 9999999999999999999999999999999"
+        "999999999... (3,000 characters)",
     ),
 }
 
@@ -1843,3 +1881,18 @@ def test_a_metric_cut_of_thousands_of_digits_is_named_not_a_traceback(tmp_path: 
     )
     with pytest.raises(GoldenFileError, match=r"g\.jsonl:1: query 'a': 'expect'"):
         load_golden_file(path, shown="g.jsonl")
+
+
+def test_a_long_reference_or_golden_path_is_shown_cut(tmp_path: Path) -> None:
+    from pytest_retrieval.advice import settings_warnings
+    from pytest_retrieval.io.golden_file import golden_path_problems
+
+    (advice,) = settings_warnings(["bm25"], [], "x" * 3000, {})
+    assert str(advice) == (
+        f"retrieval_reference names {_LONG_SHOWN}, which is not among the configurations run "
+        "(bm25): compared with 'bm25' instead"
+    )
+    (problem,) = golden_path_problems(tmp_path, ["y" * 3000])
+    assert problem == f"{'y' * 100}... (3,000 characters) cannot be used (File name too long)"
+    (problem,) = golden_path_problems(tmp_path, ["y/" * 1500])
+    assert problem == f"{'y/' * 50}... (3,000 characters) does not exist under {tmp_path}"

@@ -111,6 +111,9 @@ def test_every_extra_check_names_file_line_query_and_fix(tmp_path):
             query: "  Which API  forecasts RAIN "
             tags: weather
             relevant: {a: 1}
+          - id: All-Zero
+            query: which API forecasts snow
+            relevant: {a: 1}
         """,
     )
     ran = cli("validate", cwd=project)
@@ -129,13 +132,16 @@ def test_every_extra_check_names_file_line_query_and_fix(tmp_path):
         "one [same-text]",
         "golden/g.yaml:13: query 'copy': 'tags' is text ('weather') for this query: it is "
         "read as the single tag 'weather'; write a list: tags: [weather] [tags-text]",
+        "golden/g.yaml:15: query 'All-Zero': its id differs only in letter case from "
+        "'all-zero' (golden/g.yaml:4): -k selects both, and a case-insensitive file system "
+        "or spreadsheet mixes them up; rename one of them [case-ids]",
     ]
     assert ran.lines[-1] == (
-        "5 problems in 1 of 1 golden file (0 the plugin refuses, 5 likely mistakes)"
+        "6 problems in 1 of 1 golden file (0 the plugin refuses, 6 likely mistakes)"
     )
     ignored = cli(
         "validate", "--ignore", "tags-text", "--ignore", "same-text", "--ignore", "all-zero",
-        "--ignore", "forbid-relevant", cwd=project,
+        "--ignore", "forbid-relevant", "--ignore", "case-ids", cwd=project,
     )  # fmt: skip
     assert ignored.code == 0, ignored.out
 

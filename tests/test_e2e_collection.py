@@ -583,6 +583,15 @@ def test_a_golden_file_reached_twice_through_a_link_is_collected_once(
     assert "golden/again/catalog.yaml is golden/catalog.yaml again, reached through a " in said
     assert said.count("reached through a symbolic link") == 2  # catalog.yaml, holdout.yml
     assert "duplicate id" not in said
+    out = result.stdout.str()
+    assert max(len(line) for line in out.splitlines() if "symbolic" in line) <= 80  # wrapped
+    strict = e2e_run(pytester, "--retrieval-eval", "-W", "error")
+    assert strict.ret == pytest.ExitCode.INTERRUPTED
+    text = strict.stdout.str()
+    assert (
+        "reached through a symbolic link" in text and "(-W error: RetrievalSettingsWarning)" in text
+    )
+    assert "evaluation_hooks.py" not in text  # a message, not the plugin's traceback
 
 
 def test_golden_files_linked_from_outside_the_golden_folder_are_collected(
@@ -648,3 +657,34 @@ def test_a_dangling_link_in_the_golden_folder_is_an_error_naming_its_target(
     assert "1 error during collection" in text and "Traceback" not in text
     ran = cli("validate", cwd=pytester.path)
     assert ran.code != 0 and says in " ".join((ran.out + ran.err).split()), ran.out + ran.err
+
+
+def test_ids_equal_but_for_letter_case_are_a_warning_naming_both(pytester: pytest.Pytester) -> None:
+    e2e_write_project(pytester)
+    e2e_write(
+        pytester,
+        "golden/more.yaml",
+        """\
+        - id: Rain-Tomorrow
+          query: will it rain tomorrow
+          relevant: [weather-forecast]
+        """,
+    )
+    pytester.makeconftest(
+        "import pytest\n@pytest.fixture\ndef retriever():\n"
+        "    return lambda q: ['weather-forecast']\n"
+    )
+    result = e2e_run(pytester, "--retrieval-eval", "-p", "no:randomly")
+    assert result.ret == pytest.ExitCode.OK
+    out = " ".join(result.stdout.str().split())
+    assert (
+        "golden/more.yaml:1: RetrievalGoldenWarning: query 'Rain-Tomorrow': its id differs only "
+        "in letter case from 'rain-tomorrow' (golden/catalog.yaml:6): -k selects both"
+    ) in out
+    assert "rename one of them" in out
+    strict = e2e_run(
+        pytester, "--retrieval-eval", "-W", "error::pytest_retrieval.RetrievalGoldenWarning"
+    )
+    assert strict.ret == pytest.ExitCode.INTERRUPTED
+    assert "golden/more.yaml:1: query 'Rain-Tomorrow': its id differs" in strict.stdout.str()
+    assert "Traceback" not in strict.stdout.str()

@@ -12,6 +12,7 @@ from golden_cases import GOLDEN_ERRORS
 from conftest import (
     E2E_CONFIGS,
     E2E_QUERY_IDS,
+    E2E_RETRIEVER_CONFTEST,
     e2e_junit_cases,
     e2e_junit_properties,
     e2e_load_json,
@@ -541,3 +542,23 @@ def test_a_teardown_error_of_the_previous_configuration_says_what_happened(
         "at the setup of the next item, this one of 'dense': fix the code after the yield "
         "of 'retriever' for 'bm25'"
     }
+
+
+def test_an_item_whose_body_another_plugin_replaced_is_a_named_error(
+    pytester: pytest.Pytester,
+) -> None:
+    """No record came back from a body that never ran: an error scoring 0 that says why,
+    not an error with an empty message."""
+    e2e_write_project(pytester)
+    pytester.makeconftest(
+        E2E_RETRIEVER_CONFTEST
+        + "\n\n@pytest.hookimpl(wrapper=True)\ndef pytest_pyfunc_call(pyfuncitem):\n"
+        "    pyfuncitem.obj = lambda *args, **kwargs: None  # as --trace's pdb does on quit\n"
+        "    return (yield)\n"
+    )
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-report=r.json")
+    entry = e2e_load_json(pytester.path / "r.json")["configurations"]["bm25"]["queries"]
+    error = entry["rain-tomorrow"]["error"]
+    assert entry["rain-tomorrow"]["outcome"] == "error"
+    assert error.startswith("the item ended without running its queries")
+    assert result.ret == pytest.ExitCode.OK  # pytest saw every item pass

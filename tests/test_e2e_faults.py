@@ -9,6 +9,8 @@ from __future__ import annotations
 import fnmatch
 import io
 import json
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -208,6 +210,25 @@ def test_a_recording_that_cannot_be_written_fails_the_run(
     assert "rec.jsonl: No space left on device (the run went on without it" in said
 
 
+def test_a_recording_that_cannot_be_started_names_the_file_asked_for(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read-only folder: the message names --retrieval-record's path and the reason, not
+    the temporary file the recording is written to first."""
+    from pytest_retrieval.io.recording import RecordingWriter
+
+    def read_only(self: object, path: Path, *args: object) -> None:
+        raise PermissionError(13, "Permission denied", str(path.parent / ".rec.jsonl.x1y2.tmp"))
+
+    e2e_write_project(pytester)
+    monkeypatch.setattr(RecordingWriter, "__init__", read_only)
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-record=rec.jsonl")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    err = result.stderr.str()
+    assert "--retrieval-record rec.jsonl: cannot write there: Permission denied" in err
+    assert ".tmp" not in err
+
+
 def test_a_log_append_that_fails_is_named_and_leaves_no_torn_line(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -388,12 +409,18 @@ def test_an_interrupted_run_writes_reports_marked_incomplete_and_no_gate(
     assert "retrieval gate: PASSED" not in result.stdout.str()
 
 
-def test_a_run_stopped_by_x_is_not_gated_and_updates_nothing(pytester: pytest.Pytester) -> None:
+@pytest.mark.parametrize("xdist", [[], ["-n", "1"]], ids=["serial", "xdist"])
+def test_a_run_stopped_by_x_is_not_gated_and_updates_nothing(
+    pytester: pytest.Pytester, xdist: list[str]
+) -> None:
+    if xdist:  # xdist's controller is stopped by its own exception, not session.shouldfail
+        pytest.importorskip("xdist")
     e2e_write_project(pytester)
     catalog = pytester.path / "golden" / "catalog.yaml"
     catalog.write_text(catalog.read_text().replace("{mrr: 0.5}", "{mrr: 1.0}"))
-    result = e2e_run(pytester, *UPDATE, "-x", "--retrieval-report=r.json")
-    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result = e2e_run(pytester, *UPDATE, "-x", "--retrieval-report=r.json", *xdist)
+    stopped = pytest.ExitCode.INTERRUPTED if xdist else pytest.ExitCode.TESTS_FAILED  # xdist's
+    assert result.ret == stopped
     text = " ".join(result.stdout.str().split())
     assert "the run is incomplete (stopped early: stopping after 1 failures)" in text
     assert not (pytester.path / "golden" / "baseline.json").exists()
@@ -635,3 +662,131 @@ def test_a_fixture_raising_an_exception_whose_str_raises_is_an_error_not_interna
     ]
     assert entry["outcome"] == "error"
     assert entry["error"] == "setup failed: Unprintable: <its str() raised RuntimeError>"
+
+
+LONG_NAME = "x" * 300  # past the 255 bytes a file name may have
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--retrieval-report", f"{LONG_NAME}.json"], "--retrieval-report xxxx"),
+        (["--retrieval-record", f"{LONG_NAME}.jsonl"], "--retrieval-record xxxx"),
+        (["--retrieval-log", f"{LONG_NAME}.jsonl"], "--retrieval-log xxxx"),
+        (["--retrieval-baseline", f"{LONG_NAME}.json"], "the baseline xxxx"),
+        (["--retrieval-replay", f"{LONG_NAME}.jsonl"], "--retrieval-replay: no such file: xxxx"),
+        (["-o", f"retrieval_golden={LONG_NAME}"], "retrieval_golden: xxxx"),
+    ],
+)
+def test_a_file_name_longer_than_the_system_allows_is_a_usage_error(
+    pytester: pytest.Pytester, args: list[str], says: str
+) -> None:
+    e2e_write_project(pytester)
+    result = e2e_run(pytester, "--retrieval-eval", *args)
+    err = result.stderr.str()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, err
+    assert "INTERNALERROR" not in err + result.stdout.str()
+    assert says in err and "characters)" in err  # the name shown cut, not 300 x
+    assert max(len(line) for line in err.splitlines()) < 300
+
+
+def test_two_runs_updating_one_baseline_take_turns_and_keep_both(
+    pytester: pytest.Pytester,
+) -> None:
+    from pytest_retrieval.io.atomic import folder_locked
+
+    e2e_write_project(pytester)
+    baseline = pytester.path / "golden" / "baseline.json"
+    assert e2e_run(pytester, *UPDATE, "-k", "bm25").ret == 0
+    other_run = baseline.read_text(encoding="utf-8")  # what the other run will write
+    baseline.unlink()
+    locked, done = threading.Event(), threading.Event()
+
+    def other_update() -> None:  # holds the lock while this run reaches its update
+        with folder_locked(baseline):
+            locked.set()
+            time.sleep(1.0)
+            baseline.write_text(other_run, encoding="utf-8")
+        done.set()
+
+    threading.Thread(target=other_update, daemon=True).start()
+    locked.wait(5)
+    assert e2e_run(pytester, *UPDATE, "-k", "dense").ret == 0
+    done.wait(5)
+    written = e2e_load_json(baseline)["configurations"]
+    assert sorted(written) == ["bm25", "dense"]  # the later update merged the earlier one
+
+
+def test_a_warning_at_a_megabyte_long_golden_line_shows_the_line_cut(
+    pytester: pytest.Pytester,
+) -> None:
+    """The noise warning sits at a category's first query; pytest prints that line of the
+    file whole, and a JSON Lines query may be a passage of a megabyte."""
+    import linecache
+
+    e2e_write_project(pytester)
+    long_query = {"id": "long", "query": "word " * 200_000, "relevant": {"weather-forecast": 3}}
+    (pytester.path / "golden" / "long.jsonl").write_text(
+        json.dumps({**long_query, "category": "passages"}) + "\n", encoding="utf-8"
+    )
+    pytester.makeconftest(
+        "import pytest\n@pytest.fixture\ndef retriever():\n"
+        "    return lambda q: ['weather-forecast']\n"
+    )
+    result = e2e_run(pytester, "--retrieval-eval", "-p", "no:randomly")
+    out = result.stdout.str()
+    assert "RetrievalNoiseWarning: passages: n=1" in " ".join(out.split())
+    assert '{"id": "long", "query": "word word' in out  # the line, cut to the width
+    assert max(len(line) for line in out.splitlines()) < 200
+    assert "golden/long.jsonl" not in linecache.cache  # the cut lines were for the summary
+
+
+@pytest.mark.parametrize("option", ["--setup-plan", "--setup-only"])
+def test_setup_plan_runs_no_query_so_nothing_is_evaluated_or_gated(
+    pytester: pytest.Pytester, option: str
+) -> None:
+    """No item's body runs: not 14 queries 'sent no result (a crashed worker?)' scoring 0."""
+    e2e_write_project(pytester)
+    assert e2e_run(pytester, *UPDATE).ret == 0
+    result = e2e_run(pytester, "--retrieval-eval", option, "--retrieval-report=r.json")
+    assert result.ret == pytest.ExitCode.OK
+    out = result.stdout.str()
+    assert "sent no result" not in out and "retrieval gate" not in out
+    assert not (pytester.path / "r.json").exists()
+
+
+def test_without_the_terminal_plugin_the_evaluation_runs_and_writes_its_reports(
+    pytester: pytest.Pytester,
+) -> None:
+    e2e_write_project(pytester)
+    result = e2e_run(pytester, "--retrieval-eval", "-p", "no:terminal", "--retrieval-report=r.json")
+    assert result.ret == pytest.ExitCode.OK  # the warnings' wrapping asked for the terminal
+    assert e2e_load_json(pytester.path / "r.json")["complete"] is True
+
+
+def test_without_the_python_plugin_the_evaluation_is_a_usage_error(
+    pytester: pytest.Pytester,
+) -> None:
+    e2e_write_project(pytester)
+    result = e2e_run(pytester, "--retrieval-eval", "-p", "no:python")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "needs pytest's python plugin: remove -p no:python" in result.stderr.str()
+
+
+def test_a_megabyte_query_fails_and_is_shown_with_its_text_cut(pytester: pytest.Pytester) -> None:
+    """A passage used as a query: its failure and --retrieval-show print its start and
+    length (the failure was 13,000 wrapped lines)."""
+    e2e_write_project(pytester)
+    query = {"id": "long", "query": "word " * 200_000, "relevant": {"nowhere": 3}}
+    (pytester.path / "golden" / "long.jsonl").write_text(
+        json.dumps({**query, "expect": {"mrr": 1.0}}) + "\n", encoding="utf-8"
+    )
+    pytester.makeconftest(
+        "import pytest\n@pytest.fixture\ndef retriever():\n    return lambda q: ['a', 'b']\n"
+    )
+    result = e2e_run(pytester, "--retrieval-eval", "-k", "long", "--retrieval-show=long")
+    out = result.stdout.str()
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert len(out.splitlines()) < 200
+    assert max(len(line) for line in out.splitlines() if "rootdir:" not in line) <= 80
+    assert "... (1,000,000 characters)" in " ".join(out.split())

@@ -605,6 +605,18 @@ def test_a_misspelled_ini_key_is_a_warning_at_its_line_naming_the_key_meant(
     assert strict.ret != pytest.ExitCode.OK
 
 
+def test_a_misspelled_key_given_with_o_is_a_warning_naming_the_key_meant(
+    pytester: pytest.Pytester,
+) -> None:
+    e2e_write_project(pytester)
+    result = e2e_run(pytester, "--retrieval-eval", "-o", "retrieval_tolerence=0.5")
+    text = " ".join(result.stdout.str().split())
+    assert (
+        "RetrievalSettingsWarning: -o unknown ini key retrieval_tolerence (did you mean "
+        "retrieval_tolerance?): ignored; the setting it meant keeps its default"
+    ) in text
+
+
 @pytest.mark.parametrize(
     ("name", "text", "key", "line"),
     [

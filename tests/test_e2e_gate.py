@@ -1125,6 +1125,7 @@ def test_update_over_a_k_subset_replaces_only_those_queries(project: pytest.Pyte
     # a narrower subset inside one configuration: the rest of it is kept
     set_plan(project, {"*": {"@lexical": "swap"}})
     done = update(project, "-k", "bm25 and lex-4")
+    assert "retrieval baseline written: golden/baseline.json (bm25: 1 query)" in done.lines
     kept = "  kept from the previous baseline (not run now, or errored): bm25: 11, fused: 12"
     assert kept in done.lines
     data = json.loads(baseline_path(project).read_text(encoding="utf-8"))

@@ -26,7 +26,13 @@ from pytest_retrieval.history import (
     previous_run,
     since_previous,
 )
-from pytest_retrieval.io.history_file import append_entry, append_line, parse_log, read_log
+from pytest_retrieval.io.history_file import (
+    append_entry,
+    append_line,
+    holds_other_data,
+    parse_log,
+    read_log,
+)
 from pytest_retrieval.report.history_text import since_lines
 from pytest_retrieval.settings import Settings, StatsSettings
 
@@ -150,6 +156,18 @@ def test_append_then_read(tmp_path: Path) -> None:
     read = read_log(log)
     assert read.entries == [first, second] and read.problems == []
     assert read_log(tmp_path / "none.jsonl").entries == []
+
+
+def test_a_log_that_starts_with_a_byte_order_mark_is_read_and_appended_to(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "log.jsonl"
+    first, second = entry(0.5), entry(0.6)
+    log.write_bytes(b"\xef\xbb\xbf" + first.line().encode() + b"\n")  # an editor saved it
+    assert not holds_other_data(log)
+    append_entry(log, second)
+    read = read_log(log)
+    assert read.entries == [first, second] and read.problems == []
 
 
 def test_a_torn_last_line_is_skipped_with_why_then_cut_off_by_the_next_append(

@@ -6,8 +6,13 @@ import contextlib
 import errno
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+
+try:  # POSIX; elsewhere nothing is locked (one writer at a time is the user's duty)
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
 
 
 def write_atomic(path: Path, text: str | Iterable[str]) -> None:
@@ -48,6 +53,26 @@ def write_atomic(path: Path, text: str | Iterable[str]) -> None:
             raise type(exc)(exc.errno, exc.strerror, str(path)) from None
         raise
     _sync_folder(path.parent)
+
+
+@contextlib.contextmanager
+def folder_locked(path: Path) -> Iterator[None]:
+    """An exclusive lock on the folder of ``path`` for a read, change and write of it: two
+    runs updating one file (two CI jobs updating a baseline) take turns, so neither
+    overwrites what the other merged in. Best effort: no lock where the folder does not
+    exist yet or the system has no ``flock`` for folders."""
+    try:
+        fd = os.open(path.parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        yield
+        return
+    try:
+        if fcntl is not None:
+            with contextlib.suppress(OSError):
+                fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing it releases the lock
 
 
 def _sync_folder(folder: Path) -> None:

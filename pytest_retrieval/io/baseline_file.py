@@ -246,10 +246,10 @@ def _check_summary(
 def read_baseline(path: Path, shown: str | None = None) -> Baseline:
     """Read and parse a baseline file; :class:`BaselineMissing` when there is none."""
     shown = shown or str(path)
-    if not path.exists():
-        raise BaselineMissing(f"no baseline at {shown}")
     try:
         text = path.read_text(encoding="utf-8-sig")  # a byte-order mark from an editor
+    except (FileNotFoundError, NotADirectoryError):
+        raise BaselineMissing(f"no baseline at {shown}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise BaselineError(f"cannot read {shown}: {exc}") from None
     return parse_baseline(text, shown)

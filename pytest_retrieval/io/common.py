@@ -302,3 +302,15 @@ __all__ = [
     "some_ids",
     "split_fields",
 ]
+
+
+def exists(path: Path, kind: str = "any") -> bool:
+    """Whether ``path`` exists (``kind``: "any", "file" or "dir"); False also where the
+    system refuses to look, a name longer than the file system allows, for which
+    ``Path.exists`` raises."""
+    try:
+        return (
+            path.is_file() if kind == "file" else path.is_dir() if kind == "dir" else path.exists()
+        )
+    except OSError:
+        return False

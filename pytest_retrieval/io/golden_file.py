@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..bulk import paused_gc
 from ..golden import GoldenFileError, GoldenQuery, Problem
+from ..quoting import SHOWN, quoted
 from .golden_check import check_file
 from .golden_jsonl import parse_jsonl
 from .golden_yaml import parse_yaml
@@ -104,10 +105,16 @@ def golden_path_problems(
     otherwise leave its queries out unnoticed."""
     problems = []
     for shown in given:
-        path = root / shown
-        if not path.exists():
-            problems.append(f"{shown} does not exist under {root}")
-        elif path.is_file() and not is_golden_file(path):
+        path, named = root / shown, quoted(shown, "", width=2 * SHOWN)
+        try:
+            path.stat()
+        except (FileNotFoundError, NotADirectoryError):
+            problems.append(f"{named} does not exist under {root}")
+            continue
+        except OSError as exc:  # a name too long, a loop of links
+            problems.append(f"{named} cannot be used ({exc.strerror or exc})")
+            continue
+        if path.is_file() and not is_golden_file(path):
             problems.append(f"{shown} is not a golden file (.yaml, .yml or .jsonl)")
         elif path.is_dir() and next(_walk(path, skipped, set()), None) is None:
             problems.append(f"{shown} holds no golden file (.yaml, .yml or .jsonl)")

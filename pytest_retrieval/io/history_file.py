@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..history import FORMAT, LogEntry, LogEntryError, entry_from
-from .common import loads_json
+from .common import exists, loads_json
 
 try:  # POSIX; elsewhere appends are not locked (one writer at a time is the user's duty)
     import fcntl
@@ -36,6 +36,7 @@ class LogProblem:
 
 
 EXCERPT = 100  # characters of a skipped line shown with its warning
+BOM = b"\xef\xbb\xbf"  # UTF-8's byte-order mark, which some editors write first
 
 
 def cut(text: str, width: int = EXCERPT) -> str:
@@ -151,9 +152,10 @@ def _read_bytes(path: Path) -> bytes:
 
 
 def parse_log(data: bytes) -> LogRead:
-    """Every entry of a log's bytes; each line that cannot be read becomes a problem."""
+    """Every entry of a log's bytes (a byte-order mark first is allowed: an editor's);
+    each line that cannot be read becomes a problem."""
     read = LogRead()
-    lines = data.split(b"\n")
+    lines = data.removeprefix(BOM).split(b"\n")
     last = len(lines) if not data.endswith(b"\n") else 0  # a line without its newline
     for number, raw in enumerate(lines, start=1):
         if not raw.strip():
@@ -180,7 +182,7 @@ def holds_other_data(path: Path) -> bool:
     to it would spoil a file that is not a log (a baseline, a conftest.py)."""
     try:
         with path.open("rb") as handle:
-            first = handle.readline(1 << 16).strip()
+            first = handle.readline(1 << 16).removeprefix(BOM).strip()
     except OSError:
         return False  # none there (or unreadable: the append says why)
     return bool(first) and not (first.startswith(b"{") and FORMAT.encode() in first)
@@ -188,6 +190,6 @@ def holds_other_data(path: Path) -> bool:
 
 def read_log(path: Path) -> LogRead:
     """The log at ``path`` (an empty one when there is no file). OSError propagates."""
-    if not path.exists():
+    if not exists(path):
         return LogRead()
     return parse_log(_read_bytes(path))

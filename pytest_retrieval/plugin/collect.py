@@ -18,9 +18,10 @@ from collections.abc import Callable, Iterable
 
 import pytest
 
-from ..advice import RetrievalSettingsWarning
-from ..golden import GoldenFileError
+from ..advice import RetrievalGoldenWarning, RetrievalSettingsWarning
+from ..golden import GoldenFileError, Problem
 from ..io.golden_file import load_golden_file
+from ..quoting import SHOWN, quoted
 from ..sharding import item_groups, keyword_note, query_ids_in_keyword
 from .item import ExpectationFailed, run_queries, run_query
 from .keys import COLLECTED_KEY, GOLDEN_SET_KEY, KEYWORD_NAMES_KEY, SETTINGS_KEY
@@ -98,7 +99,7 @@ class GoldenFile(pytest.Module):
         shown = self.nodeid.split("::")[0] or self.path.name
         try:
             queries = load_golden_file(self.path, max_grade=run.settings.max_grade, shown=shown)
-            self.config.stash[GOLDEN_SET_KEY].add_file(queries)
+            self._advise(self.config.stash[GOLDEN_SET_KEY].add_file(queries))
         except GoldenFileError as exc:
             count = len(exc.problems)
             raise self.CollectError(
@@ -112,6 +113,20 @@ class GoldenFile(pytest.Module):
             function = _function(Golden(members, coarse), name, module.__name__, arg)
             setattr(module, name, function)
         return module
+
+    def _advise(self, advice: list[Problem]) -> None:
+        """Each piece of advice on this file as a warning at its line (once, not in every
+        xdist worker); under ``-W error`` the file's collection error saying the same."""
+        if getattr(self.config, "workerinput", {}).get("workerid", "gw0") != "gw0":
+            return
+        kind = RetrievalGoldenWarning
+        for problem in advice:
+            text = str(problem).removeprefix(f"{problem.path}:{problem.line}: ")
+            try:
+                shown = warning_text(self.config, kind, text, problem.path, problem.line)
+                warnings.warn_explicit(kind(shown), kind, problem.path, problem.line)
+            except RetrievalGoldenWarning:
+                raise self.CollectError(f"{problem} (-W error: {kind.__name__})") from None
 
     def istestfunction(self, obj: object, name: str) -> bool:
         return isinstance(getattr(obj, QUERIES_ATTR, None), Golden)
@@ -261,10 +276,10 @@ def missing_fixture(items: Iterable[pytest.Item], fixture: str) -> str | None:
     others = _conftest_fixtures(golden.config)
     known = f"; fixtures that exist here: {', '.join(others)}" if others else ""
     return (
-        f"--retrieval-eval: no fixture named '{fixture}' (retrieval_fixture = {fixture}) is "
-        f"defined for {golden.nodeid.split('::')[0]}{known}. Define the retriever fixture in "
-        "conftest.py, for example:\n\n"
-        + FIXTURE_EXAMPLE.format(name=fixture)
+        f"--retrieval-eval: no fixture named {quoted(fixture)} (retrieval_fixture = "
+        f"{quoted(fixture, '')}) is defined for {golden.nodeid.split('::')[0]}{known}. Define "
+        "the retriever fixture in conftest.py, for example:\n\n"
+        + FIXTURE_EXAMPLE.format(name=fixture if len(fixture) <= SHOWN else "retriever")
         + "\n\nor set retrieval_fixture in your ini file to the name of your fixture."
     )
 

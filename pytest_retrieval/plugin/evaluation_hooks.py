@@ -55,7 +55,7 @@ from .metric_hooks import install_custom_metrics
 from .nodes import REPLAY_ARG, golden_ids, golden_of, item_configuration, nothing_to_find_ids
 from .options import option_values
 from .output_paths import refuse_clashing_outputs
-from .outputs import shown_path
+from .outputs import shown_path, warning_text
 from .replaying import load_for_run, share_with_worker
 from .result_keys import stash_result_keys
 from .session import RetrievalSession
@@ -139,6 +139,11 @@ def _redirect_collection(config: pytest.Config, run: RunSettings) -> None:
 def start(config: pytest.Config) -> None:
     """What ``pytest_configure`` does for an evaluation run: the settings, the golden
     set, the replay, the paths to collect and (in the controller) the session."""
+    if not config.pluginmanager.has_plugin("python"):
+        raise pytest.UsageError(
+            "--retrieval-eval: golden queries are collected as test functions, which needs "
+            "pytest's python plugin: remove -p no:python"
+        )
     config.pluginmanager.register(GoldenItemHooks(), ITEM_HOOKS_PLUGIN)
     end_on_sigterm(config)
     freeze_at_exit()
@@ -264,7 +269,13 @@ def _warn_once_of_a_second_path(config: pytest.Config, again: Path, first: Path)
         f"{shown[0]} is {shown[1]} again, reached through a symbolic link: collected once, "
         f"as {shown[1]} (a link into the golden folder, or a loop)"
     )
-    warnings.warn_explicit(RetrievalSettingsWarning(text), RetrievalSettingsWarning, shown[0], 1)
+    kind = RetrievalSettingsWarning
+    try:
+        warnings.warn_explicit(
+            kind(warning_text(config, kind, text, shown[0], 1)), kind, shown[0], 1
+        )
+    except RetrievalSettingsWarning:  # -W error: the folder's collection error, saying why
+        raise pytest.Collector.CollectError(f"{text} (-W error: {kind.__name__})") from None
 
 
 class GoldenItemHooks:

@@ -456,6 +456,12 @@ def _teardown_text(item: pytest.Item, fixture: str, settings: Settings, error: s
     )
 
 
+NOT_RUN = (
+    "the item ended without running its queries (a debugger quit under --trace, or "
+    "another plugin replaced the test function): nothing was retrieved"
+)
+
+
 def records_without_scoring(
     item: pytest.Item,
     queries: Sequence[GoldenQuery],
@@ -475,6 +481,7 @@ def records_without_scoring(
         why = _teardown_text(item, torn, settings, _short(call))
     else:
         why = ("setup failed: " if call.when == "setup" else "") + _short(call)
+    why = why or NOT_RUN
     records = [errored(q, configuration, settings, why, position) for q in queries]
     for record in records:
         if report.skipped:  # an imperative pytest.xfail() before scoring

@@ -44,11 +44,18 @@ def _setup_without(config: pytest.Config) -> tuple[Path, Path | None]:
     return found[0], found[1]
 
 
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except OSError:  # a name longer than the file system allows: no test path either
+        return False
+
+
 def check_misread_paths(config: pytest.Config) -> None:
     """Stop with a usage error when a space-form path option moved the rootdir."""
     args = [*shlex.split(os.environ.get("PYTEST_ADDOPTS", "")), *config.invocation_params.args]
     base = config.invocation_params.dir
-    suspects = [(o, v) for o, v in _space_form(args) if (base / v).exists()]
+    suspects = [(o, v) for o, v in _space_form(args) if _exists(base / v)]
     if not suspects:
         return
     rootpath, inipath = _setup_without(config)

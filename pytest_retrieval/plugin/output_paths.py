@@ -17,6 +17,7 @@ import pytest
 from ..io.baseline_file import looks_like_baseline
 from ..io.history_file import holds_other_data
 from ..io.recording import is_recording
+from ..quoting import SHOWN, quoted
 from ..report.marks import NOT_A_REPORT, is_own_report
 from ..settings import RunSettings
 from .outputs import log_path
@@ -25,13 +26,30 @@ from .outputs import log_path
 def _outputs(config: pytest.Config, run: RunSettings) -> list[tuple[str, Path]]:
     """(how the option names it, path) of every file this run writes but the baseline."""
     base = config.invocation_params.dir
-    found = [(f"--retrieval-report {p}", base / p) for p in run.run.reports]
+    found = [(f"--retrieval-report {_shown(p)}", base / p) for p in run.run.reports]
     if run.run.calls.record is not None:
-        found.append((f"--retrieval-record {run.run.calls.record}", base / run.run.calls.record))
+        record = run.run.calls.record
+        found.append((f"--retrieval-record {_shown(record)}", base / record))
     log = log_path(config, run)
-    if log is not None:
-        found.append((f"--retrieval-log {run.run.log}", log))
+    if log is not None and run.run.log is not None:
+        found.append((f"--retrieval-log {_shown(run.run.log)}", log))
     return found
+
+
+def _shown(path: str) -> str:
+    """A path as a message names it: cut when it is hundreds of characters long."""
+    return quoted(path, "", width=2 * SHOWN)
+
+
+def _refuse_unusable(what: str, path: Path) -> None:
+    """A path the system refuses to look at (a name longer than the file system allows,
+    a loop of links) is a usage error now, not a traceback when the file is written."""
+    try:
+        path.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        pass
+    except OSError as exc:
+        _refuse(f"{what}: the path cannot be used ({exc.strerror or exc}); give another path")
 
 
 def _refuse(text: str) -> None:
@@ -43,7 +61,9 @@ def refuse_clashing_outputs(config: pytest.Config, run: RunSettings, baseline: P
     outputs = _outputs(config, run)
     replayed = {(config.invocation_params.dir / p).resolve() for p in run.run.calls.replay}
     seen: dict[Path, str] = {}
+    _refuse_unusable(f"the baseline {_shown(run.run.baseline)}", baseline)
     for what, path in outputs:
+        _refuse_unusable(what, path)
         resolved = path.resolve()
         if path.is_dir():
             _refuse(f"{what} is a folder: give the path of a file to write")
@@ -75,7 +95,7 @@ def _refuse_replacing_with_a_baseline(
 ) -> None:
     """``--retrieval-update-baseline`` writes the baseline: never over a folder, a file
     being replayed, or an existing file that is no baseline (a golden file, a report)."""
-    what = f"--retrieval-update-baseline writes the baseline {run.run.baseline}"
+    what = f"--retrieval-update-baseline writes the baseline {_shown(run.run.baseline)}"
     if baseline.is_dir():
         _refuse(f"{what}, which is a folder: give the baseline the path of a file")
     blocking = next((p for p in baseline.parents if p.exists()), None)

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import functools
 import linecache
 import os
 import textwrap
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,6 +34,7 @@ from ..report.github import workflow_commands
 from ..report.markdown import markdown_report
 from ..report.run_report import RunReport
 from ..settings import LOG, RunSettings
+from .terminal import full_width
 
 
 def utc_now() -> str:
@@ -65,10 +67,17 @@ def warning_text(
 ) -> str:
     """``text`` wrapped to the terminal as pytest's warnings summary shows it, after
     ``path:line: Kind: `` on its first line (pytest indents the summary by 2 or 4);
-    never at a hyphen, so an option or a name to copy stays whole."""
-    width = config.get_terminal_writer().fullwidth - 4
+    never at a hyphen, and inside a word only when it is longer than a line, so an
+    option, a path or a name to copy stays whole: a first word that does not fit beside
+    ``path:line: Kind: `` starts the next line."""
+    width = max(full_width(config) - 4, 40)
     prefix = " " * len(f"{path}:{line}: {kind.__name__}: ")
-    wrapped = textwrap.wrap(text, max(width, 40), initial_indent=prefix, break_on_hyphens=False)
+    wrap = functools.partial(textwrap.wrap, width=width, break_on_hyphens=False)
+    wrapped = wrap(text, initial_indent=prefix, break_long_words=False)
+    if wrapped and len(wrapped[0]) > width:
+        wrapped = ["", *wrap(text, break_long_words=False)]
+    if any(len(shown) > width for shown in wrapped):  # a word longer than a line
+        wrapped = wrap(text, initial_indent=prefix)
     return "\n".join(wrapped).removeprefix(prefix)
 
 
@@ -104,6 +113,30 @@ def _line_shown_as(path: str, line: int, shown: str) -> Iterator[None]:
             linecache.cache.pop(path, None)
         else:
             linecache.cache[path] = before
+
+
+@contextlib.contextmanager
+def sources_cut(config: pytest.Config, paths: Iterable[str]) -> Iterator[None]:
+    """Within: ``linecache`` gives each file of ``paths`` with its lines longer than the
+    terminal cut, so a warning located at a golden file's line shows a line that fits
+    (pytest prints the whole line: a JSON Lines query may be a megabyte); as it was after."""
+    width = max(full_width(config) - 8, 40)
+    before = {path: linecache.cache.get(path) for path in set(paths)}
+    for path in before:
+        lines = linecache.getlines(path)
+        if any(len(line) > width + 1 for line in lines):
+            cut = [
+                line if len(line) <= width + 1 else line[: width - 3] + "...\n" for line in lines
+            ]
+            linecache.cache[path] = (sum(map(len, cut)), None, cut, path)  # no mtime: kept
+    try:
+        yield
+    finally:
+        for path, entry in before.items():
+            if entry is None:
+                linecache.cache.pop(path, None)
+            else:
+                linecache.cache[path] = entry
 
 
 @dataclass

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 
+from ..io.common import exists
 from ..replay import Replay, ReplayError, load_replay, read_shared, write_shared
 from ..settings import RunSettings
 from .keys import REPLAY_KEY, RETRIEVERS_KEY
@@ -53,7 +54,7 @@ def load_for_run(config: pytest.Config, run: RunSettings) -> Replay | None:
 
 
 def _read(config: pytest.Config, paths: list[Path], shown: list[str]) -> Replay:
-    size = sum(p.stat().st_size for p in paths if p.is_file())
+    size = sum(p.stat().st_size for p in paths if exists(p, "file"))
     say = _notice(config) if size >= NOTICE_BYTES else None
     if say is not None:
         say(f"retrieval replay: reading {', '.join(shown)} ({size / 2**20:,.0f} MiB) ...")

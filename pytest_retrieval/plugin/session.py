@@ -32,12 +32,14 @@ from ..baseline import (
 from ..evaluation import Evaluation, analyse
 from ..gate import GateResult, hold_latency_budgets, run_gate
 from ..history import build_entry
+from ..io.atomic import folder_locked
 from ..io.baseline_file import read_baseline, write_baseline
-from ..io.common import counted
+from ..io.common import counted, exists
 from ..io.ini import IniError, key_line, read_config_file
 from ..io.provenance import provenance
 from ..io.recording import RecordingWriter
 from ..model import Outcome, QueryRecord, RecordError, Results, rows_of
+from ..quoting import quoted
 from ..replay import recording_notes, trec_coverage
 from ..report.gate_text import explain, headline
 from ..report.run_report import GoldenInfo, RunReport
@@ -55,6 +57,7 @@ from .outputs import (
     on_github,
     record_run,
     shown_path,
+    sources_cut,
     stamp,
     utc_now,
     warning_text,
@@ -73,6 +76,12 @@ def _stopped(session: pytest.Session, collection_errors: int) -> str | None:
     return f"stopped early: {reason}" if reason else None
 
 
+def _nothing_runs(config: pytest.Config) -> bool:
+    """``--collect-only``, ``--setup-only`` or ``--setup-plan``: no item's body runs, so
+    there is nothing to evaluate, gate or write (not queries missing from a crash)."""
+    return bool(config.option.collectonly or getattr(config.option, "setuponly", False))
+
+
 def _recording(config: pytest.Config, run: RunSettings) -> RecordingWriter | None:
     path = run.run.calls.record
     if path is None:
@@ -81,32 +90,43 @@ def _recording(config: pytest.Config, run: RunSettings) -> RecordingWriter | Non
     try:
         return RecordingWriter(target, run.settings.as_dict())
     except OSError as exc:
-        raise pytest.UsageError(f"--retrieval-record {path}: cannot write there: {exc}") from None
+        reason = exc.strerror or str(exc)  # not exc itself: it names the temporary file
+        raise pytest.UsageError(
+            f"--retrieval-record {path}: cannot write there: {reason}"
+        ) from None
 
 
 Advice = tuple[type[RetrievalWarning], str, str, int]  # warning, text, file, line
 
 
+_KEY_FIX = (
+    "; the setting it meant keeps its default: fix the key's name (--strict-config makes "
+    "unknown keys an error)"
+)
+
+
 def unknown_key_advice(config: pytest.Config) -> list[Advice]:
-    """A settings warning at each ``retrieval_*`` key of the ini file that no setting has,
-    with the closest key: pytest's own warning does not say which was meant, and the
-    setting meant keeps its default unnoticed (a tolerance, a timeout)."""
+    """A settings warning at each ``retrieval_*`` key of the ini file (or of ``-o``) that
+    no setting has, with the closest key: pytest's own warning does not say which was
+    meant, and the setting meant keeps its default unnoticed (a tolerance, a timeout)."""
+    given = [o.partition("=")[0].strip() for o in config.option.override_ini or ()]
+    found: list[Advice] = [
+        (RetrievalSettingsWarning, f"-o {note}{_KEY_FIX}", "-o", 1)
+        for _, note in unknown_ini_keys(given)
+    ]
     path = config.inipath
     if path is None:
-        return []
+        return found
     shown = shown_path(config, path)
     try:
         content = path.read_text(encoding="utf-8")
         keys = read_config_file(path).values  # config.inicfg is deprecated in pytest 9
     except (OSError, UnicodeDecodeError, IniError):
-        return []  # pytest read it: nothing to add
-    found: list[Advice] = []
+        return found  # pytest read it: nothing to add
     for key, note in unknown_ini_keys(keys):
-        text = (
-            f"{note}; the setting it meant keeps its default: fix the key's name "
-            "(--strict-config makes unknown keys an error)"
+        found.append(
+            (RetrievalSettingsWarning, note + _KEY_FIX, shown, key_line(content, key) or 1)
         )
-        found.append((RetrievalSettingsWarning, text, shown, key_line(content, key) or 1))
     return found
 
 
@@ -119,7 +139,9 @@ def unmatched_show(patterns: Sequence[str], ids: set[str]) -> list[str]:
             continue
         close = difflib.get_close_matches(pattern, sorted(ids), n=3)
         hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-        notes.append(f"--retrieval-show {pattern}: no query of this run has that id{hint}")
+        notes.append(
+            f"--retrieval-show {quoted(pattern, '')}: no query of this run has that id{hint}"
+        )
     return notes
 
 
@@ -251,7 +273,7 @@ class RetrievalSession:
         )
 
     def _exists(self, path: str) -> bool:
-        return (self.config.rootpath / path).exists()
+        return exists(self.config.rootpath / path)
 
     @property
     def baseline_shown(self) -> str:
@@ -284,12 +306,16 @@ class RetrievalSession:
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
         try:
             outcome = yield
-        except (session.Failed, session.Interrupted):
-            # -x / --maxfail / a stop request ends the loop by raising
+        except (session.Failed, session.Interrupted, KeyboardInterrupt) as stop:
+            # -x / --maxfail / a stop request ends the loop by raising; under xdist the
+            # controller's session is not told why, xdist's own Interrupted (a
+            # KeyboardInterrupt) says it. Ctrl-C itself: pytest_sessionfinish says it.
+            if type(stop) is KeyboardInterrupt:
+                raise
             self._gather_local()
-            self._mark_incomplete(session)
+            self._mark_incomplete(session, str(stop))
             raise
-        if self.config.option.collectonly:
+        if _nothing_runs(self.config):
             return outcome
         self._gather_local()
         if self._mark_incomplete(session):
@@ -345,9 +371,12 @@ class RetrievalSession:
             errors = [r.error for r in self.results.all_records() if r.error is not None]
             self.notes.extend(recording_notes(replay, errors))
 
-    def _mark_incomplete(self, session: pytest.Session) -> bool:
-        """Record why the run is incomplete, if it is; True when it is."""
+    def _mark_incomplete(self, session: pytest.Session, stop: str | None = None) -> bool:
+        """Record why the run is incomplete, if it is; True when it is. ``stop``: why the
+        loop was stopped, when it was."""
         self.incomplete = _stopped(session, self.collection_errors)
+        if self.incomplete is None and stop is not None:
+            self.incomplete = f"stopped early: {stop or 'interrupted'}"
         if self.incomplete is None:
             return False
         if self.received:  # nothing ran: pytest's own line says why
@@ -387,6 +416,10 @@ class RetrievalSession:
         if not self.results:
             self.notes.append("retrieval baseline not written: no query was evaluated")
             return
+        with folder_locked(self.baseline_path):  # another run's update waits, then merges
+            self._merge_and_write_baseline()
+
+    def _merge_and_write_baseline(self) -> None:
         previous = self._previous_baseline()
         update = merge_update(
             previous,
@@ -466,7 +499,10 @@ class RetrievalSession:
             for advice in self.evaluation.warnings:
                 path, line = where.get(advice.category or "", where.get("", ("retrieval", 1)))
                 found.append((advice.kind, advice.text, path, line))
-        with catch_warnings_for_item(self.config, self.config.hook, "runtest", None):
+        with (
+            sources_cut(self.config, [path for _, _, path, _ in found]),
+            catch_warnings_for_item(self.config, self.config.hook, "runtest", None),
+        ):
             for kind, said, path, line in found:
                 text = warning_text(self.config, kind, said, path, line)
                 try:
@@ -491,7 +527,8 @@ class RetrievalSession:
 
     # -- output -----------------------------------------------------------------------
     def pytest_terminal_summary(self, terminalreporter: TerminalReporter) -> None:
-        write_summary(terminalreporter, self)
+        if not _nothing_runs(self.config):
+            write_summary(terminalreporter, self)
 
     def run_report(self) -> RunReport:
         gate_text = self.gate_text() if self.gate else None
@@ -516,7 +553,7 @@ class RetrievalSession:
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         self._fail_if_not_written(session)
-        if self.config.option.collectonly or session.exitstatus == pytest.ExitCode.USAGE_ERROR:
+        if _nothing_runs(self.config) or session.exitstatus == pytest.ExitCode.USAGE_ERROR:
             if self.recording is not None:
                 self.recording.abandon()
             return  # the run stopped before anything ran: nothing to report

@@ -65,7 +65,8 @@ def verbosity_of(tr: TerminalReporter) -> Verbosity:
 def _update_lines(update: UpdateOutcome, shown: str) -> list[tuple[str, bool]]:
     """(line, warn) pairs describing a baseline update."""
     written = ", ".join(f"{c}: {n}" for c, n in sorted(update.updated.items()))
-    lines = [("", False), (f"retrieval baseline written: {shown} ({written} queries)", False)]
+    noun = "query" if list(update.updated.values()) == [1] else "queries"
+    lines = [("", False), (f"retrieval baseline written: {shown} ({written} {noun})", False)]
     kept = ", ".join(f"{c}: {n}" for c, n in sorted(update.kept.items()))
     notes = (
         ("kept from the previous baseline (not run now, or errored)", kept, False),
@@ -166,14 +167,19 @@ def fitted(text: str, width: int, more: int = 2) -> list[str]:
     ) or [text]  # fmt: skip
 
 
+def full_width(config: pytest.Config) -> int:
+    """The terminal's width; 80 without pytest's terminal reporter (``-p no:terminal``)."""
+    try:
+        return config.get_terminal_writer().fullwidth
+    except (AssertionError, AttributeError):
+        return 80
+
+
 def fitted_text(config: pytest.Config, text: str, taken: int = 0) -> str:
     """An item's failure text, each line longer than the terminal wrapped (:func:`fitted`,
     indented 4 more). ``taken``: the columns pytest prints before each line (12 for a
     note under an exception in a traceback)."""
-    try:
-        width = config.get_terminal_writer().fullwidth - taken
-    except (AssertionError, AttributeError):  # no terminal reporter (-p no:terminal)
-        width = 80 - taken
+    width = full_width(config) - taken
     return "\n".join(
         part
         for line in text.splitlines()
