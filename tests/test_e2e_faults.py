@@ -9,6 +9,8 @@ from __future__ import annotations
 import fnmatch
 import io
 import json
+import os
+import sys
 import threading
 import time
 from pathlib import Path
@@ -715,6 +717,29 @@ def test_two_runs_updating_one_baseline_take_turns_and_keep_both(
     done.wait(5)
     written = e2e_load_json(baseline)["configurations"]
     assert sorted(written) == ["bm25", "dense"]  # the later update merged the earlier one
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="flock is POSIX")
+def test_the_lock_of_a_first_update_into_a_new_folder_is_held(tmp_path: Path) -> None:
+    """Two first updates into a folder not made yet take turns too: the lock makes the
+    folder (the write would) and holds it, where it used to lock nothing."""
+    import fcntl
+
+    from pytest_retrieval.io.atomic import folder_locked
+
+    baseline = tmp_path / "new" / "deeper" / "baseline.json"
+    with folder_locked(baseline):
+        fd = os.open(baseline.parent, os.O_RDONLY)  # another open file: another run's
+        try:
+            with pytest.raises(BlockingIOError):
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        finally:
+            os.close(fd)
+    fd = os.open(baseline.parent, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # released at the end
+    finally:
+        os.close(fd)
 
 
 def test_a_warning_at_a_megabyte_long_golden_line_shows_the_line_cut(

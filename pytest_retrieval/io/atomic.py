@@ -59,8 +59,12 @@ def write_atomic(path: Path, text: str | Iterable[str]) -> None:
 def folder_locked(path: Path) -> Iterator[None]:
     """An exclusive lock on the folder of ``path`` for a read, change and write of it: two
     runs updating one file (two CI jobs updating a baseline) take turns, so neither
-    overwrites what the other merged in. Best effort: no lock where the folder does not
-    exist yet or the system has no ``flock`` for folders."""
+    overwrites what the other merged in. The folder is made first if it is missing (the
+    write would make it anyway; two first updates into a new folder take turns too).
+    Best effort: no lock where the folder cannot be made or opened, or the system has no
+    ``flock`` for folders."""
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
     try:
         fd = os.open(path.parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     except OSError:
