@@ -17,6 +17,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .quoting import escaped
+
 QUERY_KEYS = (
     "id",
     "query",
@@ -155,7 +157,7 @@ def _printable(text: str) -> str:
     """Text with its control characters (and lone surrogates) escaped, a tab as \\t, and
     the characters that show as nothing: one line in any message, one that encodes as
     UTF-8, and nothing hidden in it."""
-    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    text = escaped(text)
     return text if text.isascii() else INVISIBLE.sub(lambda found: escape(found.group()), text)
 
 

@@ -14,11 +14,13 @@ def quoted(text: str, quote: str = "'", width: int = SHOWN) -> str:
     """``text`` in quotes, its control characters escaped; past ``width`` characters
     its first ``width - 20``, ``...`` and its length: ``'xxxx...' (3,000 characters)``."""
     if len(text) <= width:
-        return f"{quote}{_escaped(text)}{quote}"
-    return f"{quote}{_escaped(text[: width - 20])}...{quote} ({len(text):,} characters)"
+        return f"{quote}{escaped(text)}{quote}"
+    return f"{quote}{escaped(text[: width - 20])}...{quote} ({len(text):,} characters)"
 
 
-def _escaped(text: str) -> str:
+def escaped(text: str) -> str:
+    """Text with its control characters (and lone surrogates) escaped as Python writes
+    them (a tab as ``\\t``): one line in any message, whatever the user's value holds."""
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..history import FORMAT, LogEntry, LogEntryError, entry_from
+from ..quoting import escaped
 from .common import exists, loads_json
 
 try:  # POSIX; elsewhere appends are not locked (one writer at a time is the user's duty)
@@ -42,7 +43,7 @@ BOM = b"\xef\xbb\xbf"  # UTF-8's byte-order mark, which some editors write first
 def cut(text: str, width: int = EXCERPT) -> str:
     """``text`` to show: cut to ``width`` characters (``...`` after), its control
     characters escaped (a log line may be megabytes, or binary)."""
-    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text[: width + 1])
+    text = escaped(text[: width + 1])
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
