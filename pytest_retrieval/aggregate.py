@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .model import ALL, ConfigurationRecords, QueryRecord, Results
+from .model import ALL, ConfigurationRecords, MetricColumns, QueryRecord, Results, metric_columns
 from .stats import mean
 
 
@@ -50,23 +50,26 @@ class ConfigurationSummary:
 
 def summarize_rows(records: Sequence[QueryRecord], metrics: Sequence[str]) -> Row:
     """n and the means of the evaluated records (given in id order)."""
-    evaluated = [r for r in records if r.evaluated]
+    return summarize_columns(metric_columns([r for r in records if r.evaluated], metrics))
+
+
+def summarize_columns(columns: MetricColumns) -> Row:
+    """n and each metric's mean over a group's evaluated columns (in id order)."""
+    n = len(columns.ids)
     values: dict[str, float | None] = {}
     counts: dict[str, int] = {}
-    for metric in metrics:
-        present = [v for r in evaluated if (v := r.metrics.get(metric)) is not None]
+    for metric, column in columns.values.items():
+        present = column if None not in column else [v for v in column if v is not None]
         values[metric] = mean(present)
-        if len(present) != len(evaluated):
+        if len(present) != n:
             counts[metric] = len(present)
-    return Row(n=len(evaluated), values=values, counts=counts)
+    return Row(n=n, values=values, counts=counts)
 
 
 def summarize(view: ConfigurationRecords, metrics: Sequence[str]) -> ConfigurationSummary:
     """Summarize one configuration's records (categories of skipped items included, n = 0)."""
-    return ConfigurationSummary(
-        all=summarize_rows(view.evaluated, metrics),
-        categories={c: summarize_rows(rs, metrics) for c, rs in view.categories.items()},
-    )
+    rows = {name: summarize_columns(c) for name, c in view.group_columns(metrics).items()}
+    return ConfigurationSummary(all=rows.pop(ALL), categories=rows)
 
 
 def summaries(results: Results, metrics: Sequence[str]) -> dict[str, ConfigurationSummary]:

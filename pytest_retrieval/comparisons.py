@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import Protocol
 
-from .model import ALL, QueryRecord, Results
+from .model import MetricColumns, QueryRecord, Results, metric_columns
 from .settings import StatsSettings
 from .stats import (
     Draws,
@@ -36,14 +36,18 @@ from .stats import (
 def record_intervals(
     records: Sequence[QueryRecord], metrics: Sequence[str], stats: StatsSettings
 ) -> dict[str, Interval]:
-    """95% interval of each metric's mean over the evaluated records.
+    """95% interval of each metric's mean over the evaluated records."""
+    evaluated = sorted((r for r in records if r.evaluated), key=attrgetter("id"))
+    return column_intervals(metric_columns(evaluated, metrics), stats)
+
+
+def column_intervals(columns: MetricColumns, stats: StatsSettings) -> dict[str, Interval]:
+    """95% interval of each metric's mean over a group's evaluated columns (in id order).
 
     Metrics whose values are present on the same queries share resampled indices.
     """
-    evaluated = sorted((r for r in records if r.evaluated), key=attrgetter("id"))
-    columns = {m: [r.metrics.get(m) for r in evaluated] for m in metrics}
     groups: dict[tuple[int, ...], list[str]] = {}
-    for metric, column in columns.items():
+    for metric, column in columns.values.items():
         present = (
             tuple(range(len(column)))
             if None not in column
@@ -52,10 +56,10 @@ def record_intervals(
         groups.setdefault(present, []).append(metric)
     out: dict[str, Interval] = {}
     for present, names in groups.items():
-        series = [[float(columns[m][i] or 0.0) for i in present] for m in names]
+        series = [[float(columns.values[m][i] or 0.0) for i in present] for m in names]
         boots: list[list[float]] | list[None] = [None] * len(names)
         if use_resampling(len(present), stats.resamples):  # drawn from the queries' key
-            key = queries_key([evaluated[i].id for i in present])
+            key = queries_key([columns.ids[i] for i in present])
             boots = bootstrap_means(series, stats.resamples, rng_for(stats.seed, "ci", key, *names))
         for name, values, boot in zip(names, series, boots, strict=True):
             # with boot given, or no resampling, mean_interval draws nothing from its rng
@@ -74,23 +78,25 @@ def shared_bootstrap(results: Results, metrics: Sequence[str], draws: Draws) -> 
     interval of that category and, paired, every difference between
     configurations. Other categories fall back to their own draws.
     """
-    groups_of = {c: results.view(c).evaluated_groups for c in results.configurations()}
+    groups_of = {c: results.view(c).group_columns(metrics) for c in results.configurations()}
     categories = sorted({cat for groups in groups_of.values() for cat in groups})
     out: SharedBoot = {}
     for category in categories:
-        groups = [groups_of[c].get(category, []) for c in groups_of]
-        ids = [r.id for r in groups[0]]
-        if not use_resampling(len(ids), draws.resamples):
-            continue
-        if any([r.id for r in g] != ids for g in groups):
-            continue
-        if any(r.metrics.get(m) is None for g in groups for r in g for m in metrics):
+        groups = [g[category] for g in groups_of.values() if category in g]
+        ids = groups[0].ids
+        if len(groups) < len(groups_of) or not use_resampling(len(ids), draws.resamples):
+            continue  # a configuration without that category, or no resampling
+        if any(g.ids != ids or _has_none(g) for g in groups):
             continue
         keys = [(c, m) for c in groups_of for m in metrics]
-        series = [[float(r.metrics[m] or 0.0) for r in groups_of[c][category]] for c, m in keys]
+        series = [[float(v or 0.0) for v in groups_of[c][category].values[m]] for c, m in keys]
         boots = draws.means(queries_key(ids), series)
         out[category] = dict(zip(keys, boots, strict=True))
     return out
+
+
+def _has_none(columns: MetricColumns) -> bool:
+    return any(None in column for column in columns.values.values())
 
 
 def summary_intervals(
@@ -100,14 +106,14 @@ def summary_intervals(
     out: dict[str, dict[str, dict[str, Interval]]] = {}
     for configuration in results.configurations():
         rows: dict[str, dict[str, Interval]] = {}
-        for category, records in sorted(results.view(configuration).evaluated_groups.items()):
+        for category, columns in sorted(results.view(configuration).group_columns(metrics).items()):
             boots = shared.get(category)
             if boots is None:
-                rows[category] = record_intervals(records, metrics, stats)
+                rows[category] = column_intervals(columns, stats)
                 continue
             rows[category] = {}
             for metric in metrics:
-                values = [float(r.metrics[metric] or 0.0) for r in records]
+                values = [float(v or 0.0) for v in columns.values[metric]]
                 rows[category][metric] = mean_interval(
                     values, stats.resamples, rng_for(0), boot=boots[(configuration, metric)]
                 )
@@ -184,27 +190,26 @@ class Comparisons:
         return {"reference": self.reference, "rows": [r.as_dict() for r in self.rows]}
 
 
-def common_pairs(
-    current: Mapping[str, QueryRecord], reference: Mapping[str, QueryRecord]
-) -> list[tuple[QueryRecord, QueryRecord]]:
-    """The records of the queries both evaluated, in id order."""
-    return [
-        (current[q], reference[q])
-        for q in sorted(current.keys() & reference.keys())
-        if current[q].evaluated and reference[q].evaluated
-    ]
+def common_columns(
+    current: MetricColumns, reference: MetricColumns
+) -> tuple[MetricColumns, MetricColumns]:
+    """Both groups cut to the queries both evaluated, in id order (each given in id order)."""
+    if current.ids == reference.ids:
+        return current, reference
+    slots = {q: i for i, q in enumerate(reference.ids)}
+    mine = [(i, slots[q]) for i, q in enumerate(current.ids) if q in slots]
+    return current.picked([i for i, _ in mine]), reference.picked([j for _, j in mine])
 
 
-def paired_values(
-    pairs: Sequence[tuple[QueryRecord, QueryRecord]], metric: str
+def present_values(
+    current: Sequence[float | None], reference: Sequence[float | None]
 ) -> tuple[list[float], list[float]]:
-    """Both values of one metric on the pairs where both have one."""
-    cur = [a.metrics.get(metric) for a, _ in pairs]
-    ref = [b.metrics.get(metric) for _, b in pairs]
-    if None in cur or None in ref:  # a metric without a value on some queries (empty = skip)
-        both = [(a, b) for a, b in zip(cur, ref, strict=True) if a is not None and b is not None]
-        cur, ref = [a for a, _ in both], [b for _, b in both]
-    return cur, ref  # type: ignore[return-value]
+    """Both values of one metric on the queries where both have one."""
+    if None in current or None in reference:  # a metric without a value on some queries
+        pairs = zip(current, reference, strict=True)
+        kept = [(a, b) for a, b in pairs if a is not None and b is not None]
+        return [a for a, _ in kept], [b for _, b in kept]
+    return list(current), list(reference)  # type: ignore[arg-type]
 
 
 def _shared_differences(
@@ -227,17 +232,16 @@ def _compare_one(
     stats: StatsSettings,
     shared: SharedBoot,
 ) -> list[ComparisonRow]:
-    mine = results.view(configuration).categories
-    theirs = results.view(reference).categories
-    groups = {ALL: (results.view(configuration).by_id, results.view(reference).by_id)}
-    for category in mine:
-        ref_group = {r.id: r for r in theirs.get(category, [])}
-        groups[category] = ({r.id: r for r in mine[category]}, ref_group)
+    mine = results.view(configuration).group_columns(metrics)
+    theirs = results.view(reference).group_columns(metrics)
     rows: list[ComparisonRow] = []
-    for category, (cur_group, ref_group) in groups.items():
-        pairs = common_pairs(cur_group, ref_group)
+    for category, cur_group in mine.items():
+        ref_group = theirs.get(category)
+        if ref_group is None:
+            continue
+        cur_group, ref_group = common_columns(cur_group, ref_group)
         for metric in metrics:
-            cur, ref = paired_values(pairs, metric)
+            cur, ref = present_values(cur_group.values[metric], ref_group.values[metric])
             if not cur:
                 continue
             boot = _shared_differences(shared.get(category), configuration, reference, metric)

@@ -20,7 +20,7 @@ from .comparisons import apply_holm, paired
 from .io.common import counted, did_you_mean, some_ids
 from .latency import LatencyBreach, check_budgets
 from .metrics import parse_metric
-from .model import ALL, QueryRecord, Results, by_category
+from .model import ALL, MetricColumns, QueryRecord, Results, metric_columns
 from .query_changes import QueryCounts, count_changes
 from .retriever_metadata import MetadataChange, differences
 from .settings import GateMode, GateSettings, Settings, StatsSettings
@@ -366,6 +366,7 @@ class _Values:
     category: str
     metric: str
     both: list[Pair]
+    ids: list[str]  # the pairs' query ids
     before: list[float]
     after: list[float]
 
@@ -375,18 +376,21 @@ class _Values:
         return [a - b for a, b in zip(self.after, self.before, strict=True)]
 
 
-def _values(category: str, metric: str, group: Sequence[Pair]) -> _Values | None:
-    olds = [old.metrics.get(metric) for old, _ in group]
-    news = [new.metrics.get(metric) for _, new in group]
+def _values(
+    category: str, metric: str, group: Sequence[Pair], olds: MetricColumns, news: MetricColumns
+) -> _Values | None:
+    """The group's pairs where both have a value of ``metric`` (``olds``, ``news``: the
+    group's columns)."""
+    before, after, ids = olds.values[metric], news.values[metric], olds.ids
     both = list(group)
-    if None in olds or None in news:  # a metric without a value on some queries
-        pairs = enumerate(zip(olds, news, strict=True))
+    if None in before or None in after:  # a metric without a value on some queries
+        pairs = enumerate(zip(before, after, strict=True))
         keep = [i for i, (o, n) in pairs if o is not None and n is not None]
-        both = [both[i] for i in keep]
-        olds, news = [olds[i] for i in keep], [news[i] for i in keep]
+        both, ids = [both[i] for i in keep], [ids[i] for i in keep]
+        before, after = [before[i] for i in keep], [after[i] for i in keep]
     if not both:
         return None
-    return _Values(category, metric, both, list(map(float, olds)), list(map(float, news)))  # type: ignore[arg-type]
+    return _Values(category, metric, both, ids, list(map(float, before)), list(map(float, after)))  # type: ignore[arg-type]
 
 
 def _shared_boots(found: Sequence[_Values], draws: Draws) -> list[list[float] | None]:
@@ -402,8 +406,7 @@ def _shared_boots(found: Sequence[_Values], draws: Draws) -> list[list[float] | 
     ]
     by_queries: dict[str, list[int]] = {}
     for i in wanted:
-        ids = [old.id for old, _ in found[i].both]
-        by_queries.setdefault(queries_key(ids), []).append(i)
+        by_queries.setdefault(queries_key(found[i].ids), []).append(i)
     for key, rows in by_queries.items():
         series = [found[i].differences for i in rows]
         for i, boot in zip(rows, draws.means(key, series), strict=True):
@@ -428,20 +431,24 @@ def _row(
 
 
 def _row_values(
-    name: str, pairs: list[Pair], gate: GateSettings, metrics: Sequence[str]
+    name: str, pairs: list[Pair], gate: GateSettings, olds: MetricColumns, news: MetricColumns
 ) -> list[tuple[str, _Values]]:
-    """Each gated row of one configuration: ``all`` and (scope ``category``) its categories."""
-    groups: dict[str, list[Pair]] = {ALL: pairs}
+    """Each gated row of one configuration: ``all`` and (scope ``category``) its categories
+    (``olds``, ``news``: the pairs' columns)."""
+    metrics = list(olds.values)
+    groups: dict[str, list[int]] = {}
     if gate.scope == "category":
-        grouped = by_category([new for _, new in pairs])
-        olds = {new.id: old for old, new in pairs}
-        groups.update({c: [(olds[r.id], r) for r in rs] for c, rs in grouped.items()})
-    return [
-        (name, values)
-        for category, group in groups.items()
-        for metric in metrics
-        if (values := _values(category, metric, group)) is not None
-    ]
+        for i, category in enumerate(news.categories):
+            groups.setdefault(category, []).append(i)
+    found = [(name, v) for m in metrics if (v := _values(ALL, m, pairs, olds, news)) is not None]
+    for category, at in sorted(groups.items()):
+        group, old_columns, new_columns = [pairs[i] for i in at], olds.picked(at), news.picked(at)
+        found.extend(
+            (name, values)
+            for metric in metrics
+            if (values := _values(category, metric, group, old_columns, new_columns)) is not None
+        )
+    return found
 
 
 def _rows(
@@ -578,8 +585,10 @@ def run_gate(
             skipped = skipped or status == "skip"
             result.verdict = "failed" if status == "fail" else result.verdict
             continue
-        result.counts[name] = count_changes(pairs, metrics)
-        found += _row_values(name, pairs, gate, metrics)
+        olds = metric_columns([old for old, _ in pairs], metrics)
+        news = metric_columns([new for _, new in pairs], metrics)
+        result.counts[name] = count_changes(olds, news)
+        found += _row_values(name, pairs, gate, olds, news)
     if not gate.configurations:
         result.messages += _not_in_baseline(baseline, results, update)
     total.note(result)

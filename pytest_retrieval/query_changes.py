@@ -11,10 +11,9 @@ it rose on at least one and dropped on none, and **unchanged** otherwise (equal 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .model import QueryRecord
+from .model import MetricColumns, QueryRecord
 
 EPSILON = 1e-9
 
@@ -42,25 +41,23 @@ class QueryCounts:
         )
 
 
-def change_of(old: QueryRecord, new: QueryRecord, metrics: Sequence[str]) -> int:
-    """-1 degraded, +1 improved, 0 unchanged (see the module docstring)."""
-    rose = False
-    for metric in metrics:
-        before, after = old.metrics.get(metric), new.metrics.get(metric)
-        if before is None or after is None:
-            continue
-        if after < before - EPSILON:
-            return -1
-        rose = rose or after > before + EPSILON
-    return 1 if rose else 0
-
-
-def count_changes(
-    pairs: Sequence[tuple[QueryRecord, QueryRecord]], metrics: Sequence[str]
-) -> QueryCounts:
-    """Improved, degraded and unchanged among (baseline, this run) pairs of one configuration."""
-    changes = [change_of(old, new, metrics) for old, new in pairs]
-    return QueryCounts(changes.count(1), changes.count(-1), changes.count(0))
+def count_changes(before: MetricColumns, after: MetricColumns) -> QueryCounts:
+    """Improved, degraded and unchanged among one configuration's (baseline, this run)
+    pairs, given as aligned columns of the gated metrics."""
+    dropped = [False] * len(before.ids)
+    rose = [False] * len(before.ids)
+    for metric, olds in before.values.items():
+        pairs = enumerate(zip(olds, after.values[metric], strict=True))
+        for i, (old, new) in pairs:
+            if old is None or new is None:
+                continue
+            if new < old - EPSILON:
+                dropped[i] = True
+            elif new > old + EPSILON:
+                rose[i] = True
+    degraded = sum(dropped)
+    improved = sum(r and not d for r, d in zip(rose, dropped, strict=True))
+    return QueryCounts(improved, degraded, len(dropped) - degraded - improved)
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from test_gate import baseline_of, gate, perfect, record, results_of  # beside this file
 
+from pytest_retrieval.model import QueryRecord, metric_columns
 from pytest_retrieval.query_changes import JudgedMove, QueryCounts, count_changes, judged_moves
+
+
+def counted(pairs: list[tuple[QueryRecord, QueryRecord]], metrics: list[str]) -> QueryCounts:
+    """count_changes of (baseline, run) pairs, read into the columns the gate gives it."""
+    olds = metric_columns([old for old, _ in pairs], metrics)
+    return count_changes(olds, metric_columns([new for _, new in pairs], metrics))
 
 
 def test_degraded_on_any_metric_improved_only_without_a_drop() -> None:
@@ -17,8 +24,8 @@ def test_degraded_on_any_metric_improved_only_without_a_drop() -> None:
         (base, record("lex-1", 0.9, mrr=0.4)),  # degraded: one metric dropped
         (base, record("lex-1", 0.4, mrr=0.9)),  # degraded
     ]
-    assert count_changes(pairs, metrics) == QueryCounts(improved=1, degraded=2, unchanged=2)
-    assert count_changes(pairs, ["mrr"]) == QueryCounts(improved=1, degraded=1, unchanged=3)
+    assert counted(pairs, metrics) == QueryCounts(improved=1, degraded=2, unchanged=2)
+    assert counted(pairs, ["mrr"]) == QueryCounts(improved=1, degraded=1, unchanged=3)
     assert QueryCounts(1, 2, 3).text() == "1 query improved, 2 degraded, 3 unchanged"
     assert QueryCounts(2, 0, 0).text() == "2 queries improved, 0 degraded, 0 unchanged"
     assert QueryCounts(1, 2, 3).compared == 6
@@ -28,7 +35,7 @@ def test_a_metric_without_a_value_on_one_side_is_not_counted() -> None:
     old = record("lex-1", 0.5)
     old.metrics["mrr"] = None
     new = record("lex-1", 0.5, mrr=0.0)
-    assert count_changes([(old, new)], ["ndcg@10", "mrr"]) == QueryCounts(unchanged=1)
+    assert counted([(old, new)], ["ndcg@10", "mrr"]) == QueryCounts(unchanged=1)
 
 
 def test_the_gate_counts_per_compared_configuration_over_the_gated_metrics() -> None:
