@@ -15,6 +15,11 @@ before each step), with default settings (10,000 bootstrap resamples):
 5. baseline update: ``pytest_retrieval.baseline.merge_update`` + ``io.baseline_file.dumps``
    (the text the update writes, line by line, as ``write_baseline`` does).
 
+Beside the steps, a reference that is not one: the standard library's ``json.loads``
+(C) of the same baseline text, timed the same way. Its growth is what this machine's
+memory alone does to work on 10x the data (caches the larger heap no longer fits),
+with no Python code of ours in it.
+
 Then the JSON writer once more under ``tracemalloc``: its peak allocation beside the
 report's size. Targets (issue 11): no step grows faster than linearly (at most 10x per
 10x queries; growth over 11x is flagged), the gate at 1,000 queries costs no more than
@@ -30,6 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import json
 import sys
 import tempfile
 import tracemalloc
@@ -52,6 +58,9 @@ from pytest_retrieval.settings import GateSettings, StatsSettings, parse_setting
 
 REPORT = Path(tempfile.mkdtemp(prefix="bench_session_end.")) / "report.json"
 STEPS = ("analysis", "baseline read", "gate", "JSON report", "baseline update")
+# not a step: the standard library's C parser on the same baseline text, to show how
+# this machine's memory alone makes work on 10x the data grow
+REFERENCE = "json.loads (C)"
 PATH = "golden/generated.yaml"
 SETTINGS = parse_settings({})
 STATS = StatsSettings()
@@ -113,6 +122,7 @@ def steps(n: int) -> dict[str, Callable[[], object]]:
         "gate": gate,
         "JSON report": lambda: write_reports([REPORT], run_report(current, state)),
         "baseline update": update,
+        REFERENCE: lambda: json.loads(text),
     }
 
 
@@ -129,10 +139,10 @@ def run_report(results: Results, state: dict[str, object]) -> RunReport:
 
 def measure(n: int, pairs: int) -> tuple[dict[str, float], tuple[int, int]]:
     """Median seconds per step, and the JSON writer's (peak bytes, report bytes)."""
-    found: dict[str, list[float]] = {s: [] for s in STEPS}
+    found: dict[str, list[float]] = {s: [] for s in (*STEPS, REFERENCE)}
     functions = steps(n)
     for round_ in range(pairs):
-        for name in STEPS:
+        for name in (*STEPS, REFERENCE):
             gc.collect()
             found[name].append(timed(functions[name]))
         print(
@@ -150,7 +160,7 @@ def measure(n: int, pairs: int) -> tuple[dict[str, float], tuple[int, int]]:
 
 def table(sizes: list[int], found: dict[int, dict[str, float]]) -> None:
     print(f"\n{'step (median s)':<18}" + "".join(f"{n:>12,}" for n in sizes) + "   growth per step")
-    for step in STEPS:
+    for step in (*STEPS, REFERENCE):
         times = [found[n][step] for n in sizes]
         growth = []
         for (a, ta), (b, tb) in pairwise(zip(sizes, times, strict=True)):
