@@ -523,6 +523,18 @@ def _finalise(
         result.verdict = "failed"
 
 
+def _pair_columns(
+    results: Results, name: str, pairs: list[Pair], metrics: Sequence[str]
+) -> tuple[MetricColumns, MetricColumns]:
+    """The baseline's and this run's columns of the pairs (this run's as the analysis read
+    them when the pairs are all its evaluated queries: both are in id order)."""
+    olds = metric_columns([old for old, _ in pairs], metrics)
+    news = results.view(name).group_columns(metrics)[ALL]
+    if len(news.ids) != len(pairs):
+        news = metric_columns([new for _, new in pairs], metrics)
+    return olds, news
+
+
 @with_paused_gc
 def _gated_pairs(
     name: str, baseline: Baseline, records: Sequence[QueryRecord], facts: RunFacts,
@@ -585,8 +597,7 @@ def run_gate(
             skipped = skipped or status == "skip"
             result.verdict = "failed" if status == "fail" else result.verdict
             continue
-        olds = metric_columns([old for old, _ in pairs], metrics)
-        news = metric_columns([new for _, new in pairs], metrics)
+        olds, news = _pair_columns(results, name, pairs, metrics)
         result.counts[name] = count_changes(olds, news)
         found += _row_values(name, pairs, gate, olds, news)
     if not gate.configurations:
