@@ -32,14 +32,19 @@ class Streamed:
     members: Callable[[], Iterable[tuple[str, object]]]
 
 
+# json.dumps with any option makes an encoder per call, which shows at a million calls
+_INDENTED = json.JSONEncoder(indent=2, ensure_ascii=False)
+_COMPACT = json.JSONEncoder(ensure_ascii=False)
+
+
 def _dumps(value: object) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False)
+    return _INDENTED.encode(value)
 
 
 def chunks(value: object, depth: int = 0) -> Iterator[str]:
     """The indented JSON text of ``value`` (at nesting ``depth``), in pieces."""
     if isinstance(value, Compact):
-        yield json.dumps(value.value, ensure_ascii=False)
+        yield _COMPACT.encode(value.value)
         return
     if not isinstance(value, Streamed):
         text = _dumps(value)
