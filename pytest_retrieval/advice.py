@@ -161,21 +161,24 @@ def saturation_warnings(
 ) -> list[Advice]:
     """A category where every query scores 1.0 on a metric can never show an improvement.
 
-    One piece of advice per configuration, naming each saturated category and its metrics.
+    One piece of advice per configuration and golden file, naming each saturated
+    category of that file and its metrics (placed at the file's first such category).
     """
     out = []
     for configuration, recs in records.items():
-        found = []
+        by_file: dict[str, list[tuple[str, str]]] = {}
         for category, group in by_category([r for r in recs if r.evaluated]).items():
             saturated = [m for m in metrics if all(r.metrics.get(m) == 1.0 for r in group)]
             if saturated:
-                found.append(f"{category} ({', '.join(saturated)})")
-        if found:
+                named = f"{category} ({', '.join(saturated)})"
+                by_file.setdefault(group[0].path, []).append((category, named))
+        for found in by_file.values():
             text = (
-                f"{configuration}: every query scores 1.0 on {'; '.join(found)}: saturated, "
-                "these can catch a drop but never show an improvement; add harder queries"
+                f"{configuration}: every query scores 1.0 on {'; '.join(n for _, n in found)}: "
+                "saturated, these can catch a drop but never show an improvement; add harder "
+                "queries"
             )
-            out.append(Advice(RetrievalSaturationWarning, text, found[0].split(" (")[0]))
+            out.append(Advice(RetrievalSaturationWarning, text, found[0][0]))
     return out
 
 

@@ -7,6 +7,7 @@ enumeration, an exact dynamic programme, scipy, numpy or a hand calculation.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import os
@@ -887,6 +888,19 @@ def test_saturation_and_overlap_warnings() -> None:
         record("e2", "easy", {"mrr": None}, outcome="skipped"),
     ]
     assert len(saturation_warnings({"bm25": skipped}, ["mrr"])) == 1  # skipped: not counted
+    # one warning per golden file, placed at its own first saturated category
+    files = [
+        dataclasses.replace(record(q, c, {"mrr": 1.0}), path=f)
+        for q, c, f in [("a1", "alpha", "golden/a.yaml"), ("b1", "beta", "golden/b.yaml"),
+                        ("g1", "gamma", "golden/a.yaml")]
+    ]  # fmt: skip
+    per_file = saturation_warnings({"bm25": files}, ["mrr"])
+    assert [
+        (w.category, "alpha" in w.text, "beta" in w.text, "gamma" in w.text) for w in per_file
+    ] == [
+        ("alpha", True, False, True),
+        ("beta", False, True, False),
+    ]
 
     def results_with(recall: float, ndcg: float) -> Results:
         results = Results()
