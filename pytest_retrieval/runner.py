@@ -103,6 +103,22 @@ def _consumed(returned: object) -> object:
     return returned
 
 
+def _each_consumed(returned: object) -> object:
+    """A batch's return value with it and each of its result lists consumed (see
+    :func:`_consumed`): inside the call, so a result generator that raises or hangs is
+    the batch call's error or timeout. A value that is not a list of rankings is left
+    for :func:`_split` to name."""
+    returned = _consumed(returned)
+    if isinstance(returned, (str, bytes, dict)) or not isinstance(returned, Sequence):
+        return returned
+    return [_consumed(r) for r in returned]
+
+
+async def _batch_resolved(awaitable: object) -> object:
+    """An async batch call's value (see :func:`_resolve`), its result lists consumed."""
+    return _each_consumed(await _resolve(awaitable))
+
+
 def raised_text(exc: BaseException, who: str = "the retriever") -> str:
     return f"{who} raised {type(exc).__name__}: {exception_text(exc)}"
 
@@ -332,13 +348,14 @@ class Calls:
         start = time.perf_counter()
         try:
             if self.protocol.is_async:
-                wait = self._wait(n)
-                returned = self._loop().run(_within(function(list(queries)), self.timeout, n), wait)
+                called = _batch_resolved(function(list(queries)))
+                returned = self._loop().run(_within(called, self.timeout, n), self._wait(n))
             else:
-                call = lambda: _consumed(function(list(queries)))  # noqa: E731
+                call = lambda: _each_consumed(function(list(queries)))  # noqa: E731
                 returned = call_with_timeout(call, self.timeout, batch=n)
             if inspect.isawaitable(returned):
-                returned = self._loop().run(_within(returned, self.timeout, n), self._wait(n))
+                called = _batch_resolved(returned)
+                returned = self._loop().run(_within(called, self.timeout, n), self._wait(n))
         except (RetrieverTimeout, LoopBlocked) as exc:
             return _failed_batch(n, ids, str(exc), None, start)
         except BaseException as exc:
@@ -398,7 +415,7 @@ def _split(returned: object, n: int, ids: Sequence[str], share: float) -> list[A
             "one per query, in the queries' order"
         )
         return _one_bad_batch(message, n, ids, share)
-    return [Answer(_consumed(r), latency=share, shared=True) for r in returned]
+    return [Answer(r, latency=share, shared=True) for r in returned]
 
 
 def _one_bad_batch(message: str, n: int, ids: Sequence[str], share: float) -> list[Answer]:

@@ -224,6 +224,65 @@ def test_a_batch_that_returns_the_wrong_number_of_results_is_an_error_that_says_
     assert result.ret == pytest.ExitCode.TESTS_FAILED
 
 
+LAZY_RESULTS = """\
+import time
+
+SLOW = "umbrella-needed"
+
+
+def ranked(configuration, query):
+    yield from answer(configuration, query)
+    if query.id != SLOW:
+        return
+    if configuration == "bm25":
+        raise ConnectionError("the result stream broke")
+    time.sleep(30)  # a result stream that stalls
+
+
+class Lazy:
+    def __init__(self, configuration):
+        self.configuration = configuration
+
+    def retrieve_batch(self, queries):  # a generator of generators, read after the call
+        return (ranked(self.configuration, q) for q in queries)
+
+
+class LazyAsync(Lazy):
+    async def retrieve_batch(self, queries):
+        return [ranked(self.configuration, q) for q in queries]
+
+
+def make(configuration):
+    return Lazy(configuration) if configuration == "bm25" else LazyAsync(configuration)
+"""
+
+
+def test_a_batchs_result_generators_are_read_within_its_call_and_deadline(
+    pytester: pytest.Pytester,
+) -> None:
+    ini = E2E_INI + "retrieval_batch_size = 2\nretrieval_timeout = 0.4\n"
+    _project(pytester, LAZY_RESULTS, ini=ini)
+    result, report = _report(pytester)
+    bm25, dense = (report["configurations"][c]["queries"] for c in ("bm25", "dense"))
+    # a result generator that raises is the batch call's error, with the user's traceback
+    broken = {q for q, r in bm25.items() if r["outcome"] == "error"}
+    assert len(broken) == 2 and "umbrella-needed" in broken  # its whole chunk of 2
+    assert bm25["umbrella-needed"]["error"] == (
+        "the batch call raised ConnectionError: the result stream broke"
+    )
+    text = result.stdout.str()
+    assert 'raise ConnectionError("the result stream broke")' in text
+    assert "runner.py" not in text  # no frame of the plugin's
+    # one that stalls is held to the batch's deadline, not waited for (an async batch's
+    # stalls the plugin's event loop, which is abandoned as any loop a call blocks)
+    stalled = {q for q, r in dense.items() if r["outcome"] == "error"}
+    assert len(stalled) == 2 and "umbrella-needed" in stalled
+    assert dense["umbrella-needed"]["error"].startswith(
+        "the event loop did not come back within 5.8 s: an async retriever blocked it"
+    )
+    result.assert_outcomes(passed=10, failed=4)
+
+
 # --------------------------------------------------------------------------- async
 
 ASYNC = """\
