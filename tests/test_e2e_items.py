@@ -321,6 +321,33 @@ def test_the_errors_line_counts_queries_and_the_items_holding_them(
     assert line in result.stdout.str()
 
 
+ONE_PER_CATEGORY_FAILS = """\
+import pytest
+
+
+@pytest.fixture(params=["bm25", "dense"])
+def retriever(request):
+    def search(query):
+        if request.param == "dense" and query.id in ("rain-tomorrow", "convert-euros"):
+            raise ConnectionError("the index is down")
+        return ["weather-forecast"]
+
+    return search
+"""
+
+
+def test_coarse_items_holding_one_errored_query_each_are_not_said_to_error_whole(
+    pytester: pytest.Pytester,
+) -> None:
+    # 2 errored queries in 2 category items of 2 queries each: the other query of each
+    # item scored, so "2 items errored: their queries score 0.0" would be untrue
+    e2e_write_project(pytester, conftest=ONE_PER_CATEGORY_FAILS)
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-items=category")
+    text = result.stdout.str()
+    assert "2 queries errored in 2 items: they score 0.0 on every metric" in text
+    assert "items errored" not in text
+
+
 def test_one_errored_item_is_counted_in_the_singular(pytester: pytest.Pytester) -> None:
     e2e_write_project(pytester, conftest=FAILING_DENSE)
     result = e2e_run(pytester, "--retrieval-eval", "-k", "dense and rain-tomorrow")

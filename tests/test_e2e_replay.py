@@ -149,6 +149,20 @@ def test_a_query_recorded_for_another_text_is_stale(
     ) in " ".join(one.stdout.str().split())
 
 
+def test_with_coarse_items_the_replay_notes_count_queries_not_items(
+    pytester: pytest.Pytester, recorded: Any
+) -> None:
+    catalog = pytester.path / "golden" / "catalog.yaml"
+    catalog.write_text(catalog.read_text().replace("convert euros to dollars", "euros in dollars"))
+    result, _ = _replay(pytester, "--retrieval-items=category")
+    text = " ".join(result.stdout.str().split())
+    assert (
+        "replay: 2 queries are ones the recording rec.jsonl holds for another text or other "
+        "filters (the golden set changed since it was recorded), scored as errors"
+    ) in text
+    assert "items are queries" not in text  # each item holds a category of queries
+
+
 def test_a_partial_recording_names_the_queries_it_lacks(pytester: pytest.Pytester) -> None:
     e2e_write_project(pytester)
     e2e_run(pytester, "--retrieval-eval", "--retrieval-record=rec.jsonl", "-k", "not share")
