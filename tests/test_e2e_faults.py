@@ -74,6 +74,16 @@ def test_a_report_over_the_baseline_file_is_refused(pytester: pytest.Pytester) -
             "--retrieval-report out.json and --retrieval-record out.json are the same file: one "
             "would replace the other; give each its own path",
         ),
+        (
+            ["--junitxml", "golden/baseline.json"],
+            "--junitxml golden/baseline.json is the baseline file (golden/baseline.json): the "
+            "JUnit XML would overwrite it; write the JUnit XML to another file",
+        ),
+        (
+            ["--junitxml=out.json", "--retrieval-report=out.json"],
+            "--retrieval-report out.json and --junitxml out.json are the same file: one would "
+            "replace the other; give each its own path",
+        ),
         (["--retrieval-record", "golden"], "--retrieval-record golden is a folder"),
         (["--retrieval-report", "conftest.py/r.json"], "conftest.py is a file, not a folder"),
         (["--retrieval-report", "golden/r.json"], "--retrieval-report golden/r.json is a folder"),
@@ -105,6 +115,8 @@ def test_a_report_over_the_baseline_file_is_refused(pytester: pytest.Pytester) -
         "log-conftest",
         "log-baseline",
         "record-and-report",
+        "junit-baseline",
+        "junit-and-report",
         "record-folder",
         "report-under-a-file",
         "report-folder",

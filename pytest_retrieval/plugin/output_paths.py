@@ -1,5 +1,6 @@
 """The files a run writes, checked before anything runs: none may overwrite another,
-the baseline it gates against, the files it replays, or a file of another kind.
+the baseline it gates against, the files it replays, or a file of another kind
+(pytest's ``--junitxml`` among the others, which it writes over any file).
 
 A report, a recording and the history log each get a path of their own; a report
 replaces only a report of the plugin's, a recording only a recording, the log appends
@@ -10,6 +11,7 @@ usage error that names the option, the file and the fix.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -33,6 +35,10 @@ def _outputs(config: pytest.Config, run: RunSettings) -> list[tuple[str, Path]]:
     log = log_path(config, run)
     if log is not None and run.run.log is not None:
         found.append((f"--retrieval-log {_shown(run.run.log)}", log))
+    junit = getattr(config.option, "xmlpath", None)
+    if junit:  # pytest's own file, which it writes over whatever is there
+        written = os.path.expanduser(os.path.expandvars(junit))  # as pytest reads the path
+        found.append((f"--junitxml {_shown(junit)}", base / written))
     return found
 
 
@@ -71,7 +77,7 @@ def refuse_clashing_outputs(config: pytest.Config, run: RunSettings, baseline: P
         if blocking is not None and not blocking.is_dir():
             _refuse(f"{what}: {blocking} is a file, not a folder: give a path in a folder")
         if resolved == baseline.resolve():
-            kind = what.split()[0].removeprefix("--retrieval-")
+            kind = what.split()[0].removeprefix("--retrieval-").replace("--junitxml", "JUnit XML")
             harm = "append to" if kind == "log" else "overwrite"
             _refuse(
                 f"{what} is the baseline file ({run.run.baseline}): the {kind} would {harm} "
