@@ -33,6 +33,7 @@ from typing import IO
 from ..bulk import paused_gc
 from ..golden import Problem
 from ..retriever_metadata import Metadata, parse_metadata
+from .atomic import write_target
 from .common import FormatError, ProblemLog, decode_json
 from .repeated_keys import RepeatedKeys
 
@@ -95,7 +96,7 @@ class RecordingWriter:
     """Appends entries to a temporary file; :meth:`close` renames it over the path."""
 
     def __init__(self, path: Path, settings: Mapping[str, object]):
-        self.path = Path(path)
+        self.path = write_target(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd, self._tmp = tempfile.mkstemp(
             prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent

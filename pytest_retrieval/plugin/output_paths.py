@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from ..io.atomic import write_target
 from ..io.baseline_file import looks_like_baseline
 from ..io.history_file import holds_other_data
 from ..io.recording import is_recording
@@ -47,15 +48,21 @@ def _shown(path: str) -> str:
     return quoted(path, "", width=2 * SHOWN)
 
 
-def _refuse_unusable(what: str, path: Path) -> None:
+def _refuse_unusable(what: str, path: Path, written: bool = True) -> None:
     """A path the system refuses to look at (a name longer than the file system allows,
-    a loop of links) is a usage error now, not a traceback when the file is written."""
+    a loop of links), or a device or a pipe (``/dev/null``, which the atomic rename would
+    replace with a file), is a usage error now, not a traceback when the file is written."""
     try:
         path.stat()
     except (FileNotFoundError, NotADirectoryError):
         pass
     except OSError as exc:
         _refuse(f"{what}: the path cannot be used ({exc.strerror or exc}); give another path")
+    try:
+        if written:
+            write_target(path)
+    except OSError as exc:
+        _refuse(f"{what} {exc.strerror}; give the path of a file")
 
 
 def _refuse(text: str) -> None:
@@ -67,7 +74,7 @@ def refuse_clashing_outputs(config: pytest.Config, run: RunSettings, baseline: P
     outputs = _outputs(config, run)
     replayed = {(config.invocation_params.dir / p).resolve() for p in run.run.calls.replay}
     seen: dict[Path, str] = {}
-    _refuse_unusable(f"the baseline {_shown(run.run.baseline)}", baseline)
+    _refuse_unusable(f"the baseline {_shown(run.run.baseline)}", baseline, run.run.update_baseline)
     for what, path in outputs:
         _refuse_unusable(what, path)
         resolved = path.resolve()
