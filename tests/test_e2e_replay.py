@@ -9,6 +9,7 @@ same way, one configuration per run tag.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -362,6 +363,11 @@ def test_each_run_files_notes_name_that_file_and_only_selected_configurations(
         ),
         (("--retrieval-replay=garbage.run",), "--retrieval-replay: cannot read it:"),
         (("--retrieval-replay=runs",), "--retrieval-replay: runs is a folder; give the run files"),
+        (  # what <(zcat run.gz) gives: it exists, so "no such file" would mislead
+            ("--retrieval-replay=piped.run",),
+            "--retrieval-replay: piped.run is a pipe or a device, not a file; save what it gives "
+            "to a file and replay that",
+        ),
         (
             ("--retrieval-replay=rec.jsonl", "--retrieval-replay=./rec.jsonl"),
             "--retrieval-replay: ./rec.jsonl is given twice (also as rec.jsonl); give each file",
@@ -390,6 +396,8 @@ def test_replay_refuses_what_it_cannot_use(
     (pytester.path / "other.json").write_text('{"results": {"q1": ["d1"]}}\n')
     (pytester.path / "garbage.run").write_text("this is not a run\n")
     (pytester.path / "runs").mkdir()
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(pytester.path / "piped.run")
     result = e2e_run(pytester, "--retrieval-eval", *args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert says in result.stderr.str()
