@@ -59,10 +59,10 @@ def _refuse_unusable(what: str, path: Path, written: bool = True) -> None:
     except OSError as exc:
         _refuse(f"{what}: the path cannot be used ({exc.strerror or exc}); give another path")
     try:
-        if written:
-            write_target(path)
-    except OSError as exc:
-        _refuse(f"{what} {exc.strerror}; give the path of a file")
+        write_target(path)
+    except OSError:  # read only (a baseline that is not updated), a pipe would hang the run
+        harm = ": a write would replace it with a file" if written else ""
+        _refuse(f"{what} is a device or a pipe, not a file{harm}; give the path of a file")
 
 
 def _refuse(text: str) -> None:
