@@ -97,9 +97,14 @@ class Answer:
 def _consumed(returned: object) -> object:
     """A generator is consumed inside the call: its code is the retriever's. One that
     does not stop is cut one past the most results a ranking may hold, which the
-    result reader then refuses (an endless iterator would fill the memory first)."""
+    result reader then refuses (an endless iterator would fill the memory first). A
+    list is copied as it comes back: a retriever that refills and returns one list
+    object each call would otherwise change the answers of calls made ahead of their
+    items (async and batch calls) to its last one."""
     if isinstance(returned, Iterator):
         return list(itertools.islice(returned, MAX_RESULTS + 1))
+    if isinstance(returned, list):
+        return list(returned)
     return returned
 
 

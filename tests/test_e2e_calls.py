@@ -322,6 +322,33 @@ def test_an_async_retriever_runs_concurrently_and_scores_as_per_query(
         assert block["latency"]["batch_share"] == 0
 
 
+REUSED_LIST = """\
+import asyncio
+
+
+def make(configuration):
+    buffer = []  # one list, refilled and returned by every call
+
+    async def search(query):
+        await asyncio.sleep(0.01)
+        buffer[:] = answer(configuration, query)
+        return buffer
+
+    return search
+"""
+
+
+def test_an_async_retriever_returning_one_refilled_list_scores_as_per_query(
+    pytester: pytest.Pytester, plain_report: Any
+) -> None:
+    # its calls are made ahead of their items: each answer is copied as it comes back,
+    # or every query of a chunk would be scored on the last call's results
+    _project(pytester, REUSED_LIST)
+    result, report = _report(pytester)
+    result.assert_outcomes(passed=14)
+    assert e2e_without_latency(report)["configurations"] == plain_report
+
+
 PIPELINED = """\
 import asyncio
 import time
