@@ -226,6 +226,14 @@ def test_skip_and_xfail_hold_per_query_inside_a_coarse_item(
     per_query = e2e_run(pytester, "--retrieval-eval")
     per_query.assert_outcomes(passed=10, skipped=2, xfailed=1, xpassed=1)
     assert "inside the" not in per_query.stdout.str()  # pytest's own summary says it
+    # a coarse item whose queries all skip is placed where a skipped query's item is: at
+    # its golden file's line (not at the plugin's code that raised the skip)
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if "skip: not yet" in t)
+    first = max(i for i, t in enumerate(text.splitlines()[:line], 1) if t.startswith("  - id:"))
+    for items in ("query", "category"):
+        run = e2e_run(pytester, "--retrieval-eval", f"--retrieval-items={items}", "-rs")
+        skips = [t for t in run.stdout.lines if t.startswith("SKIPPED")]
+        assert skips and all(f"golden/catalog.yaml:{first}: " in t for t in skips), skips
 
 
 def test_a_baseline_written_with_shards_gates_per_query_items_and_back(

@@ -317,6 +317,11 @@ class GoldenItemHooks:
         if call.when == "teardown" or (call.when == "setup" and report.passed):
             return report
         records = item.stash.get(RECORDS_KEY, None) if call.when == "call" else None
+        if records is not None and report.skipped and isinstance(report.longrepr, tuple):
+            # a coarse item whose queries all skipped: at its golden file's line, as a skip
+            # mark is (the plugin's own code raised it)
+            path, line, _ = item.reportinfo()
+            report.longrepr = (str(path), (line or 0) + 1, report.longrepr[2])
         if records is None:  # skipped, or stopped in setup or before scoring
             settings = item.config.stash[SETTINGS_KEY].settings
             records = records_without_scoring(item, golden.queries, report, call, settings)
