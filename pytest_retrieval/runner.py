@@ -535,8 +535,11 @@ class _Timed:
             try:
                 waiting = steps.throw(thrown) if thrown is not None else steps.send(sent)
             except StopIteration as done:
+                # a generator it returns is read here: its code is the retriever's, and a
+                # blocking one holds the loop as the call's own steps do
+                value = _consumed(done.value)
                 self.busy += time.perf_counter() - start
-                return done.value
+                return value
             self.busy += time.perf_counter() - start
             try:
                 sent, thrown = (yield waiting), None

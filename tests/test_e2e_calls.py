@@ -715,6 +715,38 @@ def test_an_async_call_that_blocks_the_event_loop_is_named_past_the_timeout(
     assert result.ret == 1
 
 
+BLOCKING_GENERATOR = """\
+import asyncio
+import time
+
+
+def make(configuration):
+    def ranked(query):  # a plain generator, read on the event loop
+        if configuration == "dense" and query.id == "umbrella-needed":
+            time.sleep(1.0)  # blocks the event loop as the call's own code would
+        yield from answer(configuration, query)
+
+    async def search(query):
+        await asyncio.sleep(0.01)
+        return ranked(query)
+
+    return search
+"""
+
+
+def test_an_async_call_whose_generator_blocks_the_event_loop_is_named_past_the_timeout(
+    pytester: pytest.Pytester,
+) -> None:
+    _project(pytester, BLOCKING_GENERATOR, ini=E2E_INI + "retrieval_timeout = 0.5\n")
+    result, report = _report(pytester)
+    dense = report["configurations"]["dense"]["queries"]
+    assert dense["umbrella-needed"]["outcome"] == "error"
+    assert dense["umbrella-needed"]["error"].startswith("the retriever held the event loop for 1.0")
+    late = [r for r in dense.values() if (r.get("latency_ms") or 0) > 500]
+    assert late and all(r["outcome"] == "error" for r in late)  # none past it passes
+    assert result.ret == 1
+
+
 def test_an_async_call_that_never_gives_the_loop_back_does_not_hang_the_run(
     pytester: pytest.Pytester,
 ) -> None:
