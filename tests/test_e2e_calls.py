@@ -224,6 +224,42 @@ def test_a_batch_that_returns_the_wrong_number_of_results_is_an_error_that_says_
     assert result.ret == pytest.ExitCode.TESTS_FAILED
 
 
+NOT_AN_INSTANCE = """\
+class Batched:
+    def retrieve_batch(self, queries):
+        return [answer("bm25", q) for q in queries]
+
+
+class Remote:
+    @property
+    def retrieve_batch(self):  # a client that connects when its method is read
+        raise ConnectionError("the index is down")
+
+
+def make(configuration):
+    return Batched if configuration == "bm25" else Remote()  # Batched: () forgotten
+"""
+
+
+def test_a_class_for_an_instance_or_a_batch_method_that_raises_is_named_not_a_traceback(
+    pytester: pytest.Pytester,
+) -> None:
+    _project(pytester, NOT_AN_INSTANCE)
+    result, report = _report(pytester)
+    result.assert_outcomes(failed=14)
+    bm25, dense = (report["configurations"][c]["queries"] for c in ("bm25", "dense"))
+    assert {q["error"] for q in bm25.values()} == {
+        "the 'retriever' fixture returned the class Batched, not an instance of it: return "
+        "Batched(...)"
+    }
+    assert {q["error"] for q in dense.values()} == {
+        "reading the 'retriever' fixture's value's retrieve_batch raised ConnectionError: the "
+        "index is down"
+    }
+    text = result.stdout.str()
+    assert "pytest_retrieval" not in text and "def protocol_of" not in text  # no plugin frame
+
+
 LAZY_RESULTS = """\
 import time
 
