@@ -141,8 +141,25 @@ def _stale(found: Recorded, query: GoldenQuery) -> str:
     return ""
 
 
+def _named_runs(runs: Mapping[tuple[Path, str], tuple[Run, str]]) -> dict[str, tuple[Run, str]]:
+    """Each run by its configuration's name: its tag, or file stem and tag for a tag that
+    two files hold; two runs that would share a name (files named alike in two folders)
+    are refused, as one would replace the other."""
+    tags = [tag for _, tag in runs]
+    named: dict[str, tuple[Run, str]] = {}
+    for (path, tag), found in runs.items():
+        name = tag if tags.count(tag) == 1 else f"{path.stem}-{tag}"
+        if name in named:
+            raise ReplayError(
+                f"--retrieval-replay: {named[name][1]} and {found[1]} would both give the "
+                f"configuration '{name}' (run tag '{tag}'); rename one of the files"
+            )
+        named[name] = found
+    return named
+
+
 def _from_trec(paths: Sequence[Path], shown: Sequence[str]) -> Replay:
-    runs: dict[tuple[str, str], tuple[Run, str]] = {}
+    runs: dict[tuple[Path, str], tuple[Run, str]] = {}
     problems: list[Problem] = []  # every bad file's, not only the first one's
     more = 0
     for path, name in zip(paths, shown, strict=True):
@@ -153,14 +170,10 @@ def _from_trec(paths: Sequence[Path], shown: Sequence[str]) -> Replay:
             more += exc.more
             continue
         for tag, run in read.items():
-            runs[(path.stem, tag)] = (run, name)
+            runs[(path, tag)] = (run, name)
     if problems or more:
         raise FormatError(problems, more)
-    tags = [tag for _, tag in runs]
-    named = {
-        (tag if tags.count(tag) == 1 else f"{stem}-{tag}"): found
-        for (stem, tag), found in runs.items()
-    }
+    named = _named_runs(runs)
     return Replay(
         {}, ", ".join(shown), trec=True, runs={c: run.columns for c, (run, _) in named.items()},
         sources={c: name for c, (_, name) in named.items()},

@@ -328,6 +328,24 @@ def test_a_trec_run_whose_ids_match_no_golden_query_says_so(pytester: pytest.Pyt
     assert "collected, ignored: q-" in text
 
 
+def test_run_files_named_alike_in_two_folders_are_refused_not_one_lost(
+    pytester: pytest.Pytester,
+) -> None:
+    """The same tag in a.run and b/a.run would make two configurations named 'a-dense':
+    one file's results replaced the other's without a word."""
+    e2e_write_project(pytester)
+    (pytester.path / "b").mkdir()
+    _trec(pytester.path / "a.run", {"dense": E2E_RANKINGS["dense"]})
+    _trec(pytester.path / "b" / "a.run", {"dense": {"rain-tomorrow": ["nothing"]}})
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-replay=a.run",
+                     "--retrieval-replay=b/a.run")  # fmt: skip
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert (
+        "--retrieval-replay: a.run and b/a.run would both give the configuration 'a-dense' "
+        "(run tag 'dense'); rename one of the files"
+    ) in result.stderr.str()
+
+
 def test_each_run_files_notes_name_that_file_and_only_selected_configurations(
     pytester: pytest.Pytester,
 ) -> None:
