@@ -152,6 +152,24 @@ def _on_other_loop(exc: BaseException) -> str:
     return LOOP_NOTE if isinstance(exc, RuntimeError) and any(w in text for w in OTHER_LOOP) else ""
 
 
+# what objects bound to the thread that made them say when used in another one
+OTHER_THREAD = ("same thread", "main thread", "pytest-retrieval call", "different thread")
+THREAD_NOTE = (
+    "; note: with retrieval_timeout set, a synchronous retriever is called in a new thread "
+    "for each call (so that a call can be abandoned at its deadline), not in pytest's main "
+    "thread: an object bound to the thread that made it (a sqlite3 connection, "
+    "asyncio.get_event_loop(), signal handlers) fails there; make it inside the call, or "
+    "set retrieval_timeout = 0 (docs/retrievers.md: Timeouts)"
+)
+
+
+def _in_other_thread(exc: BaseException, timeout: float | None) -> str:
+    """:data:`THREAD_NOTE` for an error of a synchronous call that a timeout ran in a
+    thread of its own and that says it met an object bound to another thread, else ""."""
+    text = exception_text(exc).lower()
+    return THREAD_NOTE if timeout is not None and any(w in text for w in OTHER_THREAD) else ""
+
+
 def call_with_timeout(call: Callable[[], T], timeout: float | None, batch: int = 0) -> T:
     """``call()``, or :class:`RetrieverTimeout` once ``timeout`` seconds have passed
     (``batch`` queries: that many times ``timeout``).
@@ -305,7 +323,8 @@ class Calls:
             if isinstance(exc, KeyboardInterrupt):
                 raise
             latency = time.perf_counter() - start
-            return Answer(error=raised_text(exc), exception=exc, latency=latency)
+            message = raised_text(exc) + _in_other_thread(exc, self.timeout)
+            return Answer(error=message, exception=exc, latency=latency)
         if inspect.isawaitable(returned) or hasattr(returned, "__aiter__"):
             return self._async_one(returned, start)  # a sync callable that returned a coroutine
         return Answer(returned, latency=time.perf_counter() - start)
@@ -367,7 +386,11 @@ class Calls:
             if isinstance(exc, KeyboardInterrupt):
                 raise
             message = raised_text(exc, "the batch call")
-            message += _on_other_loop(exc) if self.protocol.is_async else ""
+            message += (
+                _on_other_loop(exc)
+                if self.protocol.is_async
+                else _in_other_thread(exc, self.timeout)
+            )
             return _failed_batch(n, ids, message, exc, start)
         return _split(returned, n, ids, (time.perf_counter() - start) / max(n, 1))
 

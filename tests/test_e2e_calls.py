@@ -708,6 +708,36 @@ def test_timeouts_of_batch_and_async_calls_are_errors_and_the_run_goes_on(
     result.assert_outcomes(passed=11, failed=3)
 
 
+THREAD_BOUND = """\
+import sqlite3
+
+
+def make(configuration):
+    db = sqlite3.connect(":memory:")  # made in pytest's thread: usable there only
+
+    def search(query):
+        db.execute("select 1")
+        return answer(configuration, query)
+
+    return search
+"""
+
+
+def test_a_thread_bound_object_failing_under_a_timeout_is_explained(
+    pytester: pytest.Pytester,
+) -> None:
+    """A timeout runs each synchronous call in a new thread: a sqlite3 connection made in
+    the fixture then fails, which without the note looks like a bug of the user's."""
+    _project(pytester, THREAD_BOUND, ini=E2E_INI + "retrieval_timeout = 5\n")
+    result, report = _report(pytester)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    for query in report["configurations"]["dense"]["queries"].values():
+        error = query["error"]
+        assert error.startswith("the retriever raised ProgrammingError: SQLite objects created")
+        assert "note: with retrieval_timeout set, a synchronous retriever is called in a " in error
+    assert e2e_run(pytester, "--retrieval-eval", "-o", "retrieval_timeout=0").ret == 0
+
+
 BLOCKING = """\
 import asyncio
 import time
