@@ -1738,6 +1738,17 @@ ENTRY = '{"configuration": "bm25", "id": "q1", "text": "t", "results": [["d1", 1
             "run.jsonl:2: not a recording entry ('error' must be the error's text or null, got "
             "False); the recording is damaged: record again",
         ),
+        # replayed as a configuration 'None' (and '', '5'), each of its golden queries an error
+        (
+            [ENTRY.replace('"configuration": "bm25"', '"configuration": null'), FOOTER],
+            "run.jsonl:2: not a recording entry ('configuration' must be non-empty text, got "
+            "null); the recording is damaged: record again",
+        ),
+        (
+            [ENTRY.replace('"id": "q1"', '"id": ""'), FOOTER],
+            "run.jsonl:2: not a recording entry ('id' must be non-empty text, got \"\"); the "
+            "recording is damaged: record again",
+        ),
     ],
     ids=[
         "a-line-added",
@@ -1751,6 +1762,8 @@ ENTRY = '{"configuration": "bm25", "id": "q1", "text": "t", "results": [["d1", 1
         "a-nan-score",
         "an-empty-error",
         "an-error-not-text",
+        "a-null-configuration",
+        "an-empty-id",
     ],
 )
 def test_a_damaged_or_edited_recording_is_refused_naming_its_line(

@@ -265,12 +265,21 @@ def _latency(data: Mapping[str, object]) -> float | None:
     return value
 
 
+def _name(data: Mapping[str, object], key: str) -> str:
+    """An entry's configuration or query id: non-empty text, as the plugin writes them
+    (``null`` or ``5`` would be read as a configuration 'None' or '5')."""
+    value = data[key]
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"'{key}' must be non-empty text, got {json.dumps(value)}")
+    return value
+
+
 def _entry(data: Mapping[str, object], log: ProblemLog, number: int) -> Recorded | None:
     try:
         filters = data.get("filters") or {}
         return Recorded(
-            configuration=str(data["configuration"]),
-            id=str(data["id"]),
+            configuration=_name(data, "configuration"),
+            id=_name(data, "id"),
             text=str(data.get("text", "")),
             results=_results(data),
             filters=filters if isinstance(filters, dict) else {},
