@@ -995,6 +995,24 @@ def test_a_result_that_is_no_ranking_is_refused_saying_what_came_back(case: str)
     assert str(raised.value).startswith(message), str(raised.value)
 
 
+def test_an_awaitable_not_awaited_is_refused_saying_to_await_it() -> None:
+    """``return [search(q) for q in queries]`` in a batch: a list of coroutines."""
+    from pytest_retrieval.shapes import ResultShapeError, rank_results
+
+    async def search() -> list[str]:
+        return ["d1"]
+
+    coroutine = search()
+    with pytest.raises(ResultShapeError) as raised:
+        rank_results(coroutine)
+    coroutine.close()
+    assert str(raised.value).startswith("the retriever returned coroutine <coroutine object")
+    assert str(raised.value).endswith(
+        ", an awaitable not awaited; await it (for a batch's list of them: return await "
+        "asyncio.gather(*calls))"
+    )
+
+
 @pytest.mark.parametrize("value", [5, "d1", 0.5])
 def test_a_numpy_0d_array_is_refused_as_a_result_not_raised_inside_the_plugin(
     value: object,
