@@ -212,6 +212,8 @@ def _results(returned: Any) -> list[Any]:
             "return a list"
         )
     if inspect.isawaitable(returned):  # a batch's [search(q) for q in queries], not awaited
+        if inspect.iscoroutine(returned):
+            returned.close()  # never to run: no "never awaited" warning at a random place
         raise ResultShapeError(
             f"the retriever returned {_describe(returned)}, an awaitable not awaited; await "
             "it (for a batch's list of them: return await asyncio.gather(*calls))"
