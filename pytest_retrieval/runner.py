@@ -125,7 +125,9 @@ async def _batch_resolved(awaitable: object) -> object:
 
 
 def raised_text(exc: BaseException, who: str = "the retriever") -> str:
-    return f"{who} raised {type(exc).__name__}: {exception_text(exc)}"
+    """``the retriever raised ValueError: text`` (no colon when the text is empty)."""
+    text = exception_text(exc)
+    return f"{who} raised {type(exc).__name__}" + (f": {text}" if text else "")
 
 
 # what asyncio and its clients say when an object made on one loop is used on another
