@@ -140,6 +140,32 @@ def test_minus_k_selects_categories_and_configurations_of_coarse_items(
     assert sorted(report["configurations"]["dense"]["queries"]) == ["convert-euros", "share-price"]
 
 
+def test_deselecting_a_query_id_with_coarse_items_says_it_still_runs(
+    pytester: pytest.Pytester, e2e_project: Path
+) -> None:
+    # pytest's --deselect matches node ids: a query's deselects no category item, silently
+    deselect = "--deselect=golden/catalog.yaml::convert-euros"
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-items=category", deselect)
+    assert "deselected" not in result.parseoutcomes()  # nothing deselected
+    text = " ".join(result.stdout.str().split("warnings summary", 1)[1].split())
+    assert (
+        "RetrievalSettingsWarning: --deselect golden/catalog.yaml::convert-euros names the "
+        "query id 'convert-euros', but with retrieval_items = category an item holds a "
+        "category of a file, so it deselects nothing and the query runs; to leave one query "
+        "out: --retrieval-items=query --deselect golden/catalog.yaml::convert-euros"
+    ) in text
+    per_query = e2e_run(pytester, "--retrieval-eval", deselect)
+    assert per_query.parseoutcomes()["deselected"] == 2  # its two items
+    assert "RetrievalSettingsWarning" not in per_query.stdout.str()
+    item = "--deselect=golden/catalog.yaml::lexical[dense]"  # an item's node id: no warning
+    assert (
+        "RetrievalSettingsWarning"
+        not in e2e_run(
+            pytester, "--retrieval-eval", "--retrieval-items=category", item
+        ).stdout.str()
+    )
+
+
 def test_minus_k_with_a_query_id_and_coarse_items_says_why_and_how(
     pytester: pytest.Pytester, e2e_project: Path
 ) -> None:

@@ -33,7 +33,13 @@ from ..settings import (
     refuse_empty_ini,
     refuse_empty_options,
 )
-from .collect import GoldenFile, call_golden, check_fixture, warn_of_query_ids_in_keyword
+from .collect import (
+    GoldenFile,
+    call_golden,
+    check_fixture,
+    warn_of_query_ids_in_deselect,
+    warn_of_query_ids_in_keyword,
+)
 from .fetch import FETCHER_KEY, Fetcher
 from .gathered import note_queries
 from .item import records_without_scoring, shorten_repeated_setup_error
@@ -211,6 +217,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if config.stash.get(REPLAY_KEY, None) is None:
         check_fixture(session.items, config.stash[SETTINGS_KEY].settings.fixture)
     warn_of_query_ids_in_keyword(session)
+    warn_of_query_ids_in_deselect(session)
     selected = sorted(
         {item_configuration(item)[0] for item in session.items if golden_of(item) is not None}
     )
