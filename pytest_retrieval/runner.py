@@ -251,7 +251,10 @@ class EventLoopThread:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
 
-        asyncio.run_coroutine_threadsafe(cancel_all(), loop).result(timeout=5)
+        try:
+            asyncio.run_coroutine_threadsafe(cancel_all(), loop).result(timeout=5)
+        except concurrent.futures.TimeoutError:
+            return  # a call that ignores its cancellation: the loop is left to its daemon thread
         loop.call_soon_threadsafe(loop.stop)
         if self._thread is not None:
             self._thread.join(timeout=5)
@@ -461,13 +464,28 @@ def _one_bad_batch(message: str, n: int, ids: Sequence[str], share: float) -> li
 
 async def _within(awaitable: object, timeout: float | None, batch: int = 0) -> object:
     """Await with a deadline (``batch`` queries: that many times ``timeout``): a
-    :class:`RetrieverTimeout` past it, the call cancelled."""
-    deadline = None if timeout is None else timeout * (batch or 1)
+    :class:`RetrieverTimeout` past it, the call cancelled. The deadline does not wait
+    for the cancellation to end (``wait_for`` does): a call that catches it and goes on
+    awaiting would hold every query of its chunk until the loop is given up."""
+    if timeout is None:
+        return await _awaited(_resolve(awaitable))
+    task = asyncio.ensure_future(_awaited(_resolve(awaitable)))
     try:
-        return await asyncio.wait_for(_awaited(_resolve(awaitable)), deadline)
-    except asyncio.TimeoutError:
-        assert timeout is not None
-        raise RetrieverTimeout(timeout, cancelled=True, batch=batch) from None
+        done, _ = await asyncio.wait({task}, timeout=timeout * (batch or 1))
+    except asyncio.CancelledError:  # the run stopping: the call with it
+        task.cancel()
+        raise
+    if not done:
+        task.cancel()
+        task.add_done_callback(_retrieved)  # what it ends with is not this query's any more
+        raise RetrieverTimeout(timeout, cancelled=True, batch=batch)
+    return task.result()
+
+
+def _retrieved(task: asyncio.Future[object]) -> None:
+    """Take an abandoned call's outcome, so asyncio logs no 'exception never retrieved'."""
+    if not task.cancelled():
+        task.exception()
 
 
 async def _gather(

@@ -738,6 +738,41 @@ def test_a_thread_bound_object_failing_under_a_timeout_is_explained(
     assert e2e_run(pytester, "--retrieval-eval", "-o", "retrieval_timeout=0").ret == 0
 
 
+STUBBORN = """\
+import asyncio
+
+
+def make(configuration):
+    async def search(query):
+        if configuration == "dense" and query.id == "umbrella-needed":
+            while True:  # catches its cancellation and goes on awaiting, every time
+                try:
+                    await asyncio.sleep(30)
+                except asyncio.CancelledError:
+                    pass
+        return answer(configuration, query)
+
+    return search
+"""
+
+
+def test_an_async_call_ignoring_its_cancellation_times_out_alone(
+    pytester: pytest.Pytester,
+) -> None:
+    """The deadline does not wait for the cancellation to end: the call that ignores it
+    is the one timeout, not every query in flight with it (named as blocking the loop),
+    and the run ends without a traceback when the loop closes."""
+    _project(pytester, STUBBORN, ini=E2E_INI + "retrieval_timeout = 0.5\n")
+    result, report = _report(pytester)
+    dense = report["configurations"]["dense"]["queries"]
+    assert [q for q, r in dense.items() if r["outcome"] == "error"] == ["umbrella-needed"]
+    assert dense["umbrella-needed"]["error"] == (
+        "the retriever did not return within 0.5 s (retrieval_timeout): the call was cancelled "
+        "and the query scores 0"
+    )
+    result.assert_outcomes(passed=13, failed=1)
+
+
 BLOCKING = """\
 import asyncio
 import time
