@@ -81,10 +81,12 @@ def _scored(count: int) -> str:
     return "scored as an error" if count == 1 else "scored as errors"
 
 
-def recording_notes(replay: Replay, errors: Sequence[str]) -> list[str]:
+def recording_notes(replay: Replay, errors: Sequence[str], coarse: bool = False) -> list[str]:
     """A line each for the queries a recording lacks and those it holds for another text
-    or other filters (from the items' errors): with a changed golden set these are many
-    items, and the summary says what they have in common. Nothing for a TREC run."""
+    or other filters (from the queries' errors): with a changed golden set these are many
+    items, and the summary says what they have in common. Nothing for a TREC run.
+    ``coarse``: an item holds a category or shard of queries, so these are counted as
+    queries, not items."""
     if replay.trec:
         return []
     missing = sum(_MISSING in error for error in errors)
@@ -92,20 +94,22 @@ def recording_notes(replay: Replay, errors: Sequence[str]) -> list[str]:
     notes = []
     if stale:
         notes.append(
-            f"replay: {_items(stale)} the recording {replay.source} holds for another text or "
-            f"other filters (the golden set changed since it was recorded), {_scored(stale)}; "
-            "record again (--retrieval-record)"
+            f"replay: {_items(stale, coarse)} the recording {replay.source} holds for another "
+            "text or other filters (the golden set changed since it was recorded), "
+            f"{_scored(stale)}; record again (--retrieval-record)"
         )
     if missing:
         notes.append(
-            f"replay: {_items(missing)} the recording {replay.source} does not hold, "
+            f"replay: {_items(missing, coarse)} the recording {replay.source} does not hold, "
             f"{_scored(missing)}; record again (--retrieval-record), or replay with -k to leave "
             f"{'it' if missing == 1 else 'them'} out"
         )
     return notes
 
 
-def _items(count: int) -> str:
+def _items(count: int, coarse: bool) -> str:
+    if coarse:
+        return "1 query is one" if count == 1 else f"{count} queries are ones"
     return "1 item is a query" if count == 1 else f"{count} items are queries"
 
 
@@ -137,8 +141,25 @@ def _stale(found: Recorded, query: GoldenQuery) -> str:
     return ""
 
 
+def _named_runs(runs: Mapping[tuple[Path, str], tuple[Run, str]]) -> dict[str, tuple[Run, str]]:
+    """Each run by its configuration's name: its tag, or file stem and tag for a tag that
+    two files hold; two runs that would share a name (files named alike in two folders)
+    are refused, as one would replace the other."""
+    tags = [tag for _, tag in runs]
+    named: dict[str, tuple[Run, str]] = {}
+    for (path, tag), found in runs.items():
+        name = tag if tags.count(tag) == 1 else f"{path.stem}-{tag}"
+        if name in named:
+            raise ReplayError(
+                f"--retrieval-replay: {named[name][1]} and {found[1]} would both give the "
+                f"configuration '{name}' (run tag '{tag}'); rename one of the files"
+            )
+        named[name] = found
+    return named
+
+
 def _from_trec(paths: Sequence[Path], shown: Sequence[str]) -> Replay:
-    runs: dict[tuple[str, str], tuple[Run, str]] = {}
+    runs: dict[tuple[Path, str], tuple[Run, str]] = {}
     problems: list[Problem] = []  # every bad file's, not only the first one's
     more = 0
     for path, name in zip(paths, shown, strict=True):
@@ -149,14 +170,10 @@ def _from_trec(paths: Sequence[Path], shown: Sequence[str]) -> Replay:
             more += exc.more
             continue
         for tag, run in read.items():
-            runs[(path.stem, tag)] = (run, name)
+            runs[(path, tag)] = (run, name)
     if problems or more:
         raise FormatError(problems, more)
-    tags = [tag for _, tag in runs]
-    named = {
-        (tag if tags.count(tag) == 1 else f"{stem}-{tag}"): found
-        for (stem, tag), found in runs.items()
-    }
+    named = _named_runs(runs)
     return Replay(
         {}, ", ".join(shown), trec=True, runs={c: run.columns for c, (run, _) in named.items()},
         sources={c: name for c, (_, name) in named.items()},
@@ -224,6 +241,12 @@ def _refuse_what_is_no_run(paths: Sequence[Path], shown: Sequence[str]) -> None:
             "(--retrieval-replay=runs/bm25.run --retrieval-replay=runs/dense.run)"
         )
     missing = [s for p, s in pairs if not exists(p, "file")]
+    pipes = [s for p, s in pairs if exists(p) and not exists(p, "file")]
+    if pipes:  # what <(zcat run.gz) gives: read in blocks, more than once, it must be a file
+        raise ReplayError(
+            f"--retrieval-replay: {', '.join(pipes)} is a pipe or a device, not a file; save "
+            "what it gives to a file and replay that"
+        )
     if missing:
         raise ReplayError(f"--retrieval-replay: no such file: {', '.join(missing)}")
     seen: dict[Path, str] = {}

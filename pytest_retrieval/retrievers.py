@@ -95,9 +95,29 @@ class Protocol:
         return RetrieverKind(self.style == "batch", self.is_async, self.via)
 
 
+def _batch_method(retriever: object, fixture: str) -> object:
+    """The value's ``retrieve_batch`` (None without one); reading it may run the user's
+    code (a property, ``__getattr__``): what that raises is named, not a traceback of
+    the plugin's."""
+    try:
+        method = getattr(retriever, BATCH_METHOD, None)
+    except Exception as exc:
+        raise ProtocolError(
+            f"reading the '{fixture}' fixture's value's {BATCH_METHOD} raised "
+            f"{type(exc).__name__}: {exc}"
+        ) from None
+    if inspect.isclass(retriever) and (method is None or inspect.isfunction(method)):
+        # calling it would make an instance, or call a method without one
+        raise ProtocolError(
+            f"the '{fixture}' fixture returned the class {retriever.__name__}, not an "
+            f"instance of it: return {retriever.__name__}(...)"
+        )
+    return method
+
+
 def protocol_of(retriever: object, fixture: str) -> Protocol:
     """The protocol of the fixture's value; :class:`ProtocolError` names what is wrong."""
-    method = getattr(retriever, BATCH_METHOD, None)
+    method = _batch_method(retriever, fixture)
     if method is not None:
         if not callable(method):
             raise ProtocolError(

@@ -97,14 +97,37 @@ class Answer:
 def _consumed(returned: object) -> object:
     """A generator is consumed inside the call: its code is the retriever's. One that
     does not stop is cut one past the most results a ranking may hold, which the
-    result reader then refuses (an endless iterator would fill the memory first)."""
+    result reader then refuses (an endless iterator would fill the memory first). A
+    list is copied as it comes back: a retriever that refills and returns one list
+    object each call would otherwise change the answers of calls made ahead of their
+    items (async and batch calls) to its last one."""
     if isinstance(returned, Iterator):
         return list(itertools.islice(returned, MAX_RESULTS + 1))
+    if isinstance(returned, list):
+        return list(returned)
     return returned
 
 
+def _each_consumed(returned: object) -> object:
+    """A batch's return value with it and each of its result lists consumed (see
+    :func:`_consumed`): inside the call, so a result generator that raises or hangs is
+    the batch call's error or timeout. A value that is not a list of rankings is left
+    for :func:`_split` to name."""
+    returned = _consumed(returned)
+    if isinstance(returned, (str, bytes, dict)) or not isinstance(returned, Sequence):
+        return returned
+    return [_consumed(r) for r in returned]
+
+
+async def _batch_resolved(awaitable: object) -> object:
+    """An async batch call's value (see :func:`_resolve`), its result lists consumed."""
+    return _each_consumed(await _resolve(awaitable))
+
+
 def raised_text(exc: BaseException, who: str = "the retriever") -> str:
-    return f"{who} raised {type(exc).__name__}: {exception_text(exc)}"
+    """``the retriever raised ValueError: text`` (no colon when the text is empty)."""
+    text = exception_text(exc)
+    return f"{who} raised {type(exc).__name__}" + (f": {text}" if text else "")
 
 
 # what asyncio and its clients say when an object made on one loop is used on another
@@ -129,6 +152,24 @@ def _on_other_loop(exc: BaseException) -> str:
     another event loop, else ""."""
     text = exception_text(exc).lower()
     return LOOP_NOTE if isinstance(exc, RuntimeError) and any(w in text for w in OTHER_LOOP) else ""
+
+
+# what objects bound to the thread that made them say when used in another one
+OTHER_THREAD = ("same thread", "main thread", "pytest-retrieval call", "different thread")
+THREAD_NOTE = (
+    "; note: with retrieval_timeout set, a synchronous retriever is called in a new thread "
+    "for each call (so that a call can be abandoned at its deadline), not in pytest's main "
+    "thread: an object bound to the thread that made it (a sqlite3 connection, "
+    "asyncio.get_event_loop(), signal handlers) fails there; make it inside the call, or "
+    "set retrieval_timeout = 0 (docs/retrievers.md: Timeouts)"
+)
+
+
+def _in_other_thread(exc: BaseException, timeout: float | None) -> str:
+    """:data:`THREAD_NOTE` for an error of a synchronous call that a timeout ran in a
+    thread of its own and that says it met an object bound to another thread, else ""."""
+    text = exception_text(exc).lower()
+    return THREAD_NOTE if timeout is not None and any(w in text for w in OTHER_THREAD) else ""
 
 
 def call_with_timeout(call: Callable[[], T], timeout: float | None, batch: int = 0) -> T:
@@ -210,7 +251,10 @@ class EventLoopThread:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
 
-        asyncio.run_coroutine_threadsafe(cancel_all(), loop).result(timeout=5)
+        try:
+            asyncio.run_coroutine_threadsafe(cancel_all(), loop).result(timeout=5)
+        except concurrent.futures.TimeoutError:
+            return  # a call that ignores its cancellation: the loop is left to its daemon thread
         loop.call_soon_threadsafe(loop.stop)
         if self._thread is not None:
             self._thread.join(timeout=5)
@@ -284,7 +328,8 @@ class Calls:
             if isinstance(exc, KeyboardInterrupt):
                 raise
             latency = time.perf_counter() - start
-            return Answer(error=raised_text(exc), exception=exc, latency=latency)
+            message = raised_text(exc) + _in_other_thread(exc, self.timeout)
+            return Answer(error=message, exception=exc, latency=latency)
         if inspect.isawaitable(returned) or hasattr(returned, "__aiter__"):
             return self._async_one(returned, start)  # a sync callable that returned a coroutine
         return Answer(returned, latency=time.perf_counter() - start)
@@ -332,20 +377,25 @@ class Calls:
         start = time.perf_counter()
         try:
             if self.protocol.is_async:
-                wait = self._wait(n)
-                returned = self._loop().run(_within(function(list(queries)), self.timeout, n), wait)
+                called = _batch_resolved(function(list(queries)))
+                returned = self._loop().run(_within(called, self.timeout, n), self._wait(n))
             else:
-                call = lambda: _consumed(function(list(queries)))  # noqa: E731
+                call = lambda: _each_consumed(function(list(queries)))  # noqa: E731
                 returned = call_with_timeout(call, self.timeout, batch=n)
             if inspect.isawaitable(returned):
-                returned = self._loop().run(_within(returned, self.timeout, n), self._wait(n))
+                called = _batch_resolved(returned)
+                returned = self._loop().run(_within(called, self.timeout, n), self._wait(n))
         except (RetrieverTimeout, LoopBlocked) as exc:
             return _failed_batch(n, ids, str(exc), None, start)
         except BaseException as exc:
             if isinstance(exc, KeyboardInterrupt):
                 raise
             message = raised_text(exc, "the batch call")
-            message += _on_other_loop(exc) if self.protocol.is_async else ""
+            message += (
+                _on_other_loop(exc)
+                if self.protocol.is_async
+                else _in_other_thread(exc, self.timeout)
+            )
             return _failed_batch(n, ids, message, exc, start)
         return _split(returned, n, ids, (time.perf_counter() - start) / max(n, 1))
 
@@ -398,7 +448,7 @@ def _split(returned: object, n: int, ids: Sequence[str], share: float) -> list[A
             "one per query, in the queries' order"
         )
         return _one_bad_batch(message, n, ids, share)
-    return [Answer(_consumed(r), latency=share, shared=True) for r in returned]
+    return [Answer(r, latency=share, shared=True) for r in returned]
 
 
 def _one_bad_batch(message: str, n: int, ids: Sequence[str], share: float) -> list[Answer]:
@@ -414,13 +464,28 @@ def _one_bad_batch(message: str, n: int, ids: Sequence[str], share: float) -> li
 
 async def _within(awaitable: object, timeout: float | None, batch: int = 0) -> object:
     """Await with a deadline (``batch`` queries: that many times ``timeout``): a
-    :class:`RetrieverTimeout` past it, the call cancelled."""
-    deadline = None if timeout is None else timeout * (batch or 1)
+    :class:`RetrieverTimeout` past it, the call cancelled. The deadline does not wait
+    for the cancellation to end (``wait_for`` does): a call that catches it and goes on
+    awaiting would hold every query of its chunk until the loop is given up."""
+    if timeout is None:
+        return await _awaited(_resolve(awaitable))
+    task = asyncio.ensure_future(_awaited(_resolve(awaitable)))
     try:
-        return await asyncio.wait_for(_awaited(_resolve(awaitable)), deadline)
-    except asyncio.TimeoutError:
-        assert timeout is not None
-        raise RetrieverTimeout(timeout, cancelled=True, batch=batch) from None
+        done, _ = await asyncio.wait({task}, timeout=timeout * (batch or 1))
+    except asyncio.CancelledError:  # the run stopping: the call with it
+        task.cancel()
+        raise
+    if not done:
+        task.cancel()
+        task.add_done_callback(_retrieved)  # what it ends with is not this query's any more
+        raise RetrieverTimeout(timeout, cancelled=True, batch=batch)
+    return task.result()
+
+
+def _retrieved(task: asyncio.Future[object]) -> None:
+    """Take an abandoned call's outcome, so asyncio logs no 'exception never retrieved'."""
+    if not task.cancelled():
+        task.exception()
 
 
 async def _gather(
@@ -513,8 +578,11 @@ class _Timed:
             try:
                 waiting = steps.throw(thrown) if thrown is not None else steps.send(sent)
             except StopIteration as done:
+                # a generator it returns is read here: its code is the retriever's, and a
+                # blocking one holds the loop as the call's own steps do
+                value = _consumed(done.value)
                 self.busy += time.perf_counter() - start
-                return done.value
+                return value
             self.busy += time.perf_counter() - start
             try:
                 sent, thrown = (yield waiting), None

@@ -11,6 +11,7 @@ result to the key judgments use (a chunk ``doc7#s2@v3`` to its clause ``doc7#s2`
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import math
 import numbers
@@ -209,6 +210,13 @@ def _results(returned: Any) -> list[Any]:
         raise ResultShapeError(
             f"the retriever returned a set ({_describe(returned)}), which has no rank order; "
             "return a list"
+        )
+    if inspect.isawaitable(returned):  # a batch's [search(q) for q in queries], not awaited
+        if inspect.iscoroutine(returned):
+            returned.close()  # never to run: no "never awaited" warning at a random place
+        raise ResultShapeError(
+            f"the retriever returned {_describe(returned)}, an awaitable not awaited; await "
+            "it (for a batch's list of them: return await asyncio.gather(*calls))"
         )
     if not isinstance(returned, (Sequence, Iterable)) or isinstance(returned, (int, float)):
         raise ResultShapeError(

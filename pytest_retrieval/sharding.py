@@ -89,6 +89,16 @@ def query_ids_in_keyword(
     return found
 
 
+def deselect_note(items: Items, pattern: str, qid: str) -> str:
+    """Why ``--deselect`` of a query's node id leaves it in when items are coarse."""
+    holds = "a category" if items.mode == "category" else "a shard of a category"
+    return (
+        f"--deselect {pattern} names the query id '{qid}', but with retrieval_items = {items} "
+        f"an item holds {holds} of a file, so it deselects nothing and the query runs; to "
+        f"leave one query out: --retrieval-items=query --deselect {pattern}"
+    )
+
+
 def keyword_note(items: Items, found: Sequence[KeywordHit]) -> str:
     """Why ``-k`` with query ids selects no query when items are coarse, and what does."""
     holds = "a category" if items.mode == "category" else "a shard of a category"

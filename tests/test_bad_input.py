@@ -995,6 +995,24 @@ def test_a_result_that_is_no_ranking_is_refused_saying_what_came_back(case: str)
     assert str(raised.value).startswith(message), str(raised.value)
 
 
+def test_an_awaitable_not_awaited_is_refused_saying_to_await_it() -> None:
+    """``return [search(q) for q in queries]`` in a batch: a list of coroutines."""
+    from pytest_retrieval.shapes import ResultShapeError, rank_results
+
+    async def search() -> list[str]:
+        return ["d1"]
+
+    coroutine = search()
+    with pytest.raises(ResultShapeError) as raised:
+        rank_results(coroutine)
+    assert coroutine.cr_frame is None  # closed: no "never awaited" warning later
+    assert str(raised.value).startswith("the retriever returned coroutine <coroutine object")
+    assert str(raised.value).endswith(
+        ", an awaitable not awaited; await it (for a batch's list of them: return await "
+        "asyncio.gather(*calls))"
+    )
+
+
 @pytest.mark.parametrize("value", [5, "d1", 0.5])
 def test_a_numpy_0d_array_is_refused_as_a_result_not_raised_inside_the_plugin(
     value: object,
@@ -1738,6 +1756,17 @@ ENTRY = '{"configuration": "bm25", "id": "q1", "text": "t", "results": [["d1", 1
             "run.jsonl:2: not a recording entry ('error' must be the error's text or null, got "
             "False); the recording is damaged: record again",
         ),
+        # replayed as a configuration 'None' (and '', '5'), each of its golden queries an error
+        (
+            [ENTRY.replace('"configuration": "bm25"', '"configuration": null'), FOOTER],
+            "run.jsonl:2: not a recording entry ('configuration' must be non-empty text, got "
+            "null); the recording is damaged: record again",
+        ),
+        (
+            [ENTRY.replace('"id": "q1"', '"id": ""'), FOOTER],
+            "run.jsonl:2: not a recording entry ('id' must be non-empty text, got \"\"); the "
+            "recording is damaged: record again",
+        ),
     ],
     ids=[
         "a-line-added",
@@ -1751,6 +1780,8 @@ ENTRY = '{"configuration": "bm25", "id": "q1", "text": "t", "results": [["d1", 1
         "a-nan-score",
         "an-empty-error",
         "an-error-not-text",
+        "a-null-configuration",
+        "an-empty-id",
     ],
 )
 def test_a_damaged_or_edited_recording_is_refused_naming_its_line(

@@ -285,3 +285,30 @@ def test_merge_refuses_two_grades_of_one_document_naming_both_lines(tmp_path):
         "2 problems: nothing merged",
     ]
     assert (project / "golden/weather.yaml").read_text(encoding="utf-8") == golden
+
+
+def test_merge_refuses_a_hand_written_id_yaml_reads_as_another_value(tmp_path):
+    """A document added by hand as ``{id: 00123, grade: 2}`` is YAML 1.1's 83: merged, it
+    judged a document '83'. Ids are refused as in a golden file; the pool's own (quoted
+    '00123', judged in the golden file above) reads back as written."""
+    project = _pooled(tmp_path)
+    golden = (project / "golden/weather.yaml").read_text(encoding="utf-8")
+    _fill(project / "worklist.yaml", GRADES)
+    path = project / "worklist.yaml"
+    text = path.read_text(encoding="utf-8")
+    added = "      - {id: 00123, grade: 2}\n      - {id: yes, grade: 1}\n"
+    path.write_text(text.replace("      - {id: sky,", added + "      - {id: sky,"), "utf-8")
+    ran = cli("merge", "worklist.yaml", cwd=project)
+    assert ran.code == 1
+    assert ran.lines == [
+        "worklist.yaml:16: query 'rain-tomorrow': document id 00123 is read by YAML as the "
+        "number 83; quote it ('00123') to keep it as text",
+        "worklist.yaml:17: query 'rain-tomorrow': document id true is read by YAML as a "
+        "boolean (yes, no, on, off, true, false): quote it to keep it as text",
+        "2 problems: nothing merged",
+    ]
+    assert (project / "golden/weather.yaml").read_text(encoding="utf-8") == golden
+    path.write_text(text.replace("      - {id: sky,", "      - {id: '00124', grade: 2}\n"
+                                 "      - {id: sky,"), "utf-8")  # fmt: skip
+    assert cli("merge", "worklist.yaml", cwd=project).code == 0
+    assert '"00124": 2' in (project / "golden/weather.yaml").read_text(encoding="utf-8")

@@ -224,6 +224,101 @@ def test_a_batch_that_returns_the_wrong_number_of_results_is_an_error_that_says_
     assert result.ret == pytest.ExitCode.TESTS_FAILED
 
 
+NOT_AN_INSTANCE = """\
+class Batched:
+    def retrieve_batch(self, queries):
+        return [answer("bm25", q) for q in queries]
+
+
+class Remote:
+    @property
+    def retrieve_batch(self):  # a client that connects when its method is read
+        raise ConnectionError("the index is down")
+
+
+def make(configuration):
+    return Batched if configuration == "bm25" else Remote()  # Batched: () forgotten
+"""
+
+
+def test_a_class_for_an_instance_or_a_batch_method_that_raises_is_named_not_a_traceback(
+    pytester: pytest.Pytester,
+) -> None:
+    _project(pytester, NOT_AN_INSTANCE)
+    result, report = _report(pytester)
+    result.assert_outcomes(failed=14)
+    bm25, dense = (report["configurations"][c]["queries"] for c in ("bm25", "dense"))
+    assert {q["error"] for q in bm25.values()} == {
+        "the 'retriever' fixture returned the class Batched, not an instance of it: return "
+        "Batched(...)"
+    }
+    assert {q["error"] for q in dense.values()} == {
+        "reading the 'retriever' fixture's value's retrieve_batch raised ConnectionError: the "
+        "index is down"
+    }
+    text = result.stdout.str()
+    assert "pytest_retrieval" not in text and "def protocol_of" not in text  # no plugin frame
+
+
+LAZY_RESULTS = """\
+import time
+
+SLOW = "umbrella-needed"
+
+
+def ranked(configuration, query):
+    yield from answer(configuration, query)
+    if query.id != SLOW:
+        return
+    if configuration == "bm25":
+        raise ConnectionError("the result stream broke")
+    time.sleep(30)  # a result stream that stalls
+
+
+class Lazy:
+    def __init__(self, configuration):
+        self.configuration = configuration
+
+    def retrieve_batch(self, queries):  # a generator of generators, read after the call
+        return (ranked(self.configuration, q) for q in queries)
+
+
+class LazyAsync(Lazy):
+    async def retrieve_batch(self, queries):
+        return [ranked(self.configuration, q) for q in queries]
+
+
+def make(configuration):
+    return Lazy(configuration) if configuration == "bm25" else LazyAsync(configuration)
+"""
+
+
+def test_a_batchs_result_generators_are_read_within_its_call_and_deadline(
+    pytester: pytest.Pytester,
+) -> None:
+    ini = E2E_INI + "retrieval_batch_size = 2\nretrieval_timeout = 0.4\n"
+    _project(pytester, LAZY_RESULTS, ini=ini)
+    result, report = _report(pytester)
+    bm25, dense = (report["configurations"][c]["queries"] for c in ("bm25", "dense"))
+    # a result generator that raises is the batch call's error, with the user's traceback
+    broken = {q for q, r in bm25.items() if r["outcome"] == "error"}
+    assert len(broken) == 2 and "umbrella-needed" in broken  # its whole chunk of 2
+    assert bm25["umbrella-needed"]["error"] == (
+        "the batch call raised ConnectionError: the result stream broke"
+    )
+    text = result.stdout.str()
+    assert 'raise ConnectionError("the result stream broke")' in text
+    assert "runner.py" not in text  # no frame of the plugin's
+    # one that stalls is held to the batch's deadline, not waited for (an async batch's
+    # stalls the plugin's event loop, which is abandoned as any loop a call blocks)
+    stalled = {q for q, r in dense.items() if r["outcome"] == "error"}
+    assert len(stalled) == 2 and "umbrella-needed" in stalled
+    assert dense["umbrella-needed"]["error"].startswith(
+        "the event loop did not come back within 5.8 s: an async retriever blocked it"
+    )
+    result.assert_outcomes(passed=10, failed=4)
+
+
 # --------------------------------------------------------------------------- async
 
 ASYNC = """\
@@ -261,6 +356,33 @@ def test_an_async_retriever_runs_concurrently_and_scores_as_per_query(
     for block in report["configurations"].values():
         assert block["latency"]["p50_ms"] >= 19  # each call awaited 20 ms
         assert block["latency"]["batch_share"] == 0
+
+
+REUSED_LIST = """\
+import asyncio
+
+
+def make(configuration):
+    buffer = []  # one list, refilled and returned by every call
+
+    async def search(query):
+        await asyncio.sleep(0.01)
+        buffer[:] = answer(configuration, query)
+        return buffer
+
+    return search
+"""
+
+
+def test_an_async_retriever_returning_one_refilled_list_scores_as_per_query(
+    pytester: pytest.Pytester, plain_report: Any
+) -> None:
+    # its calls are made ahead of their items: each answer is copied as it comes back,
+    # or every query of a chunk would be scored on the last call's results
+    _project(pytester, REUSED_LIST)
+    result, report = _report(pytester)
+    result.assert_outcomes(passed=14)
+    assert e2e_without_latency(report)["configurations"] == plain_report
 
 
 PIPELINED = """\
@@ -586,6 +708,71 @@ def test_timeouts_of_batch_and_async_calls_are_errors_and_the_run_goes_on(
     result.assert_outcomes(passed=11, failed=3)
 
 
+THREAD_BOUND = """\
+import sqlite3
+
+
+def make(configuration):
+    db = sqlite3.connect(":memory:")  # made in pytest's thread: usable there only
+
+    def search(query):
+        db.execute("select 1")
+        return answer(configuration, query)
+
+    return search
+"""
+
+
+def test_a_thread_bound_object_failing_under_a_timeout_is_explained(
+    pytester: pytest.Pytester,
+) -> None:
+    """A timeout runs each synchronous call in a new thread: a sqlite3 connection made in
+    the fixture then fails, which without the note looks like a bug of the user's."""
+    _project(pytester, THREAD_BOUND, ini=E2E_INI + "retrieval_timeout = 5\n")
+    result, report = _report(pytester)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    for query in report["configurations"]["dense"]["queries"].values():
+        error = query["error"]
+        assert error.startswith("the retriever raised ProgrammingError: SQLite objects created")
+        assert "note: with retrieval_timeout set, a synchronous retriever is called in a " in error
+    assert e2e_run(pytester, "--retrieval-eval", "-o", "retrieval_timeout=0").ret == 0
+
+
+STUBBORN = """\
+import asyncio
+
+
+def make(configuration):
+    async def search(query):
+        if configuration == "dense" and query.id == "umbrella-needed":
+            while True:  # catches its cancellation and goes on awaiting, every time
+                try:
+                    await asyncio.sleep(30)
+                except asyncio.CancelledError:
+                    pass
+        return answer(configuration, query)
+
+    return search
+"""
+
+
+def test_an_async_call_ignoring_its_cancellation_times_out_alone(
+    pytester: pytest.Pytester,
+) -> None:
+    """The deadline does not wait for the cancellation to end: the call that ignores it
+    is the one timeout, not every query in flight with it (named as blocking the loop),
+    and the run ends without a traceback when the loop closes."""
+    _project(pytester, STUBBORN, ini=E2E_INI + "retrieval_timeout = 0.5\n")
+    result, report = _report(pytester)
+    dense = report["configurations"]["dense"]["queries"]
+    assert [q for q, r in dense.items() if r["outcome"] == "error"] == ["umbrella-needed"]
+    assert dense["umbrella-needed"]["error"] == (
+        "the retriever did not return within 0.5 s (retrieval_timeout): the call was cancelled "
+        "and the query scores 0"
+    )
+    result.assert_outcomes(passed=13, failed=1)
+
+
 BLOCKING = """\
 import asyncio
 import time
@@ -626,6 +813,38 @@ def test_an_async_call_that_blocks_the_event_loop_is_named_past_the_timeout(
     assert late and all(r["outcome"] == "error" for r in late)  # none past it passes
     bm25 = report["configurations"]["bm25"]["queries"]
     assert all(r["outcome"] != "error" for r in bm25.values())  # another loop run: unharmed
+    assert result.ret == 1
+
+
+BLOCKING_GENERATOR = """\
+import asyncio
+import time
+
+
+def make(configuration):
+    def ranked(query):  # a plain generator, read on the event loop
+        if configuration == "dense" and query.id == "umbrella-needed":
+            time.sleep(1.0)  # blocks the event loop as the call's own code would
+        yield from answer(configuration, query)
+
+    async def search(query):
+        await asyncio.sleep(0.01)
+        return ranked(query)
+
+    return search
+"""
+
+
+def test_an_async_call_whose_generator_blocks_the_event_loop_is_named_past_the_timeout(
+    pytester: pytest.Pytester,
+) -> None:
+    _project(pytester, BLOCKING_GENERATOR, ini=E2E_INI + "retrieval_timeout = 0.5\n")
+    result, report = _report(pytester)
+    dense = report["configurations"]["dense"]["queries"]
+    assert dense["umbrella-needed"]["outcome"] == "error"
+    assert dense["umbrella-needed"]["error"].startswith("the retriever held the event loop for 1.0")
+    late = [r for r in dense.values() if (r.get("latency_ms") or 0) > 500]
+    assert late and all(r["outcome"] == "error" for r in late)  # none past it passes
     assert result.ret == 1
 
 
@@ -1037,3 +1256,10 @@ def test_the_longest_timeout_times_a_batch_waits_without_overflowing() -> None:
         assert [a.returned for a in calls.many(["q1", "q2"], ["q1", "q2"])] == [["d1"], ["d1"]]
     finally:
         loop.close()
+
+
+def test_an_exception_without_text_is_named_without_a_dangling_colon() -> None:
+    from pytest_retrieval.runner import raised_text
+
+    assert raised_text(ValueError()) == "the retriever raised ValueError"
+    assert raised_text(KeyError("x"), "the batch call") == "the batch call raised KeyError: 'x'"

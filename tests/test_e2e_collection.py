@@ -688,3 +688,20 @@ def test_ids_equal_but_for_letter_case_are_a_warning_naming_both(pytester: pytes
     assert strict.ret == pytest.ExitCode.INTERRUPTED
     assert "golden/more.yaml:1: query 'Rain-Tomorrow': its id differs" in strict.stdout.str()
     assert "Traceback" not in strict.stdout.str()
+
+
+def test_the_plugins_own_files_in_a_golden_folder_are_named_not_read_as_golden_files(
+    pytester: pytest.Pytester,
+) -> None:
+    """A recording or the log written under golden/ (or a worklist pooled there) is
+    collected by its suffix: one line saying what it is, not a problem on every line."""
+    e2e_write_project(pytester)
+    first = e2e_run(pytester, "--retrieval-eval", "--retrieval-record=golden/runs/rec.jsonl",
+                    "--retrieval-log=golden/runs/log.jsonl")  # fmt: skip
+    assert first.ret == pytest.ExitCode.OK
+    result = e2e_run(pytester, "--retrieval-eval")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    text = result.stdout.str()
+    for name, kind in (("rec", "recording (--retrieval-record)"), ("log", "history log")):
+        assert (f"golden/runs/{name}.jsonl:1: this is a pytest-retrieval {kind}") in text
+    assert "unknown key" not in text and text.count("not a golden file: move it out") == 2

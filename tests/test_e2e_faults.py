@@ -10,6 +10,7 @@ import fnmatch
 import io
 import json
 import os
+import stat
 import sys
 import threading
 import time
@@ -74,6 +75,16 @@ def test_a_report_over_the_baseline_file_is_refused(pytester: pytest.Pytester) -
             "--retrieval-report out.json and --retrieval-record out.json are the same file: one "
             "would replace the other; give each its own path",
         ),
+        (
+            ["--junitxml", "golden/baseline.json"],
+            "--junitxml golden/baseline.json is the baseline file (golden/baseline.json): the "
+            "JUnit XML would overwrite it; write the JUnit XML to another file",
+        ),
+        (
+            ["--junitxml=out.json", "--retrieval-report=out.json"],
+            "--retrieval-report out.json and --junitxml out.json are the same file: one would "
+            "replace the other; give each its own path",
+        ),
         (["--retrieval-record", "golden"], "--retrieval-record golden is a folder"),
         (["--retrieval-report", "conftest.py/r.json"], "conftest.py is a file, not a folder"),
         (["--retrieval-report", "golden/r.json"], "--retrieval-report golden/r.json is a folder"),
@@ -105,6 +116,8 @@ def test_a_report_over_the_baseline_file_is_refused(pytester: pytest.Pytester) -
         "log-conftest",
         "log-baseline",
         "record-and-report",
+        "junit-baseline",
+        "junit-and-report",
         "record-folder",
         "report-under-a-file",
         "report-folder",
@@ -126,6 +139,31 @@ def test_an_output_that_would_destroy_another_file_is_refused_before_the_run(
     assert says in " ".join(result.stderr.str().split()), result.stderr.str()
     after = {p: p.read_bytes() for p in pytester.path.rglob("*") if p.is_file()}
     assert after == before  # nothing written, nothing spoiled
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--retrieval-record=out.jsonl"],
+        ["--retrieval-report=out.json"],
+        ["--retrieval-update-baseline", "--retrieval-baseline=out.json"],
+        ["--retrieval-baseline=out.json"],  # only read: reading a pipe would hang the run
+    ],
+    ids=["record", "report", "baseline", "baseline-read"],
+)
+def test_an_output_on_a_pipe_or_a_device_is_refused_not_replaced_by_a_file(
+    pytester: pytest.Pytester, args: list[str]
+) -> None:
+    # /dev/null given as an output: the atomic rename would replace the device with a
+    # file, for every program on the machine (a CI container runs as root)
+    e2e_write_project(pytester)
+    name = args[-1].split("=")[1]
+    os.mkfifo(pytester.path / name)
+    result = e2e_run(pytester, "--retrieval-eval", *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert f"{name} is a device or a pipe, not a file" in result.stderr.str()
+    assert stat.S_ISFIFO((pytester.path / name).stat().st_mode)
 
 
 def test_an_update_over_the_replayed_run_or_a_report_is_refused(pytester: pytest.Pytester) -> None:

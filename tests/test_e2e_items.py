@@ -140,6 +140,32 @@ def test_minus_k_selects_categories_and_configurations_of_coarse_items(
     assert sorted(report["configurations"]["dense"]["queries"]) == ["convert-euros", "share-price"]
 
 
+def test_deselecting_a_query_id_with_coarse_items_says_it_still_runs(
+    pytester: pytest.Pytester, e2e_project: Path
+) -> None:
+    # pytest's --deselect matches node ids: a query's deselects no category item, silently
+    deselect = "--deselect=golden/catalog.yaml::convert-euros"
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-items=category", deselect)
+    assert "deselected" not in result.parseoutcomes()  # nothing deselected
+    text = " ".join(result.stdout.str().split("warnings summary", 1)[1].split())
+    assert (
+        "RetrievalSettingsWarning: --deselect golden/catalog.yaml::convert-euros names the "
+        "query id 'convert-euros', but with retrieval_items = category an item holds a "
+        "category of a file, so it deselects nothing and the query runs; to leave one query "
+        "out: --retrieval-items=query --deselect golden/catalog.yaml::convert-euros"
+    ) in text
+    per_query = e2e_run(pytester, "--retrieval-eval", deselect)
+    assert per_query.parseoutcomes()["deselected"] == 2  # its two items
+    assert "RetrievalSettingsWarning" not in per_query.stdout.str()
+    item = "--deselect=golden/catalog.yaml::lexical[dense]"  # an item's node id: no warning
+    assert (
+        "RetrievalSettingsWarning"
+        not in e2e_run(
+            pytester, "--retrieval-eval", "--retrieval-items=category", item
+        ).stdout.str()
+    )
+
+
 def test_minus_k_with_a_query_id_and_coarse_items_says_why_and_how(
     pytester: pytest.Pytester, e2e_project: Path
 ) -> None:
@@ -226,6 +252,14 @@ def test_skip_and_xfail_hold_per_query_inside_a_coarse_item(
     per_query = e2e_run(pytester, "--retrieval-eval")
     per_query.assert_outcomes(passed=10, skipped=2, xfailed=1, xpassed=1)
     assert "inside the" not in per_query.stdout.str()  # pytest's own summary says it
+    # a coarse item whose queries all skip is placed where a skipped query's item is: at
+    # its golden file's line (not at the plugin's code that raised the skip)
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if "skip: not yet" in t)
+    first = max(i for i, t in enumerate(text.splitlines()[:line], 1) if t.startswith("  - id:"))
+    for items in ("query", "category"):
+        run = e2e_run(pytester, "--retrieval-eval", f"--retrieval-items={items}", "-rs")
+        skips = [t for t in run.stdout.lines if t.startswith("SKIPPED")]
+        assert skips and all(f"golden/catalog.yaml:{first}: " in t for t in skips), skips
 
 
 def test_a_baseline_written_with_shards_gates_per_query_items_and_back(
@@ -319,6 +353,33 @@ def test_the_errors_line_counts_queries_and_the_items_holding_them(
     e2e_write_project(pytester, conftest=FAILING_DENSE)
     result = e2e_run(pytester, "--retrieval-eval", f"--retrieval-items={items}")
     assert line in result.stdout.str()
+
+
+ONE_PER_CATEGORY_FAILS = """\
+import pytest
+
+
+@pytest.fixture(params=["bm25", "dense"])
+def retriever(request):
+    def search(query):
+        if request.param == "dense" and query.id in ("rain-tomorrow", "convert-euros"):
+            raise ConnectionError("the index is down")
+        return ["weather-forecast"]
+
+    return search
+"""
+
+
+def test_coarse_items_holding_one_errored_query_each_are_not_said_to_error_whole(
+    pytester: pytest.Pytester,
+) -> None:
+    # 2 errored queries in 2 category items of 2 queries each: the other query of each
+    # item scored, so "2 items errored: their queries score 0.0" would be untrue
+    e2e_write_project(pytester, conftest=ONE_PER_CATEGORY_FAILS)
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-items=category")
+    text = result.stdout.str()
+    assert "2 queries errored in 2 items: they score 0.0 on every metric" in text
+    assert "items errored" not in text
 
 
 def test_one_errored_item_is_counted_in_the_singular(pytester: pytest.Pytester) -> None:

@@ -9,6 +9,7 @@ same way, one configuration per run tag.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -147,6 +148,20 @@ def test_a_query_recorded_for_another_text_is_stale(
         "replay: 1 item is a query the recording rec.jsonl holds for another text or other "
         "filters (the golden set changed since it was recorded), scored as an error;"
     ) in " ".join(one.stdout.str().split())
+
+
+def test_with_coarse_items_the_replay_notes_count_queries_not_items(
+    pytester: pytest.Pytester, recorded: Any
+) -> None:
+    catalog = pytester.path / "golden" / "catalog.yaml"
+    catalog.write_text(catalog.read_text().replace("convert euros to dollars", "euros in dollars"))
+    result, _ = _replay(pytester, "--retrieval-items=category")
+    text = " ".join(result.stdout.str().split())
+    assert (
+        "replay: 2 queries are ones the recording rec.jsonl holds for another text or other "
+        "filters (the golden set changed since it was recorded), scored as errors"
+    ) in text
+    assert "items are queries" not in text  # each item holds a category of queries
 
 
 def test_a_partial_recording_names_the_queries_it_lacks(pytester: pytest.Pytester) -> None:
@@ -313,6 +328,24 @@ def test_a_trec_run_whose_ids_match_no_golden_query_says_so(pytester: pytest.Pyt
     assert "collected, ignored: q-" in text
 
 
+def test_run_files_named_alike_in_two_folders_are_refused_not_one_lost(
+    pytester: pytest.Pytester,
+) -> None:
+    """The same tag in a.run and b/a.run would make two configurations named 'a-dense':
+    one file's results replaced the other's without a word."""
+    e2e_write_project(pytester)
+    (pytester.path / "b").mkdir()
+    _trec(pytester.path / "a.run", {"dense": E2E_RANKINGS["dense"]})
+    _trec(pytester.path / "b" / "a.run", {"dense": {"rain-tomorrow": ["nothing"]}})
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-replay=a.run",
+                     "--retrieval-replay=b/a.run")  # fmt: skip
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert (
+        "--retrieval-replay: a.run and b/a.run would both give the configuration 'a-dense' "
+        "(run tag 'dense'); rename one of the files"
+    ) in result.stderr.str()
+
+
 def test_each_run_files_notes_name_that_file_and_only_selected_configurations(
     pytester: pytest.Pytester,
 ) -> None:
@@ -348,6 +381,11 @@ def test_each_run_files_notes_name_that_file_and_only_selected_configurations(
         ),
         (("--retrieval-replay=garbage.run",), "--retrieval-replay: cannot read it:"),
         (("--retrieval-replay=runs",), "--retrieval-replay: runs is a folder; give the run files"),
+        (  # what <(zcat run.gz) gives: it exists, so "no such file" would mislead
+            ("--retrieval-replay=piped.run",),
+            "--retrieval-replay: piped.run is a pipe or a device, not a file; save what it gives "
+            "to a file and replay that",
+        ),
         (
             ("--retrieval-replay=rec.jsonl", "--retrieval-replay=./rec.jsonl"),
             "--retrieval-replay: ./rec.jsonl is given twice (also as rec.jsonl); give each file",
@@ -376,6 +414,8 @@ def test_replay_refuses_what_it_cannot_use(
     (pytester.path / "other.json").write_text('{"results": {"q1": ["d1"]}}\n')
     (pytester.path / "garbage.run").write_text("this is not a run\n")
     (pytester.path / "runs").mkdir()
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(pytester.path / "piped.run")
     result = e2e_run(pytester, "--retrieval-eval", *args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert says in result.stderr.str()

@@ -23,6 +23,7 @@ import os
 import random
 import re
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -241,3 +242,30 @@ def test_a_full_disk_names_the_file_asked_for_and_leaves_no_temporary_file(
     assert (raised.value.errno, raised.value.filename) == (28, str(target))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json"]
     assert target.read_text() == "before"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_a_pipe_or_a_device_is_never_replaced_by_a_file(tmp_path: Path) -> None:
+    """The rename would put a file where ``/dev/null`` (or a pipe) was, for every user of
+    it (a CI container runs as root): refused, naming the path; it stays what it was."""
+    pipe = tmp_path / "out.json"
+    os.mkfifo(pipe)
+    link = tmp_path / "link.json"
+    link.symlink_to(pipe)
+    for path in (pipe, link):
+        with pytest.raises(OSError) as raised:
+            write_atomic(path, "{}\n")
+        assert raised.value.filename == str(path)
+        assert "is a device or a pipe, not a file" in str(raised.value)
+    assert stat.S_ISFIFO(pipe.stat().st_mode) and link.is_symlink()
+
+
+def test_a_symbolic_link_is_written_through_and_stays_a_link(tmp_path: Path) -> None:
+    (tmp_path / "shared").mkdir()
+    target = tmp_path / "shared" / "baseline.json"
+    target.write_text("before")
+    link = tmp_path / "baseline.json"
+    link.symlink_to(Path("shared") / "baseline.json")
+    write_atomic(link, "after")
+    assert link.is_symlink() and target.read_text() == "after"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["baseline.json", "shared"]

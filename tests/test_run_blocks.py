@@ -40,8 +40,8 @@ def line_by_line(path: Path) -> dict[str, dict[str, list[tuple[str, float]]]] | 
             problems.append(f"{number}: fields")
             continue
         qid, _, doc, rank, score_text, tag = fields[:6]
-        try:
-            score = float(score_text)
+        try:  # float() also reads "1_0", which trec_eval's atof reads as 1: refused
+            score = float(score_text) if "_" not in score_text else math.nan
         except ValueError:
             score = math.nan
         if not math.isfinite(score):

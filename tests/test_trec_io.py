@@ -204,6 +204,9 @@ def test_trec_order_breaks_ties_by_bytes_like_strcmp():
         ("q1 Q0 a 1 0.5", "r:2: expected 6 fields 'qid Q0 docno rank score tag', got 5"),
         ("q1 Q0 a 1 high t", "r:2: query 'q1': score 'high' of 'a' is not a finite number"),
         ("q1 Q0 a 1 nan t", "r:2: query 'q1': score 'nan' of 'a' is not a finite number"),
+        # float() reads these as 1000; trec_eval's atof as 1 and 0: a ranking unlike its own
+        ("q1 Q0 a 1 1_000 t", "r:2: query 'q1': score '1_000' of 'a' is not a finite number"),
+        ("q1 Q0 a 1 \u0661\u0660 t", "r:2: query 'q1': score '\u0661\u0660' of 'a' is not a"),
         ("q1 Q0 a first 1 t", "r:2: query 'q1': rank 'first' of 'a' is not an integer"),
         ("q1 Q0 d 7 0.1 t", "r:2: query 'q1': document 'd' is retrieved twice in run 't' (first"),
     ],
@@ -219,7 +222,8 @@ def test_run_problems_are_named_in_line_order_with_the_first_line_of_a_repeat(tm
     message = error_of(read_run, write(tmp_path, "r", text), shown="r")
     assert message.splitlines() == [
         "r:2: query 'q1': score 'high' of 'b' is not a finite number; the fifth field is the "
-        "score, a number such as 12.5 (inf and nan are refused)",
+        "score, a number such as 12.5 in digits 0-9, as trec_eval reads it (no '_' between "
+        "digits; inf and nan are refused)",
         "r:4: query 'q1': document 'a' is retrieved twice in run 't' (first on line 1); keep "
         "one line (trec_eval refuses duplicates too)",
         "r:5: query 'q1': document 'b' is retrieved twice in run 't' (first on line 3); keep "

@@ -15,14 +15,29 @@ except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
 
+NOT_A_FILE = "is a device or a pipe, not a file: a write would replace it with a file"
+
+
+def write_target(path: Path) -> Path:
+    """The file a write to ``path`` replaces: the file a symbolic link points to (the link
+    stays a link), and never one that exists and is not a regular file (``/dev/null``, a
+    pipe), which the rename would replace with a file: an OSError naming ``path``."""
+    path = Path(path)
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    if target.exists() and not target.is_file() and not target.is_dir():
+        raise OSError(errno.EINVAL, NOT_A_FILE, str(path))
+    return target
+
+
 def write_atomic(path: Path, text: str | Iterable[str]) -> None:
-    """Write ``text`` (or its pieces, as they come) to a temporary file beside ``path``,
-    fsync it, rename it over, then fsync the folder.
+    """Write ``text`` (or its pieces, as they come) to a temporary file beside ``path``
+    (beside the file it links to, for a symbolic link), fsync it, rename it over, then
+    fsync the folder.
 
     A process killed at any point leaves ``path`` as it was or wholly new; a killed one may
     leave its temporary file (``.NAME.*.tmp``), which nothing reads.
     """
-    path = Path(path)
+    path = write_target(path)
     if path.is_dir():  # else written whole, then refused at the rename, naming the temporary
         raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", str(path))
     try:

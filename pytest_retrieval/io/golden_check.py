@@ -196,6 +196,18 @@ def _misjudged(value: Any) -> str | None:
     return _invisible(value)
 
 
+def written_id_problem(value: Any) -> str | None:
+    """Why an id of a file that is merged into golden files (a worklist's query and
+    document ids) is refused as a judged id is: YAML read it as another value (``00123``
+    as 83, ``yes`` as true), or no result id would match it; None when it is fine."""
+    if isinstance(value, bool):
+        return (
+            f"id {str(value).lower()} is read by YAML as a boolean (yes, no, on, off, true, "
+            "false): quote it to keep it as text"
+        )
+    return _misjudged(value)
+
+
 def _forms(doc: str, other: str) -> str:
     """The end of a message on a document judged twice: in two Unicode forms, or alike."""
     if doc == other:

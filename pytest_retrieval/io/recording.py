@@ -33,6 +33,7 @@ from typing import IO
 from ..bulk import paused_gc
 from ..golden import Problem
 from ..retriever_metadata import Metadata, parse_metadata
+from .atomic import write_target
 from .common import FormatError, ProblemLog, decode_json
 from .repeated_keys import RepeatedKeys
 
@@ -95,7 +96,7 @@ class RecordingWriter:
     """Appends entries to a temporary file; :meth:`close` renames it over the path."""
 
     def __init__(self, path: Path, settings: Mapping[str, object]):
-        self.path = Path(path)
+        self.path = write_target(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd, self._tmp = tempfile.mkstemp(
             prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent
@@ -264,12 +265,21 @@ def _latency(data: Mapping[str, object]) -> float | None:
     return value
 
 
+def _name(data: Mapping[str, object], key: str) -> str:
+    """An entry's configuration or query id: non-empty text, as the plugin writes them
+    (``null`` or ``5`` would be read as a configuration 'None' or '5')."""
+    value = data[key]
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"'{key}' must be non-empty text, got {json.dumps(value)}")
+    return value
+
+
 def _entry(data: Mapping[str, object], log: ProblemLog, number: int) -> Recorded | None:
     try:
         filters = data.get("filters") or {}
         return Recorded(
-            configuration=str(data["configuration"]),
-            id=str(data["id"]),
+            configuration=_name(data, "configuration"),
+            id=_name(data, "id"),
             text=str(data.get("text", "")),
             results=_results(data),
             filters=filters if isinstance(filters, dict) else {},

@@ -72,8 +72,11 @@ def plain_columns(block: bytes) -> Columns | None:
         return None
     if not "".join(tokens[3::_STRIDE]).isdigit():
         return None  # a signed or non-integer rank: the line-by-line reader names it
+    texts = tokens[4::_STRIDE]
+    if "_" in "".join(texts):
+        return None  # "1_000": float() reads it, trec_eval's atof does not; named line by line
     try:
-        scores = list(map(float, tokens[4::_STRIDE]))
+        scores = list(map(float, texts))
     except ValueError:
         return None
     total = sum(scores)

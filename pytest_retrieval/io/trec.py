@@ -58,6 +58,9 @@ UNJUDGED_GRADE = -1
 TopicField = Literal["title", "description", "narrative"]
 TopicsFormat = Literal["auto", "trec", "tsv"]
 _INTEGER = re.compile(r"[+-]?[0-9]+")
+# a score as C's atof reads one whole, as trec_eval reads it: Python's float() also takes
+# "1_000" and other scripts' digits, which atof reads as 1 and 0
+_DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 _DIGITS = 18  # a grade written longer is none (and int() refuses past 4,300 digits)
 
 # --------------------------------------------------------------------------- records
@@ -359,7 +362,8 @@ class _RunBuilder:
             self.log.add(
                 number,
                 f"score {score_text!r} of '{doc}' is not a finite number; the fifth field is "
-                "the score, a number such as 12.5 (inf and nan are refused)",
+                "the score, a number such as 12.5 in digits 0-9, as trec_eval reads it (no '_' "
+                "between digits; inf and nan are refused)",
                 qid,
             )
             return None
@@ -424,10 +428,9 @@ class _RunBuilder:
 
 
 def _finite(text: str) -> float | None:
-    try:
-        value = float(text)
-    except ValueError:
+    if not _DECIMAL.fullmatch(text):
         return None
+    value = float(text)
     return value if math.isfinite(value) else None
 
 

@@ -27,6 +27,7 @@ from ..golden import GoldenFileError, Problem
 from ..pooling import PoolDoc, PoolQuery, Worklist
 from .atomic import write_atomic
 from .common import FormatError
+from .golden_check import written_id_problem
 from .golden_writer import yaml_flow, yaml_string
 from .golden_yaml import parse_yaml
 
@@ -114,6 +115,10 @@ class _Reader:
         if not isinstance(raw, dict) or not isinstance(raw.get("id"), (str, int)):
             self.add(getattr(raw, "line", line), "each document needs an 'id' and a 'grade'", qid)
             return None
+        misread = written_id_problem(raw["id"])
+        if misread is not None:  # merged as written, it would judge another document
+            self.add(_line(raw), f"document {misread}", qid)
+            return None
         doc = str(raw["id"])
         found = raw.get("found", {})
         sources = (
@@ -143,6 +148,9 @@ class _Reader:
             self.add(getattr(raw, "line", line), "each query needs an 'id' and 'documents'")
             return None
         qid = str(raw["id"])
+        misread = written_id_problem(raw["id"])
+        if misread is not None:
+            self.add(_line(raw, "id"), f"query {misread}", qid)
         unknown = [str(k) for k in raw if k not in _QUERY_KEYS]
         if unknown:
             self.add(

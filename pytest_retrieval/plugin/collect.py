@@ -22,7 +22,7 @@ from ..advice import RetrievalGoldenWarning, RetrievalSettingsWarning
 from ..golden import GoldenFileError, Problem
 from ..io.golden_file import load_golden_file
 from ..quoting import SHOWN, quoted
-from ..sharding import item_groups, keyword_note, query_ids_in_keyword
+from ..sharding import deselect_note, item_groups, keyword_note, query_ids_in_keyword
 from .item import ExpectationFailed, run_queries, run_query
 from .keys import COLLECTED_KEY, GOLDEN_SET_KEY, KEYWORD_NAMES_KEY, SETTINGS_KEY
 from .nodes import (
@@ -310,9 +310,32 @@ def warn_of_query_ids_in_keyword(session: pytest.Session) -> None:
     if not found:
         return
     first = golden.queries[found[0].ids[0]]
-    text = keyword_note(items, found)
-    try:  # to pytest's warnings summary (this runs inside the collection's capture)
-        kind, path, line = RetrievalSettingsWarning, first.path, first.line
+    _warn_at(config, keyword_note(items, found), first.path, first.line)
+
+
+def warn_of_query_ids_in_deselect(session: pytest.Session) -> None:
+    """Coarse items and a ``--deselect`` of a query's node id (``golden/x.yaml::q3``):
+    it deselects no item, so the query runs; a warning says so and how to leave it out
+    (once, not in every xdist worker)."""
+    config = session.config
+    items = config.stash[SETTINGS_KEY].run.calls.items
+    worker = getattr(config, "workerinput", {}).get("workerid", "gw0")
+    golden = config.stash.get(GOLDEN_SET_KEY, None)
+    if items.mode == "query" or worker != "gw0" or golden is None:
+        return
+    names = config.stash.get(KEYWORD_NAMES_KEY, set())
+    for pattern in config.getoption("deselect", None) or []:
+        qid = str(pattern).rpartition("::")[2].split("[", 1)[0]
+        query = golden.queries.get(qid)
+        if "::" in str(pattern) and query is not None and qid not in names:
+            _warn_at(config, deselect_note(items, str(pattern), qid), query.path, query.line)
+
+
+def _warn_at(config: pytest.Config, text: str, path: str, line: int) -> None:
+    """A settings warning at a golden file's line, to pytest's warnings summary (this
+    runs inside the collection's capture); under ``-W error`` a usage error saying it."""
+    try:
+        kind = RetrievalSettingsWarning
         warnings.warn_explicit(kind(warning_text(config, kind, text, path, line)), kind, path, line)
     except RetrievalSettingsWarning:  # -W error: the run stops here, saying why
         raise pytest.UsageError(text) from None

@@ -33,7 +33,13 @@ from ..settings import (
     refuse_empty_ini,
     refuse_empty_options,
 )
-from .collect import GoldenFile, call_golden, check_fixture, warn_of_query_ids_in_keyword
+from .collect import (
+    GoldenFile,
+    call_golden,
+    check_fixture,
+    warn_of_query_ids_in_deselect,
+    warn_of_query_ids_in_keyword,
+)
 from .fetch import FETCHER_KEY, Fetcher
 from .gathered import note_queries
 from .item import records_without_scoring, shorten_repeated_setup_error
@@ -211,6 +217,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if config.stash.get(REPLAY_KEY, None) is None:
         check_fixture(session.items, config.stash[SETTINGS_KEY].settings.fixture)
     warn_of_query_ids_in_keyword(session)
+    warn_of_query_ids_in_deselect(session)
     selected = sorted(
         {item_configuration(item)[0] for item in session.items if golden_of(item) is not None}
     )
@@ -317,6 +324,11 @@ class GoldenItemHooks:
         if call.when == "teardown" or (call.when == "setup" and report.passed):
             return report
         records = item.stash.get(RECORDS_KEY, None) if call.when == "call" else None
+        if records is not None and report.skipped and isinstance(report.longrepr, tuple):
+            # a coarse item whose queries all skipped: at its golden file's line, as a skip
+            # mark is (the plugin's own code raised it)
+            path, line, _ = item.reportinfo()
+            report.longrepr = (str(path), (line or 0) + 1, report.longrepr[2])
         if records is None:  # skipped, or stopped in setup or before scoring
             settings = item.config.stash[SETTINGS_KEY].settings
             records = records_without_scoring(item, golden.queries, report, call, settings)

@@ -1,5 +1,6 @@
 """The files a run writes, checked before anything runs: none may overwrite another,
-the baseline it gates against, the files it replays, or a file of another kind.
+the baseline it gates against, the files it replays, or a file of another kind
+(pytest's ``--junitxml`` among the others, which it writes over any file).
 
 A report, a recording and the history log each get a path of their own; a report
 replaces only a report of the plugin's, a recording only a recording, the log appends
@@ -10,10 +11,12 @@ usage error that names the option, the file and the fix.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
+from ..io.atomic import write_target
 from ..io.baseline_file import looks_like_baseline
 from ..io.history_file import holds_other_data
 from ..io.recording import is_recording
@@ -33,6 +36,10 @@ def _outputs(config: pytest.Config, run: RunSettings) -> list[tuple[str, Path]]:
     log = log_path(config, run)
     if log is not None and run.run.log is not None:
         found.append((f"--retrieval-log {_shown(run.run.log)}", log))
+    junit = getattr(config.option, "xmlpath", None)
+    if junit:  # pytest's own file, which it writes over whatever is there
+        written = os.path.expanduser(os.path.expandvars(junit))  # as pytest reads the path
+        found.append((f"--junitxml {_shown(junit)}", base / written))
     return found
 
 
@@ -41,15 +48,21 @@ def _shown(path: str) -> str:
     return quoted(path, "", width=2 * SHOWN)
 
 
-def _refuse_unusable(what: str, path: Path) -> None:
+def _refuse_unusable(what: str, path: Path, written: bool = True) -> None:
     """A path the system refuses to look at (a name longer than the file system allows,
-    a loop of links) is a usage error now, not a traceback when the file is written."""
+    a loop of links), or a device or a pipe (``/dev/null``, which the atomic rename would
+    replace with a file), is a usage error now, not a traceback when the file is written."""
     try:
         path.stat()
     except (FileNotFoundError, NotADirectoryError):
         pass
     except OSError as exc:
         _refuse(f"{what}: the path cannot be used ({exc.strerror or exc}); give another path")
+    try:
+        write_target(path)
+    except OSError:  # read only (a baseline that is not updated), a pipe would hang the run
+        harm = ": a write would replace it with a file" if written else ""
+        _refuse(f"{what} is a device or a pipe, not a file{harm}; give the path of a file")
 
 
 def _refuse(text: str) -> None:
@@ -61,7 +74,7 @@ def refuse_clashing_outputs(config: pytest.Config, run: RunSettings, baseline: P
     outputs = _outputs(config, run)
     replayed = {(config.invocation_params.dir / p).resolve() for p in run.run.calls.replay}
     seen: dict[Path, str] = {}
-    _refuse_unusable(f"the baseline {_shown(run.run.baseline)}", baseline)
+    _refuse_unusable(f"the baseline {_shown(run.run.baseline)}", baseline, run.run.update_baseline)
     for what, path in outputs:
         _refuse_unusable(what, path)
         resolved = path.resolve()
@@ -71,7 +84,7 @@ def refuse_clashing_outputs(config: pytest.Config, run: RunSettings, baseline: P
         if blocking is not None and not blocking.is_dir():
             _refuse(f"{what}: {blocking} is a file, not a folder: give a path in a folder")
         if resolved == baseline.resolve():
-            kind = what.split()[0].removeprefix("--retrieval-")
+            kind = what.split()[0].removeprefix("--retrieval-").replace("--junitxml", "JUnit XML")
             harm = "append to" if kind == "log" else "overwrite"
             _refuse(
                 f"{what} is the baseline file ({run.run.baseline}): the {kind} would {harm} "

@@ -56,6 +56,9 @@ class Summary(Protocol):
     @property
     def tolerance(self) -> Tolerances: ...
 
+    @property
+    def coarse_items(self) -> bool: ...  # an item holds a category or a shard of queries
+
 
 def verbosity_of(tr: TerminalReporter) -> Verbosity:
     level = tr.config.getoption("verbose", 0)
@@ -101,13 +104,14 @@ def _advice_lines(session: Summary, summary_shown: bool) -> list[tuple[str, str 
         lines.append((f"{counted(count, 'retrieval warning')} {where}", None))
     errors = sum(1 for r in session.results.all_records() if r.outcome == "error")
     if errors:
-        lines.append((_errored(errors, len(session.errored_items)), "yellow"))
+        items = len(session.errored_items)
+        lines.append((_errored(errors, items, session.coarse_items), "yellow"))
     return lines + [(note, "yellow") for note in session.notes]
 
 
-def _errored(queries: int, items: int) -> str:
+def _errored(queries: int, items: int, coarse: bool) -> str:
     """The errors' line: items when each is one query, else queries in so many items."""
-    if queries == items or not items:
+    if not coarse or not items:
         their = "its query scores" if queries == 1 else "their queries score"
         return f"{counted(queries, 'item')} errored: {their} 0.0 on every metric"
     they = "it scores" if queries == 1 else "they score"
