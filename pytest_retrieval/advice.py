@@ -161,25 +161,25 @@ def saturation_warnings(
 ) -> list[Advice]:
     """A category where every query scores 1.0 on a metric can never show an improvement.
 
-    One piece of advice per configuration and golden file, naming each saturated
-    category of that file and its metrics (placed at the file's first such category).
+    One piece of advice per saturated category (placed at its golden file, where harder
+    queries go), naming each configuration saturated there and on which metrics.
     """
-    out = []
+    found: dict[str, list[str]] = {}
     for configuration, recs in records.items():
-        by_file: dict[str, list[tuple[str, str]]] = {}
         for category, group in by_category([r for r in recs if r.evaluated]).items():
             saturated = [m for m in metrics if all(r.metrics.get(m) == 1.0 for r in group)]
             if saturated:
-                named = f"{category} ({', '.join(saturated)})"
-                by_file.setdefault(group[0].path, []).append((category, named))
-        for found in by_file.values():
-            text = (
-                f"{configuration}: every query scores 1.0 on {'; '.join(n for _, n in found)}: "
-                "saturated, these can catch a drop but never show an improvement; add harder "
-                "queries"
-            )
-            out.append(Advice(RetrievalSaturationWarning, text, found[0][0]))
-    return out
+                named = f"{configuration} ({', '.join(saturated)})"
+                found.setdefault(category, []).append(named)
+    return [
+        Advice(
+            RetrievalSaturationWarning,
+            f"{category}: every query scores 1.0 with {', '.join(named)}: saturated, these can "
+            "catch a drop but never show an improvement; add harder queries",
+            category,
+        )
+        for category, named in sorted(found.items())
+    ]
 
 
 def overlap_warnings(summaries: Mapping[str, ConfigurationSummary]) -> list[Advice]:
