@@ -20,7 +20,7 @@ from pytest_retrieval.io.baseline_file import _load_json, _parse_baseline, _read
 from pytest_retrieval.model import OUTCOMES, QueryRecord
 
 QUICK = settings(
-    max_examples=150,
+    max_examples=400,
     deadline=None,
     derandomize=True,  # the same inputs every run: the suite does not flake
     database=None,
@@ -30,13 +30,20 @@ METRICS = ["ndcg@10", "mrr", "recall@20"]
 ODD = 'aq:" \\{}[],\n\u00e9\u2028\x01NaN'  # what ids and names may hold, escaped or not
 odd_text = st.text(alphabet=ODD, max_size=6)
 plain_text = st.text(alphabet="abc-", min_size=1, max_size=4)
-scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.floats(), odd_text)
 keys = odd_text | st.just("queries")  # a block of queries laid out outside a configuration
-json_values = st.recursive(
-    scalars,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(keys, inner, max_size=3),
-    max_leaves=6,
-)
+
+
+def values_of(floats: st.SearchStrategy[float]) -> st.SearchStrategy[object]:
+    scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), floats, odd_text)
+    return st.recursive(
+        scalars,
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(keys, inner, max_size=3),
+        max_leaves=6,
+    )
+
+
+json_values = values_of(st.floats())  # NaN and Infinity too, which the writer writes
+finite_values = values_of(st.floats(allow_nan=False, allow_infinity=False))
 
 
 def whole(text: str, shown: str = "b.json") -> Baseline:
@@ -89,7 +96,9 @@ def records(draw: st.DrawFn, qid: str, configuration: str, skip: bool) -> QueryR
 
 
 @st.composite
-def baselines(draw: st.DrawFn) -> Baseline:
+def baselines(draw: st.DrawFn, finite: bool = False) -> Baseline:
+    """Baselines with odd ids and names; ``finite``: no NaN or Infinity in the provenance
+    (which sends the text to the whole-text path)."""
     skip = draw(st.booleans())
     settings_ = {
         "metrics": METRICS,
@@ -107,7 +116,7 @@ def baselines(draw: st.DrawFn) -> Baseline:
             retrievers[name] = draw(
                 st.dictionaries(plain_text, st.integers() | plain_text, min_size=1, max_size=2)
             )
-    provenance = draw(st.dictionaries(keys, json_values, max_size=3))
+    provenance = draw(st.dictionaries(keys, finite_values if finite else json_values, max_size=3))
     return Baseline(settings_, configurations, provenance, retrievers)  # type: ignore[arg-type]
 
 
@@ -147,13 +156,28 @@ def edited_query_lines(draw: st.DrawFn, text: str) -> str:
     return "\n".join(lines)
 
 
+LINE_EDITS = (
+    "repeat",
+    "repeat-last",
+    "drop",
+    "swap",
+    "comma",
+    "space",
+    "comma-line",
+    "no-comma",
+    "cr",
+    "char",
+    "one-line",
+)
+
+
 @st.composite
 def edited_lines(draw: st.DrawFn, text: str) -> str:
     """The text with lines repeated, dropped, swapped or touched by hand."""
     lines = text.split("\n")
-    at = draw(st.sampled_from(query_lines(text) if draw(st.booleans()) else range(len(lines))))
-    how = draw(st.sampled_from(["repeat", "repeat-last", "drop", "swap", "comma", "space"]))
-    how = draw(st.sampled_from([how, "comma-line", "no-comma", "cr", "char", "one-line"]))
+    anywhere = draw(st.integers(0, 3)) == 0
+    at = draw(st.sampled_from(range(len(lines)) if anywhere else query_lines(text)))
+    how = draw(st.sampled_from(LINE_EDITS))
     if how == "repeat":  # a merge that kept both sides of a conflict
         lines.insert(draw(st.integers(0, len(lines))), lines[at])
     elif how == "repeat-last":  # a query given again further down, as the last of its block
@@ -212,7 +236,7 @@ chunk_sizes = st.sampled_from([1, 200, 1 << 14])
 
 
 @QUICK
-@given(baseline=baselines(), chunk=chunk_sizes)
+@given(baseline=baselines(finite=True), chunk=chunk_sizes)
 def test_text_as_written_is_read_fast_and_as_the_whole_text_reads_it(
     baseline: Baseline, chunk: int
 ) -> None:
@@ -330,4 +354,26 @@ def test_a_query_a_check_fails_on_with_another_error_leaves_the_first_error_to_s
     as the whole-text path names it."""
     text = SMALL.replace('"metrics": {"mrr": 0.5', '"metrics": {"mrr": 1' + "0" * 400, 1)
     text = text.replace('"gain"', '"gain": "linear", "gain"', 1)
+    assert "'settings.gain' is given twice" in same_read(text)
+
+
+@pytest.mark.parametrize("chunk", [1, 1 << 14])
+@pytest.mark.parametrize("after", ["", " ", "\t", ",\n,", ",\n  ,", ",,"])
+def test_a_comma_lost_or_given_twice_between_queries_is_refused_as_the_whole_text_refuses_it(
+    after: str, chunk: int
+) -> None:
+    """Chunks end at a line's comma: a line whose comma became white space, or a comma of
+    its own, is no list of queries."""
+    lines = SMALL.split("\n")
+    first = lines.index('      "queries": {') + 1
+    lines[first] = lines[first].removesuffix(",") + after
+    with chunks_of(chunk):
+        assert "is not valid JSON" in same_read("\n".join(lines))
+
+
+def test_as_many_keys_given_twice_as_configurations_are_refused() -> None:
+    """The key count leaves out each placeholder's key: counted, two repeats in a file of
+    two configurations would balance it."""
+    text = SMALL.replace('"gain"', '"gain": "linear", "gain"', 1)
+    text = text.replace('"outcome": "passed"', '"outcome": "failed", "outcome": "passed"', 1)
     assert "'settings.gain' is given twice" in same_read(text)
