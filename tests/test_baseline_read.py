@@ -235,7 +235,7 @@ def variants(draw: st.DrawFn) -> str:
 chunk_sizes = st.sampled_from([1, 200, 1 << 14])
 
 
-@QUICK
+@settings(QUICK, max_examples=150)
 @given(baseline=baselines(finite=True), chunk=chunk_sizes)
 def test_text_as_written_is_read_fast_and_as_the_whole_text_reads_it(
     baseline: Baseline, chunk: int
