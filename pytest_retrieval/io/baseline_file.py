@@ -20,7 +20,7 @@ from ..metrics import EMPTY_CONVENTIONS, GAINS, MetricNameError, parse_metric
 from ..model import BASELINE_FIELDS, ConfigurationRecords, QueryRecord, RecordError
 from ..retriever_metadata import Metadata, parse_metadata
 from .atomic import write_atomic
-from .common import NestedTooDeeply, loads_json
+from .common import NestedTooDeeply, decode_json, loads_json
 from .repeated_keys import Repeat, first_repeat, keys_hold_once, keys_in
 
 FORMAT = "pytest-retrieval-baseline"
@@ -41,6 +41,7 @@ def _query(qid: str, configuration: str, data: object) -> QueryRecord:
 
 
 def _load_json(text: str, shown: str) -> dict[str, object]:
+    """The whole text parsed and checked (what :func:`_read_written` declines ends here)."""
     try:
         data = loads_json(text)
     except NestedTooDeeply:
@@ -49,6 +50,12 @@ def _load_json(text: str, shown: str) -> dict[str, object]:
         raise BaselineError(
             f"{shown} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
         ) from None
+    return _checked(data, text, shown)
+
+
+def _checked(data: object, text: str, shown: str, keys: int | None = None) -> dict[str, object]:
+    """The parsed text, once its format, version and keys given once are checked; ``keys``:
+    how many keys it holds, if known (else counted here)."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise BaselineError(f'{shown} is not a pytest-retrieval baseline (no "format": "{FORMAT}")')
     if data.get("version") != VERSION:
@@ -56,7 +63,9 @@ def _load_json(text: str, shown: str) -> dict[str, object]:
             f"{shown} has baseline version {data.get('version')!r}; this plugin reads version "
             f"{VERSION}"
         )
-    if not keys_hold_once(text, _keys_read(data), head='"configurations": {'):
+    if keys is None:
+        keys = _keys_read(data)
+    if not keys_hold_once(text, keys, head='"configurations": {'):
         found = first_repeat(text)
         if found is not None:
             raise BaselineError(_given_twice(shown, found))
@@ -166,11 +175,15 @@ def _check_values(record: QueryRecord, names: list[str], skip: bool) -> None:
 def parse_baseline(text: str, shown: str = "baseline") -> Baseline:
     """Parse a baseline's text and check it; :class:`BaselineError` says what is wrong."""
     with paused_gc():
-        return _parse_baseline(text, shown)
+        written = _read_written(text)
+        if written is None:
+            return _parse_baseline(_load_json(text, shown), shown, made=False)
+        data, keys = written
+        return _parse_baseline(_checked(data, text, shown, keys), shown, made=True)
 
 
-def _parse_baseline(text: str, shown: str) -> Baseline:
-    data = _load_json(text, shown)
+def _parse_baseline(data: dict[str, object], shown: str, made: bool) -> Baseline:
+    """The baseline in ``data``; ``made``: its queries are records already."""
     settings = data.get("settings")
     configurations = data.get("configurations")
     if not isinstance(settings, dict) or not isinstance(configurations, dict):
@@ -187,7 +200,11 @@ def _parse_baseline(text: str, shown: str) -> Baseline:
         if not queries:
             raise BaselineError(f"{shown}: configuration '{name}' holds no query")
         try:
-            parsed[str(name)] = {str(q): _query(str(q), str(name), d) for q, d in queries.items()}
+            parsed[str(name)] = (
+                queries
+                if made
+                else {str(q): _query(str(q), str(name), d) for q, d in queries.items()}
+            )
             for record in parsed[str(name)].values():
                 _check_values(record, names, settings.get("empty") == "skip")
             _check_summary(block, parsed[str(name)], names)
@@ -203,6 +220,166 @@ def _parse_baseline(text: str, shown: str) -> Baseline:
         provenance=provenance if isinstance(provenance, dict) else {},
         retrievers=retrievers,
     )
+
+
+# ------------------------------------------------------------------- the writer's layout, read fast
+#
+# json.loads of a whole baseline builds every query's dicts before any becomes a record:
+# at 100,000 queries they no longer fit the CPU's caches, and a second pass walks them
+# cold (the read grew 16-18x for 10x the queries). In text as the writer lays it out, each
+# configuration's queries sit between the two lines below: they are decoded a chunk of
+# whole lines at a time, each query made a record at once, and the rest of the text, each
+# block of queries replaced by a placeholder, is decoded whole as before.
+#
+# The same answer as the whole-text path: a block is read only where its placeholder
+# stands for a configuration's 'queries', and only when each chunk is a complete list of
+# members, so the text is valid JSON exactly when the pieces are, with the same values in
+# the same order. Any other text, or a problem anywhere in the queries, goes to the
+# whole-text path, so every message stays; past that, the same checks (format, keys given
+# once, settings, values, summary) run on the same values in the same order.
+
+_QUERIES_OPEN = '\n      "queries": {\n'
+_QUERIES_CLOSE = "\n      }\n"
+_PLACEHOLDER = '"": NaN'  # in the rest of the text, where each block of queries was
+_CHUNK = 1 << 14  # characters of queries decoded at a time (their dicts stay in cache)
+
+
+class _NotWritten(Exception):
+    """The text is not in the writer's shape (or holds a problem): read it whole."""
+
+
+class _Slot:
+    """What the rest of the text's decoder makes of a placeholder: its block's index."""
+
+    __slots__ = ("at",)
+
+    def __init__(self, at: int) -> None:
+        self.at = at
+
+
+class _Slots:
+    """A decoder for the rest of the text: each NaN or Infinity it reads is a new
+    :class:`_Slot`, so one the file holds is told apart from a placeholder."""
+
+    def __init__(self) -> None:
+        self.made = 0
+        self.decoder = json.JSONDecoder(parse_constant=self)
+
+    def __call__(self, _constant: str) -> _Slot:
+        self.made += 1
+        return _Slot(self.made - 1)
+
+
+_Block = tuple[dict[str, object], str, int, int]  # a configuration, its name, its queries' span
+
+
+def _read_written(text: str) -> tuple[dict[str, object], int] | None:
+    """The parsed text with each configuration's queries as records, and how many keys
+    the text holds; None when the text is not in the writer's shape or holds a problem."""
+    found = _skeleton(text)
+    if found is None:
+        return None
+    data, blocks = found
+    keys = _keys_read(data) - len(blocks)  # less each placeholder's key
+    try:
+        for block, name, start, end in blocks:
+            records, held = _block_records(text, start, end, name)
+            block["queries"] = records
+            keys += held
+    except Exception:  # _NotWritten, BaselineError, or what a check lets out: read it whole
+        return None
+    return data, keys
+
+
+def _skeleton(text: str) -> tuple[dict[str, object], list[_Block]] | None:
+    """The text decoded with each block of queries replaced by a placeholder, and where
+    each block is; None unless every placeholder is a configuration's queries. (Decoded
+    as many calls deep as :func:`_load_json` decodes the whole text: values nested too
+    deeply are refused alike.)"""
+    spans: list[tuple[int, int]] = []
+    pieces: list[str] = []
+    at = 0
+    while (opened := text.find(_QUERIES_OPEN, at)) != -1:
+        start = opened + len(_QUERIES_OPEN)
+        end = text.find(_QUERIES_CLOSE, start)
+        if end == -1:
+            return None
+        spans.append((start, end))
+        pieces += (text[at:start], _PLACEHOLDER)
+        at = end
+    if not spans:
+        return None
+    pieces.append(text[at:])
+    slots = _Slots()
+    try:
+        data = decode_json("".join(pieces), slots.decoder)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or slots.made != len(spans):
+        return None  # a NaN or Infinity of the file's own: not a placeholder
+    blocks = _blocks(data, spans)
+    return None if blocks is None else (data, blocks)
+
+
+def _blocks(data: dict[str, object], spans: list[tuple[int, int]]) -> list[_Block] | None:
+    """Each configuration holding a placeholder, with its block's span; None unless every
+    placeholder is found there and no configuration holds queries another way."""
+    configurations = data.get("configurations")
+    if not isinstance(configurations, dict):
+        return None
+    blocks: list[_Block] = []
+    for name, block in configurations.items():
+        queries = block.get("queries") if isinstance(block, dict) else None
+        if isinstance(queries, dict) and queries:
+            slot = queries.get("")
+            if len(queries) != 1 or type(slot) is not _Slot:
+                return None
+            blocks.append((block, str(name), *spans[slot.at]))
+    return blocks if len(blocks) == len(spans) else None
+
+
+def _block_records(
+    text: str, start: int, end: int, configuration: str
+) -> tuple[dict[str, QueryRecord], int]:
+    """A block's queries as records, decoded a chunk of whole lines at a time, and how many
+    keys they hold."""
+    records: dict[str, QueryRecord] = {}
+    keys = 0
+    while True:
+        cut = text.find("\n", start + _CHUNK, end)
+        if cut == -1:
+            keys += _records(_members(text[start:end]), configuration, records)
+            return records, keys + len(records)
+        if text[cut - 1] != ",":
+            raise _NotWritten
+        keys += _records(_members(text[start : cut - 1]), configuration, records)
+        start = cut + 1
+
+
+def _members(chunk: str) -> dict[str, object]:
+    """The queries of a chunk (one or more ``"id": {...}`` members, commas between)."""
+    try:
+        members = decode_json("{" + chunk + "}")
+    except ValueError:
+        raise _NotWritten from None
+    if not isinstance(members, dict) or not members:
+        raise _NotWritten
+    return members
+
+
+def _records(members: dict[str, object], configuration: str, into: dict[str, QueryRecord]) -> int:
+    """Make each member a record in ``into``; how many keys their values hold. A value
+    naming its own id or configuration (unchecked, so perhaps nested past what the whole
+    text's decoder takes) or an id already read (a repeat the key count cannot see) is
+    left to the whole-text path."""
+    keys = 0
+    for qid, data in members.items():
+        if type(data) is not dict or "id" in data or "configuration" in data or qid in into:
+            raise _NotWritten
+        record = _query(qid, configuration, data)
+        into[qid] = record
+        keys += len(data) + len(record.metrics) + len(record.grades)
+    return keys
 
 
 def _close(a: object, b: object) -> bool:
