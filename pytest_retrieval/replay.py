@@ -81,10 +81,11 @@ def _scored(count: int) -> str:
     return "scored as an error" if count == 1 else "scored as errors"
 
 
-def recording_notes(replay: Replay, errors: Sequence[str]) -> list[str]:
+def recording_notes(replay: Replay, errors: Sequence[str], coarse: bool = False) -> list[str]:
     """A line each for the queries a recording lacks and those it holds for another text
     or other filters (from the items' errors): with a changed golden set these are many
-    items, and the summary says what they have in common. Nothing for a TREC run."""
+    items, and the summary says what they have in common. Nothing for a TREC run.
+    ``coarse``: items of a category or a shard, which hold many queries each."""
     if replay.trec:
         return []
     missing = sum(_MISSING in error for error in errors)
@@ -92,20 +93,23 @@ def recording_notes(replay: Replay, errors: Sequence[str]) -> list[str]:
     notes = []
     if stale:
         notes.append(
-            f"replay: {_items(stale)} the recording {replay.source} holds for another text or "
-            f"other filters (the golden set changed since it was recorded), {_scored(stale)}; "
-            "record again (--retrieval-record)"
+            f"replay: {_items(stale, coarse)} the recording {replay.source} holds for another "
+            f"text or other filters (the golden set changed since it was recorded), "
+            f"{_scored(stale)}; record again (--retrieval-record)"
         )
     if missing:
+        select = "--retrieval-items=query and -k" if coarse else "-k"  # -k selects no query id
         notes.append(
-            f"replay: {_items(missing)} the recording {replay.source} does not hold, "
-            f"{_scored(missing)}; record again (--retrieval-record), or replay with -k to leave "
-            f"{'it' if missing == 1 else 'them'} out"
+            f"replay: {_items(missing, coarse)} the recording {replay.source} does not hold, "
+            f"{_scored(missing)}; record again (--retrieval-record), or replay with {select} "
+            f"to leave {'it' if missing == 1 else 'them'} out"
         )
     return notes
 
 
-def _items(count: int) -> str:
+def _items(count: int, coarse: bool) -> str:
+    if coarse:  # an item holds many queries: count the queries
+        return "1 query is one" if count == 1 else f"{count} queries are ones"
     return "1 item is a query" if count == 1 else f"{count} items are queries"
 
 

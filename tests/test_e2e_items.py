@@ -338,6 +338,20 @@ def test_the_errors_line_counts_queries_and_the_items_holding_them(
     assert line in result.stdout.str()
 
 
+def test_one_query_erroring_in_a_coarse_item_is_not_counted_as_the_whole_item(
+    pytester: pytest.Pytester,
+) -> None:
+    """With one errored query per coarse item, queries equal items: the line said '1 item
+    errored: its query scores 0.0', as if the item, of many queries, scored 0."""
+    one = 'if request.param == "dense" and query.id == "rain-tomorrow":'
+    failing = FAILING_DENSE.replace('if request.param == "dense":', one)
+    e2e_write_project(pytester, conftest=failing)
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-items=category")
+    text = " ".join(result.stdout.str().split())
+    assert "1 query errored in 1 item: it scores 0.0 on every metric" in text
+    assert "1 item errored" not in text
+
+
 def test_one_errored_item_is_counted_in_the_singular(pytester: pytest.Pytester) -> None:
     e2e_write_project(pytester, conftest=FAILING_DENSE)
     result = e2e_run(pytester, "--retrieval-eval", "-k", "dense and rain-tomorrow")

@@ -286,6 +286,11 @@ class RetrievalSession:
     def tolerance(self) -> Tolerances:
         return self.run.gate.tolerance
 
+    @property
+    def coarse_items(self) -> bool:
+        """Items of a category or a shard, each holding many queries."""
+        return self.run.run.calls.items.mode != "query"
+
     def gate_text(self) -> str:
         """The gate's explanation for JUnit and the reports (unwrapped), built once."""
         if self._gate_text is None:
@@ -369,7 +374,7 @@ class RetrievalSession:
             self.notes.extend(trec_coverage(replay, evaluated, golden, nothing))
         elif replay is not None:
             errors = [r.error for r in self.results.all_records() if r.error is not None]
-            self.notes.extend(recording_notes(replay, errors))
+            self.notes.extend(recording_notes(replay, errors, self.coarse_items))
 
     def _mark_incomplete(self, session: pytest.Session, stop: str | None = None) -> bool:
         """Record why the run is incomplete, if it is; True when it is. ``stop``: why the

@@ -56,6 +56,9 @@ class Summary(Protocol):
     @property
     def tolerance(self) -> Tolerances: ...
 
+    @property
+    def coarse_items(self) -> bool: ...
+
 
 def verbosity_of(tr: TerminalReporter) -> Verbosity:
     level = tr.config.getoption("verbose", 0)
@@ -101,13 +104,15 @@ def _advice_lines(session: Summary, summary_shown: bool) -> list[tuple[str, str 
         lines.append((f"{counted(count, 'retrieval warning')} {where}", None))
     errors = sum(1 for r in session.results.all_records() if r.outcome == "error")
     if errors:
-        lines.append((_errored(errors, len(session.errored_items)), "yellow"))
+        counts = errors, len(session.errored_items)
+        lines.append((_errored(*counts, session.coarse_items), "yellow"))
     return lines + [(note, "yellow") for note in session.notes]
 
 
-def _errored(queries: int, items: int) -> str:
-    """The errors' line: items when each is one query, else queries in so many items."""
-    if queries == items or not items:
+def _errored(queries: int, items: int, coarse: bool = False) -> str:
+    """The errors' line: items when each is one query, else queries in so many items
+    (always with coarse items: one errored query does not make its item score 0)."""
+    if not coarse and (queries == items or not items):
         their = "its query scores" if queries == 1 else "their queries score"
         return f"{counted(queries, 'item')} errored: {their} 0.0 on every metric"
     they = "it scores" if queries == 1 else "they score"
