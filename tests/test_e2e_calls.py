@@ -113,6 +113,50 @@ def test_a_batch_retriever_is_called_in_chunks_and_scores_as_per_query(
     assert all(q["latency_shared"] for q in report["configurations"]["bm25"]["queries"].values())
 
 
+REPEATED_BATCH = """\
+import json
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def retriever():
+    class Batched:
+        def retrieve_batch(self, queries):
+            with open(Path(__file__).parent / "calls.jsonl", "a") as log:
+                log.write(json.dumps(["default", [q.id for q in queries]]) + "\\n")
+            return [["d"] for q in queries]
+
+    return Batched()
+"""
+
+
+def test_repeats_of_a_coarse_item_are_fetched_in_chunks_as_the_first_answers(
+    pytester: pytest.Pytester,
+) -> None:
+    """retrieval_repeat called a batch retriever again with one query per call: 20,000
+    queries with a service's 5 ms a call took 100 s a repeat. A coarse item now fetches
+    its repeats as it fetched its first answers."""
+    pytester.makefile(
+        ".ini",
+        pytest="[pytest]\nretrieval_batch_size = 4\nretrieval_repeat = 2\n"
+        "retrieval_items = category\n",
+    )
+    pytester.makeconftest(REPEATED_BATCH)
+    (pytester.path / "golden").mkdir()
+    queries = [{"id": f"q{i:02d}", "query": f"text {i}", "relevant": {"d": 1}} for i in range(12)]
+    lines = "".join(json.dumps(q) + "\n" for q in queries)
+    (pytester.path / "golden" / "bulk.jsonl").write_text(lines)
+    result, report = _report(pytester)
+    assert result.ret == 0, result.stdout.str()
+    calls = [ids for _, ids in _calls(pytester)]
+    assert sorted(q for c in calls for q in c) == sorted([q["id"] for q in queries] * 2)
+    assert [len(c) for c in calls] == [4] * 6, calls  # in chunks, not one call per repeat
+    records = report["configurations"]["default"]["queries"].values()
+    assert all(r["repeat_overlap"] == 1.0 for r in records)  # the repeats were compared
+
+
 DECORATED = """\
 import pytest_retrieval
 
