@@ -99,10 +99,11 @@ def recording_notes(replay: Replay, errors: Sequence[str], coarse: bool = False)
             f"{_scored(stale)}; record again (--retrieval-record)"
         )
     if missing:
+        select = "--retrieval-items=query and -k" if coarse else "-k"  # -k selects no query id
         notes.append(
             f"replay: {_items(missing, coarse)} the recording {replay.source} does not hold, "
-            f"{_scored(missing)}; record again (--retrieval-record), or replay with -k to leave "
-            f"{'it' if missing == 1 else 'them'} out"
+            f"{_scored(missing)}; record again (--retrieval-record), or replay with {select} "
+            f"to leave {'it' if missing == 1 else 'them'} out"
         )
     return notes
 

@@ -25,7 +25,7 @@ import itertools
 import threading
 import time
 from collections.abc import Awaitable, Callable, Generator, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from .io.common import counted
@@ -210,11 +210,18 @@ class EventLoopThread:
     def __init__(self) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
+        self.gave_up = 0.0  # seconds waited for the last loop abandoned
 
     def run(self, coroutine: Awaitable[T], deadline: float | None = None) -> T:
         """Run ``coroutine`` on the loop and wait for its result (in the calling thread),
         at most ``deadline`` seconds: past it the loop is blocked (:class:`LoopBlocked`)."""
         return self.wait(self.submit(coroutine), deadline)
+
+    @property
+    def current(self) -> asyncio.AbstractEventLoop | None:
+        """The loop that :meth:`submit` sends to now (None before the first, or after one
+        was abandoned)."""
+        return self._loop
 
     def submit(self, coroutine: Awaitable[T]) -> concurrent.futures.Future[T]:
         """Start ``coroutine`` on the loop (started on first use); the caller goes on."""
@@ -226,9 +233,15 @@ class EventLoopThread:
             self._thread.start()
         return asyncio.run_coroutine_threadsafe(_awaited(coroutine), self._loop)
 
-    def wait(self, future: concurrent.futures.Future[T], deadline: float | None = None) -> T:
-        """The result of what :meth:`submit` started, waited for at most ``deadline``
-        seconds from now: past it the loop is blocked (:class:`LoopBlocked`)."""
+    def wait(
+        self,
+        future: concurrent.futures.Future[T],
+        deadline: float | None = None,
+        on: asyncio.AbstractEventLoop | None = None,
+    ) -> T:
+        """The result of what :meth:`submit` started (on the loop ``on``, when known),
+        waited for at most ``deadline`` seconds from now: past it the loop is blocked
+        (:class:`LoopBlocked`), and abandoned unless it already was."""
         try:
             return future.result(timeout=deadline)
         except _Escaped as escaped:
@@ -236,7 +249,8 @@ class EventLoopThread:
         except concurrent.futures.TimeoutError:
             # the loop itself is stuck (a call that never yields): leave it to its daemon
             # thread and start a new one for what comes next
-            self._loop = None
+            if on is None or on is self._loop:
+                self._loop, self.gave_up = None, deadline or 0.0
             raise LoopBlocked(deadline or 0.0) from None
 
     def close(self) -> None:
@@ -309,6 +323,11 @@ class Calls:
     batch_size: int = 64
     concurrency: int = 16
     loop: EventLoopThread | None = None
+    # per event loop, the limit every chunk of this retriever shares: several chunks may
+    # be in flight at once, and ``concurrency`` still bounds the calls
+    limits: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = field(
+        default_factory=dict, compare=False, hash=False
+    )
 
     def chunk_size(self) -> int:
         """Queries fetched ahead at once."""
@@ -369,8 +388,8 @@ class Calls:
         calls = [functools_partial(function, q) for q in queries]
         rounds = -(-len(calls) // self.concurrency)
         loop = self._loop()
-        future = loop.submit(_gather(calls, self.concurrency, self.timeout, ids))
-        return Started(len(calls), loop, future, self._wait(rounds))
+        future = loop.submit(_gather(calls, self.concurrency, self.timeout, ids, self.limits))
+        return Started(len(calls), loop, future, self._wait(rounds), loop.current)
 
     def _batch(self, queries: Sequence[object], ids: Sequence[str]) -> list[Answer]:
         function, n = self.protocol.function, len(queries)
@@ -408,11 +427,16 @@ class Started:
     loop: EventLoopThread
     future: concurrent.futures.Future[list[Answer]]
     deadline: float | None  # seconds to wait once the answers are wanted
+    on: asyncio.AbstractEventLoop | None = None  # the loop it was sent to
 
     def answers(self) -> list[Answer]:
-        """The chunk's answers, waited for; a stuck loop makes each an error."""
+        """The chunk's answers, waited for; a stuck loop makes each an error (at once
+        when it was sent with an earlier chunk to a loop already given up on)."""
+        if not self.future.done() and self.on is not self.loop.current:
+            stuck = LoopBlocked(self.loop.gave_up)
+            return [Answer(error=str(stuck), latency=0.0) for _ in range(self.count)]
         try:
-            return self.loop.wait(self.future, self.deadline)
+            return self.loop.wait(self.future, self.deadline, self.on)
         except LoopBlocked as exc:
             return [Answer(error=str(exc), latency=exc.waited) for _ in range(self.count)]
 
@@ -493,10 +517,14 @@ async def _gather(
     concurrency: int,
     timeout: float | None,
     ids: Sequence[str] = (),
+    limits: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None,
 ) -> list[Answer]:
-    """Every call, at most ``concurrency`` in flight, each within ``timeout``; a call that
-    held the event loop past ``timeout`` is named, also in the others' timeouts."""
+    """Every call, at most ``concurrency`` in flight (with ``limits``, across every
+    gather sharing them on this loop), each within ``timeout``; a call that held the
+    event loop past ``timeout`` is named, also in the others' timeouts."""
     limit = asyncio.Semaphore(concurrency)
+    if limits is not None:
+        limit = limits.setdefault(asyncio.get_running_loop(), limit)
     held = [0.0] * len(calls)
 
     async def one(index: int, call: Callable[[], object]) -> Answer:

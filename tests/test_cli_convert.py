@@ -397,3 +397,18 @@ def test_an_output_that_cannot_be_written_is_a_message_not_a_traceback(
     last = ran.err.splitlines()[-1]
     assert last.startswith("pytest-retrieval: error: ") and says in last, ran.err
     assert "Traceback" not in ran.err
+
+
+def test_export_notes_fit_an_80_column_terminal(tmp_path, monkeypatch):
+    """'1 no-result query left out (a qrels file cannot hold ...): lottery' and 'the
+    report keeps each query's top 20 ...' were single lines of 90 to 200 characters."""
+    monkeypatch.setenv("COLUMNS", "80")
+    project = write_project(tmp_path, {"golden/g.yaml": GOLDEN})
+    ran = cli("export", "trec", "-o", "qrels.txt", cwd=project)
+    assert ran.code == 0 and "1 no-result query left out" in ran.err, ran.err
+    write_run(project / "dense.run", {"dense": {"rain-tomorrow": ["weather-forecast"]}})
+    assert cli("evaluate", "dense.run", "--report", "report.json", cwd=project).code == 0
+    exported = cli("export", "run", "report.json", "-o", "runs", cwd=project)
+    assert exported.code == 0 and "(the largest cut of" in exported.err, exported.err
+    for text in (ran.err, exported.err):
+        assert max(map(len, text.splitlines())) <= 80, text

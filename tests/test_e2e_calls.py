@@ -11,6 +11,7 @@ import itertools
 import json
 import re
 import sys
+import time
 import types
 from pathlib import Path
 from typing import Any
@@ -110,6 +111,50 @@ def test_a_batch_retriever_is_called_in_chunks_and_scores_as_per_query(
     latency = report["configurations"]["bm25"]["latency"]
     assert latency["batch_share"] == 7  # every latency is a share of a batch call
     assert all(q["latency_shared"] for q in report["configurations"]["bm25"]["queries"].values())
+
+
+REPEATED_BATCH = """\
+import json
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def retriever():
+    class Batched:
+        def retrieve_batch(self, queries):
+            with open(Path(__file__).parent / "calls.jsonl", "a") as log:
+                log.write(json.dumps(["default", [q.id for q in queries]]) + "\\n")
+            return [["d"] for q in queries]
+
+    return Batched()
+"""
+
+
+def test_repeats_of_a_coarse_item_are_fetched_in_chunks_as_the_first_answers(
+    pytester: pytest.Pytester,
+) -> None:
+    """retrieval_repeat called a batch retriever again with one query per call: 20,000
+    queries with a service's 5 ms a call took 100 s a repeat. A coarse item now fetches
+    its repeats as it fetched its first answers."""
+    pytester.makefile(
+        ".ini",
+        pytest="[pytest]\nretrieval_batch_size = 4\nretrieval_repeat = 2\n"
+        "retrieval_items = category\n",
+    )
+    pytester.makeconftest(REPEATED_BATCH)
+    (pytester.path / "golden").mkdir()
+    queries = [{"id": f"q{i:02d}", "query": f"text {i}", "relevant": {"d": 1}} for i in range(12)]
+    lines = "".join(json.dumps(q) + "\n" for q in queries)
+    (pytester.path / "golden" / "bulk.jsonl").write_text(lines)
+    result, report = _report(pytester)
+    assert result.ret == 0, result.stdout.str()
+    calls = [ids for _, ids in _calls(pytester)]
+    assert sorted(q for c in calls for q in c) == sorted([q["id"] for q in queries] * 2)
+    assert [len(c) for c in calls] == [4] * 6, calls  # in chunks, not one call per repeat
+    records = report["configurations"]["default"]["queries"].values()
+    assert all(r["repeat_overlap"] == 1.0 for r in records)  # the repeats were compared
 
 
 DECORATED = """\
@@ -445,6 +490,69 @@ def test_an_async_retrievers_next_chunk_is_on_its_way_while_items_are_scored(
     # still being finished); sent only when its own items ran, it would start after two
     assert starts[2] < dones[0], events
     assert (pytester.path / "in_flight.txt").read_text() == "2"
+
+
+STRAGGLER = """\
+import asyncio
+
+import pytest
+
+STATE = {"most": 0, "now": 0}
+
+
+@pytest.fixture(scope="session")
+def retriever():
+    async def search(query):
+        loop_state = STATE.setdefault("event", asyncio.Event())  # made on the plugin's loop
+        STATE["now"] += 1
+        STATE["most"] = max(STATE["most"], STATE["now"])
+        try:
+            if query.id == "q01":  # slow: answers once q06, three chunks on, has started
+                try:
+                    await asyncio.wait_for(loop_state.wait(), 3)
+                    return ["overlapped"]
+                except asyncio.TimeoutError:
+                    return ["alone"]
+            if query.id == "q06":
+                loop_state.set()
+            await asyncio.sleep(0.01)
+            return ["overlapped"]
+        finally:
+            STATE["now"] -= 1
+
+    return search
+
+
+def pytest_sessionfinish(session):
+    from pathlib import Path
+    (Path(__file__).parent / "most.txt").write_text(str(STATE["most"]))
+"""
+
+
+def test_one_slow_call_does_not_hold_back_the_rest_of_a_coarse_item(
+    pytester: pytest.Pytester,
+) -> None:
+    """A remote service's slow query held its whole chunk, and no other chunk was sent
+    until it came in: 0.2% of queries timing out tripled a 20,000-query run. The other
+    chunks of the item now go on around it, the concurrency limit still holding."""
+    queries = [
+        {"id": f"q{i:02d}", "query": f"text {i}", "relevant": {"overlapped": 1}}
+        for i in range(1, 13)
+    ]
+    pytester.makefile(
+        ".ini",
+        pytest="[pytest]\nretrieval_concurrency = 2\nretrieval_batch_size = 2\n"
+        "retrieval_items = category\n",
+    )
+    pytester.makeconftest(STRAGGLER)
+    (pytester.path / "golden").mkdir()
+    lines = "".join(json.dumps(q) + "\n" for q in queries)
+    (pytester.path / "golden" / "bulk.jsonl").write_text(lines)
+    result, report = _report(pytester, "-p", "no:randomly")
+    assert result.ret == 0, result.stdout.str()
+    retrieved = report["configurations"]["default"]["queries"]["q01"]["retrieved"]
+    assert retrieved == ["overlapped"]  # the next chunks ran while it was waiting
+    assert (pytester.path / "most.txt").read_text() == "2"
 
 
 CLOSING = """\
@@ -862,6 +970,51 @@ def test_an_async_call_that_never_gives_the_loop_back_does_not_hang_the_run(
     bm25 = report["configurations"]["bm25"]["queries"]
     assert all(r["outcome"] != "error" for r in bm25.values())  # its calls never blocked
     assert report["complete"] is True and result.ret == 1
+
+
+NEVER_BACK = """\
+import asyncio
+import time
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def retriever():
+    async def search(query):
+        if query.id == "q03":
+            time.sleep(60)  # never gives the loop back in time
+        await asyncio.sleep(0.01)
+        return ["d"]
+
+    return search
+"""
+
+
+def test_chunks_in_flight_on_a_loop_that_never_comes_back_are_waited_for_once(
+    pytester: pytest.Pytester,
+) -> None:
+    """A coarse item keeps several chunks in flight on the loop: when one call never
+    gives it back, the run waits for it once, not once per chunk sent with it, and
+    the item's chunks after those run on the new loop."""
+    queries = [
+        {"id": f"q{i:02d}", "query": f"text {i}", "relevant": {"d": 1}} for i in range(1, 41)
+    ]
+    pytester.makefile(
+        ".ini",
+        pytest="[pytest]\nretrieval_concurrency = 2\nretrieval_batch_size = 2\n"
+        "retrieval_items = category\nretrieval_timeout = 0.2\n",
+    )
+    pytester.makeconftest(NEVER_BACK)
+    (pytester.path / "golden").mkdir()
+    lines = "".join(json.dumps(q) + "\n" for q in queries)
+    (pytester.path / "golden" / "bulk.jsonl").write_text(lines)
+    start = time.perf_counter()
+    result, report = _report(pytester, "-p", "no:randomly")
+    assert time.perf_counter() - start < 12, result.stdout.str()  # one wait of 5.2 s
+    outcomes = {q: r["outcome"] for q, r in report["configurations"]["default"]["queries"].items()}
+    assert outcomes["q03"] == "error" and outcomes["q40"] == "passed", outcomes
+    assert result.ret == 1
 
 
 RAISING_ASYNC = """\

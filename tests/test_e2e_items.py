@@ -217,6 +217,23 @@ def test_minus_k_matching_query_ids_as_pytest_matches_names_warns_with_coarse_it
     assert "to run one query: --retrieval-items=query -k" in text
 
 
+def test_the_minus_k_warning_shows_a_long_jsonl_line_cut_to_the_terminal(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The warning is placed at the query's line, which pytest prints under it: a JSON
+    Lines query is one long line, and it was printed whole, past an 80-column terminal."""
+    monkeypatch.setenv("COLUMNS", "80")
+    long = {"id": "q1", "query": "doc " * 40, "category": "exact-name", "relevant": {"d1": 3}}
+    e2e_write_project(pytester)
+    (pytester.path / "golden" / "big.jsonl").write_text(json.dumps(long) + "\n")
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-items=category", "-k", "q1")
+    text = result.stdout.str()
+    assert "RetrievalSettingsWarning: -k names the query id 'q1'" in " ".join(text.split())
+    assert '{"id": "q1", "query": "doc doc' in text  # the line is shown, cut
+    summary = text.split("warnings summary", 1)[1]  # (pytester's own rootdir is long)
+    assert max(map(len, summary.splitlines())) <= 80, text
+
+
 def test_minus_k_matching_an_item_or_file_name_does_not_warn(
     pytester: pytest.Pytester, e2e_project: Path
 ) -> None:
@@ -380,6 +397,20 @@ def test_coarse_items_holding_one_errored_query_each_are_not_said_to_error_whole
     text = result.stdout.str()
     assert "2 queries errored in 2 items: they score 0.0 on every metric" in text
     assert "items errored" not in text
+
+
+def test_one_query_erroring_in_a_coarse_item_is_not_counted_as_the_whole_item(
+    pytester: pytest.Pytester,
+) -> None:
+    """With one errored query per coarse item, queries equal items: the line said '1 item
+    errored: its query scores 0.0', as if the item, of many queries, scored 0."""
+    one = 'if request.param == "dense" and query.id == "rain-tomorrow":'
+    failing = FAILING_DENSE.replace('if request.param == "dense":', one)
+    e2e_write_project(pytester, conftest=failing)
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-items=category")
+    text = " ".join(result.stdout.str().split())
+    assert "1 query errored in 1 item: it scores 0.0 on every metric" in text
+    assert "1 item errored" not in text
 
 
 def test_one_errored_item_is_counted_in_the_singular(pytester: pytest.Pytester) -> None:

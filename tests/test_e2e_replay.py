@@ -184,6 +184,25 @@ def test_a_partial_recording_names_the_queries_it_lacks(pytester: pytest.Pyteste
     result.assert_outcomes(passed=7)  # the configurations are the recording's
 
 
+def test_with_coarse_items_a_partial_replay_counts_queries_and_advises_what_works(
+    pytester: pytest.Pytester,
+) -> None:
+    """With category items the lines said '1 item errored: its query scores 0.0' and
+    '2 items are queries ... replay with -k to leave them out': the items hold many
+    queries, and -k cannot select a query id in them."""
+    e2e_write_project(pytester)
+    e2e_run(pytester, "--retrieval-eval", "--retrieval-record=rec.jsonl", "-k", "not share")
+    result, _ = _replay(pytester, "--retrieval-items=category")
+    text = " ".join(result.stdout.str().split())
+    assert "2 queries errored in 2 items: they score 0.0 on every metric" in text
+    assert (
+        "replay: 2 queries are ones the recording rec.jsonl does not hold, scored as errors; "
+        "record again (--retrieval-record), or replay with --retrieval-items=query and -k "
+        "to leave them out"
+    ) in text
+    assert "items are queries" not in text
+
+
 def test_a_recording_of_a_stopped_run_says_it_is_incomplete(pytester: pytest.Pytester) -> None:
     e2e_write_project(pytester)
     catalog = pytester.path / "golden" / "catalog.yaml"

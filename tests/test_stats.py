@@ -7,6 +7,7 @@ enumeration, an exact dynamic programme, scipy, numpy or a hand calculation.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import os
@@ -28,7 +29,7 @@ from pytest_retrieval.comparisons import record_intervals
 from pytest_retrieval.evaluation import Evaluation, analyse
 from pytest_retrieval.metrics import parse_metrics
 from pytest_retrieval.model import ALL, NO_TAG, WEIGHTED, Outcome, QueryRecord, Results
-from pytest_retrieval.report.tables import cell
+from pytest_retrieval.report.tables import cell, p_text
 from pytest_retrieval.settings import (
     GateSettings,
     GroupBy,
@@ -966,3 +967,16 @@ def test_the_noise_of_a_small_category_is_never_under_one_query_s_weight() -> No
         "exact: n=5: differences between configurations under ±0.20 are noise here "
         "(fewer than retrieval_min_queries = 30 queries; add queries)"
     ]
+
+
+def test_a_p_value_that_underflowed_to_zero_is_shown_as_under_the_smallest() -> None:
+    """The normal law's p for 5,000 queries that all dropped underflows to 0.0, which the
+    gate's table printed as 'p (Holm) 0': no test gives a p of 0."""
+    from pytest_retrieval.gate import GateRow
+    from pytest_retrieval.report.gate_text import row_cells
+
+    row = GateRow("v3", "all", "mrr", 5000, 0.8, 0.5, -0.3, 0.02, True, [-0.31, -0.29], 0.0,
+                  "normal", p_holm=0.0)  # fmt: skip
+    assert row_cells(row)[-1] == "<1e-300"
+    assert row_cells(dataclasses.replace(row, p_holm=0.0123))[-1] == "0.0123"
+    assert p_text(1.0) == "1"

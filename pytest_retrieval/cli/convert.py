@@ -258,7 +258,7 @@ def _left_out(ctx: Context, counted_noun: str, where: str, ids: Sequence[str]) -
     """The note for what an import leaves out for want of a judgment, naming the first
     ten: ``1 query without a judgment in split 'test' left out: q4``."""
     if ids:
-        ctx.note(f"{counted_noun} without a judgment{where} left out: {some_ids(ids, 10)}")
+        ctx.notice(f"{counted_noun} without a judgment{where} left out: {some_ids(ids, 10)}")
 
 
 def import_beir(ctx: Context, args: argparse.Namespace) -> int:
@@ -299,13 +299,13 @@ def export_trec(ctx: Context, args: argparse.Namespace) -> int:
     except FormatError as exc:
         raise CliError(str(exc)) from None
     if left_out:
-        ctx.note(
+        ctx.notice(
             f"{counted(len(left_out), 'no-result query', 'no-result queries')} left out (a "
             "qrels file cannot hold a query "
-            f"without judgments; trec_eval will not evaluate them): {', '.join(left_out[:10])}"
+            f"without judgments; trec_eval will not evaluate them): {some_ids(left_out, 10)}"
         )
     if args.output is not None:
-        ctx.note(
+        ctx.notice(
             f"wrote the judgments of {counted(len(judgments) - len(left_out), 'query', 'queries')}"
             f" to {args.output}"
         )
@@ -364,12 +364,12 @@ def export_run(ctx: Context, args: argparse.Namespace) -> int:
             raise CliError(f"cannot write {target}: {exc.strerror or exc}") from None
         empty = counted(len(left_out), "empty ranking")
         empty = f"; {empty} {'has' if len(left_out) == 1 else 'have'} no line" if left_out else ""
-        ctx.note(
+        ctx.notice(
             f"wrote run '{name}' ({counted(len(rankings) - len(left_out), 'query', 'queries')}) to "
             f"{ctx.shown(target)}{empty}"
         )
     if depth is not None:
-        ctx.note(
+        ctx.notice(
             f"the report keeps each query's top {depth} (the largest cut of "
             "retrieval_metrics): so do the runs"
         )

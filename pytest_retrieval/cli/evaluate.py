@@ -343,7 +343,7 @@ def run_compare(ctx: Context, args: argparse.Namespace) -> int:
         baseline, a.path, b.results(), b.settings, gate, ctx.run.stats, facts, update=""
     )
     if a.golden.sha256 and b.golden.sha256 and a.golden.sha256 != b.golden.sha256:
-        ctx.note(
+        ctx.notice(
             f"note: the golden sets differ ({a.path}: {a.golden.queries} queries, {b.path}: "
             f"{b.golden.queries}); queries are paired by id, and a query whose judgments "
             "changed is compared all the same"

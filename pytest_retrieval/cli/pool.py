@@ -104,14 +104,14 @@ def run_pool(ctx: Context, args: argparse.Namespace) -> int:
     golden_ids = {q.id for q in queries}
     unknown = sorted({q for r in runs.values() for q in r if q not in golden_ids})
     if unknown:
-        ctx.note(
+        ctx.notice(
             f"{counted(len(unknown), 'reported query', 'reported queries')} "
             f"{'is' if len(unknown) == 1 else 'are'} not in the golden set, not pooled: "
             + ", ".join(unknown[:5])
         )
     docs = sum(len(q.documents) for q in worklist.queries)
     fresh = sum(1 for q in worklist.queries if q.judged == 0)
-    ctx.note(
+    ctx.notice(
         f"pooled {counted(docs, 'unjudged document')} for "
         f"{counted(len(worklist.queries), 'query', 'queries')} ({fresh} with no judgment yet) "
         f"from {counted(len(runs), 'configuration')} at depth {args.depth}"

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import inspect
 import types
-import warnings
 from collections.abc import Callable, Iterable
 
 import pytest
@@ -33,7 +32,7 @@ from .nodes import (
     golden_of,
     item_configuration,
 )
-from .outputs import warning_text
+from .outputs import warn_at_golden_line
 
 QUERIES_ATTR = "__golden_queries__"  # on a generated function: its Golden
 
@@ -123,8 +122,7 @@ class GoldenFile(pytest.Module):
         for problem in advice:
             text = str(problem).removeprefix(f"{problem.path}:{problem.line}: ")
             try:
-                shown = warning_text(self.config, kind, text, problem.path, problem.line)
-                warnings.warn_explicit(kind(shown), kind, problem.path, problem.line)
+                warn_at_golden_line(self.config, kind, text, problem.path, problem.line)
             except RetrievalGoldenWarning:
                 raise self.CollectError(f"{problem} (-W error: {kind.__name__})") from None
 
@@ -334,8 +332,7 @@ def warn_of_query_ids_in_deselect(session: pytest.Session) -> None:
 def _warn_at(config: pytest.Config, text: str, path: str, line: int) -> None:
     """A settings warning at a golden file's line, to pytest's warnings summary (this
     runs inside the collection's capture); under ``-W error`` a usage error saying it."""
-    try:
-        kind = RetrievalSettingsWarning
-        warnings.warn_explicit(kind(warning_text(config, kind, text, path, line)), kind, path, line)
+    try:  # to pytest's warnings summary, the line shown cut to the terminal
+        warn_at_golden_line(config, RetrievalSettingsWarning, text, path, line)
     except RetrievalSettingsWarning:  # -W error: the run stops here, saying why
         raise pytest.UsageError(text) from None

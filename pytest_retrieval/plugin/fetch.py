@@ -5,9 +5,10 @@ called ahead: the first item of a configuration that has no answer yet fetches a
 chunk (``retrieval_batch_size`` queries; for async at least ``retrieval_concurrency``)
 made of itself and the next items this process will run for the same configuration,
 and those items then read their answers. An async retriever's next chunk is started
-as soon as one comes in, so its waiting overlaps the scoring of the chunk before
-(never more than one chunk in flight). Under xdist a worker batches only its own
-items: the ones xdist has already handed it.
+as soon as one comes in, so its waiting overlaps the scoring of the chunk before; a
+coarse item keeps its next ``AHEAD`` chunks in flight, sharing one limit of
+``retrieval_concurrency`` calls, so that a slow call holds back no other chunk.
+Under xdist a worker batches only its own items: the ones xdist has already handed it.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from ..settings import CallSettings
 from .nodes import golden_queries_of, golden_query_of, item_configuration
 
 SCAN = 20  # items looked at ahead per query wanted in a chunk
+AHEAD = 16  # an async retriever's chunks of a coarse item in flight at once
 PROGRESS_STEP = 8  # a per-query retriever's queries between progress updates
 
 
@@ -111,12 +113,16 @@ class Fetcher:
     ) -> list[Answer]:
         answers: list[Answer] = []
         for index, chunk in enumerate(chunks):
+            # the next AHEAD chunks on their way: a slow call holds back no other
+            window = chunks[:AHEAD] if index == 0 else chunks[index + AHEAD - 1 : index + AHEAD]
+            for each in window:
+                self._start_missing(calls, configuration, each)
+            if index + 1 == len(chunks):  # and the next item's first ones
+                size = calls.chunk_size()
+                following = self._next_item_chunk(item, configuration, size * AHEAD)
+                for start in range(0, len(following), size):
+                    self._start_missing(calls, configuration, following[start : start + size])
             self._ensure(calls, configuration, chunk)
-            if index + 1 < len(chunks):
-                following = list(chunks[index + 1])
-            else:
-                following = self._next_item_chunk(item, configuration, calls.chunk_size())
-            self._start_missing(calls, configuration, following)
             answers += [self._ahead.pop((configuration, q.id)) for q in chunk]
             progress(len(answers))
         return answers
@@ -141,7 +147,7 @@ class Fetcher:
     def _next_item_chunk(
         self, item: pytest.Item | None, configuration: str, size: int
     ) -> list[GoldenQuery]:
-        """The first chunk the next coarse item of ``configuration`` will ask for."""
+        """The first ``size`` queries the next coarse item of ``configuration`` will ask for."""
         following = next(iter(self._upcoming(item)), None) if item is not None else None
         if following is None or not _same_golden(following, configuration):
             return []  # another configuration's fixture may be set up in between

@@ -30,7 +30,7 @@ from ..runner import Answer, Repeats, raised_text
 from ..scoring import Expectation, detail_text, errored, failure_text, score_query, skipped
 from ..settings import RunSettings, Settings
 from ..shapes import ResultShapeError, rank_results, ranked_results
-from .fetch import FETCHER_KEY, asked
+from .fetch import FETCHER_KEY, Fetcher, asked
 from .gathered import note_retriever
 from .keys import LAST_RAN_KEY, RECORDED_KEY, RECORDS_KEY, SETTINGS_KEY, SETUP_ERRORS_KEY
 from .nodes import item_configuration
@@ -216,14 +216,20 @@ def _raise_users(scorer: _Scorer, query: GoldenQuery, exc: BaseException, messag
 
 
 def _repeats(
-    scorer: _Scorer, query: GoldenQuery, retriever: object, record: QueryRecord, first: list[str]
+    scorer: _Scorer,
+    query: GoldenQuery,
+    retriever: object,
+    record: QueryRecord,
+    first: list[str],
+    fetched: Sequence[Answer] | None = None,
 ) -> None:
-    """``retrieval_repeat``: call again, and note how far the rankings agree."""
+    """``retrieval_repeat``: call again (unless ``fetched`` holds the answers already),
+    and note how far the rankings agree."""
     fetcher = scorer.item.config.stash[FETCHER_KEY]
     key = result_key(scorer.item.config, query)
     rankings = [first]
-    for _ in range(scorer.run.run.calls.repeat - 1):
-        answer = fetcher.again(query, retriever)
+    for index in range(scorer.run.run.calls.repeat - 1):
+        answer = fetcher.again(query, retriever) if fetched is None else fetched[index]
         try:
             ids = rank_results(answer.returned, key).ranking if answer.error is None else []
         except Exception:  # a repeat that fails is a ranking that did not reproduce
@@ -301,17 +307,41 @@ def run_queries(queries: Sequence[GoldenQuery], item: pytest.Item, retriever: ob
         progress.clear()
     answers = [_no_outcome_from_the_retriever(a) for a in answers]
     by_id = dict(zip((q.id for q in wanted), answers, strict=True))
+    again = _repeat_answers(fetcher, wanted, scorer.configuration, retriever, run.run.calls.repeat)
     raised: list[tuple[str, BaseException]] = []  # (query, what the user's code raised)
     for query in queries:
         found = by_id.get(query.id)
         if found is not None and found.exception is not None and found.origin in ("", query.id):
             raised.append((query.id, found.exception))
-        _score_in_coarse(scorer, query, found, retriever, raised)
+        _score_in_coarse(scorer, query, found, retriever, raised, again.get(query.id))
     scorer.done()
     if raised:
         _show_first_traceback(item, scorer.configuration, raised)
     name = getattr(item, "originalname", item.name)
     _coarse_verdict(scorer.item.config, name, scorer.configuration, scorer.records)
+
+
+def _repeat_answers(
+    fetcher: Fetcher,
+    wanted: Sequence[GoldenQuery],
+    configuration: str,
+    retriever: object,
+    repeat: int,
+) -> dict[str, list[Answer]]:
+    """``retrieval_repeat`` with a coarse item: every query's further answers, fetched in
+    chunks as the first were (one call per query and repeat would cost a batch retriever
+    a call each); {} when not repeating, or replaying."""
+    if repeat < 2 or fetcher.replay is not None:
+        return {}
+    again: dict[str, list[Answer]] = {q.id: [] for q in wanted}
+    for _ in range(repeat - 1):
+        try:
+            answers = fetcher.answers(wanted, configuration, retriever)
+        except ProtocolError as exc:
+            answers = [Answer(error=str(exc)) for _ in wanted]
+        for query, answer in zip(wanted, answers, strict=True):
+            again[query.id].append(answer)
+    return again
 
 
 def _show_first_traceback(
@@ -333,6 +363,7 @@ def _score_in_coarse(
     answer: Answer | None,
     retriever: object,
     raised: list[tuple[str, BaseException]],
+    again: Sequence[Answer] | None = None,
 ) -> None:
     if answer is None:  # skip: in the golden file
         reason = f"Skipped: {query.skip}"  # as pytest words a skip mark's reason
@@ -346,7 +377,7 @@ def _score_in_coarse(
         raised.append((query.id, exc))
         return
     if scorer.run.run.calls.repeat > 1 and record.error is None:
-        _repeats(scorer, query, retriever, record, ranking)
+        _repeats(scorer, query, retriever, record, ranking, again)
 
 
 def _coarse_verdict(

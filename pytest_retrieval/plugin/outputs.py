@@ -96,6 +96,19 @@ def warn_at(config: pytest.Config, text: str, path: str, line: int, shown: str =
     return True
 
 
+def warn_at_golden_line(
+    config: pytest.Config, kind: type[Warning], text: str, path: str, line: int
+) -> None:
+    """Issue ``text`` as a ``kind`` warning at a golden file's line, wrapped to the
+    terminal, through pytest's filters (``-W error`` raises it here); the line pytest
+    prints under it is cut to the terminal, as a JSON Lines query is one long line."""
+    with (
+        sources_cut(config, [path]),
+        catch_warnings_for_item(config, config.hook, "collect", None),
+    ):
+        warnings.warn_explicit(kind(warning_text(config, kind, text, path, line)), kind, path, line)
+
+
 @contextlib.contextmanager
 def _line_shown_as(path: str, line: int, shown: str) -> Iterator[None]:
     """Within: ``linecache`` (which a warning's text takes its source line from) gives

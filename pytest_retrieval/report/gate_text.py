@@ -20,7 +20,7 @@ from ..io.common import counted
 from ..retriever_metadata import change_lines
 from ..settings import Tolerances
 from .summary import fit
-from .tables import short
+from .tables import p_text, short
 
 HEADERS = (
     "configuration", "category", "metric", "n", "baseline", "current", "delta", "allowed",
@@ -85,7 +85,7 @@ def row_cells(r: GateRow, label: Callable[[str], str] = str) -> list[str]:
 def _cells(r: GateRow, label: Callable[[str], str] = str) -> list[str]:
     return [
         r.configuration, label(r.category), r.metric, str(r.n), _num(r.baseline), _num(r.current),
-        f"{r.delta:+.3f}", _num(r.allowed), _interval(r), f"{r.p_holm:.3g}",
+        f"{r.delta:+.3f}", _num(r.allowed), _interval(r), p_text(r.p_holm),
     ]  # fmt: skip
 
 

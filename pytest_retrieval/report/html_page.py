@@ -19,6 +19,7 @@ from typing import TypeAlias
 
 from . import svg
 from .marks import HTML_GENERATOR
+from .tables import p_text
 
 # --------------------------------------------------------------------------- the builder
 
@@ -289,7 +290,7 @@ def _forest_rows(data: PageData, metric: str) -> list[svg.ForestRow]:
     rows.sort(key=lambda r: (r.category != data.overall, r.category, rank.get(r.configuration, 0)))
     out = []
     for r in rows:
-        p = "n/a" if r.p_holm is None else f"{r.p_holm:.3g}"
+        p = "n/a" if r.p_holm is None else p_text(r.p_holm)
         note = f"p (Holm) = {p}; wins/ties/losses {r.wins}/{r.ties}/{r.losses}"
         label = f"{r.category} \u00b7 {r.configuration}"
         out.append(

@@ -135,6 +135,13 @@ def side_by_side_table(evaluation: Evaluation, style: Style) -> Table:
     )
 
 
+def p_text(p: float) -> str:
+    """A p-value as shown: three digits, and "<1e-300" for one that underflowed to 0.0
+    (the normal law's, for thousands of queries that all moved one way): no test's p is
+    0."""
+    return "<1e-300" if p == 0.0 else f"{p:.3g}"
+
+
 def comparison_table(evaluation: Evaluation, style: Style) -> Table:
     """Each configuration minus the reference, per category and ``all``; configurations
     in the order of the other tables (the fixture's params), not by name."""
@@ -146,7 +153,7 @@ def comparison_table(evaluation: Evaluation, style: Style) -> Table:
         mark = " *" if row.significant else ""
         text = f"{row.delta:+.3f} [{lo:+.3f}, {hi:+.3f}]{mark}"
         if style != "terminal":
-            text += f" p={row.p_holm:.3g} {row.wins}/{row.ties}/{row.losses}"
+            text += f" p={p_text(row.p_holm)} {row.wins}/{row.ties}/{row.losses}"
         cells.setdefault((row.configuration, row.category), {})[row.metric] = text
     place = {name: i for i, name in enumerate(evaluation.summaries)}
 
