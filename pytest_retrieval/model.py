@@ -85,7 +85,9 @@ class QueryRecord:
         """Read :meth:`to_row`'s output back, checked; :class:`RecordError` names a bad field."""
         if not isinstance(row, (list, tuple)) or len(row) != len(FIELD_NAMES):
             raise RecordError(f"a record row must hold {len(FIELD_NAMES)} values")
-        return cls.from_dict(dict(zip(FIELD_NAMES, row, strict=True)))
+        for name, check, value in zip(FIELD_NAMES, _ROW_CHECKS, row, strict=True):
+            check(name, value)  # as from_dict checks them, without a dict per row
+        return cls(*row)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, object], **given: object) -> QueryRecord:
@@ -218,7 +220,7 @@ def _metric_values(name: str, value: object) -> None:
         if (
             isinstance(number, bool)
             or not isinstance(number, (int, float))
-            or not math.isfinite(number)
+            or (isinstance(number, float) and not math.isfinite(number))  # an int is finite
         ):
             raise _fail(f"{name}.{metric}", "a finite number or null", number)
 
@@ -255,6 +257,7 @@ _CHECKS = {
     "latency_shared": _flag,
 }
 assert set(_CHECKS) == set(FIELD_NAMES), "every record field has a check"
+_ROW_CHECKS = tuple(_CHECKS[name] for name in FIELD_NAMES)  # a row holds them in this order
 
 
 # --------------------------------------------------------------------------- a run's records

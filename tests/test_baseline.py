@@ -159,6 +159,11 @@ def test_dumps_round_trips_through_parse_with_the_baseline_fields_only() -> None
             lambda d: d["configurations"]["fused"]["queries"]["a"]["metrics"].update(mrr="x"),
             "query 'a': 'metrics.mrr' must be a finite number or null, got str 'x'",
         ),
+        (  # an integer past a float's range (json reads it exactly): no OverflowError
+            lambda d: d["configurations"]["fused"]["queries"]["a"]["metrics"].update(mrr=10**400),
+            "query 'a': mrr is 1000000000000000000000000000000000000000... (401 characters), "
+            "outside 0..1",
+        ),
         (
             lambda d: d["configurations"]["fused"]["queries"]["a"].update(outcome="great"),
             "query 'a': 'outcome' must be one of passed, failed, error, skipped, xfailed, xpassed",
@@ -176,6 +181,7 @@ def test_dumps_round_trips_through_parse_with_the_baseline_fields_only() -> None
         "no-query",
         "no-fingerprint",
         "metric-text",
+        "metric-huge-integer",
         "outcome",
         "extra",
     ],
