@@ -403,6 +403,45 @@ def test_an_async_retriever_runs_concurrently_and_scores_as_per_query(
         assert block["latency"]["batch_share"] == 0
 
 
+FLIGHTS_COUNTED = """\
+import asyncio
+
+from pytest_retrieval.plugin.fetch import FETCHER_KEY
+
+FLIGHTS = []
+
+
+def make(configuration):
+    async def search(query):
+        await asyncio.sleep(0.05)
+        return answer(configuration, query)
+
+    return search
+
+
+def pytest_runtest_teardown(item):
+    flying = item.config.stash[FETCHER_KEY]._flying.values()
+    FLIGHTS.append(len({id(flight) for flight in flying}))
+
+
+def pytest_sessionfinish(session):
+    from pathlib import Path
+    (Path(__file__).parent / "flights.txt").write_text(str(max(FLIGHTS)))
+"""
+
+
+def test_per_query_items_keep_two_chunks_of_an_async_retriever_in_flight(
+    pytester: pytest.Pytester, plain_report: Any
+) -> None:
+    # one chunk ahead left the calls idle while its items were scored
+    ini = E2E_INI + "retrieval_concurrency = 1\nretrieval_batch_size = 1\n"
+    _project(pytester, FLIGHTS_COUNTED, ini=ini)
+    result, report = _report(pytester)
+    result.assert_outcomes(passed=14)
+    assert e2e_without_latency(report)["configurations"] == plain_report
+    assert (pytester.path / "flights.txt").read_text() == "2"
+
+
 REUSED_LIST = """\
 import asyncio
 

@@ -4,10 +4,10 @@ A per-query retriever is called when its item runs. A batch or async retriever i
 called ahead: the first item of a configuration that has no answer yet fetches a
 chunk (``retrieval_batch_size`` queries; for async at least ``retrieval_concurrency``)
 made of itself and the next items this process will run for the same configuration,
-and those items then read their answers. An async retriever's next chunk is started
-as soon as one comes in, so its waiting overlaps the scoring of the chunk before; a
-coarse item keeps its next ``AHEAD`` chunks in flight, sharing one limit of
-``retrieval_concurrency`` calls, so that a slow call holds back no other chunk.
+and those items then read their answers. An async retriever's next two chunks are
+started as soon as one comes in, so its waiting overlaps the scoring of the chunk
+before; a coarse item keeps its next ``AHEAD`` chunks in flight. All share one limit
+of ``retrieval_concurrency`` calls, so that a slow call holds back no other chunk.
 Under xdist a worker batches only its own items: the ones xdist has already handed it.
 """
 
@@ -27,6 +27,7 @@ from .nodes import golden_queries_of, golden_query_of, item_configuration
 
 SCAN = 20  # items looked at ahead per query wanted in a chunk
 AHEAD = 16  # an async retriever's chunks of a coarse item in flight at once
+QUERY_AHEAD = 2  # and of per-query items, after the one being scored
 PROGRESS_STEP = 8  # a per-query retriever's queries between progress updates
 
 
@@ -72,10 +73,18 @@ class Fetcher:
                     return self._ahead.pop(key)
                 flight = self._start(calls, configuration, chunk)
             self._land(flight)
-            following = self._chunk(item, [], configuration, calls.chunk_size(), True)
-            if following:  # on its way while this chunk's items are scored
-                self._start(calls, configuration, following)
+            self._start_following(item, calls, configuration)
         return self._ahead.pop(key)
+
+    def _start_following(self, item: pytest.Item, calls: Calls, configuration: str) -> None:
+        """The next QUERY_AHEAD chunks of per-query items on their way while this chunk's
+        items are scored (with one, the calls idled while they were)."""
+        flying = {id(flight) for flight in self._flying.values()}
+        for _ in range(QUERY_AHEAD - len(flying)):
+            following = self._chunk(item, [], configuration, calls.chunk_size(), True)
+            if not following:
+                return
+            self._start(calls, configuration, following)
 
     def answers(
         self,
