@@ -373,9 +373,10 @@ def test_counts_name_their_noun_in_the_right_number(count: int, said: str) -> No
     assert queries_of(3, "a.run") == "3 queries of a.run are"
 
 
-@pytest.mark.parametrize("value", [5, -0.5, 1.0000001])
+@pytest.mark.parametrize("value", [5, -0.5, 1.0000001, 10**400])
 def test_a_report_metric_outside_0_1_is_refused_not_compared(tmp_path, value):
-    """A report edited by hand (mrr: 5) was compared as a +4.000 improvement."""
+    """A report edited by hand (mrr: 5) was compared as a +4.000 improvement; an integer
+    past a float's range raised OverflowError (now refused alike, the number cut)."""
     project = _project(tmp_path)
     cli("evaluate", "runs/dense.run", "--report", "a.json", cwd=project)
     data = load_json(project / "a.json")
@@ -383,8 +384,9 @@ def test_a_report_metric_outside_0_1_is_refused_not_compared(tmp_path, value):
     (project / "b.json").write_text(json.dumps(data), encoding="utf-8")
     ran = cli("compare", "a.json", "b.json", cwd=project)
     assert ran.code == 2, ran.out
+    shown = str(value) if value != 10**400 else "1" + "0" * 39 + "... (401 characters)"
     assert (
-        f"b.json: configuration 'dense': query 'lottery': mrr is {value}, outside 0..1; the "
+        f"b.json: configuration 'dense': query 'lottery': mrr is {shown}, outside 0..1; the "
         "file is not a report this plugin wrote (or was edited by hand)"
     ) in ran.err
 
