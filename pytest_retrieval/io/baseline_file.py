@@ -351,7 +351,7 @@ def _block_records(
         cut = text.find("\n", start + _CHUNK, end)
         if cut == -1:
             keys += _records(_members(text[start:end]), configuration, records)
-            return records, keys + len(records)
+            return records, keys
         if text[cut - 1] != ",":
             raise _NotWritten
         keys += _records(_members(text[start : cut - 1]), configuration, records)
@@ -370,18 +370,15 @@ def _members(chunk: str) -> dict[str, object]:
 
 
 def _records(members: dict[str, object], configuration: str, into: dict[str, QueryRecord]) -> int:
-    """Make each member a record in ``into``; how many keys their values hold. A value
+    """Make each member a record in ``into``; how many keys the members hold (ids too). A value
     naming its own id or configuration (unchecked, so perhaps nested past what the whole
     text's decoder takes) or an id already read (a repeat the key count cannot see) is
     left to the whole-text path."""
-    keys = 0
     for qid, data in members.items():
         if type(data) is not dict or "id" in data or "configuration" in data or qid in into:
             raise _NotWritten
-        record = _query(qid, configuration, data)
-        into[qid] = record
-        keys += len(data) + len(record.metrics) + len(record.grades)
-    return keys
+        into[qid] = _query(qid, configuration, data)
+    return _keys_of_queries(members)
 
 
 def _close(a: object, b: object) -> bool:
