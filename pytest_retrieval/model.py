@@ -16,6 +16,8 @@ from dataclasses import dataclass, field, fields
 from itertools import repeat
 from typing import Literal, get_args
 
+from .quoting import quoted
+
 Outcome = Literal["passed", "failed", "error", "skipped", "xfailed", "xpassed"]
 OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
 
@@ -223,6 +225,14 @@ def _metric_values(name: str, value: object) -> None:
             or (isinstance(number, float) and not math.isfinite(number))  # an int is finite
         ):
             raise _fail(f"{name}.{metric}", "a finite number or null", number)
+
+
+def outside_0_1(name: str, value: float | None) -> str | None:
+    """What is wrong with a metric's value outside 0..1 (every metric the plugin computes is
+    in it: one outside was written by hand), the value cut if it is long; else None."""
+    if value is None or 0.0 <= value <= 1.0:
+        return None
+    return f"{name} is {quoted(str(value), quote='')}, outside 0..1"  # a 400-digit number: cut
 
 
 def _grade_map(name: str, value: object) -> None:

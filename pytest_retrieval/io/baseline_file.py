@@ -17,8 +17,13 @@ from ..aggregate import summarize
 from ..baseline import Baseline, BaselineError, BaselineMissing
 from ..bulk import paused_gc, with_paused_gc
 from ..metrics import EMPTY_CONVENTIONS, GAINS, MetricNameError, parse_metric
-from ..model import BASELINE_FIELDS, ConfigurationRecords, QueryRecord, RecordError
-from ..quoting import quoted
+from ..model import (
+    BASELINE_FIELDS,
+    ConfigurationRecords,
+    QueryRecord,
+    RecordError,
+    outside_0_1,
+)
 from ..retriever_metadata import Metadata, parse_metadata
 from .atomic import write_atomic
 from .common import NestedTooDeeply, decode_json, loads_json
@@ -169,9 +174,8 @@ def _check_values(record: QueryRecord, names: list[str], skip: bool) -> None:
             raise BaselineError(
                 f"query '{record.id}': {name} is null, which only retrieval_empty = skip allows"
             )
-        if value is not None and not 0.0 <= value <= 1.0:
-            shown = quoted(str(value), quote="")  # a hand-typed 400-digit number: cut
-            raise BaselineError(f"query '{record.id}': {name} is {shown}, outside 0..1")
+        if (problem := outside_0_1(name, value)) is not None:
+            raise BaselineError(f"query '{record.id}': {problem}")
 
 
 def parse_baseline(text: str, shown: str = "baseline") -> Baseline:

@@ -12,8 +12,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..model import QueryRecord, RecordError, Results
-from ..quoting import quoted
+from ..model import QueryRecord, RecordError, Results, outside_0_1
 from ..settings import (
     EMPTY,
     GAIN,
@@ -149,8 +148,8 @@ def _in_range(record: QueryRecord) -> None:
     """Every metric the plugin reports is in 0..1 (custom ones are checked to be): a value
     outside was written by hand, and would be compared as a gain or a drop."""
     for metric, value in record.metrics.items():
-        if value is not None and not 0.0 <= value <= 1.0:  # a 400-digit number: cut
-            raise RecordError(f"{metric} is {quoted(str(value), quote='')}, outside 0..1")
+        if (problem := outside_0_1(metric, value)) is not None:
+            raise RecordError(problem)
 
 
 def parse_report(text: str, shown: str = "report") -> ReportFile:
