@@ -281,6 +281,12 @@ def exception_text(exc: BaseException) -> str:
         return f"<its str() raised {type(broken).__name__}>"
 
 
+def raised_text(exc: BaseException, who: str = "the retriever") -> str:
+    """``the retriever raised ValueError: text`` (no colon when the text is empty)."""
+    text = exception_text(exc)
+    return f"{who} raised {type(exc).__name__}" + (f": {text}" if text else "")
+
+
 _PACKAGE = Path(__file__).resolve().parent
 
 

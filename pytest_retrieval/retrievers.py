@@ -21,6 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from .metric_registry import raised_text
+
 Style = Literal["call", "batch"]
 BATCH_ATTRIBUTE = "__pytest_retrieval_batch__"
 BATCH_METHOD = "retrieve_batch"
@@ -102,10 +104,8 @@ def _batch_method(retriever: object, fixture: str) -> object:
     try:
         method = getattr(retriever, BATCH_METHOD, None)
     except Exception as exc:
-        raise ProtocolError(
-            f"reading the '{fixture}' fixture's value's {BATCH_METHOD} raised "
-            f"{type(exc).__name__}: {exc}"
-        ) from None
+        who = f"reading the '{fixture}' fixture's value's {BATCH_METHOD}"
+        raise ProtocolError(raised_text(exc, who)) from None
     if inspect.isclass(retriever) and (method is None or inspect.isfunction(method)):
         # calling it would make an instance, or call a method without one
         raise ProtocolError(

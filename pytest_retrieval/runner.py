@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from .io.common import counted
-from .metric_registry import exception_text
+from .metric_registry import exception_text, raised_text
 from .retrievers import Protocol
 from .shapes import MAX_RESULTS
 
@@ -122,12 +122,6 @@ def _each_consumed(returned: object) -> object:
 async def _batch_resolved(awaitable: object) -> object:
     """An async batch call's value (see :func:`_resolve`), its result lists consumed."""
     return _each_consumed(await _resolve(awaitable))
-
-
-def raised_text(exc: BaseException, who: str = "the retriever") -> str:
-    """``the retriever raised ValueError: text`` (no colon when the text is empty)."""
-    text = exception_text(exc)
-    return f"{who} raised {type(exc).__name__}" + (f": {text}" if text else "")
 
 
 # what asyncio and its clients say when an object made on one loop is used on another

@@ -1451,7 +1451,7 @@ def test_the_longest_timeout_times_a_batch_waits_without_overflowing() -> None:
 
 
 def test_an_exception_without_text_is_named_without_a_dangling_colon() -> None:
-    from pytest_retrieval.runner import raised_text
+    from pytest_retrieval.metric_registry import raised_text
 
     assert raised_text(ValueError()) == "the retriever raised ValueError"
     assert raised_text(KeyError("x"), "the batch call") == "the batch call raised KeyError: 'x'"

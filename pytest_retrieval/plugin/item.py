@@ -23,10 +23,10 @@ import pytest
 from ..golden import GoldenQuery
 from ..io.common import counted
 from ..io.recording import Recorded
-from ..metric_registry import exception_text
+from ..metric_registry import exception_text, raised_text
 from ..model import QueryRecord
 from ..retrievers import ProtocolError
-from ..runner import Answer, Repeats, raised_text
+from ..runner import Answer, Repeats
 from ..scoring import Expectation, detail_text, errored, failure_text, score_query, skipped
 from ..settings import RunSettings, Settings
 from ..shapes import ResultShapeError, rank_results, ranked_results
