@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..bulk import paused_gc
 from ..golden import GoldenFileError, GoldenQuery, Problem
+from ..history import FORMAT as LOG_FORMAT
 from ..quoting import SHOWN, quoted
 from .golden_check import check_file
 from .golden_jsonl import parse_jsonl
@@ -161,7 +162,7 @@ def load_golden_file(
 
 _OWN_JSON = {  # the plugin's own JSON lines files, which a golden folder collects (.jsonl)
     f'{{"format": "{RECORDING_FORMAT}"': "recording (--retrieval-record)",
-    '{"format": "pytest-retrieval-log"': "history log (--retrieval-log)",
+    f'{{"format": "{LOG_FORMAT}"': "history log (--retrieval-log)",
 }
 
 
