@@ -6,9 +6,11 @@ import gc
 import subprocess
 import sys
 import weakref
+from pathlib import Path
 
 import pytest
 
+from conftest import e2e_run
 from pytest_retrieval.bulk import Settler, paused_gc, with_paused_gc
 
 
@@ -99,3 +101,26 @@ def test_everything_alive_is_frozen_at_the_interpreters_exit_and_only_then() -> 
         "frozen now: False",
         "frozen at exit: True",
     ]
+
+
+def test_an_evaluation_unfreezes_only_after_pytests_own_last_collection(
+    pytester: pytest.Pytester, e2e_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pytest's cleanup collects garbage once more to report unraisable exceptions; the
+    objects an evaluation froze are still frozen then (that collection would walk every
+    one of them), and back with the collector once the run is over."""
+    from _pytest import unraisableexception
+
+    seen: list[int] = []
+    harder = unraisableexception.gc_collect_harder
+
+    def counting(iterations: int) -> None:
+        seen.append(gc.get_freeze_count())
+        harder(iterations)
+
+    monkeypatch.setattr(unraisableexception, "gc_collect_harder", counting)
+    gc.unfreeze()
+    result = e2e_run(pytester, "--retrieval-eval", "-p", "no:randomly")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    assert seen and all(seen), seen  # pytest 9.2: its unconfigure hook, then its cleanup
+    assert gc.get_freeze_count() == 0

@@ -211,9 +211,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     config = session.config
     # The golden set, the items and a replay's answers live to the end of the session:
     # set apart from the cyclic collector, which would walk all of them at every full
-    # collection (a third of a 20,000-query replay's time); back to normal at the end.
+    # collection (a third of a 20,000-query replay's time); back to normal at the very end
+    # (hooks.pytest_configure_unfreeze_last).
     gc.freeze()
-    config.add_cleanup(gc.unfreeze)
     if config.stash.get(REPLAY_KEY, None) is None:
         check_fixture(session.items, config.stash[SETTINGS_KEY].settings.fixture)
     warn_of_query_ids_in_keyword(session)

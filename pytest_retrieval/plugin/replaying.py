@@ -48,7 +48,6 @@ def load_for_run(config: pytest.Config, run: RunSettings) -> Replay | None:
         replay = _read(config, [config.invocation_params.dir / p for p in given], list(given))
     config.stash[REPLAY_KEY] = replay
     gc.freeze()  # its answers, read once, live to the end: see pytest_collection_finish
-    config.add_cleanup(gc.unfreeze)
     config.stash[RETRIEVERS_KEY] = dict(replay.retrievers)  # as the recorded run described them
     return replay
 
