@@ -27,6 +27,7 @@ from .io.trec import REORDERED, Ranking, Run, read_run
 from .quoting import SHOWN, query_text, quoted
 from .retriever_metadata import Metadata
 from .runner import Answer
+from .shapes import CheckedIds
 
 
 class ReplayError(ValueError):
@@ -56,7 +57,8 @@ class Replay:
             ranking = self.runs.get(configuration, {}).get(query.id)
             if ranking is None:
                 return Answer([], latency=None, scores=())
-            return Answer(ranking.docs, latency=None, scores=ranking.scores)  # read, never changed
+            # the reader refused repeated or empty ids: not checked again
+            return Answer(CheckedIds(ranking.docs), latency=None, scores=ranking.scores)
         found = self.entries.get(configuration, {}).get(query.id)
         if found is None:
             return Answer(error=f"{_MISSING} {self.source}; record again (--retrieval-record)")

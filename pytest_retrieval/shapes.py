@@ -351,12 +351,20 @@ def _key_of(key: ResultKey, result: Any, rank: int) -> str | None:
     return found
 
 
+class CheckedIds(list[str]):
+    """Result ids a reader has already checked as a ranking: distinct, non-empty text
+    without blanks at either end (a TREC run's documents for one query). Read as they
+    are, without the checks a retriever's answer goes through."""
+
+
 def rank_results(returned: Any, key: ResultKey | None = None) -> Ranked:
     """What came back, as judgment keys: each key once, at its first rank.
 
     Without ``key`` a result's key is its id. With it, a result the function maps to
     None keeps its id, and a result that has no id of its own may still be mapped.
     """
+    if key is None and type(returned) is CheckedIds:
+        return Ranked(list(returned))  # a plain list, as every other answer gives
     if key is None:
         ranking, duplicates = dedupe(ranked_ids(returned))
         return Ranked(ranking, duplicates)

@@ -202,3 +202,21 @@ def test_a_category_named_like_the_overall_row_is_an_error(tmp_path: Path) -> No
     with pytest.raises(GoldenFileError) as info:
         load_golden_file(path)
     assert "g.yaml:4: query 'q': category 'all' is reserved" in str(info.value)
+
+
+def test_ids_a_reader_checked_are_ranked_as_they_are_and_only_those() -> None:
+    """A TREC run's ids (checked by its reader) skip the answer checks; a list of the same
+    ids, or of any other list type, is still checked and de-duplicated."""
+    from pytest_retrieval.shapes import CheckedIds, Ranked, rank_results
+
+    checked = CheckedIds(["d3", "d1", "d2"])
+    ranked = rank_results(checked)
+    assert ranked == Ranked(["d3", "d1", "d2"]) and type(ranked.ranking) is list
+    assert rank_results(["d3", "d1", "d3"]) == Ranked(["d3", "d1"], duplicates=1)
+
+    class OtherList(list[str]):
+        pass
+
+    assert rank_results(OtherList(["d3", "d3"])) == Ranked(["d3"], duplicates=1)
+    # a key function reads every result, checked or not
+    assert rank_results(CheckedIds(["a#1", "a#2"]), lambda r: str(r)[0]) == Ranked(["a"], merged=1)
