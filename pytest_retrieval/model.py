@@ -11,7 +11,8 @@ from __future__ import annotations
 import functools
 import json
 import math
-from collections.abc import Mapping, Sequence
+import operator
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from itertools import repeat
 from typing import Literal, get_args
@@ -68,14 +69,15 @@ class QueryRecord:
         ``names`` picks the fields (default: all); containers are copied, and the
         grades are sorted so a file written from them is stable.
         """
-        out: dict[str, object] = {}
-        for name in names if names is not None else FIELD_NAMES:
-            value = getattr(self, name)
-            if isinstance(value, dict):
-                value = dict(sorted(value.items())) if name == "grades" else dict(value)
-            elif isinstance(value, list):
-                value = list(value)
-            out[name] = value
+        picked = FIELD_NAMES if names is None else tuple(names)
+        out: dict[str, object] = dict(zip(picked, _getter(picked)(self), strict=True))
+        for name in _LISTS:
+            if name in out:
+                out[name] = list(getattr(self, name))
+        if "metrics" in out:
+            out["metrics"] = dict(self.metrics)
+        if "grades" in out:
+            out["grades"] = dict(sorted(self.grades.items()))
         return out
 
     def to_row(self) -> list[object]:
@@ -109,6 +111,16 @@ class QueryRecord:
 
 
 FIELD_NAMES = tuple(f.name for f in fields(QueryRecord))
+_LISTS = ("tags", "retrieved", "violations")  # to_dict copies them (and metrics, grades)
+
+
+@functools.lru_cache(maxsize=16)
+def _getter(names: tuple[str, ...]) -> Callable[[QueryRecord], tuple[object, ...]]:
+    """The values of ``names`` of a record as a tuple, read at C speed (to_dict of
+    300,000 records spent half its time in a loop of getattr calls)."""
+    if len(names) < 2:  # attrgetter of one name gives the value itself, of none an error
+        return lambda record: tuple(getattr(record, name) for name in names)
+    return operator.attrgetter(*names)
 
 
 def rows_text(records: Sequence[QueryRecord]) -> str:

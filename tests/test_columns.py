@@ -10,7 +10,14 @@ from hypothesis import strategies as st
 
 from pytest_retrieval.aggregate import summarize, summarize_rows
 from pytest_retrieval.comparisons import common_columns, present_values
-from pytest_retrieval.model import ALL, ConfigurationRecords, QueryRecord, Results, metric_columns
+from pytest_retrieval.model import (
+    ALL,
+    FIELD_NAMES,
+    ConfigurationRecords,
+    QueryRecord,
+    Results,
+    metric_columns,
+)
 from pytest_retrieval.query_changes import EPSILON, QueryCounts, count_changes
 
 METRICS = ["ndcg@10", "mrr", "recall@20"]
@@ -120,3 +127,27 @@ def test_count_changes_from_columns_follows_the_definition(
     changes = [_change(old, new) for old, new in zip(olds, news, strict=True)]
     found = count_changes(metric_columns(olds, METRICS), metric_columns(news, METRICS))
     assert found == QueryCounts(changes.count(1), changes.count(-1), changes.count(0))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    records(),
+    st.lists(st.sampled_from(FIELD_NAMES), unique=True),
+    st.dictionaries(st.text(max_size=3), st.integers(0, 3), max_size=4),
+)
+def test_to_dict_gives_each_named_field_with_containers_copied_and_grades_sorted(
+    found: list[QueryRecord], names: list[str], grades: dict[str, int]
+) -> None:
+    for record in found:
+        record.grades, record.retrieved, record.tags = grades, list(grades), ["t"]
+        for picked in (names, None):
+            out = record.to_dict(picked)
+            expected = FIELD_NAMES if picked is None else names
+            assert list(out) == list(expected)
+            for name in expected:
+                value = getattr(record, name)
+                assert out[name] == value
+                if isinstance(value, (list, dict)):
+                    assert out[name] is not value  # a copy: the record's stays as it is
+            if "grades" in out:
+                assert list(out["grades"]) == sorted(grades)  # type: ignore[call-overload]

@@ -435,8 +435,12 @@ def read_baseline(path: Path, shown: str | None = None) -> Baseline:
     return parse_baseline(text, shown)
 
 
+# json.dumps with options makes an encoder per call: one for the file's every line
+_ONE_LINE = json.JSONEncoder(sort_keys=True, ensure_ascii=False)
+
+
 def _one(value: object) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+    return _ONE_LINE.encode(value)
 
 
 def _configuration_lines(
