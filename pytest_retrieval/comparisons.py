@@ -46,20 +46,23 @@ def column_intervals(columns: MetricColumns, stats: StatsSettings) -> dict[str, 
 
     Metrics whose values are present on the same queries share resampled indices.
     """
-    groups: dict[tuple[int, ...], list[str]] = {}
+    groups: dict[tuple[int, ...] | None, list[str]] = {}  # None: a value on every query
     for metric, column in columns.values.items():
         present = (
-            tuple(range(len(column)))
-            if None not in column
-            else tuple(i for i, v in enumerate(column) if v is not None)
+            None if None not in column else tuple(i for i, v in enumerate(column) if v is not None)
         )
         groups.setdefault(present, []).append(metric)
     out: dict[str, Interval] = {}
     for present, names in groups.items():
-        series = [[float(columns.values[m][i] or 0.0) for i in present] for m in names]
+        if present is None:  # the usual case: whole columns, copied at C speed
+            series = [list(map(float, columns.values[m])) for m in names]  # type: ignore[arg-type]
+            ids = columns.ids
+        else:
+            series = [[float(columns.values[m][i]) for i in present] for m in names]  # type: ignore[arg-type]
+            ids = [columns.ids[i] for i in present]
         boots: list[list[float]] | list[None] = [None] * len(names)
-        if use_resampling(len(present), stats.resamples):  # drawn from the queries' key
-            key = queries_key([columns.ids[i] for i in present])
+        if use_resampling(len(ids), stats.resamples):  # drawn from the queries' key
+            key = queries_key(ids)
             boots = bootstrap_means(series, stats.resamples, rng_for(stats.seed, "ci", key, *names))
         for name, values, boot in zip(names, series, boots, strict=True):
             # with boot given, or no resampling, mean_interval draws nothing from its rng
