@@ -12,7 +12,6 @@ import argparse
 import errno
 import shutil
 import sys
-import textwrap
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +33,7 @@ from ..io.report_json import FORMAT as REPORT_FORMAT
 from ..io.worklist import looks_like_worklist
 from ..metric_registry import Installed, MetricDefinitionError
 from ..metrics import install_metrics, restore_metrics
+from ..report.wrapping import note_lines
 from ..settings import RunSettings, SettingsError, parse_run_settings, unknown_ini_keys
 from .metrics_module import HINT, MetricModuleError, load_metric_modules
 
@@ -104,14 +104,7 @@ class Context:
     def notice(self, text: str) -> None:
         """A note of several clauses, wrapped to the terminal's width at spaces (ids and
         paths stay whole), its later lines indented, as the plugin's own notes are."""
-        lines = textwrap.wrap(
-            text,
-            self.width(),
-            subsequent_indent="  ",
-            break_long_words=False,
-            break_on_hyphens=False,
-        )
-        self.note("\n".join(lines) or text)
+        self.note("\n".join(note_lines(text, self.width())))
 
     def width(self) -> int:
         return shutil.get_terminal_size((80, 24)).columns

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Literal, cast
 import pytest
 
 from ..gate import GateResult
+from ..report.wrapping import note_lines
 from ..retriever_metadata import change_lines
-from .terminal import fitted
 
 if TYPE_CHECKING:
     from _pytest._io import TerminalWriter
@@ -44,7 +44,7 @@ class GateFailure:
             else "(the gate's explanation is in the 'retrieval evaluation' section below)"
         )
         for text in (self.reprcrash.message, where):
-            for line in fitted(text, tw.fullwidth):
+            for line in note_lines(text, tw.fullwidth):
                 tw.line(line)
 
     def __str__(self) -> str:

@@ -6,7 +6,6 @@ Fitted to pytest's terminal width; short by default, more with ``-v``, less with
 
 from __future__ import annotations
 
-import textwrap
 from typing import TYPE_CHECKING, Protocol
 
 import pytest
@@ -19,6 +18,7 @@ from ..model import Results
 from ..report.gate_text import explain, verdict_lines
 from ..report.history_text import since_lines
 from ..report.summary import Verbosity, summary_lines
+from ..report.wrapping import note_lines
 from ..settings import Tolerances
 
 if TYPE_CHECKING:
@@ -161,16 +161,6 @@ def _history_lines(tr: TerminalReporter, session: Summary, width: int) -> None:
         tr.write_line(line)
 
 
-def fitted(text: str, width: int, more: int = 2) -> list[str]:
-    """A note wrapped to the terminal, its later lines indented ``more`` spaces more than
-    its first; at spaces only, so words (paths, ids, options) stay whole."""
-    indent = " " * (len(text) - len(text.lstrip(" ")) + more)
-    return textwrap.wrap(
-        text, max(width - 1, 40), subsequent_indent=indent, break_long_words=False,
-        break_on_hyphens=False,
-    ) or [text]  # fmt: skip
-
-
 def full_width(config: pytest.Config) -> int:
     """The terminal's width; 80 without pytest's terminal reporter (``-p no:terminal``)."""
     try:
@@ -180,14 +170,14 @@ def full_width(config: pytest.Config) -> int:
 
 
 def fitted_text(config: pytest.Config, text: str, taken: int = 0) -> str:
-    """An item's failure text, each line longer than the terminal wrapped (:func:`fitted`,
-    indented 4 more). ``taken``: the columns pytest prints before each line (12 for a
-    note under an exception in a traceback)."""
+    """An item's failure text, each line longer than the terminal wrapped
+    (:func:`~pytest_retrieval.report.wrapping.note_lines`, indented 4 more). ``taken``:
+    the columns pytest prints before each line (12 for a note under an exception)."""
     width = full_width(config) - taken
     return "\n".join(
         part
         for line in text.splitlines()
-        for part in (fitted(line, width, more=4) if len(line) >= width else [line])
+        for part in (note_lines(line, width, more=4) if len(line) >= width else [line])
     )
 
 
@@ -200,7 +190,7 @@ def _kind_lines(tr: TerminalReporter, session: Summary) -> None:
         tr.write_line("retrievers, as the plugin calls them:")
     width = tr.config.get_terminal_writer().fullwidth
     for name in names:
-        for line in fitted(f"  {name}: {kinds[name].text()}", width):
+        for line in note_lines(f"  {name}: {kinds[name].text()}", width):
             tr.write_line(line)
 
 
@@ -218,11 +208,11 @@ def write_summary(tr: TerminalReporter, session: Summary) -> None:
     _shown_lines(tr, session)
     summary_shown = tr.hasopt("w") and bool(tr.stats.get("warnings"))
     for text, colour in _advice_lines(session, summary_shown):
-        for line in fitted(text, width):
+        for line in note_lines(text, width):
             tr.write_line(line, **({colour: True} if colour else {}))
     if session.update is not None:
         for text, warn in _update_lines(session.update, session.baseline_shown):
-            for line in fitted(text, width) if text else [text]:
+            for line in note_lines(text, width) if text else [text]:
                 tr.write_line(line, **({"yellow": True} if warn else {}))
     _history_lines(tr, session, width)
     _gate_lines(tr, session, width)
