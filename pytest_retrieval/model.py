@@ -55,6 +55,7 @@ class QueryRecord:
     detail: str | None = None  # --retrieval-show: the ranking as a person reads it
     repeat_overlap: float | None = None  # retrieval_repeat: smallest top-k overlap of the runs
     repeat_same: bool = True  # retrieval_repeat: every run ranked alike
+    repeat_error: str | None = None  # retrieval_repeat: a repeated call that failed, and how
     latency_ms: float | None = None  # the retriever's time for this query (None: not called)
     latency_shared: bool = False  # latency_ms is a batch call's time divided over its queries
 
@@ -156,6 +157,7 @@ REPORT_FIELDS = (
     "violations",
     "skip_reason",
     "repeat_overlap",
+    "repeat_error",
     "latency_ms",
     "latency_shared",
 )
@@ -277,6 +279,7 @@ _CHECKS = {
     "detail": _optional_text,
     "repeat_overlap": _optional_share,
     "repeat_same": _flag,
+    "repeat_error": _optional_text,
     "latency_ms": _optional_duration,
     "latency_shared": _flag,
 }

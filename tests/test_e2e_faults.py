@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from conftest import E2E_INI, E2E_RETRIEVER_CONFTEST, e2e_load_json, e2e_run, e2e_write_project
+from pytest_retrieval.io.report_json import read_report
 
 UPDATE = ("--retrieval-eval", "--retrieval-update-baseline")
 
@@ -515,6 +516,47 @@ def test_retrieval_repeat_names_rankings_that_do_not_reproduce(pytester: pytest.
     queries = e2e_load_json(pytester.path / "r.json")["configurations"]
     assert queries["bm25"]["queries"]["rain-tomorrow"]["repeat_overlap"] == 1.0
     assert queries["dense"]["queries"]["umbrella-needed"]["repeat_overlap"] == 1.0
+
+
+RAISING_ON_REPEAT = """\
+CALLS = {}
+
+
+def fault(configuration, query):
+    key = (configuration, query.id)
+    CALLS[key] = CALLS.get(key, 0) + 1
+    if key == ("dense", "rain-tomorrow") and CALLS[key] == 2:
+        raise ConnectionError("index shard 3 unreachable")
+"""
+
+
+@pytest.mark.parametrize("items", ["query", "category"])
+def test_a_repeat_call_that_raises_is_the_querys_error_not_a_ranking_that_differs(
+    pytester: pytest.Pytester, items: str
+) -> None:
+    _with_conftest(pytester, RAISING_ON_REPEAT, ini=E2E_INI + "retrieval_repeat = 3\n")
+    args = ("--retrieval-eval", f"--retrieval-items={items}", "--retrieval-report=r.json")
+    result = e2e_run(pytester, *args)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    lines = (line[1:] if line.startswith("E ") else line for line in result.outlines)
+    text = " ".join(" ".join(lines).split())  # wrapped, and under pytest's "E" in a traceback
+    assert "ranked differently" not in text
+    assert (
+        "repeat call 2 of 3 (retrieval_repeat = 3): the retriever raised ConnectionError: index "
+        "shard 3 unreachable; the first call answered" in text
+    )
+    assert 'raise ConnectionError("index shard 3 unreachable")' in text  # the user's traceback
+    entry = e2e_load_json(pytester.path / "r.json")["configurations"]["dense"]["queries"][
+        "rain-tomorrow"
+    ]
+    assert entry["outcome"] == "error" and set(entry["metrics"].values()) == {0.0}
+    assert entry["repeat_error"] == (
+        "call 2 of 3: the retriever raised ConnectionError: index shard 3 unreachable"
+    )
+    assert (
+        read_report(pytester.path / "r.json").configurations["dense"]["rain-tomorrow"].repeat_error
+        == entry["repeat_error"]
+    )
 
 
 # --------------------------------------------------------------------------- hostile YAML

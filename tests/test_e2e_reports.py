@@ -56,6 +56,7 @@ QUERY_KEYS = {
     "violations",
     "skip_reason",
     "repeat_overlap",
+    "repeat_error",
     "latency_ms",
     "latency_shared",
 }
@@ -95,6 +96,7 @@ def _expected_query(configuration: str, qid: str, depth: int | None = 20) -> dic
         "violations": [],
         "skip_reason": None,
         "repeat_overlap": None,
+        "repeat_error": None,
     }
 
 

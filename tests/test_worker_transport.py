@@ -40,6 +40,7 @@ records = st.builds(
     latency_ms=st.one_of(st.none(), st.floats(0, 1e6)),
     latency_shared=st.booleans(),
     repeat_overlap=st.one_of(st.none(), st.floats(0, 1)),
+    repeat_error=st.one_of(st.none(), st.text(max_size=20)),
 )
 
 

@@ -15,6 +15,7 @@ import inspect
 import threading
 import traceback
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
@@ -165,6 +166,12 @@ class _Scorer:
         if self.recorded is not None and answer is not None:
             self.recorded.append(_recorded(query, self.configuration, record, answer))
 
+    def forget_last(self) -> None:
+        """Take back the last record kept (and its recording line)."""
+        self.records.pop()
+        if self.recorded:
+            self.recorded.pop()
+
     def done(self) -> None:
         """Hand the records (and recording lines) to the report."""
         self.item.stash[RECORDS_KEY] = self.records
@@ -215,6 +222,30 @@ def _raise_users(scorer: _Scorer, query: GoldenQuery, exc: BaseException, messag
     raise exc.with_traceback(_users_frames(exc) or exc.__traceback__)
 
 
+@dataclass(frozen=True)
+class RepeatFailure:
+    """A repeated call (``retrieval_repeat``) that raised, timed out or returned no ranking."""
+
+    call: int  # which call, from 2
+    calls: int  # retrieval_repeat
+    answer: Answer
+    text: str  # what went wrong, as an error record says it
+
+    @property
+    def shown(self) -> str:
+        """``call 2 of 3: the retriever raised ValueError: text`` (the JSON's repeat_error)."""
+        return f"call {self.call} of {self.calls}: {self.text}"
+
+    def message(self) -> str:
+        """The query's error: which call failed, how, and the fix."""
+        return (
+            f"repeat call {self.call} of {self.calls} (retrieval_repeat = {self.calls}): "
+            f"{self.text}; the first call answered, but a query whose retriever fails when "
+            "called again has no reproducible numbers: fix the retriever's error, or set "
+            "retrieval_repeat = 1 to skip the check"
+        )
+
+
 def _repeats(
     scorer: _Scorer,
     query: GoldenQuery,
@@ -222,21 +253,41 @@ def _repeats(
     record: QueryRecord,
     first: list[str],
     fetched: Sequence[Answer] | None = None,
-) -> None:
+) -> RepeatFailure | None:
     """``retrieval_repeat``: call again (unless ``fetched`` holds the answers already),
-    and note how far the rankings agree."""
+    and note on ``record`` how far the rankings agree; the first repeat that
+    raised, timed out or returned no ranking is returned instead (an error, not a
+    ranking that did not reproduce)."""
     fetcher = scorer.item.config.stash[FETCHER_KEY]
     key = result_key(scorer.item.config, query)
     rankings = [first]
-    for index in range(scorer.run.run.calls.repeat - 1):
+    calls = scorer.run.run.calls.repeat
+    for index in range(calls - 1):
         answer = fetcher.again(query, retriever) if fetched is None else fetched[index]
+        _no_outcome_from_the_retriever(answer)
         try:
-            ids = rank_results(answer.returned, key).ranking if answer.error is None else []
-        except Exception:  # a repeat that fails is a ranking that did not reproduce
-            ids = []
-        rankings.append(ids)
+            if answer.error is not None:
+                return RepeatFailure(index + 2, calls, answer, answer.error)
+            rankings.append(rank_results(answer.returned, key).ranking)
+        except ResultShapeError as exc:
+            return RepeatFailure(index + 2, calls, answer, str(exc))
+        except Exception as exc:  # a result object whose .id raises
+            answer.exception = exc
+            return RepeatFailure(index + 2, calls, answer, raised_text(exc))
     found = Repeats.of(rankings, scorer.run.settings.depth)
     record.repeat_overlap, record.repeat_same = found.overlap, found.same
+    return None
+
+
+def _repeat_failed(
+    scorer: _Scorer, query: GoldenQuery, failure: RepeatFailure, answer: Answer
+) -> QueryRecord:
+    """The query's record (and recording line) replaced by an error naming the repeat:
+    0.0 on every metric, as any error, with ``repeat_error`` set."""
+    scorer.forget_last()
+    record = scorer.error(query, failure.message(), answer)
+    record.repeat_error = failure.shown
+    return record
 
 
 # --------------------------------------------------------------------------- the item bodies
@@ -267,7 +318,11 @@ def run_query(query: GoldenQuery, item: pytest.Item, retriever: object) -> None:
         _raise_users(scorer, query, exc, raised_text(exc))
         raise  # pragma: no cover - _raise_users raised
     if run.run.calls.repeat > 1 and record.error is None:
-        _repeats(scorer, query, retriever, record, ranking)
+        failure = _repeats(scorer, query, retriever, record, ranking)
+        if failure is not None:
+            record = _repeat_failed(scorer, query, failure, answer)
+            if failure.answer.exception is not None and failure.answer.origin in ("", query.id):
+                _raise_users(scorer, query, failure.answer.exception, record.error or "")
     scorer.done()
     _verdict(scorer, query, record, ranking, answer)
 
@@ -377,7 +432,12 @@ def _score_in_coarse(
         raised.append((query.id, exc))
         return
     if scorer.run.run.calls.repeat > 1 and record.error is None:
-        _repeats(scorer, query, retriever, record, ranking, again)
+        failure = _repeats(scorer, query, retriever, record, ranking, again)
+        if failure is not None:
+            _repeat_failed(scorer, query, failure, answer)
+            again_raised = failure.answer.exception
+            if again_raised is not None and failure.answer.origin in ("", query.id):
+                raised.append((query.id, again_raised))
 
 
 def _coarse_verdict(
