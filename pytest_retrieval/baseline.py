@@ -59,6 +59,10 @@ class RunFacts:
     selected: frozenset[str] | None = None  # configurations with items after selection
     collected: frozenset[str] | None = None  # configurations with items before selection
     retrievers: Mapping[str, Metadata] = field(default_factory=dict)  # this run's metadata
+    replayed: tuple[str, ...] = ()  # --retrieval-replay: the files this run's answers came from
+    replayed_trec: bool = (
+        False  # ... and they are TREC runs (which `evaluate` reads), not a recording
+    )
 
     @property
     def collected_files(self) -> set[str]:

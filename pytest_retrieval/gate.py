@@ -227,7 +227,9 @@ def _refusal(baseline: Baseline, settings: Settings, update: str) -> str | None:
 
 # --------------------------------------------------------------------------- step 2: compare it?
 
-Status = Literal["compare", "skip", "fail"]
+# absent: a configuration of the baseline's that this run does not have (one message names
+# them all, see _unmatched)
+Status = Literal["compare", "skip", "fail", "absent"]
 
 
 def _configuration_status(
@@ -247,11 +249,7 @@ def _configuration_status(
                 f"retrieval_gate_configurations names '{name}', which this run does not have "
                 f"(configurations: {have}){did_you_mean(name, sorted(facts.collected))}"
             )
-        return "fail", (
-            f"the baseline holds configuration '{name}', which this run does not have "
-            f"(configurations: {have}): run it too, name the ones to gate in "
-            "retrieval_gate_configurations, or rewrite the baseline"
-        )
+        return "absent", ""
     if not records and facts.selected is not None and name not in facts.selected:
         return "skip", (
             f"gated configuration '{name}' was deselected in this run (-k, -m or the paths "
@@ -266,15 +264,66 @@ def _configuration_status(
     return "compare", ""
 
 
-def _not_in_baseline(baseline: Baseline, results: Results, update: str) -> list[str]:
-    """A note for each configuration of this run that the baseline does not hold: with
-    retrieval_gate_configurations unset the gate compares the baseline's, so a new one is
-    not compared (which does not fail the gate: a configuration is new until the update)."""
-    return [
-        f"configuration '{name}' is not in the baseline: not compared{_run(update, 'to add it')}"
-        for name in results.configurations()
-        if name not in baseline.configurations
-    ]
+def _quoted_names(names: Sequence[str], limit: int = 10) -> str:
+    """``'a'``, ``'a' and 'b'``, ``'a', 'b' and 'c'`` (past ``limit``: ``and N more``)."""
+    shown = [f"'{n}'" for n in names[:limit]]
+    if len(names) > limit:
+        return ", ".join(shown) + f" and {len(names) - limit} more"
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+
+
+def _configurations_word(names: Sequence[str]) -> str:
+    return "configuration" if len(names) == 1 else "configurations"
+
+
+def _unmatched(
+    baseline: Baseline, results: Results, facts: RunFacts, update: str, absent: Sequence[str]
+) -> tuple[str | None, str | None]:
+    """With retrieval_gate_configurations unset, the gate compares the baseline's
+    configurations: (why the gate fails for those this run does not have, a note on this
+    run's that the baseline does not hold), each one message naming them all; or one
+    message for both when the two share none (another system's run replayed)."""
+    new = [name for name in results.configurations() if name not in baseline.configurations]
+    have = sorted(facts.collected if facts.collected is not None else results.configurations())
+    if absent and new and not any(name in baseline.configurations for name in have):
+        return _nothing_shared(baseline, have, facts, update), None
+    failing = note = None
+    if absent:
+        word, them = _configurations_word(absent), "it" if len(absent) == 1 else "them"
+        failing = (
+            f"the baseline holds {word} {_quoted_names(absent)}, which this run does not have "
+            f"(configurations: {', '.join(have) or 'none'}): run {them} too, name the ones to "
+            "gate in retrieval_gate_configurations, or rewrite the baseline"
+        )
+    if new:
+        verb = "is" if len(new) == 1 else "are"
+        note = (
+            f"{_configurations_word(new)} {_quoted_names(new)} {verb} not in the baseline: not "
+            f"compared{_run(update, 'to add ' + ('it' if len(new) == 1 else 'them'))}"
+        )
+    return failing, note
+
+
+def _nothing_shared(baseline: Baseline, have: Sequence[str], facts: RunFacts, update: str) -> str:
+    """The run and the baseline have no configuration in common: nothing was compared."""
+    held = ", ".join(sorted(baseline.configurations))
+    if facts.replayed:
+        files = " ".join(facts.replayed)
+        evaluate = f", or score it without a gate: `pytest-retrieval evaluate {files}`"
+        return (
+            f"none of the replayed {_configurations_word(have)} ({', '.join(have)}, from "
+            f"{files}) is in the baseline, which holds {held}: nothing compared. Give the "
+            "replayed run a baseline of its own (--retrieval-baseline=golden/their-baseline.json, "
+            "written once with --retrieval-update-baseline)"
+            f"{',' if facts.replayed_trec else ' or'} name the ones to gate in "
+            f"retrieval_gate_configurations{evaluate if facts.replayed_trec else ''}"
+        )
+    rewrite = f"rewrite the baseline (`{update}`)" if update else "rewrite the baseline"
+    return (
+        f"none of this run's {_configurations_word(have)} ({', '.join(have)}) is in the "
+        f"baseline, which holds {held}: nothing compared. Run the baseline's configurations "
+        f"too, name the ones to gate in retrieval_gate_configurations, or {rewrite}"
+    )
 
 
 # --------------------------------------------------------------------------- step 3: pair queries
@@ -576,36 +625,73 @@ def run_gate(
     to rewrite the baseline (default: the plugin's; "": none, for ``compare``'s report).
     """
     update = update_hint(shown) if update is None else update
+    early = _early_verdict(baseline, shown, results, settings, facts, update)
+    if early is not None:
+        return early
+    result = GateResult(verdict="passed", baseline=shown, update=update)
+    metrics = list(gate.metrics) or settings.metric_names
+    gated = _gated(result, baseline, results, gate, facts, update, metrics)
+    if not gate.configurations:  # the baseline's configurations were gated
+        failing, note = _unmatched(baseline, results, facts, update, gated.absent)
+        result.messages[:0] = [failing] if failing else []  # first: why the gate failed
+        result.messages += [note] if note else []
+    gated.total.note(result)
+    described = [name for name in result.counts if name in facts.retrievers]
+    result.retriever_changes = differences(baseline.retrievers, facts.retrievers, described)
+    draws = draws or Draws(stats.seed, stats.resamples)
+    _finalise(result, _rows(gated.found, gate, stats, draws), gate, stats, settings.depth)
+    if gated.skipped and not result.rows and result.verdict == "passed":
+        result.verdict = "skipped"
+    return result
+
+
+def _early_verdict(
+    baseline: Baseline, shown: str, results: Results, settings: Settings, facts: RunFacts,
+    update: str,
+) -> GateResult | None:  # fmt: skip
+    """A verdict before any comparison: refused (other settings), or skipped (nothing was
+    collected); None to compare."""
     refusal = _refusal(baseline, settings, update)
     if refusal is not None:
         return GateResult("refused", shown, messages=[refusal], update=update)
     if not results and facts.collected is not None and not facts.collected:
         return GateResult("skipped", shown, messages=[NOTHING_COLLECTED], update=update)
-    result = GateResult(verdict="passed", baseline=shown, update=update)
-    metrics = list(gate.metrics) or settings.metric_names
-    draws = draws or Draws(stats.seed, stats.resamples)
-    found: list[tuple[str, _Values]] = []
-    skipped = False
-    total = _Pairing([], set(), set(), set())
+    return None
+
+
+@dataclass
+class _Gated:
+    """What the gated configurations came to, before their rows are tested."""
+
+    found: list[tuple[str, _Values]] = field(default_factory=list)
+    total: _Pairing = field(default_factory=lambda: _Pairing([], set(), set(), set()))
+    absent: list[str] = field(default_factory=list)  # the baseline's, not in this run
+    skipped: bool = False  # one was skipped or deselected, with why
+
+
+def _gated(
+    result: GateResult, baseline: Baseline, results: Results, gate: GateSettings,
+    facts: RunFacts, update: str, metrics: Sequence[str],
+) -> _Gated:  # fmt: skip
+    """Each gated configuration paired with the baseline: its counts on ``result``, its
+    messages, and the values of its rows; the verdict failed when one fails."""
+    gated = _Gated()
+    named = bool(gate.configurations)
     for name in list(gate.configurations) or sorted(baseline.configurations):
         records = results.view(name).records
-        named = bool(gate.configurations)
-        status, message, pairs = _gated_pairs(name, baseline, records, facts, named, update, total)
+        status, message, pairs = _gated_pairs(
+            name, baseline, records, facts, named, update, gated.total
+        )
         if message:
             result.messages.append(message)
+        if status == "absent":
+            gated.absent.append(name)
+        gated.skipped = gated.skipped or status == "skip"
+        if status in ("fail", "absent"):
+            result.verdict = "failed"
         if status != "compare":
-            skipped = skipped or status == "skip"
-            result.verdict = "failed" if status == "fail" else result.verdict
             continue
         olds, news = _pair_columns(results, name, pairs, metrics)
         result.counts[name] = count_changes(olds, news)
-        found += _row_values(name, pairs, gate, olds, news)
-    if not gate.configurations:
-        result.messages += _not_in_baseline(baseline, results, update)
-    total.note(result)
-    described = [name for name in result.counts if name in facts.retrievers]
-    result.retriever_changes = differences(baseline.retrievers, facts.retrievers, described)
-    _finalise(result, _rows(found, gate, stats, draws), gate, stats, settings.depth)
-    if skipped and not result.rows and result.verdict == "passed":
-        result.verdict = "skipped"
-    return result
+        gated.found += _row_values(name, pairs, gate, olds, news)
+    return gated

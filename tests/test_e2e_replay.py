@@ -246,6 +246,32 @@ def test_trec_run_files_replay_one_configuration_per_tag(pytester: pytest.Pytest
             assert mine["retrieved"] == entry["retrieved"]
 
 
+def test_another_systems_run_replayed_against_the_baseline_fails_in_one_message(
+    pytester: pytest.Pytester,
+) -> None:
+    """Each of the baseline's configurations, then each of the run's, had a message of its
+    own, saying the same thing; the gate's message names them all, once."""
+    e2e_write_project(pytester)
+    e2e_run(pytester, "--retrieval-eval", "--retrieval-update-baseline")
+    rankings = E2E_RANKINGS["dense"]
+    _trec(pytester.path / "their.run", {"sysA": rankings, "sysB": rankings, "sysC": rankings})
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-replay=their.run")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    out = result.stdout.str()
+    text = " ".join(out.split())
+    message = (
+        "none of the replayed configurations (sysA, sysB, sysC, from their.run) is in the "
+        "baseline, which holds bm25, dense: nothing compared. Give the replayed run a baseline "
+        "of its own (--retrieval-baseline=golden/their-baseline.json, written once with "
+        "--retrieval-update-baseline), name the ones to gate in retrieval_gate_configurations, "
+        "or score it without a gate: `pytest-retrieval evaluate their.run`"
+    )
+    assert f"retrieval gate: FAILED: {message}" in text
+    assert "which this run does not have" not in text
+    assert "is not in the baseline" not in text
+    assert out.count("none of the replayed configurations") == 2  # the headline, the verdict
+
+
 def test_a_trec_run_holds_no_latency_and_a_budget_says_it_is_not_checked(
     pytester: pytest.Pytester,
 ) -> None:

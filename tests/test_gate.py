@@ -347,6 +347,53 @@ def test_a_configuration_the_baseline_lacks_is_named_as_not_compared_without_fai
     assert named.verdict == "passed" and named.messages == []  # left out on purpose
 
 
+def test_configurations_the_run_and_the_baseline_do_not_share_are_named_in_one_message_each() -> (
+    None
+):
+    """One message per configuration repeated the same advice once per name."""
+    held = baseline_of(perfect("bm25"), perfect("dense"), perfect("fused"))
+    run = results_of(perfect("fused"), perfect("sysA"), perfect("sysB"))
+    both = frozenset({"fused", "sysA", "sysB"})
+    result = gate(held, run, run_facts=facts(selected=both, collected=both))
+    assert result.verdict == "failed"
+    assert result.messages == [
+        "the baseline holds configurations 'bm25' and 'dense', which this run does not have "
+        "(configurations: fused, sysA, sysB): run them too, name the ones to gate in "
+        "retrieval_gate_configurations, or rewrite the baseline",
+        "configurations 'sysA' and 'sysB' are not in the baseline: not compared; run `pytest "
+        "--retrieval-eval --retrieval-update-baseline` to add them",
+    ]
+    assert list(result.counts) == ["fused"]  # the shared one is still compared
+
+
+@pytest.mark.parametrize("trec", [True, False])
+def test_a_replayed_run_that_shares_no_configuration_with_the_baseline_is_one_message(
+    trec: bool,
+) -> None:
+    held = baseline_of(perfect("bm25"), perfect("dense"))
+    run = results_of(perfect("sysA"), perfect("sysB"), perfect("sysC"))
+    names = frozenset({"sysA", "sysB", "sysC"})
+    run_facts = facts(selected=names, collected=names, replayed=("their.run",), replayed_trec=trec)
+    result = gate(held, run, run_facts=run_facts)
+    assert result.verdict == "failed"
+    evaluate = ", or score it without a gate: `pytest-retrieval evaluate their.run`"
+    assert result.messages == [
+        "none of the replayed configurations (sysA, sysB, sysC, from their.run) is in the "
+        "baseline, which holds bm25, dense: nothing compared. Give the replayed run a baseline "
+        "of its own (--retrieval-baseline=golden/their-baseline.json, written once with "
+        f"--retrieval-update-baseline){',' if trec else ' or'} name the ones to gate in "
+        f"retrieval_gate_configurations{evaluate if trec else ''}"
+    ]
+    assert headline(result).startswith(f"retrieval gate: FAILED: {result.messages[0]}")
+    live = gate(held, run, run_facts=facts(selected=names, collected=names))
+    assert live.messages == [
+        "none of this run's configurations (sysA, sysB, sysC) is in the baseline, which holds "
+        "bm25, dense: nothing compared. Run the baseline's configurations too, name the ones "
+        "to gate in retrieval_gate_configurations, or rewrite the baseline (`pytest "
+        "--retrieval-eval --retrieval-update-baseline`)"
+    ]
+
+
 def test_other_settings_refuse_with_what_differs() -> None:
     base = baseline_of(perfect())
     base.settings = {**base.settings, "gain": "linear"}

@@ -37,7 +37,7 @@ from ..io.baseline_file import read_baseline, write_baseline
 from ..io.common import counted, exists
 from ..io.ini import IniError, key_line, read_config_file
 from ..io.provenance import provenance
-from ..io.recording import RecordingWriter
+from ..io.recording import RecordingWriter, is_recording
 from ..model import Outcome, QueryRecord, RecordError, Results, rows_of
 from ..quoting import quoted
 from ..replay import recording_notes, trec_coverage
@@ -264,13 +264,21 @@ class RetrievalSession:
         existing = {p for p in (baseline.files() if baseline else ()) if self._exists(p)}
         own_selected: list[str] = self.config.stash.get(SELECTED_KEY, [])
         own_collected: set[str] = self.config.stash.get(COLLECTED_KEY, set())
+        replayed = self.run.run.calls.replay
         return RunFacts(
             golden_ids={**self.worker_golden, **golden_ids(self.config)},
             existing_files=frozenset(existing),
             selected=frozenset(self.worker_selected | set(own_selected)),
             collected=frozenset(self.worker_collected | own_collected),
             retrievers=self.gathered.retrievers,
+            replayed=replayed,
+            replayed_trec=bool(replayed) and not any(map(is_recording, self._replayed_paths)),
         )
+
+    @property
+    def _replayed_paths(self) -> list[Path]:
+        """--retrieval-replay's files (relative to the folder pytest was started in)."""
+        return [self.config.invocation_params.dir / f for f in self.run.run.calls.replay]
 
     def _exists(self, path: str) -> bool:
         return exists(self.config.rootpath / path)
