@@ -135,6 +135,21 @@ class Corrected(Protocol):
     significant: bool
 
 
+P_FLOOR = 1e-300  # a p-value that underflowed to 0.0, as reports give it: an upper bound
+
+
+def p_fields(p: float, p_holm: float) -> dict[str, object]:
+    """A row's p-values as the JSON report writes them. The normal law's p for thousands of
+    queries that all moved one way underflows to 0.0, and no test's p is 0 (a reader
+    taking its logarithm gets -inf): it is written as :data:`P_FLOOR`, the bound the
+    terminal prints (``<1e-300``), with ``p_underflow`` true to say it is a bound."""
+    return {
+        "p": p or P_FLOOR,
+        "p_holm": p_holm or P_FLOOR,
+        "p_underflow": p == 0.0 or p_holm == 0.0,
+    }
+
+
 def apply_holm(rows: Sequence[Corrected], alpha: float) -> None:
     """Set ``p_holm`` and ``significant`` on every row, corrected across all of them."""
     for row, adjusted in zip(rows, holm([r.p for r in rows]), strict=True):
@@ -181,7 +196,7 @@ class ComparisonRow:
         )  # fmt: skip
 
     def as_dict(self) -> dict[str, object]:
-        return dict(self.__dict__)
+        return {**self.__dict__, **p_fields(self.p, self.p_holm)}
 
 
 @dataclass

@@ -16,7 +16,7 @@ from typing import Literal
 
 from .baseline import Baseline, RunFacts, settings_differences, update_hint
 from .bulk import with_paused_gc
-from .comparisons import apply_holm, paired
+from .comparisons import apply_holm, p_fields, paired
 from .io.common import counted, did_you_mean, some_ids
 from .latency import LatencyBreach, check_budgets
 from .metrics import parse_metric
@@ -104,7 +104,7 @@ class GateRow:
         return not self.breached and self.delta > self.allowed + 1e-12
 
     def as_dict(self) -> dict[str, object]:
-        out = dict(self.__dict__)
+        out = {**self.__dict__, **p_fields(self.p, self.p_holm)}
         out["worst_queries"] = [q.as_dict() for q in self.worst_queries]
         return out
 

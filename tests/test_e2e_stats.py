@@ -21,6 +21,8 @@ import pytest
 import yaml
 from references import holm_reference  # beside this file
 
+from pytest_retrieval.io.report_json import read_report
+
 QUIET = ("-W", "ignore::pytest.PytestAssertRewriteWarning")
 METRICS = ["mrr", "recall@5", "ndcg@10"]
 
@@ -566,3 +568,34 @@ def test_gate_a_large_consistent_drop_fails_in_both_modes(pytester: pytest.Pytes
         assert line, text
         assert f"[{row['ci'][0]:+.3f}, {row['ci'][1]:+.3f}]" in line[-1]  # the table's row
         assert f"{row['p_holm']:.3g}" in line[-1]
+
+
+UNANIMOUS = """
+import pytest
+
+@pytest.fixture(scope="session", params=["bm25", "dense"])
+def retriever(request):
+    def search(query):
+        return [query.id.replace("q", "d")] if request.param == "dense" else ["nothing"]
+    return search
+"""
+
+
+def test_a_p_value_too_small_for_a_float_is_a_bound_in_the_json_report(
+    pytester: pytest.Pytester,
+) -> None:
+    """2,000 queries that all moved one way: the normal law's p underflows to 0.0, which
+    the terminal prints as <1e-300 and the JSON wrote as 0.0 (a certainty no test gives)."""
+    lines = [
+        json.dumps({"id": f"q{i}", "query": f"text {i}", "category": "c", "relevant": [f"d{i}"]})
+        for i in range(2000)
+    ]
+    pytester.makefile(".jsonl", **{"golden/big": "\n".join(lines)})
+    pytester.makeconftest(UNANIMOUS)
+    pytester.makeini("[pytest]\nretrieval_metrics = mrr\nretrieval_items = shard:1000\n")
+    result = pytester.runpytest("--retrieval-eval", "--retrieval-report=r.json")
+    assert result.ret == pytest.ExitCode.OK
+    rows = json.loads((pytester.path / "r.json").read_text())["comparisons"]["rows"]
+    assert [(r["p"], r["p_holm"], r["p_underflow"]) for r in rows] == [(1e-300, 1e-300, True)] * 2
+    report = read_report(pytester.path / "r.json")  # compare and pool still read it
+    assert len(report.configurations["dense"]) == 2000

@@ -980,3 +980,20 @@ def test_a_p_value_that_underflowed_to_zero_is_shown_as_under_the_smallest() -> 
     assert row_cells(row)[-1] == "<1e-300"
     assert row_cells(dataclasses.replace(row, p_holm=0.0123))[-1] == "0.0123"
     assert p_text(1.0) == "1"
+
+
+def test_a_p_value_that_underflowed_is_written_as_a_bound_not_as_zero() -> None:
+    """The JSON wrote "p_holm": 0.0 where the terminal printed <1e-300."""
+    from pytest_retrieval.comparisons import ComparisonRow
+    from pytest_retrieval.gate import GateRow
+
+    gate_row = GateRow("v3", "all", "mrr", 5000, 0.8, 0.5, -0.3, 0.02, True, [-0.31, -0.29], 0.0,
+                       "normal", p_holm=0.0)  # fmt: skip
+    compared = ComparisonRow("v3", "all", "mrr", 5000, 0.3, [0.29, 0.31], 0.0, 5000, 0, 0,
+                             "normal", p_holm=0.0)  # fmt: skip
+    for row in (gate_row, compared):
+        written = row.as_dict()
+        assert (written["p"], written["p_holm"], written["p_underflow"]) == (1e-300, 1e-300, True)
+        assert row.p_holm == 0.0  # the bound is the report's; the row keeps what was computed
+        normal = dataclasses.replace(row, p=0.004, p_holm=0.012).as_dict()
+        assert (normal["p"], normal["p_holm"], normal["p_underflow"]) == (0.004, 0.012, False)

@@ -16,6 +16,7 @@ from typing import Literal
 
 from tabulate import tabulate
 
+from ..comparisons import P_FLOOR
 from ..evaluation import Evaluation
 from ..latency import latency_unit, milliseconds
 from ..model import ALL
@@ -139,7 +140,7 @@ def p_text(p: float) -> str:
     """A p-value as shown: three digits, and "<1e-300" for one that underflowed to 0.0
     (the normal law's, for thousands of queries that all moved one way): no test's p is
     0."""
-    return "<1e-300" if p == 0.0 else f"{p:.3g}"
+    return f"<{P_FLOOR:g}" if p == 0.0 else f"{p:.3g}"
 
 
 def comparison_table(evaluation: Evaluation, style: Style) -> Table:
