@@ -129,6 +129,47 @@ def test_evaluate_names_a_recording_and_how_to_score_it(tmp_path):
     assert "pytest --retrieval-eval --retrieval-replay rec.jsonl" in ran.err
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("compare", "{file}", "r.json"),
+        ("compare", "r.json", "{file}"),
+        ("pool", "{file}", "--depth", "5"),
+        ("export", "run", "{file}", "-o", "out"),
+    ],
+    ids=["compare-a", "compare-b", "pool", "export-run"],
+)
+def test_a_recording_or_a_baseline_where_a_report_belongs_is_named_with_what_to_give(
+    pytester, command
+):
+    """Each said "rec.jsonl:2: not valid JSON" of a recording (JSON Lines)."""
+    project = _project(pytester.path)
+    write_run_conftest(project)
+    result = pytester.runpytest(
+        "--retrieval-eval", "--retrieval-record=rec.jsonl", "--retrieval-report=r.json",
+        "--retrieval-update-baseline", "-p", "no:cacheprovider",
+        "-W", "ignore::pytest.PytestAssertRewriteWarning",
+    )  # fmt: skip
+    assert (project / "rec.jsonl").is_file() and (project / "golden/baseline.json").is_file()
+    name = command[0] + (" run" if command[0] == "export" else "")
+    recording = cli(*(a.format(file="rec.jsonl") for a in command), cwd=project)
+    assert recording.code == 2, result.stdout.str()
+    assert recording.err == (
+        "pytest-retrieval: error: rec.jsonl is a pytest-retrieval recording (written by "
+        f"--retrieval-record), not a JSON report; {name} takes JSON reports written by "
+        "--retrieval-report: to evaluate a recording, run `pytest --retrieval-eval "
+        "--retrieval-replay rec.jsonl --retrieval-report=report.json` and give report.json\n"
+    )
+    baseline = cli(*(a.format(file="golden/baseline.json") for a in command), cwd=project)
+    assert baseline.code == 2
+    assert baseline.err.startswith(
+        "pytest-retrieval: error: golden/baseline.json is a pytest-retrieval baseline (written "
+        f"by --retrieval-update-baseline), not a JSON report; {name} takes JSON reports"
+    )
+    assert "`pytest-retrieval evaluate REPORT.json --baseline golden/baseline.json`" in baseline.err
+    assert not (project / "out").exists()
+
+
 def test_evaluate_writes_markdown_and_html_and_gates_on_a_baseline(tmp_path):
     project = _project(tmp_path)
     plain = cli("evaluate", "runs/dense.run", "--report", "r.md", "--report", "r.html", cwd=project)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import NoReturn, TextIO, TypeAlias
 
 from ..golden import GoldenFileError, GoldenQuery, GoldenSet, Problem
+from ..history import FORMAT as LOG_FORMAT
 from ..io.baseline_file import FORMAT as BASELINE_FORMAT
 from ..io.common import FormatError, json_object_head
 from ..io.golden_file import (
@@ -30,6 +31,7 @@ from ..io.golden_file import (
 from ..io.ini import IniConfig, IniError, find_config, parse_overrides
 from ..io.recording import FORMAT as RECORDING_FORMAT
 from ..io.report_json import FORMAT as REPORT_FORMAT
+from ..io.report_json import ReportError, ReportFile, read_report
 from ..io.worklist import looks_like_worklist
 from ..metric_registry import Installed, MetricDefinitionError
 from ..metrics import install_metrics, restore_metrics
@@ -217,11 +219,47 @@ def context(args: argparse.Namespace, cwd: Path, out: TextIO, err: TextIO) -> Co
 
 
 GOLDEN_WANTED = "give golden files (.yaml, .yml, .jsonl) or folders of them"
+RECORDING_KIND = "recording (written by --retrieval-record)"
+BASELINE_KIND = "baseline (written by --retrieval-update-baseline)"
+LOG_KIND = "history log (written by --retrieval-log)"
+WORKLIST_KIND = "worklist (written by pytest-retrieval pool)"
 _PLUGIN_JSON = {  # the plugin's own JSON files, by the format each names at its start
     REPORT_FORMAT: "JSON report (--retrieval-report)",
-    BASELINE_FORMAT: "baseline",
-    RECORDING_FORMAT: "recording (--retrieval-record)",
+    BASELINE_FORMAT: BASELINE_KIND,
+    RECORDING_FORMAT: RECORDING_KIND,
+    LOG_FORMAT: LOG_KIND,
 }
+_WRITE_A_REPORT = (
+    "a run writes its report with `pytest --retrieval-eval --retrieval-report=report.json`"
+)
+_A_REPORT_INSTEAD = {  # one of the plugin's other files where a JSON report belongs: the fix
+    RECORDING_KIND: "to evaluate a recording, run `pytest --retrieval-eval --retrieval-replay "
+    "{given} --retrieval-report=report.json` and give report.json",
+    BASELINE_KIND: "a report is gated against a baseline by `pytest-retrieval evaluate "
+    f"REPORT.json --baseline {{given}}`; {_WRITE_A_REPORT}",
+    LOG_KIND: _WRITE_A_REPORT,
+    WORKLIST_KIND: _WRITE_A_REPORT,
+}
+
+
+def read_report_file(ctx: Context, given: str, command: str) -> ReportFile:
+    """The JSON report at ``given``, for ``command``; a :class:`CliError` says what is
+    wrong, and for another of the plugin's files (a recording, a baseline, a log, a
+    worklist: none is valid JSON as a whole, or none a report) what it is and what to
+    give instead."""
+    path = ctx.path(given)
+    shown = ctx.shown(path)
+    kind = plugin_file_kind(path) if path.is_file() else None
+    if kind in _A_REPORT_INSTEAD:
+        fix = _A_REPORT_INSTEAD[kind].format(given=given)
+        raise CliError(
+            f"{shown} is a pytest-retrieval {kind}, not a JSON report; {command} takes JSON "
+            f"reports written by --retrieval-report: {fix}"
+        )
+    try:
+        return read_report(path, shown)
+    except ReportError as exc:
+        raise CliError(str(exc)) from None
 
 
 READ_BY_THE_COMMAND = (
@@ -250,7 +288,7 @@ def plugin_file_kind(path: Path) -> str | None:
     """What the file is when it is one of the plugin's own files (a report, a baseline, a
     recording, a worklist), given where a golden file belongs; else None."""
     if looks_like_worklist(path):
-        return "worklist (pytest-retrieval pool)"
+        return WORKLIST_KIND
     head = json_object_head(path)
     if head is None:
         return None
