@@ -527,8 +527,8 @@ GOLDEN_JSONL_CASES: dict[str, tuple[str, str]] = {
     ),
     "not-json": (
         '{"id": "a", "query": "q", "relevant": {"x": 1}}\n{"id": "b", query: "q"}\n',
-        "golden/bad.jsonl:2: JSON syntax error: Expecting property name enclosed in double "
-        "quotes (column 13); each line of a .jsonl golden file is one JSON object",
+        "golden/bad.jsonl:2: query 'b': JSON syntax error: Expecting property name enclosed "
+        "in double quotes (column 13); each line of a .jsonl golden file is one JSON object",
     ),
     "pretty-printed": (
         '{\n  "id": "a",\n  "query": "q"\n}\n',
@@ -542,11 +542,42 @@ GOLDEN_JSONL_CASES: dict[str, tuple[str, str]] = {
     ),
     "nan-grade": (
         '{"id": "a", "query": "q", "relevant": {"x": NaN}}\n',
-        "golden/bad.jsonl:1: NaN is not a number in JSON; write a number",
+        "golden/bad.jsonl:1: query 'a': NaN is not a number in JSON; write a number",
     ),
     "infinity-expect": (
         '{"id": "a", "query": "q", "relevant": {"x": 1}, "expect": {"mrr": -Infinity}}\n',
-        "golden/bad.jsonl:1: -Infinity is not a number in JSON; write a number",
+        "golden/bad.jsonl:1: query 'a': -Infinity is not a number in JSON; write a number",
+    ),
+    "trailing-comma": (
+        '{"id": "a", "query": "q", "relevant": {"x": 1},}\n',
+        "golden/bad.jsonl:1: query 'a': JSON syntax error: a trailing comma (column 47) before "
+        "the '}' that closes the object (column 48): JSON allows no comma after the last item; "
+        "remove it",
+    ),
+    "trailing-comma-in-a-list": (
+        '\n{"id": 7, "query": "q", "relevant": ["x", "y", ]}\n',
+        "golden/bad.jsonl:2: query '7': JSON syntax error: a trailing comma (column 46) before "
+        "the ']' that closes the list (column 48): JSON allows no comma after the last item; "
+        "remove it",
+    ),
+    "single-quotes": (
+        "{'id': 'a', 'query': 'q', 'relevant': {}}\n",
+        "golden/bad.jsonl:1: JSON syntax error: text in single quotes (column 2): JSON writes "
+        "keys and text in double quotes",
+    ),
+    "unclosed": (
+        '{"id": "a", "query": "q", "relevant": {"x": 1}\n',
+        "golden/bad.jsonl:1: query 'a': JSON syntax error: the line ends inside an object or a "
+        "list (Expecting ',' delimiter, column 47): a closing '}' or ']' is missing; each line "
+        "of a .jsonl golden file is one JSON object",
+    ),
+    "misspelled-relevant": (
+        '{"id": "a", "query": "q", "relevent": {"x": 1}}\n',
+        "golden/bad.jsonl:1: query 'a': unknown key 'relevent' (did you mean 'relevant'?)",
+    ),
+    "misspelled-query": (
+        '{"id": "a", "querry": "q", "relevant": {"x": 1}}\n',
+        "golden/bad.jsonl:1: query 'a': unknown key 'querry' (did you mean 'query'?)",
     ),
     "repeated-key": (
         '{"id": "a", "query": "q", "query": "r", "relevant": {"x": 1}}\n',

@@ -562,3 +562,50 @@ def test_an_item_whose_body_another_plugin_replaced_is_a_named_error(
     assert entry["rain-tomorrow"]["outcome"] == "error"
     assert error.startswith("the item ended without running its queries")
     assert result.ret == pytest.ExitCode.OK  # pytest saw every item pass
+
+
+JSONL_MISTAKES = """\
+{"id": "rain-tomorrow", "query": "will it rain", "relevant": {"weather-forecast": 3},}
+{"id": "umbrella-needed", "query": "do I need an umbrella", "relevent": {"weather-forecast": 3}}
+{"id": "convert-euros", "querry": "convert euros to dollars", "relevant": ["fx-rates", ]}
+{"id": "fx-exact", "query": "FX Rates API", "relevant": ["fx-rates"], "tags": ["core",]}
+"""
+YAML_MISTAKES = """\
+queries:
+  - id: lottery
+    query: predict the lottery numbers
+    relevent: {}
+"""
+
+
+def test_jsonl_trailing_commas_and_misspelled_keys_name_line_query_and_fix(
+    pytester: pytest.Pytester,
+) -> None:
+    """A trailing comma said only "Expecting property name enclosed in double quotes", with
+    no query; a misspelled key was followed by "'relevant' is missing ... write
+    '"relevant": {}' for a no-result query", a fix that would make it a no-result query."""
+    e2e_write_project(pytester)
+    e2e_write(pytester, "golden/mistakes.jsonl", JSONL_MISTAKES)
+    e2e_write(pytester, "golden/mistakes.yaml", YAML_MISTAKES)
+    result = e2e_run(pytester, "--retrieval-eval")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    text = e2e_unwrapped(_clean(result))
+    comma = "JSON allows no comma after the last item; remove it"
+    assert (
+        "golden/mistakes.jsonl:1: query 'rain-tomorrow': JSON syntax error: a trailing comma "
+        f"(column 85) before the '}}' that closes the object (column 86): {comma}"
+    ) in text
+    assert (
+        "golden/mistakes.jsonl:2: query 'umbrella-needed': unknown key 'relevent' (did you mean "
+        "'relevant'?)"
+    ) in text
+    assert (
+        "golden/mistakes.jsonl:3: query 'convert-euros': JSON syntax error: a trailing comma "
+        f"(column 86) before the ']' that closes the list (column 88): {comma}"
+    ) in text
+    assert "golden/mistakes.jsonl:4: query 'fx-exact': JSON syntax error: a trailing comma" in text
+    assert (
+        "golden/mistakes.yaml:4: query 'lottery': unknown key 'relevent' (did you mean 'relevant'?)"
+    ) in text
+    assert "is missing" not in text  # the misspelling's message says the fix
+    assert "golden/mistakes.jsonl: 4 problems in this golden file" in text

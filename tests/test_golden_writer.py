@@ -219,16 +219,15 @@ def test_jsonl_reader_names_line_query_and_fix(tmp_path):
     )
     assert jsonl_error(tmp_path, text) == [
         "g.jsonl:3: query 'b': unknown key 'relevent' (did you mean 'relevant'?)",
-        "g.jsonl:3: query 'b': 'relevant' is missing (required); write '\"relevant\": {}' "
-        "for a no-result query",
         "g.jsonl:4: query 'c': grade of 'd' is 7, outside 0..3 (retrieval_max_grade); use a "
         "grade in range or raise retrieval_max_grade",
         "g.jsonl:5: query 'a': duplicate id (first used on line 1); ids must be unique across "
         "the golden set",
         "g.jsonl:6: query 'f': key 'id' appears twice in one object; keep one: only the last "
         "would count",
-        "g.jsonl:7: NaN is not a number in JSON; write a number",
-        "g.jsonl:8: JSON syntax error: Expecting ',' delimiter (column 47); each line of a "
+        "g.jsonl:7: query 'g': NaN is not a number in JSON; write a number",
+        "g.jsonl:8: query 'h': JSON syntax error: the line ends inside an object or a list "
+        "(Expecting ',' delimiter, column 47): a closing '}' or ']' is missing; each line of a "
         ".jsonl golden file is one JSON object",
         "g.jsonl:9: a list where a query object belongs; each line of a .jsonl golden file is "
         "one JSON object",

@@ -97,11 +97,23 @@ def duplicate_keys(value: Any) -> list[tuple[Any, int, int]]:
 # --------------------------------------------------------------------------- small helpers
 
 
-def _closest(word: Any, valid: tuple[str, ...]) -> str:
+def _closest_key(word: Any, valid: tuple[str, ...]) -> str | None:
     close = difflib.get_close_matches(str(word), valid, n=1, cutoff=0.6)
-    if close:
-        return f" (did you mean '{close[0]}'?)"
+    return close[0] if close else None
+
+
+def _closest(word: Any, valid: tuple[str, ...]) -> str:
+    close = _closest_key(word, valid)
+    if close is not None:
+        return f" (did you mean '{close}'?)"
     return f"; valid keys: {', '.join(valid)}"
+
+
+def _misspelled(raw: Mapping[Any, Any], key: str) -> bool:
+    """Whether an unknown key of ``raw`` is named as a misspelling of ``key`` (``relevent``):
+    its message says the fix, where "'relevant' is missing" would mislead (write
+    'relevant: {}' for a no-result query)."""
+    return any(k not in QUERY_KEYS and _closest_key(k, QUERY_KEYS) == key for k in raw)
 
 
 def _type_name(value: Any) -> str:
@@ -539,7 +551,8 @@ def _field_value(
     line = _line_of(raw, key)
     if spec.missing:
         if key not in raw:
-            checker.add(own_line if key == "relevant" else line or own_line, spec.missing, qid)
+            if not _misspelled(raw, key):
+                checker.add(own_line if key == "relevant" else line or own_line, spec.missing, qid)
             return INVALID
         return spec.check(checker, raw[key], line, qid)
     value = raw[key] if key in raw else defaults.get(key)

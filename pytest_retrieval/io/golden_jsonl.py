@@ -57,9 +57,9 @@ class _Decoder:
         except RecursionError:
             raise _problem(shown, number, "values are nested too deeply") from None
         except _NotJson as exc:
-            raise _problem(shown, number, str(exc)) from None
+            raise _problem(shown, number, str(exc), _id_in(text)) from None
         except json.JSONDecodeError as exc:
-            raise _problem(shown, number, _syntax(text, exc)) from None
+            raise _problem(shown, number, _syntax(text, exc), _id_in(text)) from None
         except ValueError as exc:  # an integer past Python's digit limit
             message = LONG_NUMBER if is_long_number(exc) else f"JSON error: {exc}"
             raise _problem(shown, number, message) from None
@@ -109,8 +109,24 @@ def _surrogate_message(text: str) -> str:
     )
 
 
-def _problem(shown: str, line: int, message: str) -> GoldenFileError:
-    return GoldenFileError([Problem(shown, line, message)])
+def _problem(shown: str, line: int, message: str, qid: str | None = None) -> GoldenFileError:
+    return GoldenFileError([Problem(shown, line, message, qid)])
+
+
+# the first "id" of a line that is not JSON: a string or an integer, as written
+_ID = re.compile(r'"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?[0-9]+)')
+
+
+def _id_in(text: str) -> str | None:
+    """The query id a line that is not JSON seems to give (to name its query), or None."""
+    found = _ID.search(text)
+    if found is None:
+        return None
+    try:
+        value = json.loads(found.group(1))
+    except ValueError:
+        return None
+    return str(value) or None
 
 
 def _syntax(text: str, exc: json.JSONDecodeError) -> str:
@@ -118,6 +134,24 @@ def _syntax(text: str, exc: json.JSONDecodeError) -> str:
         return (
             f"JSON syntax error: {_HINT}, on one line (is this a pretty-printed .json "
             "file? write one query per line)"
+        )
+    before = text[: exc.pos].rstrip()
+    if text[exc.pos : exc.pos + 1] in ("}", "]") and before.endswith(","):
+        closes = "object" if text[exc.pos] == "}" else "list"
+        return (
+            f"JSON syntax error: a trailing comma (column {len(before)}) before the "
+            f"'{text[exc.pos]}' that closes the {closes} (column {exc.colno}): JSON allows "
+            "no comma after the last item; remove it"
+        )
+    if exc.pos >= len(text.rstrip()):
+        return (
+            f"JSON syntax error: the line ends inside an object or a list ({exc.msg}, column "
+            f"{exc.colno}): a closing '}}' or ']' is missing; {_HINT}"
+        )
+    if text[exc.pos : exc.pos + 1] == "'":
+        return (
+            f"JSON syntax error: text in single quotes (column {exc.colno}): JSON writes "
+            "keys and text in double quotes"
         )
     return f"JSON syntax error: {exc.msg} (column {exc.colno}); {_HINT}"
 
