@@ -283,7 +283,10 @@ def _seconds(key: str, raw: Raw) -> float | None:
             f"got {quoted(text)}"
         ) from None
     if not math.isfinite(value) or value < 0:
-        raise SettingsError(f"{key} must be a duration >= 0, got {quoted(text)}")
+        raise SettingsError(
+            f"{key} must be a duration >= 0: seconds (5, 0.5) or with a unit (500ms, 2s), 0 "
+            f"for no limit; got {quoted(text)}"
+        )
     seconds = value / 1000 if unit == "ms" else value
     if seconds > threading.TIMEOUT_MAX:  # a wait past it raises OverflowError in every call
         raise SettingsError(

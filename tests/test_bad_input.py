@@ -1203,7 +1203,8 @@ SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
     ),
     "timeout-nan": (
         {"retrieval_timeout": "nan"},
-        "retrieval_timeout must be a duration >= 0, got 'nan'",
+        "retrieval_timeout must be a duration >= 0: seconds (5, 0.5) or with a unit (500ms, 2s), "
+        "0 for no limit; got 'nan'",
     ),
     "batch-size-zero": (
         {"retrieval_batch_size": "0"},
@@ -1263,7 +1264,8 @@ SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
     ),
     "timeout-negative": (
         {"retrieval_timeout": "-1"},
-        "retrieval_timeout must be a duration >= 0, got '-1'",
+        "retrieval_timeout must be a duration >= 0: seconds (5, 0.5) or with a unit (500ms, 2s), "
+        "0 for no limit; got '-1'",
     ),
     "timeout-word": (
         {"retrieval_timeout": "soon"},

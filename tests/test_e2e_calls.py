@@ -1397,7 +1397,7 @@ def test_a_bad_latency_budget_is_a_usage_error(
     _project(pytester, LAGGING, ini=E2E_INI + f"retrieval_latency_budget = {value}\n")
     result = e2e_run(pytester, "--retrieval-eval")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    assert says in result.stderr.str()
+    assert says in e2e_unwrapped(result.stderr.str())
 
 
 def test_the_latency_line_and_the_verbose_table(pytester: pytest.Pytester) -> None:

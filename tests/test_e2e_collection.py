@@ -115,6 +115,9 @@ LIGHT_MODULES = {
     "pytest_retrieval.plugin.misread",
     "pytest_retrieval.plugin.option_table",
     "pytest_retrieval.plugin.options",
+    "pytest_retrieval.plugin.usage",
+    "pytest_retrieval.report",
+    "pytest_retrieval.report.wrapping",
 }
 
 

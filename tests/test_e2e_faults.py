@@ -18,7 +18,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import E2E_INI, E2E_RETRIEVER_CONFTEST, e2e_load_json, e2e_run, e2e_write_project
+from conftest import (
+    E2E_INI,
+    E2E_RETRIEVER_CONFTEST,
+    e2e_load_json,
+    e2e_run,
+    e2e_unwrapped,
+    e2e_write_project,
+)
 from pytest_retrieval.io.report_json import read_report
 
 UPDATE = ("--retrieval-eval", "--retrieval-update-baseline")
@@ -43,7 +50,7 @@ def test_a_report_over_the_baseline_file_is_refused(pytester: pytest.Pytester) -
     assert (
         "--retrieval-report golden/baseline.json is the baseline file (golden/baseline.json): "
         "the report would overwrite it; write the report to another file"
-    ) in result.stderr.str()
+    ) in e2e_unwrapped(result.stderr.str())
     assert not (pytester.path / "golden" / "baseline.json").exists()
 
 
@@ -137,7 +144,9 @@ def test_an_output_that_would_destroy_another_file_is_refused_before_the_run(
     before = {p: p.read_bytes() for p in pytester.path.rglob("*") if p.is_file()}
     result = e2e_run(pytester, "--retrieval-eval", *args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()
-    assert says in " ".join(result.stderr.str().split()), result.stderr.str()
+    assert says in " ".join(e2e_unwrapped(result.stderr.str()).split()), e2e_unwrapped(
+        result.stderr.str()
+    )
     after = {p: p.read_bytes() for p in pytester.path.rglob("*") if p.is_file()}
     assert after == before  # nothing written, nothing spoiled
 
@@ -163,7 +172,7 @@ def test_an_output_on_a_pipe_or_a_device_is_refused_not_replaced_by_a_file(
     os.mkfifo(pytester.path / name)
     result = e2e_run(pytester, "--retrieval-eval", *args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    assert f"{name} is a device or a pipe, not a file" in result.stderr.str()
+    assert f"{name} is a device or a pipe, not a file" in e2e_unwrapped(result.stderr.str())
     assert stat.S_ISFIFO((pytester.path / name).stat().st_mode)
 
 
@@ -181,7 +190,7 @@ def test_an_update_over_the_replayed_run_or_a_report_is_refused(pytester: pytest
     ):
         result = e2e_run(pytester, *UPDATE, *args)
         assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()
-        assert says in " ".join(result.stderr.str().split())
+        assert says in " ".join(e2e_unwrapped(result.stderr.str()).split())
     assert {p: p.read_bytes() for p in pytester.path.rglob("*") if p.is_file()} == before
 
 
@@ -206,7 +215,7 @@ def test_a_report_over_a_file_that_is_no_report_is_refused_before_the_run(
         f"--retrieval-report {path}: the file exists and is not a pytest-retrieval report (a "
         "README.md, a package.json, a page of your own?): the report would overwrite it; write "
         "the report to a new path, or delete the file first"
-    ) in " ".join(result.stderr.str().split())
+    ) in " ".join(e2e_unwrapped(result.stderr.str()).split())
     assert "passed" not in result.stdout.str()  # refused before the run
     assert (pytester.path / path).read_text(encoding="utf-8") == text
 
@@ -219,7 +228,7 @@ def test_a_report_of_its_own_is_written_again_and_an_empty_file_is_filled(
     reports = ["r.json", "r.md", "r.html", "empty.md"]
     for _ in range(2):
         done = e2e_run(pytester, "--retrieval-eval", *(f"--retrieval-report={r}" for r in reports))
-        assert done.ret == pytest.ExitCode.OK, done.stderr.str()
+        assert done.ret == pytest.ExitCode.OK, e2e_unwrapped(done.stderr.str())
     assert (pytester.path / "empty.md").read_text(encoding="utf-8").startswith("<!-- ")
 
 
@@ -229,7 +238,7 @@ def test_a_recording_or_log_of_its_own_kind_is_written_again(pytester: pytest.Py
         done = e2e_run(
             pytester, "--retrieval-eval", "--retrieval-record=rec.jsonl", "--retrieval-log=h.jsonl"
         )
-        assert done.ret == pytest.ExitCode.OK, done.stderr.str()
+        assert done.ret == pytest.ExitCode.OK, e2e_unwrapped(done.stderr.str())
     assert len((pytester.path / "h.jsonl").read_text().splitlines()) == 2
 
 
@@ -265,7 +274,7 @@ def test_a_recording_that_cannot_be_started_names_the_file_asked_for(
     monkeypatch.setattr(RecordingWriter, "__init__", read_only)
     result = e2e_run(pytester, "--retrieval-eval", "--retrieval-record=rec.jsonl")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    err = result.stderr.str()
+    err = e2e_unwrapped(result.stderr.str())
     assert "--retrieval-record rec.jsonl: cannot write there: Permission denied" in err
     assert ".tmp" not in err
 
@@ -307,7 +316,7 @@ def test_a_disk_that_fills_up_while_recording_fails_the_run_not_the_plugin(
     e2e_write_project(pytester)
     result = e2e_run(pytester, "--retrieval-eval", "--retrieval-record=rec.jsonl")
     assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()
-    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+    assert "INTERNALERROR" not in result.stdout.str() + e2e_unwrapped(result.stderr.str())
     said = " ".join(result.stdout.str().split())
     assert "rec.jsonl: No space left on device (the run went on without it" in said
     assert sorted(p.name for p in pytester.path.iterdir() if "rec" in p.name) == []
@@ -319,7 +328,7 @@ def test_a_decimal_comma_tolerance_is_refused_not_read_as_two(pytester: pytest.P
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     # named as given: the option, not the ini key
     assert "--retrieval-tolerance: '0,02' has a decimal comma; write a point: 0.02" in (
-        result.stderr.str()
+        e2e_unwrapped(result.stderr.str())
     )
 
 
@@ -669,7 +678,7 @@ def test_a_terminated_run_leaves_no_temporary_recording(pytester: pytest.Pyteste
     )
     assert result.ret == pytest.ExitCode.INTERRUPTED, result.stdout.str()
     assert _leftovers(pytester.path, "*.tmp") == []
-    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+    assert "Traceback" not in result.stdout.str() + e2e_unwrapped(result.stderr.str())
     recording = (pytester.path / "rec.jsonl").read_text(encoding="utf-8").splitlines()
     assert json.loads(recording[-1])["complete"] is False  # what was recorded, marked so
 
@@ -693,7 +702,7 @@ def test_a_terminated_replay_on_workers_leaves_no_temporary_folder(
     )  # fmt: skip
     assert result.ret == pytest.ExitCode.INTERRUPTED, result.stdout.str()
     assert _leftovers(temporary, "pytest-retrieval-replay-*") == []
-    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+    assert "Traceback" not in result.stdout.str() + e2e_unwrapped(result.stderr.str())
 
 
 UNPRINTABLE = """\
@@ -737,7 +746,7 @@ def test_a_fixture_raising_an_exception_whose_str_raises_is_an_error_not_interna
     ))  # fmt: skip
     result = e2e_run(pytester, "--retrieval-eval", "--retrieval-report=r.json")
     out = result.stdout.str()
-    assert "INTERNALERROR" not in out + result.stderr.str(), out
+    assert "INTERNALERROR" not in out + e2e_unwrapped(result.stderr.str()), out
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     entry = e2e_load_json(pytester.path / "r.json")["configurations"]["bm25"]["queries"][
         "convert-euros"
@@ -765,7 +774,7 @@ def test_a_file_name_longer_than_the_system_allows_is_a_usage_error(
 ) -> None:
     e2e_write_project(pytester)
     result = e2e_run(pytester, "--retrieval-eval", *args)
-    err = result.stderr.str()
+    err = e2e_unwrapped(result.stderr.str())
     assert result.ret == pytest.ExitCode.USAGE_ERROR, err
     assert "INTERNALERROR" not in err + result.stdout.str()
     assert says in err and "characters)" in err  # the name shown cut, not 300 x
@@ -875,7 +884,7 @@ def test_without_the_python_plugin_the_evaluation_is_a_usage_error(
     e2e_write_project(pytester)
     result = e2e_run(pytester, "--retrieval-eval", "-p", "no:python")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    assert "needs pytest's python plugin: remove -p no:python" in result.stderr.str()
+    assert "needs pytest's python plugin: remove -p no:python" in e2e_unwrapped(result.stderr.str())
 
 
 def test_a_megabyte_query_fails_and_is_shown_with_its_text_cut(pytester: pytest.Pytester) -> None:

@@ -20,6 +20,7 @@ from conftest import (
     e2e_collected_ids,
     e2e_load_json,
     e2e_run,
+    e2e_unwrapped,
     e2e_without_latency,
     e2e_write_project,
 )
@@ -193,7 +194,9 @@ def test_minus_k_with_a_query_id_and_coarse_items_says_why_and_how(
         "-W", "error::pytest_retrieval.RetrievalWarning",
     )  # fmt: skip
     assert strict.ret == pytest.ExitCode.USAGE_ERROR
-    assert "with retrieval_items = category an item holds a category" in strict.stderr.str()
+    assert "with retrieval_items = category an item holds a category" in e2e_unwrapped(
+        strict.stderr.str()
+    )
 
 
 @pytest.mark.parametrize(
@@ -465,5 +468,5 @@ def test_items_is_checked(pytester: pytest.Pytester, e2e_project: Path) -> None:
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert (
         "retrieval_items must be query, category or shard:N (e.g. shard:1000), got 'shards'"
-        in result.stderr.str()
+        in e2e_unwrapped(result.stderr.str())
     )

@@ -20,6 +20,7 @@ from conftest import (
     E2E_RETRIEVER_CONFTEST,
     e2e_load_json,
     e2e_run,
+    e2e_unwrapped,
     e2e_without_latency,
     e2e_write_project,
 )
@@ -354,7 +355,7 @@ def test_every_bad_run_file_is_named_not_only_the_first(pytester: pytest.Pyteste
     result = e2e_run(
         pytester, "--retrieval-eval", "--retrieval-replay=one.run", "--retrieval-replay=two.run"
     )
-    text = result.stderr.str() + result.stdout.str()
+    text = e2e_unwrapped(result.stderr.str()) + result.stdout.str()
     assert "one.run:1: query 'q1': score 'high' of 'a' is not a finite number" in text
     assert "two.run:1: expected 6 fields" in text
     assert result.ret == pytest.ExitCode.USAGE_ERROR
@@ -388,7 +389,7 @@ def test_run_files_named_alike_in_two_folders_are_refused_not_one_lost(
     assert (
         "--retrieval-replay: a.run and b/a.run would both give the configuration 'a-dense' "
         "(run tag 'dense'); rename one of the files"
-    ) in result.stderr.str()
+    ) in e2e_unwrapped(result.stderr.str())
 
 
 def test_each_run_files_notes_name_that_file_and_only_selected_configurations(
@@ -463,7 +464,7 @@ def test_replay_refuses_what_it_cannot_use(
         os.mkfifo(pytester.path / "piped.run")
     result = e2e_run(pytester, "--retrieval-eval", *args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    assert says in result.stderr.str()
+    assert says in e2e_unwrapped(result.stderr.str())
 
 
 WORKERS_SAY = """

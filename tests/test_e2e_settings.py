@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import E2E_INI, e2e_run, e2e_write_project
+from conftest import E2E_INI, e2e_run, e2e_unwrapped, e2e_write_project
 
 ONLY_WITH_EVAL = [
     ("--retrieval-report", "out.json"),
@@ -25,7 +25,7 @@ def test_a_retrieval_option_without_retrieval_eval_is_a_usage_error(
     pytester.makepyfile(test_plain="def test_one():\n    pass\n")
     result = e2e_run(pytester, *args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    error = result.stderr.str()
+    error = e2e_unwrapped(result.stderr.str())
     assert f"{args[0]} does nothing without --retrieval-eval" in error
     assert f"(pytest --retrieval-eval {args[0]} ...)" in error
     assert "passed" not in result.stdout.str()
@@ -39,7 +39,7 @@ def test_several_options_without_retrieval_eval_are_named_together(
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert (
         "--retrieval-report, --retrieval-update-baseline do nothing without --retrieval-eval"
-        in result.stderr.str()
+        in e2e_unwrapped(result.stderr.str())
     )
 
 
@@ -52,7 +52,7 @@ def test_ini_settings_without_retrieval_eval_are_fine(pytester: pytest.Pytester)
     )
     pytester.makepyfile(test_plain="def test_one():\n    pass\n")
     result = e2e_run(pytester)
-    assert result.ret == pytest.ExitCode.OK, result.stderr.str()
+    assert result.ret == pytest.ExitCode.OK, e2e_unwrapped(result.stderr.str())
     result.assert_outcomes(passed=1)
 
 
@@ -87,7 +87,7 @@ def test_a_setting_naming_a_metric_the_run_does_not_compute_is_a_usage_error(
     e2e_write_project(pytester, ini=ini)
     result = e2e_run(pytester, "--retrieval-eval", *([option] if option else []))
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    assert says in result.stderr.str()
+    assert says in e2e_unwrapped(result.stderr.str())
     assert "retrieval gate" not in result.stdout.str()
 
 
@@ -100,7 +100,7 @@ def test_the_plugin_turns_off_with_p_no_retrieval(
     off.assert_outcomes(passed=1)
     unknown = e2e_run(pytester, "-p", "no:retrieval", "--retrieval-eval")
     assert unknown.ret == pytest.ExitCode.USAGE_ERROR
-    assert "unrecognized arguments: --retrieval-eval" in unknown.stderr.str()
+    assert "unrecognized arguments: --retrieval-eval" in e2e_unwrapped(unknown.stderr.str())
 
 
 def test_help_lists_every_option_with_its_default(pytester: pytest.Pytester) -> None:
@@ -160,7 +160,7 @@ def test_an_ini_key_written_empty_is_refused_where_it_would_read_as_the_default(
     e2e_write_project(pytester, ini=ini)
     result = e2e_run(pytester, "--retrieval-eval", *args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    assert says in result.stderr.str()
+    assert says in e2e_unwrapped(result.stderr.str())
 
 
 def test_an_empty_ini_key_whose_default_is_empty_is_fine(pytester: pytest.Pytester) -> None:
@@ -168,7 +168,7 @@ def test_an_empty_ini_key_whose_default_is_empty_is_fine(pytester: pytest.Pytest
         pytester, ini="[pytest]\nretrieval_golden = golden\nretrieval_log =\nretrieval_weights =\n"
     )
     result = e2e_run(pytester, "--retrieval-eval")
-    assert result.ret == pytest.ExitCode.OK, result.stderr.str()
+    assert result.ret == pytest.ExitCode.OK, e2e_unwrapped(result.stderr.str())
 
 
 def test_an_empty_option_whose_default_is_empty_turns_the_ini_value_off(
@@ -177,5 +177,64 @@ def test_an_empty_option_whose_default_is_empty_turns_the_ini_value_off(
     """``--retrieval-log=`` says "no log" over the ini file's, as the ini key may say."""
     e2e_write_project(pytester, ini=E2E_INI + "retrieval_log = history.jsonl\n")
     result = e2e_run(pytester, "--retrieval-eval", "--retrieval-log=")
-    assert result.ret == pytest.ExitCode.OK, result.stderr.str()
+    assert result.ret == pytest.ExitCode.OK, e2e_unwrapped(result.stderr.str())
     assert not (pytester.path / "history.jsonl").exists()
+
+
+BAD_VALUES = [
+    (
+        ("--retrieval-items=shard:0",),
+        "",
+        "--retrieval-items must be query, category or shard:N (e.g. shard:1000), got 'shard:0'",
+    ),
+    (
+        (),
+        "retrieval_timeout = -1",
+        "retrieval_timeout must be a duration >= 0: seconds (5, 0.5) or with a unit (500ms, 2s), "
+        "0 for no limit; got '-1'",
+    ),
+    (
+        (),
+        "retrieval_latency_budget = p95=fast",
+        "retrieval_latency_budget: 'p95=fast' needs a duration with its unit (200ms, 2s)",
+    ),
+    (
+        ("--retrieval-latency-budget=p96=2s",),
+        "",
+        "--retrieval-latency-budget: 'p96=2s' is not statistic=duration (statistics: p50, p90, "
+        "p95, p99, max, mean; e.g. p95=200ms max=2s dense:p95=300ms)",
+    ),
+    (
+        ("--retrieval-timeout=fast",),
+        "",
+        "--retrieval-timeout must be a duration: seconds (5, 0.5) or with a unit (500ms, 2s), "
+        "got 'fast'",
+    ),
+    (
+        ("--retrieval-report=notes.txt",),
+        "",
+        "--retrieval-report notes.txt: the suffix must be one of .json, .md, .html",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("args", "ini_line", "says"),
+    BAD_VALUES,
+    ids=["items", "timeout", "budget-unit", "budget-statistic", "timeout-text", "report-suffix"],
+)
+def test_a_bad_value_is_one_usage_error_fitted_to_the_terminal(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...],
+    ini_line: str, says: str,
+) -> None:  # fmt: skip
+    """Usage errors were printed on one line however narrow the terminal, where every
+    other message of the plugin's is wrapped to it."""
+    e2e_write_project(pytester, ini=E2E_INI + ini_line + "\n")
+    monkeypatch.setenv("COLUMNS", "60")
+    result = e2e_run(pytester, "--retrieval-eval", *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    err = result.stderr.str()
+    assert e2e_unwrapped(err).strip() == f"ERROR: {says}"  # one message, no traceback
+    lines = err.strip().splitlines()
+    assert len(lines) > 1 and all(len(line) <= 60 for line in lines), lines
+    assert all(line.startswith("    ") for line in lines[1:]), lines

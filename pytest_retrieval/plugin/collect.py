@@ -33,6 +33,7 @@ from .nodes import (
     item_configuration,
 )
 from .outputs import warn_at_golden_line
+from .usage import usage_error
 
 QUERIES_ATTR = "__golden_queries__"  # on a generated function: its Golden
 
@@ -286,7 +287,7 @@ def check_fixture(items: Iterable[pytest.Item], fixture: str) -> None:
     """One clear usage error, before anything runs, when no retriever fixture is defined."""
     message = missing_fixture(items, fixture)
     if message is not None:
-        raise pytest.UsageError(message)
+        raise usage_error(message)
 
 
 def warn_of_query_ids_in_keyword(session: pytest.Session) -> None:
@@ -335,4 +336,4 @@ def _warn_at(config: pytest.Config, text: str, path: str, line: int) -> None:
     try:  # to pytest's warnings summary, the line shown cut to the terminal
         warn_at_golden_line(config, RetrievalSettingsWarning, text, path, line)
     except RetrievalSettingsWarning:  # -W error: the run stops here, saying why
-        raise pytest.UsageError(text) from None
+        raise usage_error(text) from None

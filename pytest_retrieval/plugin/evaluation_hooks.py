@@ -66,6 +66,7 @@ from .replaying import load_for_run, share_with_worker
 from .result_keys import stash_result_keys
 from .session import RetrievalSession
 from .terminate import end_on_sigterm
+from .usage import usage_error
 
 SESSION_PLUGIN = "retrieval-session"
 ITEM_HOOKS_PLUGIN = "retrieval-items"
@@ -103,7 +104,7 @@ def _parse(config: pytest.Config) -> RunSettings:
     try:
         return parse_run_settings(_raw_values(config))
     except SettingsError as exc:
-        raise pytest.UsageError(_as_given(config, str(exc))) from None
+        raise usage_error(_as_given(config, str(exc))) from None
 
 
 def _as_given(config: pytest.Config, message: str) -> str:
@@ -129,7 +130,7 @@ def _redirect_collection(config: pytest.Config, run: RunSettings) -> None:
         skipped = config.getini("norecursedirs")
         problems = golden_path_problems(config.rootpath, run.run.golden, skipped)
         if problems:
-            raise pytest.UsageError(
+            raise usage_error(
                 "--retrieval-eval: retrieval_golden: "
                 + "; ".join(problems)
                 + ": fix the path, or set retrieval_golden in your ini file"
@@ -146,7 +147,7 @@ def start(config: pytest.Config) -> None:
     """What ``pytest_configure`` does for an evaluation run: the settings, the golden
     set, the replay, the paths to collect and (in the controller) the session."""
     if not config.pluginmanager.has_plugin("python"):
-        raise pytest.UsageError(
+        raise usage_error(
             "--retrieval-eval: golden queries are collected as test functions, which needs "
             "pytest's python plugin: remove -p no:python"
         )

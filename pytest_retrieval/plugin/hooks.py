@@ -20,6 +20,7 @@ from . import hookspecs
 from .misread import check_misread_paths
 from .option_table import DECLARED
 from .options import evaluation_on, options_given
+from .usage import usage_error
 
 _OPTION_DEFAULTS: dict[str, object] = {"store": None, "append": [], "store_true": False}
 EVALUATION_PLUGIN = "retrieval-evaluation"
@@ -51,7 +52,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def _refuse_options_without_eval(config: pytest.Config) -> None:
     given = options_given(config)
     if given:
-        raise pytest.UsageError(
+        raise usage_error(
             f"{', '.join(given)} {'does' if len(given) == 1 else 'do'} nothing without "
             "--retrieval-eval: add --retrieval-eval to evaluate the golden queries "
             f"(pytest --retrieval-eval {given[0]} ...)"

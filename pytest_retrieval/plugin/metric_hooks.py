@@ -21,6 +21,7 @@ from ..metric_registry import (
     registered,
 )
 from ..metrics import install_metrics, restore_metrics
+from .usage import usage_error
 
 GUARD_PLUGIN = "retrieval-late-metrics"
 
@@ -52,7 +53,7 @@ def _call(config: pytest.Config, impl: HookImpl) -> list[Registered]:
     try:
         returned = impl.function()
     except Exception as exc:
-        raise pytest.UsageError(
+        raise usage_error(
             f"{source}: pytest_retrieval_metrics() raised {type(exc).__name__}: "
             f"{exception_text(exc)}"
             f"{raised_at(exc)}"
@@ -60,7 +61,7 @@ def _call(config: pytest.Config, impl: HookImpl) -> list[Registered]:
     try:
         return registered(source, returned)
     except MetricDefinitionError as exc:
-        raise pytest.UsageError(str(exc)) from None
+        raise usage_error(str(exc)) from None
 
 
 def install_custom_metrics(config: pytest.Config) -> None:
@@ -77,7 +78,7 @@ def install_custom_metrics(config: pytest.Config) -> None:
     try:
         previous = install_metrics(found)
     except MetricDefinitionError as exc:
-        raise pytest.UsageError(str(exc)) from None
+        raise usage_error(str(exc)) from None
     config.add_cleanup(lambda: restore_metrics(previous))
     guard = LateMetrics(config, {id(i.plugin) for i in impls})
     config.pluginmanager.register(guard, GUARD_PLUGIN)

@@ -21,6 +21,7 @@ import pytest
 from _pytest.config.findpaths import determine_setup
 
 from .option_table import DECLARED
+from .usage import usage_error
 
 PATH_OPTIONS = tuple(s.option for s in DECLARED if s.option and s.metavar == "PATH")
 
@@ -62,7 +63,7 @@ def check_misread_paths(config: pytest.Config) -> None:
     if (rootpath, inipath) == (config.rootpath, config.inipath):
         return
     option, value = suspects[0]
-    raise pytest.UsageError(
+    raise usage_error(
         f"{option} {value}: pytest took the existing file {value} for a test path when it "
         "chose the rootdir and the ini file (it does that before plugins load), so this run "
         f"has rootdir {config.rootpath} and ini file {config.inipath or 'none'} instead of "

@@ -24,6 +24,7 @@ from ..quoting import SHOWN, quoted
 from ..report.marks import NOT_A_REPORT, is_own_report
 from ..settings import RunSettings
 from .outputs import log_path
+from .usage import usage_error
 
 
 def _outputs(config: pytest.Config, run: RunSettings) -> list[tuple[str, Path]]:
@@ -66,7 +67,7 @@ def _refuse_unusable(what: str, path: Path, written: bool = True) -> None:
 
 
 def _refuse(text: str) -> None:
-    raise pytest.UsageError(text)
+    raise usage_error(text)
 
 
 def refuse_clashing_outputs(config: pytest.Config, run: RunSettings, baseline: Path) -> None:

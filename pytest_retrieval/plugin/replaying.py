@@ -30,6 +30,7 @@ from ..io.common import exists
 from ..replay import Replay, ReplayError, load_replay, read_shared, write_shared
 from ..settings import RunSettings
 from .keys import REPLAY_KEY, RETRIEVERS_KEY
+from .usage import usage_error
 
 SHARED_INPUT = "retrieval_replay_shared"  # workerinput: the pickled replay's path
 _SHARED_KEY = pytest.StashKey["Path | None"]()  # the pickled replay (None: not written)
@@ -63,7 +64,7 @@ def _read(config: pytest.Config, paths: list[Path], shown: list[str]) -> Replay:
     except ReplayError as exc:
         if say is not None:
             say(" not replayable\n")
-        raise pytest.UsageError(str(exc)) from None
+        raise usage_error(str(exc)) from None
     if say is not None:
         say(f" read in {time.perf_counter() - start:.1f} s\n")
     return replay

@@ -63,6 +63,7 @@ from .outputs import (
     warning_text,
 )
 from .terminal import write_summary
+from .usage import usage_error
 
 if TYPE_CHECKING:
     from _pytest.terminal import TerminalReporter
@@ -91,9 +92,7 @@ def _recording(config: pytest.Config, run: RunSettings) -> RecordingWriter | Non
         return RecordingWriter(target, run.settings.as_dict())
     except OSError as exc:
         reason = exc.strerror or str(exc)  # not exc itself: it names the temporary file
-        raise pytest.UsageError(
-            f"--retrieval-record {path}: cannot write there: {reason}"
-        ) from None
+        raise usage_error(f"--retrieval-record {path}: cannot write there: {reason}") from None
 
 
 Advice = tuple[type[RetrievalWarning], str, str, int]  # warning, text, file, line
