@@ -119,6 +119,21 @@ def test_a_replay_gives_the_recorded_numbers_without_building_the_fixture(
     assert "golden/catalog.yaml::rain-tomorrow[bm25]" in ids and len(ids) == 14
 
 
+@pytest.mark.parametrize("items", ["query", "category"])
+def test_a_replay_under_retrieval_repeat_calls_nothing_again(
+    pytester: pytest.Pytester, recorded: Any, monkeypatch: pytest.MonkeyPatch, items: str
+) -> None:
+    """A recording holds one answer per query and the fixture is not built: the repeat
+    called the placeholder, and every item failed with the plugin's ProtocolError."""
+    monkeypatch.setenv("NO_SERVICE", "1")
+    result, replayed = _replay(pytester, "-o", "retrieval_repeat=3", f"--retrieval-items={items}")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    assert "ProtocolError" not in result.stdout.str()
+    assert replayed["configurations"].keys() == recorded["configurations"].keys()
+    for name, configuration in recorded["configurations"].items():
+        assert replayed["configurations"][name]["queries"] == configuration["queries"]
+
+
 def test_a_replay_gates_like_the_live_run(pytester: pytest.Pytester, recorded: Any) -> None:
     assert e2e_run(pytester, "--retrieval-eval", "--retrieval-update-baseline").ret == 0
     result, replayed = _replay(pytester)

@@ -279,6 +279,13 @@ def _repeats(
     return None
 
 
+def _repeating(scorer: _Scorer) -> bool:
+    """``retrieval_repeat`` above 1, and a retriever to call again: a replay holds one
+    answer per query (and no retriever: the fixture is not built)."""
+    fetcher = scorer.item.config.stash[FETCHER_KEY]
+    return scorer.run.run.calls.repeat > 1 and fetcher.replay is None
+
+
 def _repeat_failed(
     scorer: _Scorer, query: GoldenQuery, failure: RepeatFailure, answer: Answer
 ) -> QueryRecord:
@@ -317,7 +324,7 @@ def run_query(query: GoldenQuery, item: pytest.Item, retriever: object) -> None:
         scorer.error(query, raised_text(exc), answer)
         _raise_users(scorer, query, exc, raised_text(exc))
         raise  # pragma: no cover - _raise_users raised
-    if run.run.calls.repeat > 1 and record.error is None:
+    if _repeating(scorer) and record.error is None:
         failure = _repeats(scorer, query, retriever, record, ranking)
         if failure is not None:
             record = _repeat_failed(scorer, query, failure, answer)
@@ -431,7 +438,7 @@ def _score_in_coarse(
         scorer.error(query, raised_text(exc), answer)
         raised.append((query.id, exc))
         return
-    if scorer.run.run.calls.repeat > 1 and record.error is None:
+    if _repeating(scorer) and record.error is None:
         failure = _repeats(scorer, query, retriever, record, ranking, again)
         if failure is not None:
             _repeat_failed(scorer, query, failure, answer)
