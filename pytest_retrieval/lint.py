@@ -4,7 +4,10 @@ Pure. The loader (:mod:`pytest_retrieval.io.golden_yaml`) refuses what cannot be
 evaluated; these checks name what loads but is most likely a mistake. Each
 finding has a check name (``--ignore NAME`` skips it):
 
-* ``all-zero``: every judgment of a query has grade 0: nothing is relevant;
+* ``all-zero``: every judgment of a query has grade 0: nothing is relevant. Not named
+  in a category of no-result queries (none with a grade above 0, while other categories
+  have some): results judged 0, as ``pool`` and ``merge`` record them, are what such a
+  category holds;
 * ``forbid-relevant``: an id both forbidden and judged relevant (grade > 0);
 * ``same-text``: the same query text (case and spacing aside) under two ids;
 * ``case-ids``: two ids equal but for letter case (``Q1`` and ``q1``);
@@ -47,8 +50,19 @@ class TagsAsText:
     query_id: str | None = None
 
 
-def _all_zero(query: GoldenQuery) -> Iterable[Finding]:
-    if query.relevant and all(grade == 0 for grade in query.relevant.values()):
+def _no_result_categories(queries: Sequence[GoldenQuery]) -> set[str]:
+    """The categories none of whose queries has an answer judged above 0, when others
+    have some (a set with no answer anywhere is more likely graded from 0 by mistake)."""
+    answered = {q.category for q in queries if any(grade > 0 for grade in q.relevant.values())}
+    return {q.category for q in queries} - answered if answered else set()
+
+
+def _all_zero(query: GoldenQuery, no_result: set[str]) -> Iterable[Finding]:
+    if (
+        query.relevant
+        and query.category not in no_result
+        and all(grade == 0 for grade in query.relevant.values())
+    ):
         yield Finding(
             "all-zero",
             Problem(
@@ -154,8 +168,9 @@ def lint(
     """Every finding in a golden set that loaded, by file and line; ``ignore`` skips checks."""
     skipped = set(ignore)
     found: list[Finding] = []
+    no_result = _no_result_categories(queries)
     for query in queries:
-        found += _all_zero(query)
+        found += _all_zero(query, no_result)
         found += _forbid_relevant(query)
         if corpus is not None:
             found += _unknown_ids(query, corpus, corpus_shown)

@@ -170,6 +170,10 @@ def test_pool_fill_merge_keeps_comments_order_and_layout(tmp_path):
     assert "pooled 0 unjudged documents for 0 queries" in again.err
     assert cli("merge", "worklist.yaml", cwd=project).code == 0  # equal grades: no change
     assert (project / "golden/weather.yaml").read_text(encoding="utf-8") == expected
+    # the no-result query's results, judged 0, are what a no-result category holds: the
+    # pre-commit check passes (its all-zero check is for a category with answers)
+    checked = cli("validate", cwd=project)
+    assert checked.code == 0, checked.out + checked.err
 
 
 def _pool_of(qid: str) -> set[str]:

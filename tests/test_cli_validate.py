@@ -328,3 +328,36 @@ def test_a_folder_given_for_a_file_is_named_as_a_folder(tmp_path):
     ):
         ran = cli(*args, cwd=project)
         assert ran.code == 2 and says in ran.err, (args, ran.err)
+
+
+def test_all_zero_is_named_only_in_a_category_whose_other_queries_have_answers(tmp_path):
+    """Judged-0 results of a no-result query (what pool and merge record) are no mistake;
+    the same grades where the category's other queries have answers are."""
+    project = _project(
+        tmp_path,
+        """\
+        - id: rain
+          query: which API forecasts rain
+          category: paraphrase
+          relevant: {weather: 2}
+        - id: snow
+          query: which API forecasts snow
+          category: paraphrase
+          relevant: {weather: 0, ski: 0}
+        - id: lottery
+          query: predict the lottery numbers
+          category: no-result
+          relevant: {lotto-stats: 0, casino: 0}
+        - id: teleport
+          query: price of a teleport to mars
+          category: no-result
+          relevant: {}
+        """,
+    )
+    ran = cli("validate", cwd=project)
+    assert ran.code == 1
+    assert [line for line in ran.lines if "[all-zero]" in line] == [
+        "golden/g.yaml:5: query 'snow': every judgment has grade 0 (2 of them): nothing "
+        "is relevant, so the query is scored as a no-result query (retrieval_empty); grade "
+        "the answers above 0, or write 'relevant: {}' if nothing answers it [all-zero]"
+    ]
