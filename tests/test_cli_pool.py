@@ -316,3 +316,26 @@ def test_merge_refuses_a_hand_written_id_yaml_reads_as_another_value(tmp_path):
                                  "      - {id: sky,"), "utf-8")  # fmt: skip
     assert cli("merge", "worklist.yaml", cwd=project).code == 0
     assert '"00124": 2' in (project / "golden/weather.yaml").read_text(encoding="utf-8")
+
+
+def test_a_worklist_is_not_written_among_the_golden_files(tmp_path):
+    """The next pytest --retrieval-eval would collect it as a golden file and stop."""
+    project = _pooled(tmp_path)
+    for output in ("golden/worklist.yaml", "golden/sub/w.YML"):
+        (project / "golden/sub").mkdir(exist_ok=True)
+        ran = cli("pool", "bm25.json", "--depth", "3", "-o", output, cwd=project)
+        assert ran.code != 0 and not (project / output).exists()
+        assert ran.err.strip() == (
+            f"pytest-retrieval: error: -o {output} is inside the golden folder golden: the "
+            "plugin would collect "
+            "the worklist as a golden file and stop there; write it outside the golden "
+            f"folders (-o {Path(output).name} in the project's folder)"
+        ), ran.err
+    named = cli(
+        "pool", "bm25.json", "--depth=3", "--golden=golden/weather.yaml", "-o=w.yaml", cwd=project
+    )
+    assert named.code == 0, named.err
+    beside = cli(
+        "pool", "bm25.json", "--depth=3", "-o=golden/notes.txt", cwd=project
+    )  # not collected
+    assert beside.code == 0, beside.err

@@ -13,7 +13,7 @@ from pathlib import Path
 from ..golden import GoldenFileError, GoldenQuery, Problem
 from ..io.atomic import write_atomic
 from ..io.common import FormatError, counted
-from ..io.golden_file import load_golden_file
+from ..io.golden_file import is_golden_file, load_golden_file
 from ..io.golden_merge import merge_judgments
 from ..io.worklist import read_worklist, worklist_yaml, write_worklist
 from ..pooling import Rankings, Worklist, build_pool, coverage
@@ -92,11 +92,26 @@ def _runs(ctx: Context, given: Sequence[str], depth: int) -> dict[str, Rankings]
     return runs
 
 
+def _refuse_inside_golden(ctx: Context, path: Path, args: argparse.Namespace) -> None:
+    """A worklist written among the golden files would be collected as one: the next
+    ``pytest --retrieval-eval`` stops on it (a worklist is no golden file)."""
+    given = args.golden or [str(ctx.rootdir / p) for p in ctx.run.run.golden]
+    folders = [ctx.path(p).resolve() for p in given if ctx.path(p).is_dir()]
+    target = path.parent.resolve() / path.name
+    inside = next((f for f in folders if f in target.parents), None)
+    if inside is not None and is_golden_file(target):
+        raise CliError(
+            f"-o {args.output} is inside the golden folder {ctx.shown(inside)}: the plugin "
+            "would collect the worklist as a golden file and stop there; write it outside "
+            f"the golden folders (-o {target.name} in the project's folder)"
+        )
+
+
 def run_pool(ctx: Context, args: argparse.Namespace) -> int:
     if args.depth < 1:
         raise CliError("--depth must be a positive integer")
     if args.output is not None:
-        ctx.output("-o", args.output, args.reports, "worklist")
+        _refuse_inside_golden(ctx, ctx.output("-o", args.output, args.reports, "worklist"), args)
     runs = _runs(ctx, args.reports, args.depth)
     queries = golden_or_fail(ctx, args.golden)
     worklist = build_pool(queries, runs, args.depth, ctx.max_grade)
