@@ -664,6 +664,14 @@ def test_degraded_category_fails_although_every_item_passed(project: pytest.Pyte
     assert lines[block + 1 : block + 5] == [*lex2, *lex3]
     assert sum(line.startswith("  fused lex-") for line in lines) == 2
 
+    # the pages: the explanation wrapped at 100 columns, the same words as the terminal's
+    again = run(project, "--retrieval-report=report.md")
+    page = (project.path / "report.md").read_text(encoding="utf-8")
+    explained = page.split("### the gate's explanation", 1)[1].split("```")[1].splitlines()
+    assert explained and max(map(len, explained)) <= 100
+    assert any(len(line) > 100 for line in gate_lines(again))  # the terminal here is wider
+    assert " ".join(explained).split()[-20:] == " ".join(lines).split()[-20:]
+
     # JUnit: the gate testcase fails; its text is the whole explanation
     case = done.gate_case()
     failure = case.find("failure")

@@ -19,7 +19,7 @@ from ..io.report_json import ReportFile, looks_like_report
 from ..io.trec import REORDERED, read_run
 from ..offline import Recorded, Scored, score_runs
 from ..pooling import coverage
-from ..report.gate_text import HEADERS, explain, row_table
+from ..report.gate_text import HEADERS, REPORT_WIDTH, explain, row_table
 from ..report.marks import NOT_A_REPORT, is_own_report
 from ..report.run_report import GoldenInfo, RunReport
 from ..report.summary import Verbosity, summary_lines
@@ -285,10 +285,11 @@ def run_evaluate(ctx: Context, args: argparse.Namespace) -> int:
             f"{record.outcome}: {why(record)}"
         )
     gate = _gate(ctx, args, queries, runs, scored)
-    gate_text = explain(gate, _gate_settings(ctx, args.tolerance).tolerance) if gate else None
+    tolerance = _gate_settings(ctx, args.tolerance).tolerance
+    gate_text = explain(gate, tolerance, REPORT_WIDTH) if gate else None
     if gate is not None:
         ctx.say("")
-        ctx.say(explain(gate, _gate_settings(ctx, args.tolerance).tolerance, ctx.width()))
+        ctx.say(explain(gate, tolerance, ctx.width()))
     if report_paths:
         report = RunReport(
             settings, scored.results, evaluation, GoldenInfo.of(scored.results), gate, gate_text

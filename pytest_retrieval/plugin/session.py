@@ -41,7 +41,7 @@ from ..io.recording import RecordingWriter, is_recording
 from ..model import Outcome, QueryRecord, RecordError, Results, rows_of
 from ..quoting import quoted
 from ..replay import recording_notes, trec_coverage
-from ..report.gate_text import explain, headline
+from ..report.gate_text import REPORT_WIDTH, explain, headline
 from ..report.run_report import GoldenInfo, RunReport
 from ..report.writers import ReportsInterrupted, write_reports
 from ..settings import RunSettings, Tolerances, unknown_ini_keys
@@ -298,7 +298,7 @@ class RetrievalSession:
         return self.run.run.calls.items.mode != "query"
 
     def gate_text(self) -> str:
-        """The gate's explanation for JUnit and the reports (unwrapped), built once."""
+        """The gate's explanation for JUnit (unwrapped), built once."""
         if self._gate_text is None:
             assert self.gate is not None
             self._gate_text = explain(self.gate, self.tolerance)
@@ -542,7 +542,8 @@ class RetrievalSession:
             write_summary(terminalreporter, self)
 
     def run_report(self) -> RunReport:
-        gate_text = self.gate_text() if self.gate else None
+        # wrapped for the pages: a Markdown or HTML code box holds it without scrolling
+        gate_text = explain(self.gate, self.tolerance, REPORT_WIDTH) if self.gate else None
         golden = GoldenInfo.of(self.results)
         run = self.run
         return RunReport(

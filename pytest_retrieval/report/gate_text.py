@@ -299,6 +299,11 @@ def beside_verdict(result: GateResult, width: int | None = None) -> list[str]:
     return lines
 
 
+# the pages' explanation (HTML, Markdown) is wrapped at this many columns: a page's code
+# box holds it without scrolling (the terminal's is wrapped to its width, JUnit's not)
+REPORT_WIDTH = 100
+
+
 def explain(
     result: GateResult,
     tolerance: Tolerances | None = None,
@@ -307,7 +312,8 @@ def explain(
 ) -> str:
     """The gate's verdict as text: breaches, worst queries, comparability notes.
 
-    ``width``: the terminal's, to wrap and narrow to; None for reports and JUnit.
+    ``width``: the terminal's (or :data:`REPORT_WIDTH` for the reports), to wrap and
+    narrow to; None: not wrapped.
     ``rows_shown``: every row was printed just above (``compare``): the breached rows'
     table is not printed again, only their worst queries.
     """

@@ -52,7 +52,7 @@ class RunReport:
     evaluation: Evaluation
     golden: GoldenInfo
     gate: GateResult | None = None
-    gate_text: str | None = None  # the gate's explanation, as the terminal shows it
+    gate_text: str | None = None  # the gate's explanation, wrapped at REPORT_WIDTH
     incomplete: str | None = None  # why the run did not run every item (then not gated)
     tolerance: Tolerances | None = None  # the gate's, for its verdict line
     retrievers: Mapping[str, Metadata] = field(default_factory=dict)  # what each one said
