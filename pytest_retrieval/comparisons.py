@@ -62,8 +62,10 @@ def column_intervals(columns: MetricColumns, stats: StatsSettings) -> dict[str, 
             ids = [columns.ids[i] for i in present]
         boots: list[list[float]] | list[None] = [None] * len(names)
         if use_resampling(len(ids), stats.resamples):  # drawn from the queries' key
+            # the draws Draws shares for these queries: a row over the same queries (a tag on
+            # every query, a category alone under -k) gets the interval its summary row has
             key = queries_key(ids)
-            boots = bootstrap_means(series, stats.resamples, rng_for(stats.seed, "ci", key, *names))
+            boots = bootstrap_means(series, stats.resamples, rng_for(stats.seed, "shared", key))
         for name, values, boot in zip(names, series, boots, strict=True):
             # with boot given, or no resampling, mean_interval draws nothing from its rng
             out[name] = mean_interval(values, stats.resamples, rng_for(0), boot=boot)

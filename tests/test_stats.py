@@ -997,3 +997,22 @@ def test_a_p_value_that_underflowed_is_written_as_a_bound_not_as_zero() -> None:
         assert row.p_holm == 0.0  # the bound is the report's; the row keeps what was computed
         normal = dataclasses.replace(row, p=0.004, p_holm=0.012).as_dict()
         assert (normal["p"], normal["p_holm"], normal["p_underflow"]) == (0.004, 0.012, False)
+
+
+def test_a_tag_row_over_the_same_queries_as_a_summary_row_has_its_interval() -> None:
+    """Rows over the same queries draw the same resamples: a tag every query carries gives
+    the interval of ``all``; a tag on one category's queries, that category's."""
+    from pytest_retrieval.settings import parse_settings
+
+    results = Results()
+    for i in range(60):
+        category = "a" if i % 3 else "b"
+        tags = ["core", *(["only-b"] if category == "b" else [])]
+        values = {"mrr": (i * 37 % 11) / 10, "ndcg@10": (i * 17 % 7) / 6}
+        results.add(QueryRecord(f"q{i:02d}", "bm25", category, tags=tags, metrics=values))
+    settings = parse_settings({"retrieval_metrics": "mrr ndcg@10"})
+    found = analyse(results, settings, StatsSettings(), [parse_group_by("tags")])
+    table = next(iter(found.groups.values()))["bm25"]
+    assert found.intervals["bm25"]["all"]["mrr"].method == "bootstrap"
+    assert table["core"].intervals == found.intervals["bm25"]["all"]
+    assert table["only-b"].intervals == found.intervals["bm25"]["b"]
