@@ -442,6 +442,21 @@ def test_a_fixture_that_cannot_be_built_shows_its_traceback_once(
     assert len(errored) == 7 and all(name.endswith("[dense]") for name in errored)
 
 
+def test_the_pointer_to_a_shown_traceback_fits_the_terminal(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    e2e_write_project(pytester, conftest=SETUP_FAILS_CONFTEST)
+    monkeypatch.setenv("COLUMNS", "64")
+    result = e2e_run(pytester, "--retrieval-eval", "-p", "no:randomly")
+    result.assert_outcomes(passed=7, errors=7)
+    lines = result.stdout.lines
+    start = [i for i, line in enumerate(lines) if line.startswith("(its traceback is shown on")]
+    assert len(start) == 6
+    assert all(len(line) <= 64 for i in start for line in lines[i : i + 3])
+    pointer = "(its traceback is shown on golden/catalog.yaml::rain-tomorrow[dense]; -vv: on every"
+    assert e2e_unwrapped(result.stdout.str()).count(pointer) == 6
+
+
 def test_a_retriever_fixture_that_returns_no_callable_errors_its_items(
     pytester: pytest.Pytester,
 ) -> None:

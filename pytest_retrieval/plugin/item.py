@@ -513,7 +513,8 @@ def shorten_repeated_setup_error(
     key = (item_configuration(item)[0], _short(call))
     first = item.config.stash.setdefault(SETUP_ERRORS_KEY, {}).setdefault(key, report.nodeid)
     if first != report.nodeid:
-        report.longrepr = f"{key[1]}\n(its traceback is shown on {first}; -vv: on every item)"
+        text = f"{key[1]}\n(its traceback is shown on {first}; -vv: on every item)"
+        report.longrepr = fitted_text(item.config, text)
 
 
 FIXTURES_MODULE = inspect.getfile(pytest.FixtureRequest)  # where pytest tears fixtures down
