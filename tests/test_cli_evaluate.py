@@ -539,3 +539,17 @@ def test_evaluate_notes_fit_the_terminal(tmp_path, monkeypatch):
     assert "'wide': 3 golden queries have no ranking in runs/wide.run" in ran.notes
     assert ran.err.count("\n  ") >= 2, ran.err  # continued lines are indented
     assert all(len(line) <= 80 for line in ran.err.splitlines()), ran.err
+
+
+def test_compare_output_fits_the_terminal_with_long_report_paths(tmp_path, monkeypatch):
+    """Its header names both reports: wrapped at spaces, as every note is."""
+    monkeypatch.setenv("COLUMNS", "72")
+    project = _project(tmp_path)
+    folder = "reports/nightly-main-branch"
+    cli("evaluate", "runs/bm25.run", "--report", f"{folder}/a.json", cwd=project)
+    cli("evaluate", "runs/dense.run", "--report", f"{folder}/b.json", cwd=project)
+    ran = cli("compare", f"{folder}/a.json", f"{folder}/a.json", cwd=project)
+    assert ran.code == 0, ran.out + ran.err
+    header = " ".join(line.strip() for line in ran.lines[:3])
+    assert header.startswith(f"{folder}/a.json against {folder}/a.json (baseline = A, current")
+    assert all(len(line) <= 72 for line in ran.out.splitlines()), ran.out

@@ -79,7 +79,7 @@ def run(ctx: Context, args: argparse.Namespace) -> int:
         ]
         for r in rows
     ]
-    ctx.say(f"A = {args.a}, B = {args.b}; pairs = (query, document) judged by both")
+    ctx.say_wrapped(f"A = {args.a}, B = {args.b}; pairs = (query, document) judged by both")
     ctx.say(
         tabulate(cells, headers=headers, disable_numparse=True, colalign=["left"] + ["right"] * 7)
     )

@@ -100,6 +100,10 @@ class Context:
     def say(self, text: str = "") -> None:
         print(text, file=self.out)
 
+    def say_wrapped(self, text: str) -> None:
+        """A line of the command's output wrapped to the terminal as :meth:`notice` is."""
+        self.say("\n".join(note_lines(text, self.width())))
+
     def note(self, text: str) -> None:
         print(text, file=self.err)
 

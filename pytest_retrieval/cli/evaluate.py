@@ -344,7 +344,7 @@ def run_compare(ctx: Context, args: argparse.Namespace) -> int:
         )
     width = ctx.width()
     if result.rows:
-        ctx.say(
+        ctx.say_wrapped(
             f"{b.path} against {a.path} ({HEADERS[4]} = A, {HEADERS[5]} = B), paired by query id:"
         )
         for line in row_table(result.rows, width):

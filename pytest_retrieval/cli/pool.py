@@ -139,7 +139,7 @@ def run_pool(ctx: Context, args: argparse.Namespace) -> int:
         ctx.out.write(worklist_yaml(worklist))
     else:
         write_worklist(ctx.path(args.output), worklist)
-        ctx.note(f"wrote {args.output}: grade it, then pytest-retrieval merge {args.output}")
+        ctx.notice(f"wrote {args.output}: grade it, then pytest-retrieval merge {args.output}")
     return OK
 
 
