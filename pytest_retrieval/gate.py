@@ -276,6 +276,14 @@ def _configurations_word(names: Sequence[str]) -> str:
     return "configuration" if len(names) == 1 else "configurations"
 
 
+def _none_of(names: Sequence[str], whose: str, parenthesis: str) -> str:
+    """ "the replayed configuration (x) is not", or "none of the replayed configurations
+    (x, y) is", before "in the baseline"."""
+    if len(names) == 1:
+        return f"{whose} configuration ({parenthesis}) is not"
+    return f"none of {whose} configurations ({parenthesis}) is"
+
+
 def _unmatched(
     baseline: Baseline, results: Results, facts: RunFacts, update: str, absent: Sequence[str]
 ) -> tuple[str | None, str | None]:
@@ -311,18 +319,19 @@ def _nothing_shared(baseline: Baseline, have: Sequence[str], facts: RunFacts, up
         files = " ".join(facts.replayed)
         evaluate = f", or score it without a gate: `pytest-retrieval evaluate {files}`"
         return (
-            f"none of the replayed {_configurations_word(have)} ({', '.join(have)}, from "
-            f"{files}) is in the baseline, which holds {held}: nothing compared. Give the "
+            f"{_none_of(have, 'the replayed', ', '.join(have) + ', from ' + files)} in the "
+            f"baseline, which holds {held}: nothing compared. Give the "
             "replayed run a baseline of its own (--retrieval-baseline=golden/their-baseline.json, "
             "written once with --retrieval-update-baseline)"
             f"{',' if facts.replayed_trec else ' or'} name the ones to gate in "
             f"retrieval_gate_configurations{evaluate if facts.replayed_trec else ''}"
         )
     rewrite = f"rewrite the baseline (`{update}`)" if update else "rewrite the baseline"
+    ours = _none_of(have, "this run's", ", ".join(have))
     return (
-        f"none of this run's {_configurations_word(have)} ({', '.join(have)}) is in the "
-        f"baseline, which holds {held}: nothing compared. Run the baseline's configurations "
-        f"too, name the ones to gate in retrieval_gate_configurations, or {rewrite}"
+        f"{ours} in the baseline, which holds {held}: nothing compared. Run the baseline's "
+        f"configurations too, name the ones to gate in retrieval_gate_configurations, or "
+        f"{rewrite}"
     )
 
 

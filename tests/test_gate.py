@@ -392,6 +392,22 @@ def test_a_replayed_run_that_shares_no_configuration_with_the_baseline_is_one_me
         "to gate in retrieval_gate_configurations, or rewrite the baseline (`pytest "
         "--retrieval-eval --retrieval-update-baseline`)"
     ]
+    one = frozenset({"vendor"})
+    alone = gate(
+        held,
+        results_of(perfect("vendor")),
+        run_facts=facts(selected=one, collected=one, replayed=("vendor.run",), replayed_trec=trec),
+    )
+    assert alone.messages[0].startswith(
+        "the replayed configuration (vendor, from vendor.run) is not in the baseline, which "
+        "holds bm25, dense: nothing compared."
+    )
+    live_one = gate(
+        held, results_of(perfect("vendor")), run_facts=facts(selected=one, collected=one)
+    )
+    assert live_one.messages[0].startswith(
+        "this run's configuration (vendor) is not in the baseline, which holds bm25, dense"
+    )
 
 
 def test_other_settings_refuse_with_what_differs() -> None:
