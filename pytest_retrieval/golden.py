@@ -58,6 +58,11 @@ class GoldenQuery:
         """The query text (same as ``.text``)."""
         return self.text
 
+    def has_nothing_to_find(self, threshold: int) -> bool:
+        """No judgment reaches the relevance threshold: a run that finds nothing for it
+        may leave it out (trec_eval's convention; ``retrieval_empty`` scores it)."""
+        return not any(grade >= threshold for grade in self.relevant.values())
+
     @functools.cached_property
     def fingerprint(self) -> str:
         """A short hash of what decides the query's scores: its text and judgments."""

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from .golden import GoldenQuery, Problem
 from .io.baseline_file import FORMAT as BASELINE_FORMAT
-from .io.common import FormatError, exists, json_object_head, queries_of, some_ids
+from .io.common import FormatError, counted, exists, json_object_head, queries_of, some_ids
 from .io.recording import FORMAT as RECORDING_FORMAT
 from .io.recording import Recorded, Recording, filters_as_recorded, is_recording, read_recording
 from .io.report_json import FORMAT as REPORT_FORMAT
@@ -285,6 +285,31 @@ def _from_recording(recording: Recording, shown: str) -> Replay:
     )  # fmt: skip
 
 
+def lacking_notes(
+    lacking: Sequence[str], nothing_to_find: Collection[str], source: str
+) -> list[str]:
+    """What a run without a ranking for some golden queries says of them (both scored as
+    returning nothing): those that have something to find (a query id the run spells
+    otherwise?), then apart those with nothing to find, which a run that found nothing
+    leaves out. ``replay`` and ``evaluate`` say it alike."""
+    empty = [q for q in lacking if q in nothing_to_find]
+    found = [q for q in lacking if q not in nothing_to_find]
+    notes = []
+    if found:
+        notes.append(
+            f"{counted(len(found), 'golden query', 'golden queries')} "
+            f"{'has' if len(found) == 1 else 'have'} no ranking in {source}, scored as "
+            "returning nothing (check the run's query ids): " + some_ids(found)
+        )
+    if empty:
+        notes.append(
+            f"{len(empty)} of the queries with nothing to find {'is' if len(empty) == 1 else 'are'}"
+            f" not in {source}: scored as returning nothing, as a run that found nothing "
+            "leaves them out: " + some_ids(empty)
+        )
+    return notes
+
+
 def trec_coverage(
     replay: Replay,
     evaluated: Mapping[str, Sequence[str]],
@@ -303,23 +328,10 @@ def trec_coverage(
             continue  # deselected (-k): nothing of it was replayed
         source = replay.sources.get(configuration, replay.source)
         lacking = [q for q in evaluated[configuration] if q not in run]
-        empty = [q for q in lacking if q in nothing_to_find]
-        lacking = [q for q in lacking if q not in nothing_to_find]
         wanted = set(evaluated[configuration])
         unknown = sorted(q for q in run if q not in golden)
-        if lacking:
-            notes.append(
-                f"replay '{configuration}': {len(lacking)} golden "
-                f"{'query has' if len(lacking) == 1 else 'queries have'} no ranking in "
-                f"{source}, scored as returning nothing (check the run's query ids): "
-                + some_ids(lacking)
-            )
-        if empty:
-            notes.append(
-                f"replay '{configuration}': {len(empty)} of the queries with nothing to find "
-                f"{'is' if len(empty) == 1 else 'are'} not in {source}: scored as returning "
-                "nothing, as a run that found nothing leaves them out: " + some_ids(empty)
-            )
+        prefix = f"replay '{configuration}': "
+        notes += [prefix + note for note in lacking_notes(lacking, nothing_to_find, source)]
         reordered = [q for q in replay.reordered.get(configuration, ()) if q in wanted]
         if reordered:
             notes.append(

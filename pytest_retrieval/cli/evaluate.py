@@ -13,12 +13,13 @@ from ..evaluation import analyse
 from ..gate import GateResult, run_gate
 from ..golden import GoldenQuery
 from ..io.baseline_file import read_baseline
-from ..io.common import FormatError, counted, did_you_mean, queries_of, some_ids
+from ..io.common import FormatError, did_you_mean, queries_of, some_ids
 from ..io.recording import is_recording
 from ..io.report_json import ReportFile, looks_like_report
 from ..io.trec import REORDERED, read_run
 from ..offline import Recorded, Scored, score_runs
 from ..pooling import coverage
+from ..replay import lacking_notes
 from ..report.gate_text import HEADERS, REPORT_WIDTH, explain, row_table
 from ..report.marks import NOT_A_REPORT, is_own_report
 from ..report.run_report import GoldenInfo, RunReport
@@ -197,6 +198,8 @@ def _notes(
 ) -> None:
     judgments = {q.id: dict(q.relevant) for q in queries if q.relevant and q.skip is None}
     golden = {q.id for q in queries}
+    threshold = ctx.run.settings.conventions.relevance_threshold
+    nothing_to_find = {q.id for q in queries if q.has_nothing_to_find(threshold)}
     for run in runs:
         unknown = scored.unknown.get(run.name, [])
         if unknown:
@@ -205,12 +208,8 @@ def _notes(
                 "ignored: " + some_ids(unknown)
             )
         lacking = scored.missing.get(run.name, [])
-        if lacking:
-            ctx.notice(
-                f"'{run.name}': {counted(len(lacking), 'golden query', 'golden queries')} "
-                f"{'has' if len(lacking) == 1 else 'have'} no ranking in "
-                f"{run.source}, scored as returning nothing: " + some_ids(lacking)
-            )
+        for lacking_note in lacking_notes(lacking, nothing_to_find, run.source):
+            ctx.notice(f"'{run.name}': {lacking_note}")
         reordered = [q for q in run.reordered if q in golden]  # ranked unlike the file
         if reordered:
             ctx.notice(

@@ -56,11 +56,7 @@ def nothing_to_find_ids(config: pytest.Config) -> list[str]:
     if golden is None:
         return []
     threshold = config.stash[SETTINGS_KEY].settings.conventions.relevance_threshold
-    return sorted(
-        q.id
-        for q in golden.queries.values()
-        if not any(g >= threshold for g in q.relevant.values())
-    )
+    return sorted(q.id for q in golden.queries.values() if q.has_nothing_to_find(threshold))
 
 
 def configuration_arg(config: pytest.Config) -> str:
