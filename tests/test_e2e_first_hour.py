@@ -340,6 +340,9 @@ def test_advice_is_a_pytest_warning_that_w_error_turns_into_a_failure(
     count = text.count("RetrievalNoiseWarning:")
     warned = count + text.count("RetrievalSaturationWarning:")
     assert f"{warned} retrieval warning{'s' if warned > 1 else ''} in" in text
+    lines = plain.stdout.lines
+    said_at = next(i for i, line in enumerate(lines) if " retrieval warning" in line)
+    assert lines[said_at - 1] == ""  # apart from the last table above it
     for off in (["--disable-warnings"], ["-p", "no:warnings"]):
         hidden = e2e_run(pytester, "--retrieval-eval", *off).stdout.str()
         said = " ".join(hidden.split())

@@ -207,7 +207,10 @@ def write_summary(tr: TerminalReporter, session: Summary) -> None:
             _kind_lines(tr, session)
     _shown_lines(tr, session)
     summary_shown = tr.hasopt("w") and bool(tr.stats.get("warnings"))
-    for text, colour in _advice_lines(session, summary_shown):
+    advice = _advice_lines(session, summary_shown)
+    if advice and session.results:
+        tr.write_line("")  # apart from the last table
+    for text, colour in advice:
         for line in note_lines(text, width):
             tr.write_line(line, **({colour: True} if colour else {}))
     if session.update is not None:
