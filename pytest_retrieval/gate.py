@@ -201,8 +201,22 @@ def hold_latency_budgets(
         )
     if (result.latency or unknown) and result.verdict in ("passed", "skipped", "no-baseline"):
         result.budgets_only = result.verdict == "no-baseline"
+        if result.budgets_only:  # the verdict line names the missing baseline: once is enough
+            missing = no_baseline_message(result.baseline)
+            result.messages = [
+                BUDGETS_ONLY_HINT.format(result.update_command()) if m == missing else m
+                for m in result.messages
+            ]
         result.verdict = "failed"
     return notes
+
+
+BUDGETS_ONLY_HINT = "to gate the metrics too, run `{}` to create a baseline (and commit it)"
+
+
+def no_baseline_message(shown: str) -> str:
+    """What the gate says when there is no baseline at ``shown``."""
+    return f"no baseline at {shown}: run `{update_hint(shown)}` to create one (and commit it)"
 
 
 # --------------------------------------------------------------------------- step 1: comparable?

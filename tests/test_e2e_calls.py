@@ -1264,6 +1264,12 @@ def test_a_latency_budget_fails_the_gate_naming_the_slowest_queries(
     quiet = " ".join(e2e_run(pytester, "--retrieval-eval", "-q").stdout.str().split())
     assert "no baseline at golden/baseline.json: only the latency budgets were held" in quiet
     assert "tolerance 0.02" not in quiet
+    # the explanation names the missing baseline once, then what to do
+    assert text.count("no baseline at golden/baseline.json") == 1
+    assert (
+        "to gate the metrics too, run `pytest --retrieval-eval --retrieval-update-baseline` to "
+        "create a baseline (and commit it)"
+    ) in text
 
 
 def test_a_budget_for_a_configuration_the_run_does_not_have_fails_the_gate(

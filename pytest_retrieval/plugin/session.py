@@ -30,7 +30,7 @@ from ..baseline import (
     update_hint,
 )
 from ..evaluation import Evaluation, analyse
-from ..gate import GateResult, hold_latency_budgets, run_gate
+from ..gate import GateResult, hold_latency_budgets, no_baseline_message, run_gate
 from ..history import build_entry
 from ..io.atomic import folder_locked
 from ..io.baseline_file import read_baseline, write_baseline
@@ -459,10 +459,8 @@ class RetrievalSession:
         try:
             baseline = read_baseline(self.baseline_path, shown)
         except BaselineMissing:
-            hint = (
-                f"no baseline at {shown}: run `{update_hint(shown)}` to create one (and commit it)"
-            )
-            return GateResult(verdict="no-baseline", baseline=shown, messages=[hint])
+            message = no_baseline_message(shown)
+            return GateResult(verdict="no-baseline", baseline=shown, messages=[message])
         except BaselineError as exc:
             message = f"{exc}. Fix or delete the file, or run `{update_hint(shown)}` to rewrite it"
             return GateResult(verdict="refused", baseline=shown, messages=[message])
