@@ -18,6 +18,7 @@ from pytest_retrieval.report.markdown import markdown_report
 from pytest_retrieval.report.marks import is_own_report
 from pytest_retrieval.report.pr_comment import COMMENT_LIMIT, code_fence, pull_request_comment
 from pytest_retrieval.report.run_report import GoldenInfo, RunReport
+from pytest_retrieval.report.tables import markdown_message, markdown_text
 from pytest_retrieval.settings import GateSettings, Settings, StatsSettings
 
 SETTINGS = Settings(metrics=Settings().metrics[:2])
@@ -98,6 +99,21 @@ def test_without_a_gate_nothing_is_collapsed() -> None:
         text = markdown_report(report_of(results, verdict))
         assert "6 golden queries from 1 file;" in text.split("###", 1)[0]
         assert "<details>" not in text and "### configuration: fused" in text
+
+
+def test_a_gate_message_shows_its_command_as_code_and_one_blank_line_between_parts() -> None:
+    """GitHub showed the hint's backticks literally (escaped), after two blank lines."""
+    results = results_of(perfect())
+    message = "no baseline at golden/my_base*.json: run `pytest --retrieval-eval -k a_b` (once)"
+    hint = GateResult(verdict="no-baseline", baseline="golden/baseline.json", messages=[message])
+    text = markdown_report(report_of(results, hint))
+    assert (
+        "> no baseline at golden/my_base\\*.json: run `pytest --retrieval-eval -k a_b` (once)"
+        in text
+    )
+    assert "\n\n\n" not in text.split("6 golden queries", 1)[0]
+    unpaired = "a ` alone"
+    assert markdown_message(unpaired) == markdown_text(unpaired)
 
 
 def test_a_long_report_is_cut_under_the_limit_with_a_note() -> None:

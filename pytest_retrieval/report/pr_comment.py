@@ -17,7 +17,7 @@ from ..gate import GateRow
 from ..retriever_metadata import change_lines, shown
 from .gate_text import HEADERS, row_cells, verdict_line
 from .run_report import RunReport
-from .tables import markdown_text
+from .tables import markdown_message, markdown_text
 
 COMMENT_LIMIT = 65_536  # GitHub's limit on a comment's body, in characters
 BREACHED_SHOWN = 25  # breached rows in the open part; the details have every one
@@ -50,17 +50,18 @@ def head(report: RunReport) -> str:
     gate = report.gate
     if gate is None:
         return TITLE + "\n"
-    lines = [TITLE, "", f"**{markdown_text(verdict_line(gate, report.tolerance))}**", ""]
-    lines += [f"- {markdown_text(f'{n}: {c.text()}')}" for n, c in gate.counts.items()]
-    lines += [
+    blocks = [[TITLE], [f"**{markdown_text(verdict_line(gate, report.tolerance))}**"]]
+    listed = [f"- {markdown_text(f'{n}: {c.text()}')}" for n, c in gate.counts.items()]
+    listed += [
         f"- retriever changed since the baseline (still compared): {markdown_text(text)}"
         for text in change_lines(gate.retriever_changes)
     ]
+    blocks.append(listed)
     if gate.breached:
-        lines += ["", breached_table(gate.breached)]
+        blocks.append([breached_table(gate.breached)])
     elif gate.messages:
-        lines += ["", *(f"> {markdown_text(m)}" for m in gate.messages)]
-    return "\n".join(lines).rstrip() + "\n"
+        blocks.append([f"> {markdown_message(m)}" for m in gate.messages])
+    return "\n\n".join("\n".join(block) for block in blocks if block).rstrip() + "\n"
 
 
 def retrievers_section(report: RunReport) -> str:

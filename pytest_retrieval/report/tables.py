@@ -67,6 +67,22 @@ def markdown_text(text: str) -> str:
     return _LEADING.sub(lambda found: found.group(0) + "\\", safe, count=1)
 
 
+def markdown_message(text: str) -> str:
+    """A message of the plugin's as Markdown: its `command` spans as code, the rest
+    (which quotes the user's names) as :func:`markdown_text`."""
+    parts = text.split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick: no span to trust
+        return markdown_text(text)
+    return "".join(
+        markdown_text(part) if i % 2 == 0 else _code_span(part) for i, part in enumerate(parts)
+    )
+
+
+def _code_span(text: str) -> str:
+    """``text`` as an inline code span (a line break is a space there too)."""
+    return f"`{' '.join(text.splitlines())}`" if text.strip() else markdown_text(f"`{text}`")
+
+
 def _escaped(found: re.Match[str]) -> str:
     """Each character backslash-escaped, but underscores inside a word (snake_case)."""
     text, start, end = found.string, found.start(), found.end()
