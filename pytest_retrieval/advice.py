@@ -219,6 +219,15 @@ def positional_names(configurations: Sequence[str], fixture: str) -> list[Advice
     ]
 
 
+def _how_differs(record: QueryRecord) -> str:
+    """How a query's repeated rankings differ: in order only (the same results in the
+    top k, the overlap of sets then 1.00), or in what came back."""
+    overlap = record.repeat_overlap or 0.0
+    if overlap >= 1.0:
+        return "the same top-k results, in another order"
+    return f"top-k overlap {overlap:.2f}"
+
+
 def reproducibility_warnings(records: Mapping[str, Sequence[QueryRecord]]) -> list[Advice]:
     """Queries that ranked differently when run again: their numbers are not reproducible."""
     out = []
@@ -226,9 +235,7 @@ def reproducibility_warnings(records: Mapping[str, Sequence[QueryRecord]]) -> li
         differ = [r for r in recs if not r.repeat_same]
         if not differ:
             continue
-        named = ", ".join(
-            f"{r.id} (top-k overlap {r.repeat_overlap or 0.0:.2f})" for r in differ[:10]
-        )
+        named = ", ".join(f"{r.id} ({_how_differs(r)})" for r in differ[:10])
         more = f" and {len(differ) - 10} more" if len(differ) > 10 else ""
         text = (
             f"{configuration}: {len(differ)} of {len(recs)} queries ranked differently when "

@@ -523,6 +523,13 @@ def test_retrieval_repeat_names_rankings_that_do_not_reproduce(pytester: pytest.
     text = " ".join(result.stdout.str().split())
     assert "RetrievalReproducibilityWarning: dense: 1 of 7 queries ranked differently" in text
     queries = e2e_load_json(pytester.path / "r.json")["configurations"]
+    overlap = queries["dense"]["queries"]["rain-tomorrow"]["repeat_overlap"]
+    how = (
+        "the same top-k results, in another order"  # not "overlap 1.00", read as no change
+        if overlap == 1.0
+        else f"top-k overlap {overlap:.2f}"
+    )
+    assert f"(retrieval_repeat): rain-tomorrow ({how});" in text
     assert queries["bm25"]["queries"]["rain-tomorrow"]["repeat_overlap"] == 1.0
     assert queries["dense"]["queries"]["umbrella-needed"]["repeat_overlap"] == 1.0
 
