@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .aggregate import ConfigurationSummary
+from .io.common import did_you_mean
 from .comparisons import Comparisons
 from .metrics import parse_metric
 from .model import ALL, QueryRecord, by_category
@@ -146,10 +147,11 @@ def settings_warnings(
         )
     unknown = sorted(c for c in weights if c not in categories)
     if unknown:
+        named = ", ".join(c + did_you_mean(c, categories) for c in unknown)
         out.append(
             Advice(
                 RetrievalSettingsWarning,
-                f"retrieval_weights names {', '.join(unknown)}, which no evaluated query has "
+                f"retrieval_weights names {named}, which no evaluated query has "
                 f"(categories: {', '.join(categories)}); check the spelling",
             )
         )

@@ -1960,3 +1960,15 @@ def test_a_long_reference_or_golden_path_is_shown_cut(tmp_path: Path) -> None:
     assert problem == f"{'y' * 100}... (3,000 characters) cannot be used (File name too long)"
     (problem,) = golden_path_problems(tmp_path, ["y/" * 1500])
     assert problem == f"{'y/' * 50}... (3,000 characters) does not exist under {tmp_path}"
+
+
+def test_a_misspelled_weighted_category_is_named_with_the_closest() -> None:
+    from pytest_retrieval.advice import settings_warnings
+
+    (advice,) = settings_warnings(["bm25"], ["filtered", "paraphrase"], None, {"filterd": 0.2})
+    assert str(advice) == (
+        "retrieval_weights names filterd (did you mean 'filtered'?), which no evaluated query "
+        "has (categories: filtered, paraphrase); check the spelling"
+    )
+    (far,) = settings_warnings(["bm25"], ["filtered"], None, {"xyz": 1.0})
+    assert "names xyz, which" in str(far)
