@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .aggregate import ConfigurationSummary
-from .io.common import did_you_mean
 from .comparisons import Comparisons
+from .io.common import did_you_mean
 from .metrics import parse_metric
 from .model import ALL, QueryRecord, by_category
 from .quoting import quoted
