@@ -24,6 +24,13 @@ def escaped(text: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
+def result_id(doc: str) -> str:
+    """A result id as the terminal shows it in a ranking: its control characters escaped
+    (an id holding an escape sequence or a line break, from a corpus, would recolour the
+    terminal or break the table) and, past :data:`SHOWN` characters, cut."""
+    return quoted(doc, "")
+
+
 QUERY_SHOWN = 200  # characters of a query's text in a failure or --retrieval-show
 
 

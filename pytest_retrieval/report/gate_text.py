@@ -17,6 +17,7 @@ from tabulate import tabulate
 
 from ..gate import GateResult, GateRow, WorstQuery
 from ..io.common import counted
+from ..quoting import result_id
 from ..retriever_metadata import change_lines
 from ..settings import Tolerances
 from .summary import fit
@@ -35,7 +36,7 @@ def _num(value: float) -> str:
 def _ids(ids: Sequence[str], grades: Mapping[str, int]) -> str:
     if not ids:
         return "-"
-    return ", ".join(f"{d} ({grades.get(d, '-')})" for d in ids)
+    return ", ".join(f"{result_id(d)} ({grades.get(d, '-')})" for d in ids)
 
 
 def _where(row: GateRow) -> str:
@@ -153,7 +154,8 @@ def worst_detail(q: WorstQuery) -> str:
     parts = []
     if q.moved:
         parts.append(
-            "moved " + ", ".join(f"{m.id} {m.before}→{m.after} ({m.grade})" for m in q.moved)
+            "moved "
+            + ", ".join(f"{result_id(m.id)} {m.before}→{m.after} ({m.grade})" for m in q.moved)
         )
     parts += [f"lost {_ids(q.lost, q.grades)}", f"gained {_ids(q.gained, q.grades)}"]
     if q.error:
