@@ -312,3 +312,26 @@ def test_merge_refuses_a_hand_written_id_yaml_reads_as_another_value(tmp_path):
                                  "      - {id: sky,"), "utf-8")  # fmt: skip
     assert cli("merge", "worklist.yaml", cwd=project).code == 0
     assert '"00124": 2' in (project / "golden/weather.yaml").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("newline", "last"),
+    [("\r\n", "\r\n"), ("\n", ""), ("\r\n", "")],
+    ids=["crlf", "no-eol", "both"],
+)
+def test_merge_keeps_the_line_endings_and_a_missing_last_line_break(tmp_path, newline, last):
+    """A golden file saved on Windows (CRLF) came back with every line LF, and one without a
+    line break at its end gained one: merge is to change nothing but the judgments."""
+    (tmp_path / "lf").mkdir()
+    (tmp_path / "other").mkdir()
+    lf = _pooled(tmp_path / "lf")
+    _fill(lf / "worklist.yaml", GRADES)
+    assert cli("merge", "worklist.yaml", cwd=lf).code == 0
+    expected = (lf / "golden/weather.yaml").read_bytes().decode("utf-8")
+    project = _pooled(tmp_path / "other")
+    path = project / "golden/weather.yaml"
+    path.write_bytes((GOLDEN[:-1].replace("\n", newline) + last).encode("utf-8"))
+    _fill(project / "worklist.yaml", GRADES)
+    ran = cli("merge", "worklist.yaml", cwd=project)
+    assert ran.code == 0, ran.out + ran.err
+    assert path.read_bytes().decode("utf-8") == expected[:-1].replace("\n", newline) + last

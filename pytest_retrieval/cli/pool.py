@@ -162,7 +162,7 @@ def _merged(
                 next(iter(additions)),
             )
         ]
-    text = path.read_text(encoding="utf-8")
+    text = path.read_bytes().decode("utf-8")  # as it is: CRLF line ends kept (read_text's are not)
     try:
         old = load_golden_file(path, max_grade=ctx.max_grade, shown=shown)
         new_text = merge_judgments(text, shown, additions)

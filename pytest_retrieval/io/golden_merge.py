@@ -164,11 +164,15 @@ class _Planner:
             _Edit(last, last, tuple(f"{indent}{_pair(d, g)}" for d, g in new.items())),
         ]
 
-    def apply(self) -> str:
+    def apply(self, last_break: bool) -> str:
+        """The text with every edit; each new line ends as the line it replaces or follows
+        (a file saved with CRLF keeps them), and the last line break is there only if it was."""
         lines = list(self.lines)
         for edit in sorted(self.edits, key=lambda e: (e.start, e.end), reverse=True):
-            lines[edit.start : edit.end] = list(edit.lines)
-        return "\n".join(lines) + "\n"
+            near = lines[edit.start if edit.end > edit.start else max(edit.start - 1, 0)]
+            cr = "\r" if near.endswith("\r") else ""
+            lines[edit.start : edit.end] = [line + cr for line in edit.lines]
+        return "\n".join(lines) + ("\n" if last_break else "")
 
 
 def merge_judgments(text: str, shown: str, additions: Mapping[str, Mapping[str, int]]) -> str:
@@ -191,4 +195,4 @@ def merge_judgments(text: str, shown: str, additions: Mapping[str, Mapping[str, 
         planner.query(qid, raw, extra)
     if planner.problems:
         raise FormatError(planner.problems)
-    return planner.apply() if planner.edits else text
+    return planner.apply(text.endswith("\n")) if planner.edits else text
