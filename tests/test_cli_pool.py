@@ -335,3 +335,36 @@ def test_merge_keeps_the_line_endings_and_a_missing_last_line_break(tmp_path, ne
     ran = cli("merge", "worklist.yaml", cwd=project)
     assert ran.code == 0, ran.out + ran.err
     assert path.read_bytes().decode("utf-8") == expected[:-1].replace("\n", newline) + last
+
+
+GOLDEN_JSONL = """\
+{"defaults": {"category": "paraphrase"}}
+{"id": "rain-tomorrow", "query": "will it rain tomorrow", "relevant": {"weather-forecast": 3}}
+
+{"id": "fx-exact",   "query": "FX Rates API", "relevant": ["fx-rates"], "tags": ["core"]}
+{"id": "lottery", "query": "predict the lottery numbers", "relevant": {}}
+"""
+
+
+def test_merge_folds_a_worklist_into_a_jsonl_golden_file(tmp_path):
+    """A pool over a JSONL golden file named the file, and merge refused it as a 'YAML
+    syntax error'. The lines of the queries that get judgments are written again, the
+    others stay byte for byte."""
+    project = write_project(tmp_path, {"golden/weather.jsonl": GOLDEN_JSONL}, ini=INI)
+    runs = {"rain-tomorrow": ["umbrella"], "fx-exact": ["fx-history"], "lottery": ["casino"]}
+    write_run(project / "bm25.run", {"bm25": runs})
+    assert cli("evaluate", "bm25.run", "--report", "bm25.json", cwd=project).code == 0
+    assert cli("pool", "bm25.json", "--depth", "3", "-o", "worklist.yaml", cwd=project).code == 0
+    _fill(project / "worklist.yaml", {"umbrella": 2, "fx-history": 1, "casino": 0})
+    ran = cli("merge", "worklist.yaml", cwd=project)
+    assert ran.code == 0, ran.out + ran.err
+    assert "merged 3 judgments into 1 golden file" in ran.err
+    lines = GOLDEN_JSONL.splitlines(keepends=True)
+    lines[1] = lines[1].replace("3}", '3, "umbrella": 2}')
+    lines[3] = (
+        '{"id": "fx-exact", "query": "FX Rates API", "relevant": {"fx-rates": 1, '
+        '"fx-history": 1}, "tags": ["core"]}\n'
+    )
+    lines[4] = lines[4].replace("{}", '{"casino": 0}')
+    assert (project / "golden/weather.jsonl").read_text(encoding="utf-8") == "".join(lines)
+    assert cli("validate", "--ignore", "all-zero", cwd=project).code == 0

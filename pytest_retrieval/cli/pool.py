@@ -13,7 +13,7 @@ from pathlib import Path
 from ..golden import GoldenFileError, GoldenQuery, Problem
 from ..io.atomic import write_atomic
 from ..io.common import FormatError, counted
-from ..io.golden_file import load_golden_file
+from ..io.golden_file import JSONL_SUFFIX, load_golden_file
 from ..io.golden_merge import merge_judgments
 from ..io.report_json import ReportError, read_report
 from ..io.worklist import read_worklist, worklist_yaml, write_worklist
@@ -165,7 +165,8 @@ def _merged(
     text = path.read_bytes().decode("utf-8")  # as it is: CRLF line ends kept (read_text's are not)
     try:
         old = load_golden_file(path, max_grade=ctx.max_grade, shown=shown)
-        new_text = merge_judgments(text, shown, additions)
+        jsonl = path.suffix.lower() == JSONL_SUFFIX
+        new_text = merge_judgments(text, shown, additions, jsonl=jsonl)
         new = _load_text(path, new_text, shown, ctx.max_grade)
     except (FormatError, GoldenFileError) as exc:
         return list(exc.problems)

@@ -13,10 +13,15 @@ reads in review as the lines it added. How each way of writing ``relevant`` grow
 
 What cannot be edited in place (a flow mapping over several lines, an alias) is a
 problem naming the query and how to rewrite it; nothing is guessed.
+
+In a JSONL golden file a query is one line: that line is written again with the new
+pairs after the others in its ``relevant`` (the list shorthand becomes the mapping it
+means), its keys in their order; every other line stays byte for byte.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -24,6 +29,7 @@ from dataclasses import dataclass
 from ..golden import GoldenFileError, Problem
 from .common import FormatError
 from .golden_check import Lines, Seq
+from .golden_jsonl import parse_jsonl
 from .golden_writer import yaml_string
 from .golden_yaml import parse_yaml
 
@@ -83,17 +89,32 @@ class _Planner:
                 )
         return out
 
+    def grades(self, qid: str, relevant: object, line: int) -> dict[str, int] | None:
+        """What ``relevant`` judges (a list: grade 1 each); None, a problem, when neither."""
+        if isinstance(relevant, list):
+            return {str(d): 1 for d in relevant}
+        if isinstance(relevant, dict):
+            return {str(d): int(g) for d, g in relevant.items()}
+        self.add(line, "'relevant' is neither a mapping nor a list; fix the file first", qid)
+        return None
+
+    def json_line(self, qid: str, raw: Lines, extra: Mapping[str, int]) -> None:
+        """A JSONL query's line, written again with the new judgments."""
+        grades = self.grades(qid, raw.get("relevant"), raw.line)
+        new = {} if grades is None else self.new_pairs(qid, grades, extra, raw.line)
+        if grades is None or not new:
+            return
+        text = self.lines[raw.line - 1]
+        value = json.loads(text.rstrip("\r"))
+        value["relevant"] = {**grades, **new}
+        line = json.dumps(value, ensure_ascii=False)
+        self.edits.append(_Edit(raw.line - 1, raw.line, (line,)))
+
     def query(self, qid: str, raw: Lines, extra: Mapping[str, int]) -> None:
         relevant = raw.get("relevant")
         key_line = raw.key_lines.get("relevant", raw.line)
-        if isinstance(relevant, Seq):
-            grades = {str(d): 1 for d in relevant}
-        elif isinstance(relevant, dict):
-            grades = {str(d): int(g) for d, g in relevant.items()}
-        else:
-            self.add(
-                key_line, "'relevant' is neither a mapping nor a list; fix the file first", qid
-            )
+        grades = self.grades(qid, relevant, key_line)
+        if grades is None:
             return
         new = self.new_pairs(qid, grades, extra, key_line)
         if not new:
@@ -175,24 +196,31 @@ class _Planner:
         return "\n".join(lines) + ("\n" if last_break else "")
 
 
-def merge_judgments(text: str, shown: str, additions: Mapping[str, Mapping[str, int]]) -> str:
-    """``text`` with ``additions`` (query id -> {doc -> grade}) in each query's ``relevant``.
+def merge_judgments(
+    text: str, shown: str, additions: Mapping[str, Mapping[str, int]], *, jsonl: bool = False
+) -> str:
+    """``text`` with ``additions`` (query id -> {doc -> grade}) in each query's ``relevant``;
+    ``jsonl``: the text of a JSONL golden file, else YAML.
 
     Raises :class:`FormatError` with every problem: a query not in the file, a grade
     that contradicts the file's, a ``relevant`` that cannot be edited in place.
     """
     try:
-        data = parse_yaml(text, shown)
+        data, found = parse_jsonl(text, shown) if jsonl else (parse_yaml(text, shown), [])
     except GoldenFileError as exc:
         raise FormatError(exc.problems) from None
+    if found:
+        raise FormatError(found)
     queries = _queries(data)
     planner = _Planner(shown, text.split("\n")[:-1] if text.endswith("\n") else text.split("\n"))
     for qid, extra in additions.items():
         raw = queries.get(qid)
         if raw is None:
             planner.add(0, "the worklist names this query, but this file does not have it", qid)
-            continue
-        planner.query(qid, raw, extra)
+        elif jsonl:
+            planner.json_line(qid, raw, extra)
+        else:
+            planner.query(qid, raw, extra)
     if planner.problems:
         raise FormatError(planner.problems)
     return planner.apply(text.endswith("\n")) if planner.edits else text
