@@ -498,3 +498,48 @@ def test_evaluate_notes_fit_the_terminal(tmp_path, monkeypatch):
     assert "'wide': 3 golden queries have no ranking in runs/wide.run" in ran.notes
     assert ran.err.count("\n  ") >= 2, ran.err  # continued lines are indented
     assert all(len(line) <= 80 for line in ran.err.splitlines()), ran.err
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "kind"),
+    [
+        (
+            "base.json",
+            '{"format": "pytest-retrieval-baseline", "version": 1}\n',
+            "a pytest-retrieval baseline",
+        ),
+        (
+            "rec.jsonl",
+            '{"format": "pytest-retrieval recording", "version": 1}\n{"complete": true}\n',
+            "a pytest-retrieval recording (--retrieval-record)",
+        ),
+        (
+            "worklist.yaml",
+            "format: pytest-retrieval-worklist\nversion: 1\nqueries: []\n",
+            "a pytest-retrieval worklist (pytest-retrieval pool)",
+        ),
+        ("golden/g.yaml", None, "a golden file"),
+    ],
+    ids=["baseline", "recording", "worklist", "golden"],
+)
+def test_a_command_reading_reports_names_the_plugins_other_files(tmp_path, name, text, kind):
+    """compare, pool and export run said 'rec.jsonl:2: not valid JSON (Extra data)' of a
+    recording and 'not valid JSON (Expecting value)' of a worklist or a golden file: the
+    file is named for what it is, with what the command reads."""
+    project = _project(tmp_path)
+    assert cli("evaluate", "runs/dense.run", "--report", "a.json", cwd=project).code == 0
+    if text is not None:
+        (project / name).write_text(text, encoding="utf-8")
+    for args in (
+        ("compare", "a.json", name),
+        ("compare", name, "a.json"),
+        ("pool", name, "--depth", "3"),
+        ("export", "run", name, "-o", "out"),
+    ):
+        ran = cli(*args, cwd=project)
+        assert ran.code == 2, (args, ran.err)
+        assert ran.err.startswith(
+            f"pytest-retrieval: error: {name} is {kind}, not a JSON report; "
+            f"{' '.join(args[:2]) if args[0] == 'export' else args[0]} reads the JSON reports "
+            "of pytest --retrieval-eval --retrieval-report="
+        ), (args, ran.err)

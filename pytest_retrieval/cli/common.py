@@ -31,6 +31,7 @@ from ..io.golden_file import (
 from ..io.ini import IniConfig, IniError, find_config, parse_overrides
 from ..io.recording import FORMAT as RECORDING_FORMAT
 from ..io.report_json import FORMAT as REPORT_FORMAT
+from ..io.report_json import ReportError, ReportFile, read_report
 from ..io.worklist import looks_like_worklist
 from ..metric_registry import Installed, MetricDefinitionError
 from ..metrics import install_metrics, restore_metrics
@@ -262,6 +263,27 @@ def plugin_file_kind(path: Path) -> str | None:
     if head is None:
         return None
     return next((kind for mark, kind in _PLUGIN_JSON.items() if f'"{mark}"'.encode() in head), None)
+
+
+def read_report_file(ctx: Context, path: Path, command: str) -> ReportFile:
+    """The JSON report at ``path`` that ``command`` reads; a :class:`CliError` naming the
+    file for what it is when it is another of the plugin's files or a golden file (not a
+    JSON syntax error at its second line), or no report."""
+    shown = ctx.shown(path)
+    kind = plugin_file_kind(path) if path.is_file() else None
+    what = f"a pytest-retrieval {kind}" if kind is not None else None
+    if what is None and is_golden_file(path):
+        what = "a golden file"
+    if what is not None and kind != _PLUGIN_JSON[REPORT_FORMAT]:
+        raise CliError(
+            f"{shown} is {what}, not a JSON report; {command} reads the JSON reports of "
+            "pytest --retrieval-eval --retrieval-report=PATH.json (or of pytest-retrieval "
+            "evaluate --report)"
+        )
+    try:
+        return read_report(path, shown)
+    except ReportError as exc:
+        raise CliError(str(exc)) from None
 
 
 def golden_files(ctx: Context, given: Sequence[str], wants: str = GOLDEN_WANTED) -> list[Path]:

@@ -12,7 +12,6 @@ from ..io.beir import read_beir
 from ..io.common import FormatError, counted, some_ids
 from ..io.corpus import read_categories, write_corpus
 from ..io.golden_writer import golden_yaml, write_golden_jsonl, write_golden_yaml
-from ..io.report_json import ReportError, read_report
 from ..io.trec import (
     Run,
     Topic,
@@ -26,7 +25,7 @@ from ..io.trec import (
 )
 from ..model import QueryRecord
 from ..pooling import coverage
-from .common import OK, CliError, Commands, Context, add_common, golden_or_fail
+from .common import OK, CliError, Commands, Context, add_common, golden_or_fail, read_report_file
 
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
 
@@ -334,10 +333,7 @@ def _refuse_errors(
 
 def export_run(ctx: Context, args: argparse.Namespace) -> int:
     path = _input(ctx, args.report)
-    try:
-        report = read_report(path, ctx.shown(path))
-    except ReportError as exc:
-        raise CliError(str(exc)) from None
+    report = read_report_file(ctx, path, "export run")
     folder = ctx.path(args.output)
     depth = report.settings.depth
     files: dict[str, str] = {}

@@ -15,7 +15,7 @@ from ..golden import GoldenQuery
 from ..io.baseline_file import read_baseline
 from ..io.common import FormatError, counted, did_you_mean, queries_of, some_ids
 from ..io.recording import is_recording
-from ..io.report_json import ReportError, ReportFile, looks_like_report, read_report
+from ..io.report_json import ReportFile, looks_like_report
 from ..io.trec import REORDERED, read_run
 from ..offline import Recorded, Scored, score_runs
 from ..pooling import coverage
@@ -35,6 +35,7 @@ from .common import (
     Context,
     add_common,
     golden_or_fail,
+    read_report_file,
 )
 
 
@@ -114,12 +115,8 @@ def _gate_settings(
     return gate
 
 
-def _report(ctx: Context, given: str) -> ReportFile:
-    path = ctx.path(given)
-    try:
-        return read_report(path, ctx.shown(path))
-    except ReportError as exc:
-        raise CliError(str(exc)) from None
+def _report(ctx: Context, given: str, command: str) -> ReportFile:
+    return read_report_file(ctx, ctx.path(given), command)
 
 
 def _has_content(path: Path) -> bool:
@@ -166,7 +163,7 @@ def _recorded(ctx: Context, given: str) -> list[Recorded]:
             f"{given} --retrieval-report=report.json`, then give it the report"
         )
     if looks_like_report(path):
-        report = _report(ctx, given)
+        report = _report(ctx, given, "evaluate")
         return [
             Recorded(
                 name,
@@ -329,7 +326,7 @@ def _refuse_unknown_configurations(
 
 
 def run_compare(ctx: Context, args: argparse.Namespace) -> int:
-    a, b = _report(ctx, args.a), _report(ctx, args.b)
+    a, b = _report(ctx, args.a, "compare"), _report(ctx, args.b, "compare")
     baseline = Baseline(settings=a.raw_settings, configurations=a.configurations)
     names = frozenset(b.configurations)
     gate = _gate_settings(ctx, args.tolerance, args.configuration)

@@ -15,10 +15,18 @@ from ..io.atomic import write_atomic
 from ..io.common import FormatError, counted
 from ..io.golden_file import JSONL_SUFFIX, load_golden_file
 from ..io.golden_merge import merge_judgments
-from ..io.report_json import ReportError, read_report
 from ..io.worklist import read_worklist, worklist_yaml, write_worklist
 from ..pooling import Rankings, Worklist, build_pool, coverage
-from .common import FINDINGS, OK, CliError, Commands, Context, add_common, golden_or_fail
+from .common import (
+    FINDINGS,
+    OK,
+    CliError,
+    Commands,
+    Context,
+    add_common,
+    golden_or_fail,
+    read_report_file,
+)
 
 Additions = dict[str, dict[str, int]]  # query id -> {doc id -> grade}
 
@@ -67,11 +75,7 @@ def add_parsers(commands: Commands) -> None:
 def _runs(ctx: Context, given: Sequence[str], depth: int) -> dict[str, Rankings]:
     reports = []
     for name in given:
-        path = ctx.path(name)
-        try:
-            reports.append(read_report(path, ctx.shown(path)))
-        except ReportError as exc:
-            raise CliError(str(exc)) from None
+        reports.append(read_report_file(ctx, ctx.path(name), "pool"))
     counts: dict[str, int] = {}
     for report in reports:
         for configuration in report.configurations:
