@@ -577,6 +577,14 @@ GOLDEN_JSONL_CASES: dict[str, tuple[str, str]] = {
         '{"id": "a", "query": "q", "relevant": {"x": 1.5}}\n',
         "golden/bad.jsonl:1: query 'a': grade of 'x' must be an integer 0..3, got a number 1.5",
     ),
+    "bool-grade": (  # JSON's true is a boolean as written: no word of YAML's yes and no
+        '{"id": "a", "query": "q", "relevant": {"x": true}}\n',
+        "golden/bad.jsonl:1: query 'a': grade of 'x' must be an integer 0..3, got true/false True",
+    ),
+    "bool-id": (
+        '{"id": false, "query": "q", "relevant": {}}\n',
+        "golden/bad.jsonl:1: 'id' must be non-empty text, got true/false (quote the id)",
+    ),
     "null-id": (
         '{"id": null, "query": "q", "relevant": {}}\n',
         "golden/bad.jsonl:1: 'id' must be non-empty text, got nothing (null)",
