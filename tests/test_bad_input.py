@@ -1396,6 +1396,13 @@ BASELINE_CASES: dict[str, tuple[Mutation, str]] = {
         lambda d: _summary(d)["categories"].clear(),  # type: ignore[attr-defined]
         WHERE + "its stored summary has no row 'lexical'",
     ),
+    "summary-row-extra": (  # a category renamed, a merge conflict kept the old row
+        lambda d: _summary(d)["categories"].update(  # type: ignore[attr-defined]
+            {"lexicon": {"n": 2, "ndcg@10": 0.5, "mrr": 0.5, "recall@20": 0.5}}
+        ),
+        WHERE + "its stored summary has a row 'lexicon' that none of its queries has: the "
+        "file was edited by hand",
+    ),
     "settings-gain": (
         lambda d: d["settings"].update(gain="log"),  # type: ignore[attr-defined]
         "golden/baseline.json: 'settings.gain' must be one of exponential, linear",
