@@ -75,11 +75,6 @@ def refuse_clashing_outputs(config: pytest.Config, run: RunSettings, baseline: P
     replayed = {(config.invocation_params.dir / p).resolve() for p in run.run.calls.replay}
     seen: dict[Path, str] = {}
     _refuse_unusable(f"the baseline {_shown(run.run.baseline)}", baseline, run.run.update_baseline)
-    if baseline.is_dir() and not run.run.update_baseline:  # the update names its own fix
-        _refuse(
-            f"the baseline {_shown(run.run.baseline)} is a folder: give the baseline the path "
-            "of a file (retrieval_baseline or --retrieval-baseline)"
-        )
     for what, path in outputs:
         _refuse_unusable(what, path)
         resolved = path.resolve()
