@@ -330,3 +330,15 @@ def test_a_folder_given_for_a_file_is_named_as_a_folder(tmp_path):
     ):
         ran = cli(*args, cwd=project)
         assert ran.code == 2 and says in ran.err, (args, ran.err)
+
+
+def test_an_unknown_retrieval_key_given_with_override_ini_is_named_too(tmp_path):
+    """The plugin warns of '-o retrieval_tolerence=0.1'; the command line said nothing and
+    gated on the default tolerance."""
+    project = write_project(tmp_path, ini="[pytest]\nretrieval_gain = linear\n")
+    ran = cli("validate", "--override-ini", "retrieval_tolerence=0.1", cwd=project)
+    assert ran.code == 0
+    assert ran.err == (
+        "--override-ini: unknown ini key retrieval_tolerence (did you mean "
+        "retrieval_tolerance?): ignored\n"
+    )

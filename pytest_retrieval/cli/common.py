@@ -206,7 +206,8 @@ def context(args: argparse.Namespace, cwd: Path, out: TextIO, err: TextIO) -> Co
         if explicit is not None and not explicit.is_absolute():
             explicit = cwd / explicit
         ini = find_config(cwd, explicit)
-        raw = ini.raw_settings(parse_overrides(getattr(args, "override_ini", []) or []))
+        overrides = parse_overrides(getattr(args, "override_ini", []) or [])
+        raw = ini.raw_settings(overrides)
     except IniError as exc:
         raise CliError(str(exc)) from None
     replaced = _custom_metrics(args, cwd, ini.rootdir)
@@ -218,6 +219,8 @@ def context(args: argparse.Namespace, cwd: Path, out: TextIO, err: TextIO) -> Co
     ctx = Context(cwd=cwd, ini=ini, run=run, out=out, err=err, replaced=replaced)
     for _, note in unknown_ini_keys(ini.values):
         ctx.note(f"{ini.shown}: {note}")
+    for _, note in unknown_ini_keys(overrides):
+        ctx.note(f"--override-ini: {note}")
     return ctx
 
 
