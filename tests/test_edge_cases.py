@@ -11,6 +11,7 @@ import pytest
 
 from pytest_retrieval.golden import GoldenFileError
 from pytest_retrieval.io.golden_file import load_golden_file
+from pytest_retrieval.quoting import result_ids
 from pytest_retrieval.shapes import ranked_ids
 
 GOLDEN = """\
@@ -202,3 +203,17 @@ def test_a_category_named_like_the_overall_row_is_an_error(tmp_path: Path) -> No
     with pytest.raises(GoldenFileError) as info:
         load_golden_file(path)
     assert "g.yaml:4: query 'q': category 'all' is reserved" in str(info.value)
+
+
+def test_long_result_ids_are_cut_unless_two_would_read_alike() -> None:
+    """URL-like ids that differ only at their end stay whole (cut, they would look the
+    same in one ranking); a lone long id is cut; control characters are escaped."""
+    base = "https://example.com/" + "a" * 60
+    assert result_ids([base + "/one", base + "/two"]) == {
+        base + "/one": base + "/one",
+        base + "/two": base + "/two",
+    }
+    assert result_ids([base + "/one", "d\x1b[2J"]) == {
+        base + "/one": base[:59] + "…",
+        "d\x1b[2J": "d\\x1b[2J",
+    }
