@@ -1255,6 +1255,11 @@ SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
         "retrieval_fixture must be a fixture name, got 'my-fixture'",
     ),
     "diff-negative": ({"retrieval_diff": "-1"}, "--retrieval-diff must be an integer >= 0, got -1"),
+    "label-escape": (  # the terminal printed it raw: "since the previous run labelled '...'"
+        {"retrieval_label": "night\nly\x1b[31m"},
+        "--retrieval-label 'night\\nly\\x1b[31m' holds a control character: a label is one "
+        "line of text; remove it",
+    ),
     "seed-word": (
         {"retrieval_seed": "lucky"},
         "retrieval_seed must be an integer >= 0, got 'lucky'",
