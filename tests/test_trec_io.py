@@ -209,6 +209,12 @@ def test_trec_order_breaks_ties_by_bytes_like_strcmp():
         ("q1 Q0 a 1 \u0661\u0660 t", "r:2: query 'q1': score '\u0661\u0660' of 'a' is not a"),
         ("q1 Q0 a first 1 t", "r:2: query 'q1': rank 'first' of 'a' is not an integer"),
         ("q1 Q0 d 7 0.1 t", "r:2: query 'q1': document 'd' is retrieved twice in run 't' (first"),
+        # the tag names a configuration in every table: `evaluate` printed the escape raw
+        (
+            "q1 Q0 a 2 0.5 t\x1b[31m",
+            "r:2: query 'q1': run tag 't\\x1b[31m' holds a control character (a binary or "
+            "corrupt file?): a tag names its configuration in every table and report; fix it",
+        ),
     ],
 )
 def test_run_errors_name_file_line_query_and_fix(tmp_path, line, expected):
