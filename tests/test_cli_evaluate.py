@@ -543,3 +543,13 @@ def test_a_command_reading_reports_names_the_plugins_other_files(tmp_path, name,
             f"{' '.join(args[:2]) if args[0] == 'export' else args[0]} reads the JSON reports "
             "of pytest --retrieval-eval --retrieval-report="
         ), (args, ran.err)
+
+
+def test_a_run_query_id_with_an_escape_is_named_escaped(tmp_path):
+    """A run's query id holding an escape sequence went raw into the note that it is not
+    in the golden set (clearing the screen, recolouring what followed)."""
+    project = _project(tmp_path)
+    (project / "odd.run").write_text("z\x1b[2Jz Q0 d1 1 1.0 t\n", encoding="utf-8")
+    ran = cli("evaluate", "odd.run", cwd=project)
+    assert "\x1b" not in ran.out + ran.err
+    assert "not in the golden set, ignored: z\\x1b[2Jz" in ran.notes

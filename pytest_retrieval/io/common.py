@@ -18,6 +18,7 @@ from typing import BinaryIO
 
 from ..golden import DEFAULT_CATEGORY, Problem
 from ..model import RESERVED_CATEGORIES
+from ..quoting import escaped
 from .golden_check import FORBIDDEN_ID_CHARS, category_text_problem
 
 MAX_SHOWN = 50  # problems spelled out in one message; the rest are counted
@@ -260,8 +261,9 @@ def did_you_mean(word: str, choices: Sequence[str]) -> str:
 
 
 def some_ids(ids: Sequence[str], shown: int = 5) -> str:
-    """The first ``shown`` ids of a list, for a message ("a, b, c, ..." past them)."""
-    return ", ".join(ids[:shown]) + (", ..." if len(ids) > shown else "")
+    """The first ``shown`` ids of a list, for a message ("a, b, c, ..." past them); their
+    control characters escaped (an id from a run file may hold any)."""
+    return ", ".join(map(escaped, ids[:shown])) + (", ..." if len(ids) > shown else "")
 
 
 def golden_id_problem(qid: str) -> str | None:
