@@ -481,6 +481,18 @@ def test_a_bad_golden_file_is_refused_with_its_line_and_the_fix(tmp_path: Path, 
     assert _first_problem(tmp_path, text.encode("utf-8")) == message
 
 
+def test_a_query_whose_id_yaml_misreads_is_named_as_written_in_every_problem(
+    tmp_path: Path,
+) -> None:
+    """The id's own problem named query '1:30'; the next ones, of the same query, named
+    query '90', an id the file never holds."""
+    path = tmp_path / "bad.yaml"
+    path.write_text("queries:\n  - {id: 1:30, query: q, relevant: {x: 9}}\n", encoding="utf-8")
+    with pytest.raises(GoldenFileError) as info:
+        load_golden_file(path, shown=SHOWN)
+    assert [p.query_id for p in info.value.problems] == ["1:30", "1:30"]
+
+
 @pytest.mark.parametrize("case", list(GOLDEN_BYTES_CASES))
 def test_a_golden_file_in_another_encoding_is_named_with_its_line(
     tmp_path: Path, case: str
