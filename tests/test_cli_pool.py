@@ -368,3 +368,24 @@ def test_merge_folds_a_worklist_into_a_jsonl_golden_file(tmp_path):
     lines[4] = lines[4].replace("{}", '{"casino": 0}')
     assert (project / "golden/weather.jsonl").read_text(encoding="utf-8") == "".join(lines)
     assert cli("validate", "--ignore", "all-zero", cwd=project).code == 0
+
+
+def test_pool_leaves_out_documents_whose_ids_no_golden_file_can_hold(tmp_path):
+    """A retriever's id with an invisible or control character inside was pooled, and merge
+    then refused the graded worklist ('remove it'): the pool could never be merged, and an
+    id with the character removed would never match the retriever's."""
+    project = write_project(tmp_path, {"golden/weather.yaml": GOLDEN}, ini=INI)
+    odd = {"rain-tomorrow": ["umbrella", "x\u200by", "x\x1cy"]}
+    write_run(project / "odd.run", {"odd": odd})
+    assert cli("evaluate", "odd.run", "--report", "odd.json", cwd=project).code == 1  # expect
+    ran = cli("pool", "odd.json", "--depth", "3", "-o", "worklist.yaml", cwd=project)
+    assert ran.code == 0, ran.err
+    assert (
+        "2 documents left out: a golden file cannot hold their ids (a control or invisible "
+        "character, white space at an end), so no grade of them could be merged: x\\u200by, "
+        "x\\x1cy" in ran.notes
+    )
+    text = (project / "worklist.yaml").read_text(encoding="utf-8")
+    assert "umbrella" in text and "x\u200by" not in text and "x\x1cy" not in text
+    _fill(project / "worklist.yaml", {"umbrella": 2})
+    assert cli("merge", "worklist.yaml", cwd=project).code == 0

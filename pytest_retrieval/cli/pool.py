@@ -12,7 +12,8 @@ from pathlib import Path
 
 from ..golden import GoldenFileError, GoldenQuery, Problem
 from ..io.atomic import write_atomic
-from ..io.common import FormatError, counted
+from ..io.common import FormatError, counted, some_ids
+from ..io.golden_check import written_id_problem
 from ..io.golden_file import JSONL_SUFFIX, load_golden_file
 from ..io.golden_merge import merge_judgments
 from ..io.worklist import read_worklist, worklist_yaml, write_worklist
@@ -92,6 +93,19 @@ def _runs(ctx: Context, given: Sequence[str], depth: int) -> dict[str, Rankings]
     return runs
 
 
+def _unjudgeable(worklist: Worklist) -> list[str]:
+    """Takes out of ``worklist`` each document whose id a golden file cannot hold (a control
+    or invisible character, white space at an end: no judgment could match it, and merge
+    refuses it), and a query left with none; the ids taken out, each once."""
+    dropped: dict[str, None] = {}
+    for query in worklist.queries:
+        refused = [d.id for d in query.documents if written_id_problem(d.id) is not None]
+        dropped.update(dict.fromkeys(refused))
+        query.documents = [d for d in query.documents if d.id not in dropped]
+    worklist.queries = [q for q in worklist.queries if q.documents]
+    return list(dropped)
+
+
 def run_pool(ctx: Context, args: argparse.Namespace) -> int:
     if args.depth < 1:
         raise CliError("--depth must be a positive integer")
@@ -100,6 +114,15 @@ def run_pool(ctx: Context, args: argparse.Namespace) -> int:
     runs = _runs(ctx, args.reports, args.depth)
     queries = golden_or_fail(ctx, args.golden)
     worklist = build_pool(queries, runs, args.depth, ctx.max_grade)
+    dropped = _unjudgeable(worklist)
+    if dropped:
+        their = "its id" if len(dropped) == 1 else "their ids"
+        them = "it" if len(dropped) == 1 else "them"
+        ctx.notice(
+            f"{counted(len(dropped), 'document')} left out: a golden file cannot hold {their} "
+            "(a control or invisible character, white space at an end), so no grade of "
+            f"{them} could be merged: {some_ids(dropped)}"
+        )
     judgments = {q.id: dict(q.relevant) for q in queries if q.relevant}
     for name, rankings in runs.items():
         note = coverage(name, rankings, judgments, args.depth).note()
