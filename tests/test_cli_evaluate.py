@@ -553,3 +553,22 @@ def test_a_run_query_id_with_an_escape_is_named_escaped(tmp_path):
     ran = cli("evaluate", "odd.run", cwd=project)
     assert "\x1b" not in ran.out + ran.err
     assert "not in the golden set, ignored: z\\x1b[2Jz" in ran.notes
+
+
+def test_evaluating_a_report_names_the_metrics_its_kept_rankings_cannot_give(tmp_path):
+    """A report keeps each query's top max(k); evaluating it again gave mrr 0 where the
+    report said 1/12 (the first relevant at rank 12, past the kept top 10), in silence."""
+    project = _project(tmp_path)
+    deep = [f"x{i}" for i in range(1, 12)] + ["weather-forecast"]
+    write_run(project / "deep.run", {"deep": {"rain-tomorrow": deep}})
+    cli("evaluate", "deep.run", "--report", "a.json", cwd=project)
+    kept = load_json(project / "a.json")["configurations"]["deep"]["queries"]["rain-tomorrow"]
+    assert len(kept["retrieved"]) == 10 and kept["metrics"]["mrr"] == pytest.approx(1 / 12)
+    ran = cli("evaluate", "a.json", cwd=project)
+    assert (
+        "note: a.json keeps each query's top 10 (the largest cut of its metrics) and 1 "
+        "query's ranking reaches it: mrr needs more, so for that query it is a lower bound "
+        "here (the report's own numbers are from the whole ranking)" in ran.notes
+    )
+    shallow = cli("evaluate", "a.json", "--override-ini", "retrieval_metrics=ndcg@5", cwd=project)
+    assert "keeps each query's top" not in shallow.notes
