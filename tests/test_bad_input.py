@@ -1959,3 +1959,19 @@ def test_a_long_reference_or_golden_path_is_shown_cut(tmp_path: Path) -> None:
     assert problem == f"{'y' * 100}... (3,000 characters) cannot be used (File name too long)"
     (problem,) = golden_path_problems(tmp_path, ["y/" * 1500])
     assert problem == f"{'y/' * 50}... (3,000 characters) does not exist under {tmp_path}"
+
+
+def test_a_golden_path_written_as_a_pattern_says_patterns_are_not_expanded(
+    tmp_path: Path,
+) -> None:
+    """retrieval_golden = golden/*.yaml said only that it does not exist, though every
+    file it means does."""
+    from pytest_retrieval.io.golden_file import golden_path_problems
+
+    (tmp_path / "golden").mkdir()
+    (tmp_path / "golden" / "a.yaml").write_text("queries: []\n", encoding="utf-8")
+    (problem,) = golden_path_problems(tmp_path, ["golden/*.yaml"])
+    assert problem == (
+        f"golden/*.yaml does not exist under {tmp_path}: a pattern is not expanded; name "
+        "the folder (every .yaml, .yml and .jsonl under it is collected) or each file"
+    )
