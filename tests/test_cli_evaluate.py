@@ -572,3 +572,25 @@ def test_evaluating_a_report_names_the_metrics_its_kept_rankings_cannot_give(tmp
     )
     shallow = cli("evaluate", "a.json", "--override-ini", "retrieval_metrics=ndcg@5", cwd=project)
     assert "keeps each query's top" not in shallow.notes
+
+
+def test_evaluate_names_a_golden_file_or_a_worklist_given_as_a_run(tmp_path):
+    """Read as a TREC run, each line of a golden file or a worklist was an 'expected 6
+    fields' problem; a baseline was 'not a JSON report' as if only reports were read."""
+    project = _project(tmp_path)
+    (project / "worklist.yaml").write_text(
+        "format: pytest-retrieval-worklist\nversion: 1\nqueries: []\n", encoding="utf-8"
+    )
+    (project / "base.json").write_text('{"format": "pytest-retrieval-baseline"}\n', "utf-8")
+    wants = (
+        "not a TREC run or a JSON report; evaluate reads runs ('qid Q0 docno rank score tag' "
+        "lines) and the JSON reports of pytest --retrieval-eval --retrieval-report=PATH.json"
+    )
+    for name, what in [
+        ("golden/g.yaml", "a golden file"),
+        ("worklist.yaml", "a pytest-retrieval worklist (pytest-retrieval pool)"),
+        ("base.json", "a pytest-retrieval baseline"),
+    ]:
+        ran = cli("evaluate", name, cwd=project)
+        assert ran.code == 2
+        assert ran.err == f"pytest-retrieval: error: {name} is {what}, {wants}\n"

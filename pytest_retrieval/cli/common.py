@@ -268,16 +268,25 @@ def plugin_file_kind(path: Path) -> str | None:
     return next((kind for mark, kind in _PLUGIN_JSON.items() if f'"{mark}"'.encode() in head), None)
 
 
+def other_file(path: Path) -> str | None:
+    """What the file is (``a golden file``, ``a pytest-retrieval baseline``) when it is a
+    golden file or one of the plugin's files other than a JSON report (a baseline, a
+    recording, a worklist), given where a report or a run belongs; else None."""
+    kind = plugin_file_kind(path) if path.is_file() else None
+    if kind == _PLUGIN_JSON[REPORT_FORMAT]:
+        return None
+    if kind is not None:
+        return f"a pytest-retrieval {kind}"
+    return "a golden file" if is_golden_file(path) else None
+
+
 def read_report_file(ctx: Context, path: Path, command: str) -> ReportFile:
     """The JSON report at ``path`` that ``command`` reads; a :class:`CliError` naming the
     file for what it is when it is another of the plugin's files or a golden file (not a
     JSON syntax error at its second line), or no report."""
     shown = ctx.shown(path)
-    kind = plugin_file_kind(path) if path.is_file() else None
-    what = f"a pytest-retrieval {kind}" if kind is not None else None
-    if what is None and is_golden_file(path):
-        what = "a golden file"
-    if what is not None and kind != _PLUGIN_JSON[REPORT_FORMAT]:
+    what = other_file(path)
+    if what is not None:
         raise CliError(
             f"{shown} is {what}, not a JSON report; {command} reads the JSON reports of "
             "pytest --retrieval-eval --retrieval-report=PATH.json (or of pytest-retrieval "

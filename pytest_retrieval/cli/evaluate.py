@@ -35,6 +35,7 @@ from .common import (
     Context,
     add_common,
     golden_or_fail,
+    other_file,
     read_report_file,
 )
 
@@ -186,6 +187,13 @@ def _recorded(ctx: Context, given: str) -> list[Recorded]:
             f"{shown} is a pytest-retrieval recording; this command reads TREC runs and JSON "
             f"reports: score the recording with `pytest --retrieval-eval --retrieval-replay "
             f"{given} --retrieval-report=report.json`, then give it the report"
+        )
+    what = other_file(path)
+    if what is not None:  # else read as a run: a problem on every line
+        raise CliError(
+            f"{shown} is {what}, not a TREC run or a JSON report; evaluate reads runs ('qid "
+            "Q0 docno rank score tag' lines) and the JSON reports of pytest --retrieval-eval "
+            "--retrieval-report=PATH.json"
         )
     if looks_like_report(path):
         report = _report(ctx, given, "evaluate")
