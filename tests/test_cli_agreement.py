@@ -96,6 +96,15 @@ def test_agreement_errors(tmp_path):
     ran = cli("agreement", "golden/a.yaml", "bad.yaml", cwd=project)
     assert ran.code == 2 and "bad.yaml:2: query 'q1': 'query' is missing" in ran.err
 
+    # one judge against itself: kappa 1.0 by construction, which reads as full agreement
+    for a, b in [("golden/a.yaml", "./golden/a.yaml"), ("golden", "golden/")]:
+        same = cli("agreement", a, b, cwd=project)
+        assert same.code == 2
+        assert same.err == (
+            f"pytest-retrieval: error: A ({a}) and B ({b}) are the same judgments: agreement "
+            "compares two judges; give the other judge's files\n"
+        )
+
 
 @pytest.mark.parametrize(
     ("name", "text", "kind"),

@@ -56,6 +56,11 @@ def _number(value: float | None) -> str:
 
 
 def run(ctx: Context, args: argparse.Namespace) -> int:
+    if ctx.path(args.a).resolve() == ctx.path(args.b).resolve():  # kappa 1.0 by construction
+        raise CliError(
+            f"A ({args.a}) and B ({args.b}) are the same judgments: agreement compares two "
+            "judges; give the other judge's files"
+        )
     first, first_categories = _judgments(ctx, args.a)
     second, second_categories = _judgments(ctx, args.b)
     categories = {**second_categories, **first_categories} if args.by else {}
