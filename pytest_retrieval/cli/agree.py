@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-
-from tabulate import tabulate
+import textwrap
 
 from ..agreement import ALL, AgreementError, agreement
 from ..io.common import FormatError
 from ..io.worklist import looks_like_worklist, read_worklist
+from ..report.summary import fit
 from .common import OK, CliError, Commands, Context, add_common, load_golden
 
 Judgments = dict[str, dict[str, int]]
@@ -84,10 +84,11 @@ def run(ctx: Context, args: argparse.Namespace) -> int:
         ]
         for r in rows
     ]
-    ctx.say(f"A = {args.a}, B = {args.b}; pairs = (query, document) judged by both")
-    ctx.say(
-        tabulate(cells, headers=headers, disable_numparse=True, colalign=["left"] + ["right"] * 7)
-    )
+    title = f"A = {args.a}, B = {args.b}; pairs = (query, document) judged by both"
+    for line in textwrap.wrap(title, ctx.width(), subsequent_indent="  ", break_long_words=False):
+        ctx.say(line)
+    for line in fit(headers, cells, ctx.width()):  # split in two tables when too wide
+        ctx.say(line)
     overall = rows[-1]
     if overall.pairs == 0:
         ctx.note("no (query, document) pair is judged by both: nothing to compare")
