@@ -223,6 +223,11 @@ def test_merge_dry_run_prints_a_diff(tmp_path):
         ("relevant: {a: 1,\n      b: 2}", "written over several lines inside braces"),
         ("relevant: &shared {a: 1}", "uses an anchor, an alias or a tag"),
         ("relevant: {a: 1}", None),
+        # new lines went between 'a:' and its grade: a: null, c: '0 1'
+        (  # indented for the dedent below: 'a:' under 'relevant:', '1' under 'a:'
+            "relevant:\n              a:\n                1",
+            "writes the grade of 'a' on a line of its own",
+        ),
     ],
 )
 def test_what_cannot_be_edited_in_place_is_named(relevant, message):
@@ -389,3 +394,19 @@ def test_pool_leaves_out_documents_whose_ids_no_golden_file_can_hold(tmp_path):
     assert "umbrella" in text and "x\u200by" not in text and "x\x1cy" not in text
     _fill(project / "worklist.yaml", {"umbrella": 2})
     assert cli("merge", "worklist.yaml", cwd=project).code == 0
+
+
+def test_a_merged_draft_that_would_not_load_is_merges_fault_not_the_files(tmp_path, monkeypatch):
+    """When the merged text would not load, merge named problems of the user's file at
+    lines that hold none (they were in its own draft)."""
+    import pytest_retrieval.cli.pool as pool
+
+    project = _pooled(tmp_path)
+    _fill(project / "worklist.yaml", GRADES)
+    monkeypatch.setattr(pool, "merge_judgments", lambda text, *a, **k: text + "  - {id: x}\n")
+    ran = cli("merge", "worklist.yaml", cwd=project)
+    assert ran.code == 1
+    assert ran.lines[0].startswith(
+        "golden/weather.yaml: merge refused: the merged file would not load (query 'x': "
+    ), ran.out
+    assert ran.lines[0].endswith("please report this with the file")

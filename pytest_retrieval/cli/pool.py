@@ -194,10 +194,14 @@ def _merged(
         old = load_golden_file(path, max_grade=ctx.max_grade, shown=shown)
         jsonl = path.suffix.lower() == JSONL_SUFFIX
         new_text = merge_judgments(text, shown, additions, jsonl=jsonl)
-        new = _load_text(path, new_text, shown, ctx.max_grade)
     except (FormatError, GoldenFileError) as exc:
         return list(exc.problems)
-    problem = _verify(old, new, additions)
+    try:  # the draft's problems are merge's, not the file's: not named at its lines
+        problem = _verify(old, _load_text(path, new_text, shown, ctx.max_grade), additions)
+    except GoldenFileError as exc:
+        first = exc.problems[0]
+        who = f"query '{first.query_id}': " if first.query_id else ""
+        problem = f"the merged file would not load ({who}{first.message})"
     if problem is not None:
         return [Problem(shown, 0, f"merge refused: {problem}; please report this with the file")]
     return path, text, new_text

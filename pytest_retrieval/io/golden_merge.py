@@ -36,6 +36,7 @@ from .golden_yaml import parse_yaml
 _FLOW = re.compile(
     r"^(?P<head>.*?\brelevant\s*:\s*)(?P<open>[\[{])(?P<body>.*)(?P<close>[\]}])(?P<tail>\s*(#.*)?)$"
 )
+_VALUE_BELOW = re.compile(r":\s*(#.*)?$")  # a key line whose value is on the lines below
 _ITEM = re.compile(r"^(?P<lead>\s*)-\s+(?P<value>[^#]*?)(?P<tail>\s+#.*)?$")
 
 
@@ -141,7 +142,7 @@ class _Planner:
         elif isinstance(relevant, Seq):
             self._block_list(relevant, new, qid)
         elif isinstance(relevant, Lines):
-            self._block_map(relevant, new)
+            self._block_map(relevant, new, qid)
         else:  # pragma: no cover - the loader makes every mapping a Lines
             self.add(key_line, "cannot find where 'relevant' is written", qid)
 
@@ -160,8 +161,17 @@ class _Planner:
         line = f"{match['head']}{{{inside}}}{match['tail'] or ''}"
         self.edits.append(_Edit(key_line - 1, key_line, (line,)))
 
-    def _block_map(self, relevant: Lines, new: dict[str, int]) -> None:
+    def _block_map(self, relevant: Lines, new: dict[str, int], qid: str) -> None:
         last = max(relevant.key_lines.values())
+        doc = next(str(d) for d, line in relevant.key_lines.items() if line == last)
+        if _VALUE_BELOW.search(self.lines[last - 1].rstrip("\r")):  # new lines would split it
+            self.add(
+                last,
+                f"'relevant' writes the grade of '{doc}' on a line of its own; write "
+                f"'{doc}: grade' on one line, then merge again",
+                qid,
+            )
+            return
         first = self.lines[min(relevant.key_lines.values()) - 1]
         indent = first[: len(first) - len(first.lstrip())]
         added = tuple(f"{indent}{_pair(d, g)}" for d, g in new.items())
