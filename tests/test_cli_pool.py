@@ -223,6 +223,7 @@ def test_merge_dry_run_prints_a_diff(tmp_path):
         ("relevant: {a: 1,\n      b: 2}", "written over several lines inside braces"),
         ("relevant: &shared {a: 1}", "uses an anchor, an alias or a tag"),
         ("relevant: {a: 1}", None),
+        ("'relevant': {a: 1}", None),  # was refused as 'written over several lines'
         # new lines went between 'a:' and its grade: a: null, c: '0 1'
         (  # indented for the dedent below: 'a:' under 'relevant:', '1' under 'a:'
             "relevant:\n              a:\n                1",

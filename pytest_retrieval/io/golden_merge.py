@@ -34,7 +34,8 @@ from .golden_writer import yaml_string
 from .golden_yaml import parse_yaml
 
 _FLOW = re.compile(
-    r"^(?P<head>.*?\brelevant\s*:\s*)(?P<open>[\[{])(?P<body>.*)(?P<close>[\]}])(?P<tail>\s*(#.*)?)$"
+    r"^(?P<head>.*?\brelevant['\"]?\s*:\s*)"  # the key quoted or not
+    r"(?P<open>[\[{])(?P<body>.*)(?P<close>[\]}])(?P<tail>\s*(#.*)?)$"
 )
 _VALUE_BELOW = re.compile(r":\s*(#.*)?$")  # a key line whose value is on the lines below
 _ITEM = re.compile(r"^(?P<lead>\s*)-\s+(?P<value>[^#]*?)(?P<tail>\s+#.*)?$")
