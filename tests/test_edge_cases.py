@@ -217,3 +217,28 @@ def test_long_result_ids_are_cut_unless_two_would_read_alike() -> None:
         base + "/one": base[:59] + "…",
         "d\x1b[2J": "d\\x1b[2J",
     }
+
+
+def test_a_gate_whose_every_value_is_skipped_has_no_data_and_fails(
+    pytester: pytest.Pytester,
+) -> None:
+    """retrieval_empty = skip and only no-result queries: every gated value is n/a, the
+    gate had 0 rows, and it PASSED (a gate that compared nothing does not pass)."""
+    pytester.makefile(".ini", pytest="[pytest]\nretrieval_empty = skip\n")
+    pytester.makeconftest(
+        "import pytest\n\n@pytest.fixture\ndef retriever():\n    return lambda q: ['d1']\n"
+    )
+    (pytester.path / "golden").mkdir()
+    (pytester.path / "golden" / "set.yaml").write_text(
+        "queries:\n  - {id: q1, query: one, relevant: {}}\n"
+        "  - {id: q2, query: two, relevant: {d1: 0}}\n"
+    )
+    assert run(pytester, "--retrieval-update-baseline")[0].ret == pytest.ExitCode.OK
+    result, report = run(pytester)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert report["gate"]["verdict"] == "failed" and report["gate"]["rows"] == []
+    assert report["gate"]["messages"] == [
+        "the gate had no data for configuration 'default': every gated metric is n/a on its 2 "
+        "queries in the baseline (retrieval_empty = skip leaves out a query with nothing "
+        "relevant to find): nothing compared; add queries with judgments"
+    ]
