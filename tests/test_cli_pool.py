@@ -411,3 +411,21 @@ def test_a_merged_draft_that_would_not_load_is_merges_fault_not_the_files(tmp_pa
         "golden/weather.yaml: merge refused: the merged file would not load (query 'x': "
     ), ran.out
     assert ran.lines[0].endswith("please report this with the file")
+
+
+def test_pool_does_not_write_over_a_worklist_holding_grades(tmp_path):
+    """A half-graded worklist pooled again with the same -o lost every grade in it."""
+    project = _pooled(tmp_path)
+    _fill(project / "worklist.yaml", {"umbrella": 2})
+    graded = (project / "worklist.yaml").read_text(encoding="utf-8")
+    ran = cli("pool", "bm25.json", "dense.json", "--depth", "3", "-o", "worklist.yaml", cwd=project)
+    assert ran.code == 2
+    assert ran.err == (
+        "pytest-retrieval: error: -o worklist.yaml: the worklist holds 1 grade not merged yet: "
+        "writing would lose it; merge it first (pytest-retrieval merge worklist.yaml), or "
+        "write the new pool to another path\n"
+    )
+    assert (project / "worklist.yaml").read_text(encoding="utf-8") == graded
+    ungraded = cli("pool", "bm25.json", "--depth", "2", "-o", "fresh.yaml", cwd=project)
+    assert ungraded.code == 0  # and an ungraded worklist is written over as before
+    assert cli("pool", "bm25.json", "--depth", "3", "-o", "fresh.yaml", cwd=project).code == 0

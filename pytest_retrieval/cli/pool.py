@@ -16,7 +16,7 @@ from ..io.common import FormatError, counted, some_ids
 from ..io.golden_check import written_id_problem
 from ..io.golden_file import JSONL_SUFFIX, load_golden_file
 from ..io.golden_merge import merge_judgments
-from ..io.worklist import read_worklist, worklist_yaml, write_worklist
+from ..io.worklist import looks_like_worklist, read_worklist, worklist_yaml, write_worklist
 from ..pooling import Rankings, Worklist, build_pool, coverage
 from .common import (
     FINDINGS,
@@ -106,11 +106,32 @@ def _unjudgeable(worklist: Worklist) -> list[str]:
     return list(dropped)
 
 
+def _refuse_losing_grades(ctx: Context, path: Path) -> None:
+    """A worklist someone has begun to grade is not written over: the grades would be lost."""
+    if not path.is_file() or not looks_like_worklist(path):
+        return
+    shown = ctx.shown(path)
+    try:
+        graded = sum(
+            len(g) for g in read_worklist(path, ctx.max_grade, graded=False).judgments().values()
+        )
+    except FormatError:  # being edited by hand: whatever it holds is someone's work
+        graded = -1
+    if graded:
+        holds = "grades" if graded < 0 else counted(graded, "grade")
+        them = "them" if graded != 1 else "it"
+        raise CliError(
+            f"-o {shown}: the worklist holds {holds} not merged yet: writing would lose "
+            f"{them}; merge it first (pytest-retrieval merge {shown}), or write the new pool to "
+            "another path"
+        )
+
+
 def run_pool(ctx: Context, args: argparse.Namespace) -> int:
     if args.depth < 1:
         raise CliError("--depth must be a positive integer")
     if args.output is not None:
-        ctx.output("-o", args.output, args.reports, "worklist")
+        _refuse_losing_grades(ctx, ctx.output("-o", args.output, args.reports, "worklist"))
     runs = _runs(ctx, args.reports, args.depth)
     queries = golden_or_fail(ctx, args.golden)
     worklist = build_pool(queries, runs, args.depth, ctx.max_grade)
