@@ -429,3 +429,16 @@ def test_pool_does_not_write_over_a_worklist_holding_grades(tmp_path):
     ungraded = cli("pool", "bm25.json", "--depth", "2", "-o", "fresh.yaml", cwd=project)
     assert ungraded.code == 0  # and an ungraded worklist is written over as before
     assert cli("pool", "bm25.json", "--depth", "3", "-o", "fresh.yaml", cwd=project).code == 0
+
+
+def test_merge_edits_a_query_written_as_one_line_of_flow():
+    """'- {id: q, query: t, relevant: {a: 1}}': the new pairs went after the query's own
+    closing brace, and merge refused its own draft (asking for a bug report)."""
+    text = (
+        "queries:\n  - {id: q, query: t, relevant: {a: 1}, tags: [x]}  # one {note}\n"
+        "  - {id: r, query: \"it's {odd}\", relevant: [a, 'b,c']}\n"
+    )
+    assert merge_judgments(text, "g", {"q": {"c": 0}, "r": {"d": 2}}) == (
+        "queries:\n  - {id: q, query: t, relevant: {a: 1, c: 0}, tags: [x]}  # one {note}\n"
+        '  - {id: r, query: "it\'s {odd}", relevant: {a: 1, "b,c": 1, d: 2}}\n'
+    )

@@ -33,10 +33,7 @@ from .golden_jsonl import parse_jsonl
 from .golden_writer import yaml_string
 from .golden_yaml import parse_yaml
 
-_FLOW = re.compile(
-    r"^(?P<head>.*?\brelevant['\"]?\s*:\s*)"  # the key quoted or not
-    r"(?P<open>[\[{])(?P<body>.*)(?P<close>[\]}])(?P<tail>\s*(#.*)?)$"
-)
+_KEY = re.compile(r"\brelevant['\"]?\s*:\s*")  # the key, quoted or not, and its colon
 _VALUE_BELOW = re.compile(r":\s*(#.*)?$")  # a key line whose value is on the lines below
 _ITEM = re.compile(r"^(?P<lead>\s*)-\s+(?P<value>[^#]*?)(?P<tail>\s+#.*)?$")
 
@@ -59,6 +56,36 @@ def _queries(data: object) -> dict[str, Lines]:
         if isinstance(item, Lines) and item.get("id") is not None:
             out.setdefault(str(item["id"]), item)
     return out
+
+
+def _flow_span(text: str, start: int) -> tuple[int, int] | None:
+    """The indexes of the bracket at ``start`` that opens a flow collection and of the one
+    that closes it on the same line (quoted scalars and nested brackets skipped); None
+    when ``start`` holds no bracket, or the collection goes on past the line."""
+    if text[start : start + 1] not in ("{", "["):
+        return None
+    depth, quote, i = 0, "", start
+    while i < len(text):
+        c = text[i]
+        if quote:
+            if c == "\\" and quote == '"':
+                i += 1  # an escaped character
+            elif c == quote and text[i + 1 : i + 2] == "'" == quote:
+                i += 1  # '' inside single quotes
+            elif c == quote:
+                quote = ""
+        elif c in "'\"" and text[:i].rstrip()[-1:] in ("{", "[", ",", ":"):
+            quote = c  # a quoted scalar starts: not an apostrophe inside a plain one
+        elif c in "[{":
+            depth += 1
+        elif c in "]}":
+            depth -= 1
+            if depth == 0:
+                return start, i
+        elif c == "#" and text[i - 1] in " \t":
+            return None  # a comment inside the collection: it goes on below
+        i += 1
+    return None
 
 
 class _Planner:
@@ -122,10 +149,11 @@ class _Planner:
         if not new:
             return
         text = self.lines[key_line - 1].rstrip("\r")
-        rest = text.split(":", 1)[1].strip() if ":" in text else ""
-        flow = _FLOW.match(text)
-        if flow is not None:
-            self._flow(flow, key_line, grades if isinstance(relevant, Seq) else None, new)
+        key = _KEY.search(text)
+        rest = text[key.end() :].strip() if key is not None else ""
+        span = _flow_span(text, key.end()) if key is not None else None
+        if span is not None:
+            self._flow(text, span, key_line, grades if isinstance(relevant, Seq) else None, new)
         elif rest.startswith(("{", "[")):
             self.add(
                 key_line,
@@ -149,17 +177,21 @@ class _Planner:
 
     def _flow(
         self,
-        match: re.Match[str],
+        text: str,
+        span: tuple[int, int],
         key_line: int,
         listed: dict[str, int] | None,
         new: dict[str, int],
     ) -> None:
+        """The one-line ``{...}`` or ``[...]`` at ``span`` (its brackets) with the new pairs
+        in it; what comes before and after it on the line (the query's other keys when the
+        query is itself one line of flow) stays as it is."""
         pairs = [_pair(d, g) for d, g in new.items()]
-        body = match["body"].strip()
+        body = text[span[0] + 1 : span[1]].strip()
         if listed is not None:  # [a, b] -> {a: 1, b: 1, ...}
             body = ", ".join(_pair(d, g) for d, g in listed.items())
         inside = ", ".join([body, *pairs] if body else pairs)
-        line = f"{match['head']}{{{inside}}}{match['tail'] or ''}"
+        line = f"{text[: span[0]]}{{{inside}}}{text[span[1] + 1 :]}"
         self.edits.append(_Edit(key_line - 1, key_line, (line,)))
 
     def _block_map(self, relevant: Lines, new: dict[str, int], qid: str) -> None:
