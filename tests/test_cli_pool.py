@@ -431,6 +431,14 @@ def test_pool_does_not_write_over_a_worklist_holding_grades(tmp_path):
     assert cli("pool", "bm25.json", "--depth", "3", "-o", "fresh.yaml", cwd=project).code == 0
 
 
+def test_merge_keeps_a_byte_order_mark():
+    """A JSONL golden file saved with a byte-order mark loads, but merge refused it: 'JSON
+    syntax error: Expecting value (column 1)' at its first line."""
+    text = '\ufeff{"id": "q", "query": "t", "relevant": {"a": 1}}\n'
+    expected = '\ufeff{"id": "q", "query": "t", "relevant": {"a": 1, "c": 0}}\n'
+    assert merge_judgments(text, "g", {"q": {"c": 0}}, jsonl=True) == expected
+
+
 def test_merge_edits_a_query_written_as_one_line_of_flow():
     """'- {id: q, query: t, relevant: {a: 1}}': the new pairs went after the query's own
     closing brace, and merge refused its own draft (asking for a bug report)."""

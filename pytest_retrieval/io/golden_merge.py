@@ -246,8 +246,11 @@ def merge_judgments(
     ``jsonl``: the text of a JSONL golden file, else YAML.
 
     Raises :class:`FormatError` with every problem: a query not in the file, a grade
-    that contradicts the file's, a ``relevant`` that cannot be edited in place.
+    that contradicts the file's, a ``relevant`` that cannot be edited in place. A
+    byte-order mark stays (JSON would not read it: the text is read without it).
     """
+    if text.startswith("\ufeff"):
+        return "\ufeff" + merge_judgments(text[1:], shown, additions, jsonl=jsonl)
     try:
         data, found = parse_jsonl(text, shown) if jsonl else (parse_yaml(text, shown), [])
     except GoldenFileError as exc:
