@@ -168,7 +168,10 @@ def test_pool_fill_merge_keeps_comments_order_and_layout(tmp_path):
         assert dict(after[query.id].relevant) == {**query.relevant, **added}
     again = cli("pool", "bm25.json", "dense.json", "--depth", "3", cwd=project)
     assert "pooled 0 unjudged documents for 0 queries" in again.err
-    assert cli("merge", "worklist.yaml", cwd=project).code == 0  # equal grades: no change
+    again = cli("merge", "worklist.yaml", cwd=project)  # equal grades: no change
+    assert again.code == 0
+    # it said 'merged 7 judgments into 1 golden file', having merged none
+    assert again.err == "merged 0 judgments into 0 golden files (7 already there)\n"
     assert (project / "golden/weather.yaml").read_text(encoding="utf-8") == expected
 
 

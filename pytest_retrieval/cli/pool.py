@@ -197,9 +197,18 @@ def _verify(old: list[GoldenQuery], new: list[GoldenQuery], additions: Additions
     return None
 
 
-def _merged(
-    ctx: Context, shown: str, additions: Additions
-) -> tuple[Path, str, str] | list[Problem]:
+@dataclasses.dataclass(frozen=True)
+class _Merge:
+    """One golden file's merge: its text before and after, and the worklist's judgments
+    it held already (the same grade: nothing to add)."""
+
+    path: Path
+    old: str
+    new: str
+    already: int
+
+
+def _merged(ctx: Context, shown: str, additions: Additions) -> _Merge | list[Problem]:
     path = ctx.rootdir / shown if not Path(shown).is_absolute() else Path(shown)
     if not path.is_file():
         return [
@@ -225,7 +234,11 @@ def _merged(
         problem = f"the merged file would not load ({who}{first.message})"
     if problem is not None:
         return [Problem(shown, 0, f"merge refused: {problem}; please report this with the file")]
-    return path, text, new_text
+    held = {q.id: q.relevant for q in old}
+    already = sum(
+        1 for q, grades in additions.items() for d, g in grades.items() if held[q].get(d) == g
+    )
+    return _Merge(path, text, new_text, already)
 
 
 def _additions(worklist: Worklist) -> dict[str, Additions]:
@@ -237,10 +250,8 @@ def _additions(worklist: Worklist) -> dict[str, Additions]:
     return by_file
 
 
-def _plan(
-    ctx: Context, by_file: Mapping[str, Additions]
-) -> tuple[list[tuple[Path, str, str]], list[Problem]]:
-    planned: list[tuple[Path, str, str]] = []
+def _plan(ctx: Context, by_file: Mapping[str, Additions]) -> tuple[list[_Merge], list[Problem]]:
+    planned: list[_Merge] = []
     problems: list[Problem] = []
     for shown, additions in by_file.items():
         found = _merged(ctx, shown, additions)
@@ -266,16 +277,21 @@ def run_merge(ctx: Context, args: argparse.Namespace) -> int:
             ctx.say(str(problem))
         ctx.say(f"{counted(len(problems), 'problem')}: nothing merged")
         return FINDINGS
-    for target, old, new in planned:
-        shown = ctx.shown(target)
+    changed = [m for m in planned if m.new != m.old]
+    for merge in changed:
+        shown = ctx.shown(merge.path)
         if args.dry_run:
             diff = difflib.unified_diff(
-                old.splitlines(True), new.splitlines(True), f"a/{shown}", f"b/{shown}"
+                merge.old.splitlines(True), merge.new.splitlines(True), f"a/{shown}", f"b/{shown}"
             )
             ctx.out.writelines(diff)
         else:
-            write_atomic(target, new)
-    judged = sum(len(g) for a in _additions(worklist).values() for g in a.values())
+            write_atomic(merge.path, merge.new)
+    already = sum(m.already for m in planned)
+    judged = sum(len(g) for a in _additions(worklist).values() for g in a.values()) - already
     verb = "would merge" if args.dry_run else "merged"
-    ctx.note(f"{verb} {counted(judged, 'judgment')} into {counted(len(planned), 'golden file')}")
+    held = f" ({already} already there)" if already else ""
+    ctx.note(
+        f"{verb} {counted(judged, 'judgment')} into {counted(len(changed), 'golden file')}{held}"
+    )
     return OK
