@@ -429,6 +429,12 @@ def test_an_output_path_that_is_a_folder_or_under_a_file_is_named_as_given(tmp_p
             "conftest.py, a report?): writing would destroy it",
         ),
         (["export", "trec", "-o", "conftest.py"], "-o conftest.py: the file exists and is not"),
+        # a Markdown report and a TREC run were replaced: only JSON and Python were known
+        (["export", "trec", "-o", "a.md"], "-o a.md: the file exists and is not a qrels file"),
+        (
+            ["export", "trec", "-o", "runs/dense.run"],
+            "-o runs/dense.run: the file exists and is not a qrels file",
+        ),
         (
             ["pool", "--depth", "2", "a.json", "-o", "golden/g.yaml"],
             "-o golden/g.yaml: the file exists and is not a worklist",
@@ -443,7 +449,8 @@ def test_a_command_never_writes_over_its_inputs_or_another_kind_of_file(tmp_path
     evaluate --report replaced the report they read."""
     project = _project(tmp_path)
     (project / "conftest.py").write_text("import pytest\n", encoding="utf-8")
-    assert cli("evaluate", "runs/dense.run", "--report", "a.json", cwd=project).code in (0, 1)
+    report = ("--report", "a.json", "--report", "a.md")
+    assert cli("evaluate", "runs/dense.run", *report, cwd=project).code in (0, 1)
     if says is None:  # compare writes no report: argparse refuses the option
         assert cli(*args, cwd=project).code == 2
         return

@@ -247,14 +247,26 @@ def _has_content(path: Path) -> bool:
         return False
 
 
-def _plain_text(path: Path) -> bool:
-    """A file a qrels file may replace: none of the plugin's, no golden file, no Python."""
+def _qrels_like(path: Path) -> bool:
+    """A file a qrels file may replace: one whose first data line reads as qrels (``qid
+    iter docno grade``), or one of blank lines and comments; not a golden file, a report
+    (JSON, Markdown, HTML), a run, a README or Python."""
     if is_golden_file(path) or path.suffix.lower() == ".py":
         return False
-    return json_object_head(path) is None and not looks_like_worklist(path)
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return False
+    lines = head.splitlines()
+    for raw in lines[:-1] if len(head) == 4096 else lines:  # the last one read may be cut
+        fields = raw.removeprefix(b"\xef\xbb\xbf").split()
+        if fields and not fields[0].startswith(b"#"):
+            return len(fields) == 4 and fields[3].lstrip(b"-").isdigit()
+    return True
 
 
-_OF_KIND = {"worklist": looks_like_worklist, "qrels file": _plain_text}
+_OF_KIND = {"worklist": looks_like_worklist, "qrels file": _qrels_like}
 
 
 def plugin_file_kind(path: Path) -> str | None:
