@@ -284,7 +284,9 @@ def other_file(path: Path) -> str | None:
     """What the file is (``a golden file``, ``a pytest-retrieval baseline``) when it is a
     golden file or one of the plugin's files other than a JSON report (a baseline, a
     recording, a worklist), given where a report or a run belongs; else None."""
-    kind = plugin_file_kind(path) if path.is_file() else None
+    if not path.is_file():
+        return None
+    kind = plugin_file_kind(path)
     if kind == _PLUGIN_JSON[REPORT_FORMAT]:
         return None
     if kind is not None:

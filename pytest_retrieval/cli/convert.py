@@ -25,7 +25,16 @@ from ..io.trec import (
 )
 from ..model import QueryRecord
 from ..pooling import coverage
-from .common import OK, CliError, Commands, Context, add_common, golden_or_fail, read_report_file
+from .common import (
+    OK,
+    CliError,
+    Commands,
+    Context,
+    add_common,
+    golden_or_fail,
+    other_file,
+    read_report_file,
+)
 
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
 
@@ -186,6 +195,9 @@ def _refuse_overwriting(ctx: Context, args: argparse.Namespace, inputs: Sequence
                 f"{what} is a file this import reads: writing it would destroy it; write to "
                 "another path"
             )
+        kind = other_file(path)  # a golden file -o replaces; the plugin's other files, never
+        if kind is not None and (kind != "a golden file" or what.startswith("--corpus")):
+            raise CliError(f"{what} is {kind}: writing would destroy it; write to another path")
     if len(outputs) == 2 and outputs[0][1].resolve() == outputs[1][1].resolve():
         raise CliError(f"{outputs[0][0]} and {outputs[1][0]} are one file: give each its own path")
 
