@@ -242,6 +242,11 @@ TREC_IMPORT = ["trec", "qrels.txt", "--topics", "topics.txt"]
             [*TREC_IMPORT, "--corpus", "golden/g.yaml"],
             "--corpus golden/g.yaml is a golden file: writing would destroy it",
         ),
+        (  # replaced by the document ids
+            [*TREC_IMPORT, "--corpus", "conftest.py"],
+            "--corpus conftest.py: the file exists and is not a corpus list (a golden file, a "
+            "conftest.py, a report?): writing would destroy it",
+        ),
     ],
 )
 def test_an_import_never_writes_over_a_file_it_reads(tmp_path, args, says):
@@ -256,6 +261,7 @@ def test_an_import_never_writes_over_a_file_it_reads(tmp_path, args, says):
     )
     (project / "golden").mkdir(exist_ok=True)
     (project / "golden" / "g.yaml").write_text("queries: []\n", encoding="utf-8")
+    (project / "conftest.py").write_text("import pytest\n", encoding="utf-8")
     before = {p: p.read_bytes() for p in project.rglob("*") if p.is_file()}
     ran = cli("import", *args, cwd=project)
     assert ran.code == 2 and says in ran.err, ran.err

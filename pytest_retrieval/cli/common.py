@@ -247,26 +247,38 @@ def _has_content(path: Path) -> bool:
         return False
 
 
-def _qrels_like(path: Path) -> bool:
-    """A file a qrels file may replace: one whose first data line reads as qrels (``qid
-    iter docno grade``), or one of blank lines and comments; not a golden file, a report
-    (JSON, Markdown, HTML), a run, a README or Python."""
+def _head_fields(path: Path) -> list[list[bytes]] | None:
+    """The fields of the data lines that start a text file (blank lines and ``#``
+    comments left out); None for a golden file, Python or a file that cannot be read."""
     if is_golden_file(path) or path.suffix.lower() == ".py":
-        return False
+        return None
     try:
         with path.open("rb") as handle:
             head = handle.read(4096)
     except OSError:
+        return None
+    lines = head.removeprefix(b"\xef\xbb\xbf").splitlines()
+    lines = lines[:-1] if len(head) == 4096 else lines  # the last one read may be cut
+    return [f for f in map(bytes.split, lines) if f and not f[0].startswith(b"#")]
+
+
+def _qrels_like(path: Path) -> bool:
+    """A file a qrels file may replace: one whose first data line reads as qrels (``qid
+    iter docno grade``), or one of blank lines and comments; not a golden file, a report
+    (JSON, Markdown, HTML), a run, a README or Python."""
+    lines = _head_fields(path)
+    if lines is None:
         return False
-    lines = head.splitlines()
-    for raw in lines[:-1] if len(head) == 4096 else lines:  # the last one read may be cut
-        fields = raw.removeprefix(b"\xef\xbb\xbf").split()
-        if fields and not fields[0].startswith(b"#"):
-            return len(fields) == 4 and fields[3].lstrip(b"-").isdigit()
-    return True
+    return not lines or (len(lines[0]) == 4 and lines[0][3].lstrip(b"-").isdigit())
 
 
-_OF_KIND = {"worklist": looks_like_worklist, "qrels file": _qrels_like}
+def _corpus_like(path: Path) -> bool:
+    """A file a corpus list may replace: one document id a line (``import --corpus``)."""
+    lines = _head_fields(path)
+    return lines is not None and all(len(fields) == 1 for fields in lines)
+
+
+_OF_KIND = {"worklist": looks_like_worklist, "qrels file": _qrels_like, "corpus list": _corpus_like}
 
 
 def plugin_file_kind(path: Path) -> str | None:

@@ -200,6 +200,8 @@ def _refuse_overwriting(ctx: Context, args: argparse.Namespace, inputs: Sequence
             raise CliError(f"{what} is {kind}: writing would destroy it; write to another path")
     if len(outputs) == 2 and outputs[0][1].resolve() == outputs[1][1].resolve():
         raise CliError(f"{outputs[0][0]} and {outputs[1][0]} are one file: give each its own path")
+    if args.corpus:
+        ctx.output("--corpus", args.corpus, kind="corpus list")  # not over a conftest.py
 
 
 def _beir_inputs(folder: Path) -> list[Path]:
