@@ -134,12 +134,32 @@ def has_space(text: str) -> bool:
     return _ASCII_SPACE.search(text) is not None
 
 
+_COMPRESSED = (  # (magic bytes, format, the command that decompresses it)
+    (b"\x1f\x8b", "gzip", "gunzip -k"),
+    (b"BZh", "bzip2", "bunzip2 -k"),
+    (b"\xfd7zXZ\x00", "xz", "unxz -k"),
+    (b"\x28\xb5\x2f\xfd", "zstd", "unzstd"),
+    (b"PK\x03\x04", "zip", "unzip"),
+)
+
+
 def _opened(path: Path, shown: str) -> BinaryIO:
-    """The file opened for reading bytes; a :class:`FormatError` when it cannot be."""
+    """The file opened for reading bytes; a :class:`FormatError` when it cannot be, or
+    when it is compressed (TREC's runs come gzipped), which names the command to use."""
     try:
-        return open(path, "rb")  # the caller closes it (with ... as)
+        handle = open(path, "rb")  # noqa: SIM115 - the caller closes it (with ... as)
+        start = handle.peek(6)[:6]  # not read: a pipe gives its bytes once
     except OSError as exc:
         raise FormatError([Problem(shown, 0, f"cannot read the file: {exc}")]) from None
+    for magic, kind, command in _COMPRESSED:
+        if start.startswith(magic):
+            handle.close()
+            message = (
+                f"the file is {kind}-compressed: decompress it first ({command} {shown}) and "
+                "give the plain file"
+            )
+            raise FormatError([Problem(shown, 1, message)])
+    return handle
 
 
 def read_lines(path: Path, shown: str) -> Generator[tuple[int, str], None, None]:
