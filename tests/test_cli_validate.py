@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -341,4 +342,17 @@ def test_an_unknown_retrieval_key_given_with_override_ini_is_named_too(tmp_path)
     assert ran.err == (
         "--override-ini: unknown ini key retrieval_tolerence (did you mean "
         "retrieval_tolerance?): ignored\n"
+    )
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_a_pipe_given_as_an_input_file_is_named_as_a_pipe(tmp_path):
+    """'--corpus <(cut -f1 corpus.tsv)' said '--corpus /dev/fd/63: no such file'."""
+    project = write_project(tmp_path)
+    os.mkfifo(project / "ids.pipe")
+    ran = cli("validate", "--corpus", "ids.pipe", cwd=project)
+    assert ran.code == 2
+    assert ran.err == (
+        "pytest-retrieval: error: --corpus ids.pipe is a pipe or a device, not a file; save "
+        "what it gives to a file and give that\n"
     )

@@ -127,6 +127,11 @@ class Context:
         path = self.path(given)
         if path.is_dir():
             raise CliError(f"{option}{given} is a folder: give the file in it")
+        if path.exists() and not path.is_file():  # <(cut -f1 corpus.tsv): read more than once
+            raise CliError(
+                f"{option}{given} is a pipe or a device, not a file; save what it gives to a "
+                "file and give that"
+            )
         if not path.is_file():
             raise CliError(f"{option}{given}: no such file")
         return path
