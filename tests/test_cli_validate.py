@@ -356,3 +356,11 @@ def test_a_pipe_given_as_an_input_file_is_named_as_a_pipe(tmp_path):
         "pytest-retrieval: error: --corpus ids.pipe is a pipe or a device, not a file; save "
         "what it gives to a file and give that\n"
     )
+    # topics are read twice (their format, then their text): 'the file holds no topics'
+    (project / "qrels.txt").write_text("q1 0 d1 1\n", encoding="utf-8")
+    topics = cli("import", "trec", "qrels.txt", "--topics", "ids.pipe", cwd=project)
+    assert topics.code == 2
+    assert topics.err == (
+        "pytest-retrieval: error: --topics ids.pipe is a pipe or a device, not a file; save "
+        "what it gives to a file and give that\n"
+    )

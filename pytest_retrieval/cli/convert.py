@@ -233,7 +233,7 @@ def import_trec(ctx: Context, args: argparse.Namespace) -> int:
         path = _input(ctx, args.qrels)
         qrels = read_qrels(path, max_grade=ctx.max_grade, shown=ctx.shown(path))
         if args.topics:
-            topics_path = _input(ctx, args.topics)
+            topics_path = ctx.file(args.topics, "--topics ")  # read twice: no pipe
             topics = read_topics(topics_path, shown=ctx.shown(topics_path))
         else:
             topics = {qid: Topic(qid, qid) for qid in qrels.queries}
