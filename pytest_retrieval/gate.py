@@ -523,6 +523,28 @@ def _row_values(
     return found
 
 
+def _configuration_values(
+    name: str,
+    pairs: list[Pair],
+    gate: GateSettings,
+    columns: tuple[MetricColumns, MetricColumns],
+    result: GateResult,
+) -> list[tuple[str, _Values]]:
+    """:func:`_row_values` of one compared configuration; with none at all (every gated
+    metric n/a on every pair: ``retrieval_empty = skip`` and no query with something to
+    find) it had no data, and fails the gate, saying so."""
+    found = _row_values(name, pairs, gate, *columns)
+    if not found:
+        result.messages.append(
+            f"the gate had no data for configuration '{name}': every gated metric is n/a on "
+            f"its {counted(len(pairs), 'query', 'queries')} in the baseline (retrieval_empty "
+            "= skip leaves out a query with nothing relevant to find): nothing compared; add "
+            "queries with judgments"
+        )
+        result.verdict = "failed"
+    return found
+
+
 def _rows(
     found: Sequence[tuple[str, _Values]], gate: GateSettings, stats: StatsSettings, draws: Draws
 ) -> list[tuple[GateRow, list[Pair]]]:
@@ -716,5 +738,5 @@ def _gated(
             continue
         olds, news = _pair_columns(results, name, pairs, metrics)
         result.counts[name] = count_changes(olds, news)
-        gated.found += _row_values(name, pairs, gate, olds, news)
+        gated.found += _configuration_values(name, pairs, gate, (olds, news), result)
     return gated

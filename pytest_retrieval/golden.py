@@ -124,7 +124,13 @@ class Problem:
 
 
 # a fix a message suggests, as written in YAML and in a JSON Lines golden file
-_JSONL_SYNTAX = (("'relevant: {}'", "'\"relevant\": {}'"), ("(doc-id: 3)", '({"doc-id": 3})'))
+_JSONL_SYNTAX = (
+    ("'relevant: {}'", "'\"relevant\": {}'"),
+    ("(doc-id: 3)", '({"doc-id": 3})'),
+    # JSON's true and false are booleans as written: YAML's yes and no are no reason
+    (" (YAML reads yes, no, on, off, true and false as booleans: quote the id)", " (quote the id)"),
+    (" (YAML reads yes, no, on, off, true and false as booleans)", ""),
+)
 
 
 def is_jsonl(path: str) -> bool:

@@ -7,7 +7,11 @@ long it is, so the message itself stays readable and names the key and the fix.
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
+
 SHOWN = 60  # characters of a value shown in full; a longer one is cut
+LABEL_MAX = 28  # longer category or group names are shortened in the terminal
 
 
 def quoted(text: str, quote: str = "'", width: int = SHOWN) -> str:
@@ -22,6 +26,30 @@ def escaped(text: str) -> str:
     """Text with its control characters (and lone surrogates) escaped as Python writes
     them (a tab as ``\\t``): one line in any message, whatever the user's value holds."""
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def short(label: str, limit: int = LABEL_MAX) -> str:
+    """A label cut to ``limit`` characters (with "…"), for the terminal's tables."""
+    return label if len(label) <= limit else label[: limit - 1] + "…"
+
+
+def shortened(labels: Iterable[str], limit: int = LABEL_MAX) -> dict[str, str]:
+    """Each label as :func:`short` cuts it, but for those whose cut forms would read
+    alike (``hybrid-reranker-cross-encod…`` for two configurations): they stay whole,
+    so no two rows of a table look the same."""
+    whole = list(dict.fromkeys(labels))
+    counts = Counter(short(label, limit) for label in whole)
+    return {x: short(x, limit) if counts[short(x, limit)] == 1 else x for x in whole}
+
+
+def result_ids(ids: Iterable[str]) -> dict[str, str]:
+    """Result ids as the terminal shows them in a ranking: control characters escaped (an
+    id holding an escape sequence or a line break, from a corpus, would recolour the
+    terminal or break the table) and past :data:`SHOWN` characters cut, as
+    :func:`shortened` cuts (two ids that would read alike stay whole)."""
+    whole = list(dict.fromkeys(ids))
+    cut = shortened([escaped(d) for d in whole], SHOWN)
+    return {d: cut[escaped(d)] for d in whole}
 
 
 QUERY_SHOWN = 200  # characters of a query's text in a failure or --retrieval-show

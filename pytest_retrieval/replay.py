@@ -24,6 +24,7 @@ from .io.recording import FORMAT as RECORDING_FORMAT
 from .io.recording import Recorded, Recording, filters_as_recorded, is_recording, read_recording
 from .io.report_json import FORMAT as REPORT_FORMAT
 from .io.trec import REORDERED, Ranking, Run, read_run
+from .io.worklist import looks_like_worklist
 from .quoting import SHOWN, query_text, quoted
 from .retriever_metadata import Metadata
 from .runner import Answer
@@ -201,6 +202,7 @@ def load_replay(paths: Sequence[Path], shown: Sequence[str]) -> Replay:
         raise ReplayError(f"--retrieval-replay: cannot read it:\n{exc}") from None
 
 
+_WORKLIST = "worklist (pytest-retrieval pool)"
 _OTHER_FILES = {  # the plugin's own JSON files, by the "format" each starts with
     f'"{REPORT_FORMAT}"'.encode(): "report",
     f'"{BASELINE_FORMAT}"'.encode(): "baseline",
@@ -209,7 +211,12 @@ _OTHER_FILES = {  # the plugin's own JSON files, by the "format" each starts wit
 
 def _plugin_file_kind(path: Path) -> str | None:
     """ "report" or "baseline" when the file is one of the plugin's JSON reports or
-    baselines (given where a recording or a run belongs), else None."""
+    baselines (given where a recording or a run belongs), a worklist or a golden file
+    (read as a run, every line of it a problem), another JSON file; else None."""
+    if looks_like_worklist(path):
+        return _WORKLIST
+    if path.suffix.lower() in (".yaml", ".yml"):
+        return "golden file"
     head = json_object_head(path)
     if head is None:
         return None
@@ -225,11 +232,14 @@ def _plugin_file_kind(path: Path) -> str | None:
         return None
     if "configuration" in data and "id" in data:
         return "recording without its first (header) line"
+    if ("query" in data and "relevant" in data) or list(data) == ["defaults"]:
+        return "golden file"  # a .jsonl one
     return "JSON file"
 
 
 def _a(kind: str) -> str:
-    return f"a pytest-retrieval {kind}" if kind in _OTHER_FILES.values() else f"a {kind}"
+    ours = kind in _OTHER_FILES.values() or kind == _WORKLIST
+    return f"a pytest-retrieval {kind}" if ours else f"a {kind}"
 
 
 def _refuse_what_is_no_run(paths: Sequence[Path], shown: Sequence[str]) -> None:

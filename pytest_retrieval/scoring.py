@@ -15,7 +15,7 @@ from .golden import GoldenQuery
 from .io.common import counted
 from .metrics import CustomMetricError, Metric, evaluate, parse_metrics
 from .model import Outcome, QueryRecord
-from .quoting import query_text
+from .quoting import query_text, result_ids
 from .settings import Settings
 from .shapes import ResultKey, rank_results
 
@@ -172,11 +172,13 @@ def failure_text(
     lines.append("ranked results (grade; - = unjudged):")
     if not ranking:
         lines.append("  (nothing came back)")
-    width = max((len(d) for d in ranking[:depth]), default=0)
+    ids = result_ids(ranking[:depth])
+    width = max((len(d) for d in ids.values()), default=0)
     for rank, doc in enumerate(ranking[:depth], start=1):
         grade = query.relevant.get(doc)
         mark = "  FORBIDDEN" if doc in forbid else ""
-        lines.append(f"  {rank:>3}. {doc:<{width}}  {'-' if grade is None else grade}{mark}")
+        judged = "-" if grade is None else grade
+        lines.append(f"  {rank:>3}. {ids[doc]:<{width}}  {judged}{mark}")
     if len(ranking) > depth:
         lines.append(f"  ... {len(ranking) - depth} more")
     top = set(ranking[:depth])

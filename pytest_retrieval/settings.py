@@ -215,6 +215,18 @@ def _text_value(key: str, raw: Raw) -> str:
     return _text(raw)
 
 
+def _line_of_text(key: str, raw: Raw) -> str:
+    """Text shown in the terminal and logged as one line: a control character (an escape
+    sequence, a line break from a template) is refused, not printed raw."""
+    text = _text(raw)
+    if not text.isprintable():
+        raise SettingsError(
+            f"{key} {quoted(text)} holds a control character: a label is one line of text; "
+            "remove it"
+        )
+    return text
+
+
 def _word_tuple(key: str, raw: Raw) -> tuple[str, ...]:
     return tuple(words(raw))
 
@@ -708,7 +720,7 @@ LABEL = Setting(
     "retrieval_label",
     "name of this run in the history log (e.g. nightly); the terminal compares with the "
     "previous run of the same label",
-    "", _text_value, ini=None, option="--retrieval-label", metavar="TEXT",
+    "", _line_of_text, ini=None, option="--retrieval-label", metavar="TEXT",
 )  # fmt: skip
 GITHUB = Setting(
     "retrieval_github",

@@ -481,6 +481,18 @@ def test_a_bad_golden_file_is_refused_with_its_line_and_the_fix(tmp_path: Path, 
     assert _first_problem(tmp_path, text.encode("utf-8")) == message
 
 
+def test_a_query_whose_id_yaml_misreads_is_named_as_written_in_every_problem(
+    tmp_path: Path,
+) -> None:
+    """The id's own problem named query '1:30'; the next ones, of the same query, named
+    query '90', an id the file never holds."""
+    path = tmp_path / "bad.yaml"
+    path.write_text("queries:\n  - {id: 1:30, query: q, relevant: {x: 9}}\n", encoding="utf-8")
+    with pytest.raises(GoldenFileError) as info:
+        load_golden_file(path, shown=SHOWN)
+    assert [p.query_id for p in info.value.problems] == ["1:30", "1:30"]
+
+
 @pytest.mark.parametrize("case", list(GOLDEN_BYTES_CASES))
 def test_a_golden_file_in_another_encoding_is_named_with_its_line(
     tmp_path: Path, case: str
@@ -607,6 +619,14 @@ GOLDEN_JSONL_CASES: dict[str, tuple[str, str]] = {
     "float-grade": (
         '{"id": "a", "query": "q", "relevant": {"x": 1.5}}\n',
         "golden/bad.jsonl:1: query 'a': grade of 'x' must be an integer 0..3, got a number 1.5",
+    ),
+    "bool-grade": (  # JSON's true is a boolean as written: no word of YAML's yes and no
+        '{"id": "a", "query": "q", "relevant": {"x": true}}\n',
+        "golden/bad.jsonl:1: query 'a': grade of 'x' must be an integer 0..3, got true/false True",
+    ),
+    "bool-id": (
+        '{"id": false, "query": "q", "relevant": {}}\n',
+        "golden/bad.jsonl:1: 'id' must be non-empty text, got true/false (quote the id)",
     ),
     "null-id": (
         '{"id": null, "query": "q", "relevant": {}}\n',
@@ -1280,6 +1300,11 @@ SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
         "retrieval_fixture must be a fixture name, got 'my-fixture'",
     ),
     "diff-negative": ({"retrieval_diff": "-1"}, "--retrieval-diff must be an integer >= 0, got -1"),
+    "label-escape": (  # the terminal printed it raw: "since the previous run labelled '...'"
+        {"retrieval_label": "night\nly\x1b[31m"},
+        "--retrieval-label 'night\\nly\\x1b[31m' holds a control character: a label is one "
+        "line of text; remove it",
+    ),
     "seed-word": (
         {"retrieval_seed": "lucky"},
         "retrieval_seed must be an integer >= 0, got 'lucky'",
@@ -1420,6 +1445,13 @@ BASELINE_CASES: dict[str, tuple[Mutation, str]] = {
     "summary-row-missing": (
         lambda d: _summary(d)["categories"].clear(),  # type: ignore[attr-defined]
         WHERE + "its stored summary has no row 'lexical'",
+    ),
+    "summary-row-extra": (  # a category renamed, a merge conflict kept the old row
+        lambda d: _summary(d)["categories"].update(  # type: ignore[attr-defined]
+            {"lexicon": {"n": 2, "ndcg@10": 0.5, "mrr": 0.5, "recall@20": 0.5}}
+        ),
+        WHERE + "its stored summary has a row 'lexicon' that none of its queries has: the "
+        "file was edited by hand",
     ),
     "settings-gain": (
         lambda d: d["settings"].update(gain="log"),  # type: ignore[attr-defined]
@@ -1972,3 +2004,19 @@ def test_a_misspelled_weighted_category_is_named_with_the_closest() -> None:
     )
     (far,) = settings_warnings(["bm25"], ["filtered"], None, {"xyz": 1.0})
     assert "names xyz, which" in str(far)
+
+
+def test_a_golden_path_written_as_a_pattern_says_patterns_are_not_expanded(
+    tmp_path: Path,
+) -> None:
+    """retrieval_golden = golden/*.yaml said only that it does not exist, though every
+    file it means does."""
+    from pytest_retrieval.io.golden_file import golden_path_problems
+
+    (tmp_path / "golden").mkdir()
+    (tmp_path / "golden" / "a.yaml").write_text("queries: []\n", encoding="utf-8")
+    (problem,) = golden_path_problems(tmp_path, ["golden/*.yaml"])
+    assert problem == (
+        f"golden/*.yaml does not exist under {tmp_path}: a pattern is not expanded; name "
+        "the folder (every .yaml, .yml and .jsonl under it is collected) or each file"
+    )

@@ -44,7 +44,8 @@ queries:
 """
 
 
-def test_a_hand_computed_case(tmp_path):
+def test_a_hand_computed_case(tmp_path, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")  # the table whole, on one line a row
     project = write_project(tmp_path, {"golden/a.yaml": A, "person.yaml": B_WORKLIST})
     ran = cli("agreement", "golden/a.yaml", "person.yaml", cwd=project)
     assert ran.code == 0, ran.err
@@ -63,7 +64,8 @@ def test_a_hand_computed_case(tmp_path):
     assert rows[1][3:] == ["0.667", "0.500", "0.727", "0", "0"]
 
 
-def test_agreement_equals_scikit_learn_on_generated_judges(tmp_path):
+def test_agreement_equals_scikit_learn_on_generated_judges(tmp_path, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")  # the table whole, on one line a row
     sklearn_metrics = pytest.importorskip("sklearn.metrics")
     rng = random.Random(12)
     first: list[GoldenQuery] = []
@@ -96,6 +98,15 @@ def test_agreement_errors(tmp_path):
     ran = cli("agreement", "golden/a.yaml", "bad.yaml", cwd=project)
     assert ran.code == 2 and "bad.yaml:2: query 'q1': 'query' is missing" in ran.err
 
+    # one judge against itself: kappa 1.0 by construction, which reads as full agreement
+    for a, b in [("golden/a.yaml", "./golden/a.yaml"), ("golden", "golden/")]:
+        same = cli("agreement", a, b, cwd=project)
+        assert same.code == 2
+        assert same.err == (
+            f"pytest-retrieval: error: A ({a}) and B ({b}) are the same judgments: agreement "
+            "compares two judges; give the other judge's files\n"
+        )
+
 
 @pytest.mark.parametrize(
     ("name", "text", "kind"),
@@ -123,3 +134,14 @@ def test_a_plugin_file_given_for_golden_judgments_is_named_for_what_it_is(
     assert validated.err.strip().endswith(
         "not a golden file; give golden files (.yaml, .yml, .jsonl) or folders of them"
     )
+
+
+def test_the_agreement_table_fits_the_terminal(tmp_path, monkeypatch):
+    """Its eight columns took 82 characters: every line wrapped in an 80-column terminal."""
+    project = write_project(tmp_path, {"golden/a.yaml": A, "person.yaml": B_WORKLIST})
+    for columns in (80, 50):
+        monkeypatch.setenv("COLUMNS", str(columns))
+        ran = cli("agreement", "golden/a.yaml", "person.yaml", "--by", "category", cwd=project)
+        assert ran.code == 0, ran.err
+        assert max(len(line) for line in ran.lines) <= columns, ran.out
+        assert ran.out.count("money ") == 2  # the columns split over two tables

@@ -231,12 +231,37 @@ TREC_IMPORT = ["trec", "qrels.txt", "--topics", "topics.txt"]
         ([*TREC_IMPORT, "--corpus", "topics.txt"], "--corpus topics.txt is a file this import"),
         ([*TREC_IMPORT, "-o", "x.yaml", "--corpus", "./x.yaml"], "-o x.yaml and --corpus ./x"),
         (["beir", "beir", "--corpus", "beir/corpus.jsonl"], "--corpus beir/corpus.jsonl is a"),
+        # the plugin's own files, and a golden file under --corpus, were written over
+        (
+            [*TREC_IMPORT, "-o", "worklist.yaml"],
+            "-o worklist.yaml is a pytest-retrieval worklist (written by pytest-retrieval pool): "
+            "writing would destroy it; write to another path",
+        ),
+        ([*TREC_IMPORT, "-o", "rec.jsonl"], "-o rec.jsonl is a pytest-retrieval recording"),
+        (
+            [*TREC_IMPORT, "--corpus", "golden/g.yaml"],
+            "--corpus golden/g.yaml is a golden file: writing would destroy it",
+        ),
+        (  # replaced by the document ids
+            [*TREC_IMPORT, "--corpus", "conftest.py"],
+            "--corpus conftest.py: the file exists and is not a corpus list (a golden file, a "
+            "conftest.py, a report?): writing would destroy it",
+        ),
     ],
 )
 def test_an_import_never_writes_over_a_file_it_reads(tmp_path, args, says):
     """--corpus qrels.txt replaced the qrels with document ids, after the import."""
     project = _project(tmp_path)
     _beir(project / "beir")
+    (project / "worklist.yaml").write_text(
+        "format: pytest-retrieval-worklist\nversion: 1\nqueries: []\n", encoding="utf-8"
+    )
+    (project / "rec.jsonl").write_text(
+        '{"format": "pytest-retrieval recording", "version": 1}\n', encoding="utf-8"
+    )
+    (project / "golden").mkdir(exist_ok=True)
+    (project / "golden" / "g.yaml").write_text("queries: []\n", encoding="utf-8")
+    (project / "conftest.py").write_text("import pytest\n", encoding="utf-8")
     before = {p: p.read_bytes() for p in project.rglob("*") if p.is_file()}
     ran = cli("import", *args, cwd=project)
     assert ran.code == 2 and says in ran.err, ran.err

@@ -472,6 +472,12 @@ def test_an_output_path_that_is_a_folder_or_under_a_file_is_named_as_given(tmp_p
             "conftest.py, a report?): writing would destroy it",
         ),
         (["export", "trec", "-o", "conftest.py"], "-o conftest.py: the file exists and is not"),
+        # a Markdown report and a TREC run were replaced: only JSON and Python were known
+        (["export", "trec", "-o", "a.md"], "-o a.md: the file exists and is not a qrels file"),
+        (
+            ["export", "trec", "-o", "runs/dense.run"],
+            "-o runs/dense.run: the file exists and is not a qrels file",
+        ),
         (
             ["pool", "--depth", "2", "a.json", "-o", "golden/g.yaml"],
             "-o golden/g.yaml: the file exists and is not a worklist",
@@ -486,7 +492,8 @@ def test_a_command_never_writes_over_its_inputs_or_another_kind_of_file(tmp_path
     evaluate --report replaced the report they read."""
     project = _project(tmp_path)
     (project / "conftest.py").write_text("import pytest\n", encoding="utf-8")
-    assert cli("evaluate", "runs/dense.run", "--report", "a.json", cwd=project).code in (0, 1)
+    report = ("--report", "a.json", "--report", "a.md")
+    assert cli("evaluate", "runs/dense.run", *report, cwd=project).code in (0, 1)
     if says is None:  # compare writes no report: argparse refuses the option
         assert cli(*args, cwd=project).code == 2
         return
@@ -556,3 +563,99 @@ def test_compare_output_fits_the_terminal_with_long_report_paths(tmp_path, monke
     header = " ".join(line.strip() for line in ran.lines[:3])
     assert header.startswith(f"{folder}/a.json against {folder}/a.json (baseline = A, current")
     assert all(len(line) <= 72 for line in ran.out.splitlines()), ran.out
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "kind"),
+    [
+        (
+            "base.json",
+            '{"format": "pytest-retrieval-baseline", "version": 1}\n',
+            "a pytest-retrieval baseline (written by --retrieval-update-baseline)",
+        ),
+        (
+            "rec.jsonl",
+            '{"format": "pytest-retrieval recording", "version": 1}\n{"complete": true}\n',
+            "a pytest-retrieval recording (written by --retrieval-record)",
+        ),
+        (
+            "worklist.yaml",
+            "format: pytest-retrieval-worklist\nversion: 1\nqueries: []\n",
+            "a pytest-retrieval worklist (written by pytest-retrieval pool)",
+        ),
+        ("golden/g.yaml", None, "a golden file"),
+    ],
+    ids=["baseline", "recording", "worklist", "golden"],
+)
+def test_a_command_reading_reports_names_the_plugins_other_files(tmp_path, name, text, kind):
+    """compare, pool and export run said 'rec.jsonl:2: not valid JSON (Extra data)' of a
+    recording and 'not valid JSON (Expecting value)' of a worklist or a golden file: the
+    file is named for what it is, with what the command reads."""
+    project = _project(tmp_path)
+    assert cli("evaluate", "runs/dense.run", "--report", "a.json", cwd=project).code == 0
+    if text is not None:
+        (project / name).write_text(text, encoding="utf-8")
+    for args in (
+        ("compare", "a.json", name),
+        ("compare", name, "a.json"),
+        ("pool", name, "--depth", "3"),
+        ("export", "run", name, "-o", "out"),
+    ):
+        ran = cli(*args, cwd=project)
+        assert ran.code == 2, (args, ran.err)
+        assert ran.err.startswith(
+            f"pytest-retrieval: error: {name} is {kind}, not a JSON report; "
+            f"{' '.join(args[:2]) if args[0] == 'export' else args[0]} takes JSON reports "
+            "written by --retrieval-report"
+        ), (args, ran.err)
+
+
+def test_a_run_query_id_with_an_escape_is_named_escaped(tmp_path):
+    """A run's query id holding an escape sequence went raw into the note that it is not
+    in the golden set (clearing the screen, recolouring what followed)."""
+    project = _project(tmp_path)
+    (project / "odd.run").write_text("z\x1b[2Jz Q0 d1 1 1.0 t\n", encoding="utf-8")
+    ran = cli("evaluate", "odd.run", cwd=project)
+    assert "\x1b" not in ran.out + ran.err
+    assert "not in the golden set, ignored: z\\x1b[2Jz" in ran.notes
+
+
+def test_evaluating_a_report_names_the_metrics_its_kept_rankings_cannot_give(tmp_path):
+    """A report keeps each query's top max(k); evaluating it again gave mrr 0 where the
+    report said 1/12 (the first relevant at rank 12, past the kept top 10), in silence."""
+    project = _project(tmp_path)
+    deep = [f"x{i}" for i in range(1, 12)] + ["weather-forecast"]
+    write_run(project / "deep.run", {"deep": {"rain-tomorrow": deep}})
+    cli("evaluate", "deep.run", "--report", "a.json", cwd=project)
+    kept = load_json(project / "a.json")["configurations"]["deep"]["queries"]["rain-tomorrow"]
+    assert len(kept["retrieved"]) == 10 and kept["metrics"]["mrr"] == pytest.approx(1 / 12)
+    ran = cli("evaluate", "a.json", cwd=project)
+    assert (
+        "note: a.json keeps each query's top 10 (the largest cut of its metrics) and 1 "
+        "query's ranking reaches it: mrr needs more, so for that query it is a lower bound "
+        "here (the report's own numbers are from the whole ranking)" in ran.notes
+    )
+    shallow = cli("evaluate", "a.json", "--override-ini", "retrieval_metrics=ndcg@5", cwd=project)
+    assert "keeps each query's top" not in shallow.notes
+
+
+def test_evaluate_names_a_golden_file_or_a_worklist_given_as_a_run(tmp_path):
+    """Read as a TREC run, each line of a golden file or a worklist was an 'expected 6
+    fields' problem; a baseline was 'not a JSON report' as if only reports were read."""
+    project = _project(tmp_path)
+    (project / "worklist.yaml").write_text(
+        "format: pytest-retrieval-worklist\nversion: 1\nqueries: []\n", encoding="utf-8"
+    )
+    (project / "base.json").write_text('{"format": "pytest-retrieval-baseline"}\n', "utf-8")
+    wants = (
+        "not a TREC run or a JSON report; evaluate reads runs ('qid Q0 docno rank score tag' "
+        "lines) and the JSON reports of pytest --retrieval-eval --retrieval-report=PATH.json"
+    )
+    for name, what in [
+        ("golden/g.yaml", "a golden file"),
+        ("worklist.yaml", "a pytest-retrieval worklist (written by pytest-retrieval pool)"),
+        ("base.json", "a pytest-retrieval baseline (written by --retrieval-update-baseline)"),
+    ]:
+        ran = cli("evaluate", name, cwd=project)
+        assert ran.code == 2
+        assert ran.err == f"pytest-retrieval: error: {name} is {what}, {wants}\n"

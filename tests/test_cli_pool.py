@@ -168,7 +168,10 @@ def test_pool_fill_merge_keeps_comments_order_and_layout(tmp_path):
         assert dict(after[query.id].relevant) == {**query.relevant, **added}
     again = cli("pool", "bm25.json", "dense.json", "--depth", "3", cwd=project)
     assert "pooled 0 unjudged documents for 0 queries" in again.err
-    assert cli("merge", "worklist.yaml", cwd=project).code == 0  # equal grades: no change
+    again = cli("merge", "worklist.yaml", cwd=project)  # equal grades: no change
+    assert again.code == 0
+    # it said 'merged 7 judgments into 1 golden file', having merged none
+    assert again.err == "merged 0 judgments into 0 golden files (7 already there)\n"
     assert (project / "golden/weather.yaml").read_text(encoding="utf-8") == expected
     # the no-result query's results, judged 0, are what a no-result category holds: the
     # pre-commit check passes (its all-zero check is for a category with answers)
@@ -227,6 +230,12 @@ def test_merge_dry_run_prints_a_diff(tmp_path):
         ("relevant: {a: 1,\n      b: 2}", "written over several lines inside braces"),
         ("relevant: &shared {a: 1}", "uses an anchor, an alias or a tag"),
         ("relevant: {a: 1}", None),
+        ("'relevant': {a: 1}", None),  # was refused as 'written over several lines'
+        # new lines went between 'a:' and its grade: a: null, c: '0 1'
+        (  # indented for the dedent below: 'a:' under 'relevant:', '1' under 'a:'
+            "relevant:\n              a:\n                1",
+            "writes the grade of 'a' on a line of its own",
+        ),
     ],
 )
 def test_what_cannot_be_edited_in_place_is_named(relevant, message):
@@ -339,3 +348,135 @@ def test_a_worklist_is_not_written_among_the_golden_files(tmp_path):
         "pool", "bm25.json", "--depth=3", "-o=golden/notes.txt", cwd=project
     )  # not collected
     assert beside.code == 0, beside.err
+
+
+@pytest.mark.parametrize(
+    ("newline", "last"),
+    [("\r\n", "\r\n"), ("\n", ""), ("\r\n", "")],
+    ids=["crlf", "no-eol", "both"],
+)
+def test_merge_keeps_the_line_endings_and_a_missing_last_line_break(tmp_path, newline, last):
+    """A golden file saved on Windows (CRLF) came back with every line LF, and one without a
+    line break at its end gained one: merge is to change nothing but the judgments."""
+    (tmp_path / "lf").mkdir()
+    (tmp_path / "other").mkdir()
+    lf = _pooled(tmp_path / "lf")
+    _fill(lf / "worklist.yaml", GRADES)
+    assert cli("merge", "worklist.yaml", cwd=lf).code == 0
+    expected = (lf / "golden/weather.yaml").read_bytes().decode("utf-8")
+    project = _pooled(tmp_path / "other")
+    path = project / "golden/weather.yaml"
+    path.write_bytes((GOLDEN[:-1].replace("\n", newline) + last).encode("utf-8"))
+    _fill(project / "worklist.yaml", GRADES)
+    ran = cli("merge", "worklist.yaml", cwd=project)
+    assert ran.code == 0, ran.out + ran.err
+    assert path.read_bytes().decode("utf-8") == expected[:-1].replace("\n", newline) + last
+
+
+GOLDEN_JSONL = """\
+{"defaults": {"category": "paraphrase"}}
+{"id": "rain-tomorrow", "query": "will it rain tomorrow", "relevant": {"weather-forecast": 3}}
+
+{"id": "fx-exact",   "query": "FX Rates API", "relevant": ["fx-rates"], "tags": ["core"]}
+{"id": "lottery", "query": "predict the lottery numbers", "relevant": {}}
+"""
+
+
+def test_merge_folds_a_worklist_into_a_jsonl_golden_file(tmp_path):
+    """A pool over a JSONL golden file named the file, and merge refused it as a 'YAML
+    syntax error'. The lines of the queries that get judgments are written again, the
+    others stay byte for byte."""
+    project = write_project(tmp_path, {"golden/weather.jsonl": GOLDEN_JSONL}, ini=INI)
+    runs = {"rain-tomorrow": ["umbrella"], "fx-exact": ["fx-history"], "lottery": ["casino"]}
+    write_run(project / "bm25.run", {"bm25": runs})
+    assert cli("evaluate", "bm25.run", "--report", "bm25.json", cwd=project).code == 0
+    assert cli("pool", "bm25.json", "--depth", "3", "-o", "worklist.yaml", cwd=project).code == 0
+    _fill(project / "worklist.yaml", {"umbrella": 2, "fx-history": 1, "casino": 0})
+    ran = cli("merge", "worklist.yaml", cwd=project)
+    assert ran.code == 0, ran.out + ran.err
+    assert "merged 3 judgments into 1 golden file" in ran.err
+    lines = GOLDEN_JSONL.splitlines(keepends=True)
+    lines[1] = lines[1].replace("3}", '3, "umbrella": 2}')
+    lines[3] = (
+        '{"id": "fx-exact", "query": "FX Rates API", "relevant": {"fx-rates": 1, '
+        '"fx-history": 1}, "tags": ["core"]}\n'
+    )
+    lines[4] = lines[4].replace("{}", '{"casino": 0}')
+    assert (project / "golden/weather.jsonl").read_text(encoding="utf-8") == "".join(lines)
+    assert cli("validate", "--ignore", "all-zero", cwd=project).code == 0
+
+
+def test_pool_leaves_out_documents_whose_ids_no_golden_file_can_hold(tmp_path):
+    """A retriever's id with an invisible or control character inside was pooled, and merge
+    then refused the graded worklist ('remove it'): the pool could never be merged, and an
+    id with the character removed would never match the retriever's."""
+    project = write_project(tmp_path, {"golden/weather.yaml": GOLDEN}, ini=INI)
+    odd = {"rain-tomorrow": ["umbrella", "x\u200by", "x\x1cy"]}
+    write_run(project / "odd.run", {"odd": odd})
+    assert cli("evaluate", "odd.run", "--report", "odd.json", cwd=project).code == 1  # expect
+    ran = cli("pool", "odd.json", "--depth", "3", "-o", "worklist.yaml", cwd=project)
+    assert ran.code == 0, ran.err
+    assert (
+        "2 documents left out: a golden file cannot hold their ids (a control or invisible "
+        "character, white space at an end), so no grade of them could be merged: x\\u200by, "
+        "x\\x1cy" in ran.notes
+    )
+    text = (project / "worklist.yaml").read_text(encoding="utf-8")
+    assert "umbrella" in text and "x\u200by" not in text and "x\x1cy" not in text
+    _fill(project / "worklist.yaml", {"umbrella": 2})
+    assert cli("merge", "worklist.yaml", cwd=project).code == 0
+
+
+def test_a_merged_draft_that_would_not_load_is_merges_fault_not_the_files(tmp_path, monkeypatch):
+    """When the merged text would not load, merge named problems of the user's file at
+    lines that hold none (they were in its own draft)."""
+    import pytest_retrieval.cli.pool as pool
+
+    project = _pooled(tmp_path)
+    _fill(project / "worklist.yaml", GRADES)
+    monkeypatch.setattr(pool, "merge_judgments", lambda text, *a, **k: text + "  - {id: x}\n")
+    ran = cli("merge", "worklist.yaml", cwd=project)
+    assert ran.code == 1
+    assert ran.lines[0].startswith(
+        "golden/weather.yaml: merge refused: the merged file would not load (query 'x': "
+    ), ran.out
+    assert ran.lines[0].endswith("please report this with the file")
+
+
+def test_pool_does_not_write_over_a_worklist_holding_grades(tmp_path):
+    """A half-graded worklist pooled again with the same -o lost every grade in it."""
+    project = _pooled(tmp_path)
+    _fill(project / "worklist.yaml", {"umbrella": 2})
+    graded = (project / "worklist.yaml").read_text(encoding="utf-8")
+    ran = cli("pool", "bm25.json", "dense.json", "--depth", "3", "-o", "worklist.yaml", cwd=project)
+    assert ran.code == 2
+    assert ran.err == (
+        "pytest-retrieval: error: -o worklist.yaml: the worklist holds 1 grade not merged yet: "
+        "writing would lose it; merge it first (pytest-retrieval merge worklist.yaml), or "
+        "write the new pool to another path\n"
+    )
+    assert (project / "worklist.yaml").read_text(encoding="utf-8") == graded
+    ungraded = cli("pool", "bm25.json", "--depth", "2", "-o", "fresh.yaml", cwd=project)
+    assert ungraded.code == 0  # and an ungraded worklist is written over as before
+    assert cli("pool", "bm25.json", "--depth", "3", "-o", "fresh.yaml", cwd=project).code == 0
+
+
+def test_merge_keeps_a_byte_order_mark():
+    """A JSONL golden file saved with a byte-order mark loads, but merge refused it: 'JSON
+    syntax error: Expecting value (column 1)' at its first line."""
+    text = '\ufeff{"id": "q", "query": "t", "relevant": {"a": 1}}\n'
+    expected = '\ufeff{"id": "q", "query": "t", "relevant": {"a": 1, "c": 0}}\n'
+    assert merge_judgments(text, "g", {"q": {"c": 0}}, jsonl=True) == expected
+
+
+def test_merge_edits_a_query_written_as_one_line_of_flow():
+    """'- {id: q, query: t, relevant: {a: 1}}': the new pairs went after the query's own
+    closing brace, and merge refused its own draft (asking for a bug report)."""
+    text = (
+        "queries:\n  - {id: q, query: t, relevant: {a: 1}, tags: [x]}  # one {note}\n"
+        "  - {id: r, query: \"it's {odd}\", relevant: [a, 'b,c']}\n"
+    )
+    assert merge_judgments(text, "g", {"q": {"c": 0}, "r": {"d": 2}}) == (
+        "queries:\n  - {id: q, query: t, relevant: {a: 1, c: 0}, tags: [x]}  # one {note}\n"
+        '  - {id: r, query: "it\'s {odd}", relevant: {a: 1, "b,c": 1, d: 2}}\n'
+    )

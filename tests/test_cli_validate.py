@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -361,3 +362,36 @@ def test_all_zero_is_named_only_in_a_category_whose_other_queries_have_answers(t
         "is relevant, so the query is scored as a no-result query (retrieval_empty); grade "
         "the answers above 0, or write 'relevant: {}' if nothing answers it [all-zero]"
     ]
+
+
+def test_an_unknown_retrieval_key_given_with_override_ini_is_named_too(tmp_path):
+    """The plugin warns of '-o retrieval_tolerence=0.1'; the command line said nothing and
+    gated on the default tolerance."""
+    project = write_project(tmp_path, ini="[pytest]\nretrieval_gain = linear\n")
+    ran = cli("validate", "--override-ini", "retrieval_tolerence=0.1", cwd=project)
+    assert ran.code == 0
+    assert ran.err == (
+        "--override-ini: unknown ini key retrieval_tolerence (did you mean "
+        "retrieval_tolerance?): ignored\n"
+    )
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_a_pipe_given_as_an_input_file_is_named_as_a_pipe(tmp_path):
+    """'--corpus <(cut -f1 corpus.tsv)' said '--corpus /dev/fd/63: no such file'."""
+    project = write_project(tmp_path)
+    os.mkfifo(project / "ids.pipe")
+    ran = cli("validate", "--corpus", "ids.pipe", cwd=project)
+    assert ran.code == 2
+    assert ran.err == (
+        "pytest-retrieval: error: --corpus ids.pipe is a pipe or a device, not a file; save "
+        "what it gives to a file and give that\n"
+    )
+    # topics are read twice (their format, then their text): 'the file holds no topics'
+    (project / "qrels.txt").write_text("q1 0 d1 1\n", encoding="utf-8")
+    topics = cli("import", "trec", "qrels.txt", "--topics", "ids.pipe", cwd=project)
+    assert topics.code == 2
+    assert topics.err == (
+        "pytest-retrieval: error: --topics ids.pipe is a pipe or a device, not a file; save "
+        "what it gives to a file and give that\n"
+    )

@@ -624,3 +624,45 @@ def test_jsonl_trailing_commas_and_misspelled_keys_name_line_query_and_fix(
     ) in text
     assert "is missing" not in text  # the misspelling's message says the fix
     assert "golden/mistakes.jsonl: 4 problems in this golden file" in text
+
+
+ODD_IDS_CONFTEST = """
+import os
+import pytest
+
+ODD = ["x\\x1b[31mRED\\nnext", "L" * 300, "d1"]
+
+
+@pytest.fixture(scope="session")
+def retriever():
+    if os.environ.get("ODD_IDS"):
+        return lambda query: ODD
+    return lambda query: ["d1"]
+"""
+
+
+def test_result_ids_with_escapes_or_hundreds_of_characters_are_shown_escaped_and_cut(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A corpus id holding an escape sequence or a line break went to the terminal raw in
+    an item's ranking and the gate's 'gained' (recolouring it, breaking the table), and a
+    300-character id made every ranking line 300 wide."""
+    pytester.makefile(".ini", pytest="[pytest]\nretrieval_golden = golden\n")
+    pytester.makeconftest(ODD_IDS_CONFTEST)
+    e2e_write(
+        pytester,
+        "golden/a.yaml",
+        "queries:\n  - {id: q1, query: one, relevant: {d1: 3}, forbid: [zz], expect: {mrr: 1.0}}\n",
+    )
+    assert e2e_run(pytester, "--retrieval-eval", "--retrieval-update-baseline").ret == 0
+    monkeypatch.setenv("ODD_IDS", "1")
+    monkeypatch.setenv("COLUMNS", "100")
+    result = e2e_run(pytester, "--retrieval-eval")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    text = result.stdout.str()
+    assert "\x1b" not in text
+    assert "  1. x\\x1b[31mRED\\nnext" in text
+    assert "gained x\\x1b[31mRED\\nnext (-)" in e2e_unwrapped(text)
+    assert "  2. " + "L" * 59 + "…  -" in text
+    ours = [line for line in text.splitlines() if not line.startswith("rootdir:")]
+    assert max(len(line) for line in ours) <= 100

@@ -1051,7 +1051,11 @@ def test_other_settings_refuse(project: pytest.Pytester, ini_line: str, differs:
             '(no "format": "pytest-retrieval-baseline")',
         ),
         (b"\xff\xfe{}", "cannot read golden/baseline.json"),
-        (None, "cannot read golden/baseline.json"),  # a directory where the file should be
+        (  # a directory where the file should be: rewriting it would fail, so no such hint
+            None,
+            "golden/baseline.json is a folder, not a baseline file: give retrieval_baseline "
+            "(or --retrieval-baseline) the path of a file, or move the folder away",
+        ),
     ],
     ids=["not-json", "not-a-baseline", "not-utf8", "directory"],
 )
@@ -1071,7 +1075,8 @@ def test_corrupt_baseline_refuses(project: pytest.Pytester, content: bytes | Non
     message = done.gate_failure()
     assert message is not None
     assert says in message
-    assert f"Fix or delete the file, or run `{UPDATE}` to rewrite it" in message
+    hint = f"Fix or delete the file, or run `{UPDATE}` to rewrite it"
+    assert (hint in message) == (content is not None)  # the update refuses a folder
     assert says in done.text
 
 

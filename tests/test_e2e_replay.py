@@ -465,6 +465,16 @@ def test_each_run_files_notes_name_that_file_and_only_selected_configurations(
             ("--retrieval-replay=other.json",),
             "--retrieval-replay: other.json is a JSON file, not a recording or a TREC run",
         ),
+        (  # was read as a TREC run: a 'expected 6 fields' problem for every line
+            ("--retrieval-replay=golden/catalog.yaml",),
+            "--retrieval-replay: golden/catalog.yaml is a golden file, not a recording or a "
+            "TREC run",
+        ),
+        (
+            ("--retrieval-replay=worklist.yaml",),
+            "--retrieval-replay: worklist.yaml is a pytest-retrieval worklist (pytest-retrieval "
+            "pool), not a recording or a TREC run",
+        ),
     ],
 )
 def test_replay_refuses_what_it_cannot_use(
@@ -474,6 +484,9 @@ def test_replay_refuses_what_it_cannot_use(
     (pytester.path / "headless.jsonl").write_text("".join(lines[1:]))
     (pytester.path / "other.json").write_text('{"results": {"q1": ["d1"]}}\n')
     (pytester.path / "garbage.run").write_text("this is not a run\n")
+    (pytester.path / "worklist.yaml").write_text(
+        "format: pytest-retrieval-worklist\nversion: 1\nqueries: []\n"
+    )
     (pytester.path / "runs").mkdir()
     if hasattr(os, "mkfifo"):
         os.mkfifo(pytester.path / "piped.run")

@@ -11,6 +11,7 @@ import pytest
 
 from pytest_retrieval.golden import GoldenFileError
 from pytest_retrieval.io.golden_file import load_golden_file
+from pytest_retrieval.quoting import result_ids
 from pytest_retrieval.shapes import ranked_ids
 
 GOLDEN = """\
@@ -220,3 +221,42 @@ def test_ids_a_reader_checked_are_ranked_as_they_are_and_only_those() -> None:
     assert rank_results(OtherList(["d3", "d3"])) == Ranked(["d3"], duplicates=1)
     # a key function reads every result, checked or not
     assert rank_results(CheckedIds(["a#1", "a#2"]), lambda r: str(r)[0]) == Ranked(["a"], merged=1)
+
+
+def test_long_result_ids_are_cut_unless_two_would_read_alike() -> None:
+    """URL-like ids that differ only at their end stay whole (cut, they would look the
+    same in one ranking); a lone long id is cut; control characters are escaped."""
+    base = "https://example.com/" + "a" * 60
+    assert result_ids([base + "/one", base + "/two"]) == {
+        base + "/one": base + "/one",
+        base + "/two": base + "/two",
+    }
+    assert result_ids([base + "/one", "d\x1b[2J"]) == {
+        base + "/one": base[:59] + "…",
+        "d\x1b[2J": "d\\x1b[2J",
+    }
+
+
+def test_a_gate_whose_every_value_is_skipped_has_no_data_and_fails(
+    pytester: pytest.Pytester,
+) -> None:
+    """retrieval_empty = skip and only no-result queries: every gated value is n/a, the
+    gate had 0 rows, and it PASSED (a gate that compared nothing does not pass)."""
+    pytester.makefile(".ini", pytest="[pytest]\nretrieval_empty = skip\n")
+    pytester.makeconftest(
+        "import pytest\n\n@pytest.fixture\ndef retriever():\n    return lambda q: ['d1']\n"
+    )
+    (pytester.path / "golden").mkdir()
+    (pytester.path / "golden" / "set.yaml").write_text(
+        "queries:\n  - {id: q1, query: one, relevant: {}}\n"
+        "  - {id: q2, query: two, relevant: {d1: 0}}\n"
+    )
+    assert run(pytester, "--retrieval-update-baseline")[0].ret == pytest.ExitCode.OK
+    result, report = run(pytester)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert report["gate"]["verdict"] == "failed" and report["gate"]["rows"] == []
+    assert report["gate"]["messages"] == [
+        "the gate had no data for configuration 'default': every gated metric is n/a on its 2 "
+        "queries in the baseline (retrieval_empty = skip leaves out a query with nothing "
+        "relevant to find): nothing compared; add queries with judgments"
+    ]

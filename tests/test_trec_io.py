@@ -138,6 +138,26 @@ def test_qrels_empty_unreadable_and_not_utf8(tmp_path):
     assert error_of(read_qrels, bad, shown="latin1").startswith("latin1:2: not UTF-8")
 
 
+@pytest.mark.parametrize(
+    ("compress", "says"),
+    [
+        ("gzip", "the file is gzip-compressed: decompress it first (gunzip -k r.gz)"),
+        ("bz2", "the file is bzip2-compressed: decompress it first (bunzip2 -k r.gz)"),
+        ("lzma", "the file is xz-compressed: decompress it first (unxz -k r.gz)"),
+    ],
+)
+def test_a_compressed_run_or_qrels_is_named_as_such(tmp_path, compress, says):
+    """TREC's own runs come gzipped: a .run.gz was 'not UTF-8 (byte 2 of the line); save
+    the file as UTF-8'."""
+    import importlib
+
+    module = importlib.import_module(compress)
+    for reader, text in ((read_run, "q1 Q0 d 1 1.0 t\n"), (read_qrels, "q1 0 d 1\n")):
+        path = tmp_path / "r.gz"
+        path.write_bytes(module.compress(text.encode()))
+        assert error_of(reader, path, shown="r.gz") == f"r.gz:1: {says} and give the plain file"
+
+
 def test_qrels_crlf_and_byte_order_mark(tmp_path):
     path = tmp_path / "q"
     path.write_bytes("\ufeff1 0 a 1\r\n1 0 b 0\r\n".encode())
@@ -209,6 +229,12 @@ def test_trec_order_breaks_ties_by_bytes_like_strcmp():
         ("q1 Q0 a 1 \u0661\u0660 t", "r:2: query 'q1': score '\u0661\u0660' of 'a' is not a"),
         ("q1 Q0 a first 1 t", "r:2: query 'q1': rank 'first' of 'a' is not an integer"),
         ("q1 Q0 d 7 0.1 t", "r:2: query 'q1': document 'd' is retrieved twice in run 't' (first"),
+        # the tag names a configuration in every table: `evaluate` printed the escape raw
+        (
+            "q1 Q0 a 2 0.5 t\x1b[31m",
+            "r:2: query 'q1': run tag 't\\x1b[31m' holds a control character (a binary or "
+            "corrupt file?): a tag names its configuration in every table and report; fix it",
+        ),
     ],
 )
 def test_run_errors_name_file_line_query_and_fix(tmp_path, line, expected):

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from tabulate import tabulate
-
 from ..agreement import ALL, AgreementError, agreement
 from ..io.common import FormatError
 from ..io.worklist import looks_like_worklist, read_worklist
+from ..report.summary import fit
 from .common import OK, CliError, Commands, Context, add_common, load_golden
 
 Judgments = dict[str, dict[str, int]]
@@ -56,6 +55,11 @@ def _number(value: float | None) -> str:
 
 
 def run(ctx: Context, args: argparse.Namespace) -> int:
+    if ctx.path(args.a).resolve() == ctx.path(args.b).resolve():  # kappa 1.0 by construction
+        raise CliError(
+            f"A ({args.a}) and B ({args.b}) are the same judgments: agreement compares two "
+            "judges; give the other judge's files"
+        )
     first, first_categories = _judgments(ctx, args.a)
     second, second_categories = _judgments(ctx, args.b)
     categories = {**second_categories, **first_categories} if args.by else {}
@@ -80,9 +84,8 @@ def run(ctx: Context, args: argparse.Namespace) -> int:
         for r in rows
     ]
     ctx.say_wrapped(f"A = {args.a}, B = {args.b}; pairs = (query, document) judged by both")
-    ctx.say(
-        tabulate(cells, headers=headers, disable_numparse=True, colalign=["left"] + ["right"] * 7)
-    )
+    for line in fit(headers, cells, ctx.width()):  # split in two tables when too wide
+        ctx.say(line)
     overall = rows[-1]
     if overall.pairs == 0:
         ctx.note("no (query, document) pair is judged by both: nothing to compare")

@@ -125,6 +125,11 @@ class Context:
         path = self.path(given)
         if path.is_dir():
             raise CliError(f"{option}{given} is a folder: give the file in it")
+        if path.exists() and not path.is_file():  # <(cut -f1 corpus.tsv): read more than once
+            raise CliError(
+                f"{option}{given} is a pipe or a device, not a file; save what it gives to a "
+                "file and give that"
+            )
         if not path.is_file():
             raise CliError(f"{option}{given}: no such file")
         return path
@@ -204,7 +209,8 @@ def context(args: argparse.Namespace, cwd: Path, out: TextIO, err: TextIO) -> Co
         if explicit is not None and not explicit.is_absolute():
             explicit = cwd / explicit
         ini = find_config(cwd, explicit)
-        raw = ini.raw_settings(parse_overrides(getattr(args, "override_ini", []) or []))
+        overrides = parse_overrides(getattr(args, "override_ini", []) or [])
+        raw = ini.raw_settings(overrides)
     except IniError as exc:
         raise CliError(str(exc)) from None
     replaced = _custom_metrics(args, cwd, ini.rootdir)
@@ -216,6 +222,8 @@ def context(args: argparse.Namespace, cwd: Path, out: TextIO, err: TextIO) -> Co
     ctx = Context(cwd=cwd, ini=ini, run=run, out=out, err=err, replaced=replaced)
     for _, note in unknown_ini_keys(ini.values):
         ctx.note(f"{ini.shown}: {note}")
+    for _, note in unknown_ini_keys(overrides):
+        ctx.note(f"--override-ini: {note}")
     return ctx
 
 
@@ -248,9 +256,9 @@ _A_REPORT_INSTEAD = {  # one of the plugin's other files where a JSON report bel
 
 def read_report_file(ctx: Context, given: str, command: str) -> ReportFile:
     """The JSON report at ``given``, for ``command``; a :class:`CliError` says what is
-    wrong, and for another of the plugin's files (a recording, a baseline, a log, a
-    worklist: none is valid JSON as a whole, or none a report) what it is and what to
-    give instead."""
+    wrong, and for a golden file or another of the plugin's files (a recording, a
+    baseline, a log, a worklist: none is valid JSON as a whole, or none a report) what it
+    is and what to give instead."""
     path = ctx.path(given)
     shown = ctx.shown(path)
     kind = plugin_file_kind(path) if path.is_file() else None
@@ -259,6 +267,12 @@ def read_report_file(ctx: Context, given: str, command: str) -> ReportFile:
         raise CliError(
             f"{shown} is a pytest-retrieval {kind}, not a JSON report; {command} takes JSON "
             f"reports written by --retrieval-report: {fix}"
+        )
+    if kind is None and path.is_file() and is_golden_file(path):
+        raise CliError(
+            f"{shown} is a golden file, not a JSON report; {command} takes JSON reports "
+            f"written by --retrieval-report: {_WRITE_A_REPORT} (or pytest-retrieval evaluate "
+            "--report)"
         )
     try:
         return read_report(path, shown)
@@ -278,14 +292,38 @@ def _has_content(path: Path) -> bool:
         return False
 
 
-def _plain_text(path: Path) -> bool:
-    """A file a qrels file may replace: none of the plugin's, no golden file, no Python."""
+def _head_fields(path: Path) -> list[list[bytes]] | None:
+    """The fields of the data lines that start a text file (blank lines and ``#``
+    comments left out); None for a golden file, Python or a file that cannot be read."""
     if is_golden_file(path) or path.suffix.lower() == ".py":
+        return None
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return None
+    lines = head.removeprefix(b"\xef\xbb\xbf").splitlines()
+    lines = lines[:-1] if len(head) == 4096 else lines  # the last one read may be cut
+    return [f for f in map(bytes.split, lines) if f and not f[0].startswith(b"#")]
+
+
+def _qrels_like(path: Path) -> bool:
+    """A file a qrels file may replace: one whose first data line reads as qrels (``qid
+    iter docno grade``), or one of blank lines and comments; not a golden file, a report
+    (JSON, Markdown, HTML), a run, a README or Python."""
+    lines = _head_fields(path)
+    if lines is None:
         return False
-    return json_object_head(path) is None and not looks_like_worklist(path)
+    return not lines or (len(lines[0]) == 4 and lines[0][3].lstrip(b"-").isdigit())
 
 
-_OF_KIND = {"worklist": looks_like_worklist, "qrels file": _plain_text}
+def _corpus_like(path: Path) -> bool:
+    """A file a corpus list may replace: one document id a line (``import --corpus``)."""
+    lines = _head_fields(path)
+    return lines is not None and all(len(fields) == 1 for fields in lines)
+
+
+_OF_KIND = {"worklist": looks_like_worklist, "qrels file": _qrels_like, "corpus list": _corpus_like}
 
 
 def plugin_file_kind(path: Path) -> str | None:
@@ -297,6 +335,20 @@ def plugin_file_kind(path: Path) -> str | None:
     if head is None:
         return None
     return next((kind for mark, kind in _PLUGIN_JSON.items() if f'"{mark}"'.encode() in head), None)
+
+
+def other_file(path: Path) -> str | None:
+    """What the file is (``a golden file``, ``a pytest-retrieval baseline``) when it is a
+    golden file or one of the plugin's files other than a JSON report (a baseline, a
+    recording, a worklist), given where a report or a run belongs; else None."""
+    if not path.is_file():
+        return None
+    kind = plugin_file_kind(path)
+    if kind == _PLUGIN_JSON[REPORT_FORMAT]:
+        return None
+    if kind is not None:
+        return f"a pytest-retrieval {kind}"
+    return "a golden file" if is_golden_file(path) else None
 
 
 def golden_files(ctx: Context, given: Sequence[str], wants: str = GOLDEN_WANTED) -> list[Path]:

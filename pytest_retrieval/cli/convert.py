@@ -32,6 +32,7 @@ from .common import (
     Context,
     add_common,
     golden_or_fail,
+    other_file,
     read_report_file,
 )
 
@@ -194,8 +195,13 @@ def _refuse_overwriting(ctx: Context, args: argparse.Namespace, inputs: Sequence
                 f"{what} is a file this import reads: writing it would destroy it; write to "
                 "another path"
             )
+        kind = other_file(path)  # a golden file -o replaces; the plugin's other files, never
+        if kind is not None and (kind != "a golden file" or what.startswith("--corpus")):
+            raise CliError(f"{what} is {kind}: writing would destroy it; write to another path")
     if len(outputs) == 2 and outputs[0][1].resolve() == outputs[1][1].resolve():
         raise CliError(f"{outputs[0][0]} and {outputs[1][0]} are one file: give each its own path")
+    if args.corpus:
+        ctx.output("--corpus", args.corpus, kind="corpus list")  # not over a conftest.py
 
 
 def _beir_inputs(folder: Path) -> list[Path]:
@@ -227,7 +233,7 @@ def import_trec(ctx: Context, args: argparse.Namespace) -> int:
         path = _input(ctx, args.qrels)
         qrels = read_qrels(path, max_grade=ctx.max_grade, shown=ctx.shown(path))
         if args.topics:
-            topics_path = _input(ctx, args.topics)
+            topics_path = ctx.file(args.topics, "--topics ")  # read twice: no pipe
             topics = read_topics(topics_path, shown=ctx.shown(topics_path))
         else:
             topics = {qid: Topic(qid, qid) for qid in qrels.queries}

@@ -36,6 +36,7 @@ from .common import (
     Context,
     add_common,
     golden_or_fail,
+    other_file,
     read_report_file,
 )
 
@@ -150,6 +151,31 @@ def _refuse_folders_and_repeats(ctx: Context, args: argparse.Namespace) -> None:
             raise CliError(f"--report {given} is {READ_BY_THE_COMMAND}")
 
 
+def _note_kept_depth(ctx: Context, report: ReportFile) -> None:
+    """A report keeps each query's top max(k) of its metrics: a metric without a cut or
+    with a deeper one, computed here on a ranking that reaches that depth (so may have
+    been cut), is a lower bound of what the whole ranking gave; said, not left silent."""
+    kept = report.settings.depth
+    deeper = [m.name for m in ctx.run.settings.metrics if kept and (m.k is None or m.k > kept)]
+    reached = sum(
+        1
+        for records in report.configurations.values()
+        for r in records.values()
+        if r.evaluated and kept and len(r.retrieved) >= kept
+    )
+    if not deeper or not reached:
+        return
+    needs = "needs" if len(deeper) == 1 else "need"
+    that = "that query it is" if reached == 1 else "those queries they are"
+    whose = "1 query's ranking reaches" if reached == 1 else f"{reached} queries' rankings reach"
+    ctx.notice(
+        f"note: {report.path} keeps each query's top {kept} (the largest cut of its metrics) "
+        f"and {whose} it: "
+        f"{', '.join(deeper)} {needs} more, so for {that} a lower bound here (the report's "
+        "own numbers are from the whole ranking)"
+    )
+
+
 def _recorded(ctx: Context, given: str) -> list[Recorded]:
     path = ctx.file(given)
     shown = ctx.shown(path)
@@ -159,8 +185,16 @@ def _recorded(ctx: Context, given: str) -> list[Recorded]:
             f"reports: score the recording with `pytest --retrieval-eval --retrieval-replay "
             f"{given} --retrieval-report=report.json`, then give it the report"
         )
+    what = other_file(path)
+    if what is not None:  # else read as a run: a problem on every line
+        raise CliError(
+            f"{shown} is {what}, not a TREC run or a JSON report; evaluate reads runs ('qid "
+            "Q0 docno rank score tag' lines) and the JSON reports of pytest --retrieval-eval "
+            "--retrieval-report=PATH.json"
+        )
     if looks_like_report(path):
         report = read_report_file(ctx, given, "evaluate")
+        _note_kept_depth(ctx, report)
         return [
             Recorded(
                 name,

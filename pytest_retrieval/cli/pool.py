@@ -12,10 +12,11 @@ from pathlib import Path
 
 from ..golden import GoldenFileError, GoldenQuery, Problem
 from ..io.atomic import write_atomic
-from ..io.common import FormatError, counted
-from ..io.golden_file import is_golden_file, load_golden_file
+from ..io.common import FormatError, counted, some_ids
+from ..io.golden_check import written_id_problem
+from ..io.golden_file import JSONL_SUFFIX, is_golden_file, load_golden_file
 from ..io.golden_merge import merge_judgments
-from ..io.worklist import read_worklist, worklist_yaml, write_worklist
+from ..io.worklist import looks_like_worklist, read_worklist, worklist_yaml, write_worklist
 from ..pooling import Rankings, Worklist, build_pool, coverage
 from .common import (
     FINDINGS,
@@ -107,14 +108,59 @@ def _refuse_inside_golden(ctx: Context, path: Path, args: argparse.Namespace) ->
         )
 
 
+def _unjudgeable(worklist: Worklist) -> list[str]:
+    """Takes out of ``worklist`` each document whose id a golden file cannot hold (a control
+    or invisible character, white space at an end: no judgment could match it, and merge
+    refuses it), and a query left with none; the ids taken out, each once."""
+    dropped: dict[str, None] = {}
+    for query in worklist.queries:
+        refused = [d.id for d in query.documents if written_id_problem(d.id) is not None]
+        dropped.update(dict.fromkeys(refused))
+        query.documents = [d for d in query.documents if d.id not in dropped]
+    worklist.queries = [q for q in worklist.queries if q.documents]
+    return list(dropped)
+
+
+def _refuse_losing_grades(ctx: Context, path: Path) -> None:
+    """A worklist someone has begun to grade is not written over: the grades would be lost."""
+    if not path.is_file() or not looks_like_worklist(path):
+        return
+    shown = ctx.shown(path)
+    try:
+        graded = sum(
+            len(g) for g in read_worklist(path, ctx.max_grade, graded=False).judgments().values()
+        )
+    except FormatError:  # being edited by hand: whatever it holds is someone's work
+        graded = -1
+    if graded:
+        holds = "grades" if graded < 0 else counted(graded, "grade")
+        them = "them" if graded != 1 else "it"
+        raise CliError(
+            f"-o {shown}: the worklist holds {holds} not merged yet: writing would lose "
+            f"{them}; merge it first (pytest-retrieval merge {shown}), or write the new pool to "
+            "another path"
+        )
+
+
 def run_pool(ctx: Context, args: argparse.Namespace) -> int:
     if args.depth < 1:
         raise CliError("--depth must be a positive integer")
     if args.output is not None:
-        _refuse_inside_golden(ctx, ctx.output("-o", args.output, args.reports, "worklist"), args)
+        written = ctx.output("-o", args.output, args.reports, "worklist")
+        _refuse_inside_golden(ctx, written, args)
+        _refuse_losing_grades(ctx, written)
     runs = _runs(ctx, args.reports, args.depth)
     queries = golden_or_fail(ctx, args.golden)
     worklist = build_pool(queries, runs, args.depth, ctx.max_grade)
+    dropped = _unjudgeable(worklist)
+    if dropped:
+        their = "its id" if len(dropped) == 1 else "their ids"
+        them = "it" if len(dropped) == 1 else "them"
+        ctx.notice(
+            f"{counted(len(dropped), 'document')} left out: a golden file cannot hold {their} "
+            "(a control or invisible character, white space at an end), so no grade of "
+            f"{them} could be merged: {some_ids(dropped)}"
+        )
     judgments = {q.id: dict(q.relevant) for q in queries if q.relevant}
     for name, rankings in runs.items():
         note = coverage(name, rankings, judgments, args.depth).note()
@@ -168,9 +214,18 @@ def _verify(old: list[GoldenQuery], new: list[GoldenQuery], additions: Additions
     return None
 
 
-def _merged(
-    ctx: Context, shown: str, additions: Additions
-) -> tuple[Path, str, str] | list[Problem]:
+@dataclasses.dataclass(frozen=True)
+class _Merge:
+    """One golden file's merge: its text before and after, and the worklist's judgments
+    it held already (the same grade: nothing to add)."""
+
+    path: Path
+    old: str
+    new: str
+    already: int
+
+
+def _merged(ctx: Context, shown: str, additions: Additions) -> _Merge | list[Problem]:
     path = ctx.rootdir / shown if not Path(shown).is_absolute() else Path(shown)
     if not path.is_file():
         return [
@@ -181,17 +236,26 @@ def _merged(
                 next(iter(additions)),
             )
         ]
-    text = path.read_text(encoding="utf-8")
+    text = path.read_bytes().decode("utf-8")  # as it is: CRLF line ends kept (read_text's are not)
     try:
         old = load_golden_file(path, max_grade=ctx.max_grade, shown=shown)
-        new_text = merge_judgments(text, shown, additions)
-        new = _load_text(path, new_text, shown, ctx.max_grade)
+        jsonl = path.suffix.lower() == JSONL_SUFFIX
+        new_text = merge_judgments(text, shown, additions, jsonl=jsonl)
     except (FormatError, GoldenFileError) as exc:
         return list(exc.problems)
-    problem = _verify(old, new, additions)
+    try:  # the draft's problems are merge's, not the file's: not named at its lines
+        problem = _verify(old, _load_text(path, new_text, shown, ctx.max_grade), additions)
+    except GoldenFileError as exc:
+        first = exc.problems[0]
+        who = f"query '{first.query_id}': " if first.query_id else ""
+        problem = f"the merged file would not load ({who}{first.message})"
     if problem is not None:
         return [Problem(shown, 0, f"merge refused: {problem}; please report this with the file")]
-    return path, text, new_text
+    held = {q.id: q.relevant for q in old}
+    already = sum(
+        1 for q, grades in additions.items() for d, g in grades.items() if held[q].get(d) == g
+    )
+    return _Merge(path, text, new_text, already)
 
 
 def _additions(worklist: Worklist) -> dict[str, Additions]:
@@ -203,10 +267,8 @@ def _additions(worklist: Worklist) -> dict[str, Additions]:
     return by_file
 
 
-def _plan(
-    ctx: Context, by_file: Mapping[str, Additions]
-) -> tuple[list[tuple[Path, str, str]], list[Problem]]:
-    planned: list[tuple[Path, str, str]] = []
+def _plan(ctx: Context, by_file: Mapping[str, Additions]) -> tuple[list[_Merge], list[Problem]]:
+    planned: list[_Merge] = []
     problems: list[Problem] = []
     for shown, additions in by_file.items():
         found = _merged(ctx, shown, additions)
@@ -232,16 +294,21 @@ def run_merge(ctx: Context, args: argparse.Namespace) -> int:
             ctx.say(str(problem))
         ctx.say(f"{counted(len(problems), 'problem')}: nothing merged")
         return FINDINGS
-    for target, old, new in planned:
-        shown = ctx.shown(target)
+    changed = [m for m in planned if m.new != m.old]
+    for merge in changed:
+        shown = ctx.shown(merge.path)
         if args.dry_run:
             diff = difflib.unified_diff(
-                old.splitlines(True), new.splitlines(True), f"a/{shown}", f"b/{shown}"
+                merge.old.splitlines(True), merge.new.splitlines(True), f"a/{shown}", f"b/{shown}"
             )
             ctx.out.writelines(diff)
         else:
-            write_atomic(target, new)
-    judged = sum(len(g) for a in _additions(worklist).values() for g in a.values())
+            write_atomic(merge.path, merge.new)
+    already = sum(m.already for m in planned)
+    judged = sum(len(g) for a in _additions(worklist).values() for g in a.values()) - already
     verb = "would merge" if args.dry_run else "merged"
-    ctx.note(f"{verb} {counted(judged, 'judgment')} into {counted(len(planned), 'golden file')}")
+    held = f" ({already} already there)" if already else ""
+    ctx.note(
+        f"{verb} {counted(judged, 'judgment')} into {counted(len(changed), 'golden file')}{held}"
+    )
     return OK

@@ -404,6 +404,12 @@ def _check_summary(
     found = stored.get("categories") if isinstance(stored, dict) else None
     given = {"all": stored.get("all") if isinstance(stored, dict) else None}
     given.update(found if isinstance(found, dict) else {})
+    ghost = next((label for label in given if label not in rows), None)
+    if ghost is not None:
+        raise BaselineError(
+            f"its stored summary has a row '{ghost}' that none of its queries has: the file "
+            "was edited by hand"
+        )
     for label, row in rows.items():
         kept = given.get(label)
         if not isinstance(kept, dict):

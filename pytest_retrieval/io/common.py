@@ -18,6 +18,7 @@ from typing import BinaryIO
 
 from ..golden import DEFAULT_CATEGORY, Problem
 from ..model import RESERVED_CATEGORIES
+from ..quoting import escaped
 from .golden_check import FORBIDDEN_ID_CHARS, category_text_problem
 
 MAX_SHOWN = 50  # problems spelled out in one message; the rest are counted
@@ -133,12 +134,32 @@ def has_space(text: str) -> bool:
     return _ASCII_SPACE.search(text) is not None
 
 
+_COMPRESSED = (  # (magic bytes, format, the command that decompresses it)
+    (b"\x1f\x8b", "gzip", "gunzip -k"),
+    (b"BZh", "bzip2", "bunzip2 -k"),
+    (b"\xfd7zXZ\x00", "xz", "unxz -k"),
+    (b"\x28\xb5\x2f\xfd", "zstd", "unzstd"),
+    (b"PK\x03\x04", "zip", "unzip"),
+)
+
+
 def _opened(path: Path, shown: str) -> BinaryIO:
-    """The file opened for reading bytes; a :class:`FormatError` when it cannot be."""
+    """The file opened for reading bytes; a :class:`FormatError` when it cannot be, or
+    when it is compressed (TREC's runs come gzipped), which names the command to use."""
     try:
-        return open(path, "rb")  # the caller closes it (with ... as)
+        handle = open(path, "rb")  # noqa: SIM115 - the caller closes it (with ... as)
+        start = handle.peek(6)[:6]  # not read: a pipe gives its bytes once
     except OSError as exc:
         raise FormatError([Problem(shown, 0, f"cannot read the file: {exc}")]) from None
+    for magic, kind, command in _COMPRESSED:
+        if start.startswith(magic):
+            handle.close()
+            message = (
+                f"the file is {kind}-compressed: decompress it first ({command} {shown}) and "
+                "give the plain file"
+            )
+            raise FormatError([Problem(shown, 1, message)])
+    return handle
 
 
 def read_lines(path: Path, shown: str) -> Generator[tuple[int, str], None, None]:
@@ -260,8 +281,9 @@ def did_you_mean(word: str, choices: Sequence[str]) -> str:
 
 
 def some_ids(ids: Sequence[str], shown: int = 5) -> str:
-    """The first ``shown`` ids of a list, for a message ("a, b, c, ..." past them)."""
-    return ", ".join(ids[:shown]) + (", ..." if len(ids) > shown else "")
+    """The first ``shown`` ids of a list, for a message ("a, b, c, ..." past them); their
+    control characters escaped (an id from a run file may hold any)."""
+    return ", ".join(map(escaped, ids[:shown])) + (", ..." if len(ids) > shown else "")
 
 
 def golden_id_problem(qid: str) -> str | None:

@@ -583,7 +583,7 @@ def _query_id(checker: Checker, raw: Mapping[Any, Any], line: int) -> tuple[str 
         # named as written (00123), not as YAML read it (83)
         shown = written.source if isinstance(written, Int) else qid
         checker.add(_line_of(raw, "id"), misread, shown)
-        return qid, False
+        return shown, False  # and so in the query's other problems
     if any(c in qid for c in FORBIDDEN_ID_CHARS) or any(c.isspace() for c in qid):
         checker.add(
             _line_of(raw, "id"),

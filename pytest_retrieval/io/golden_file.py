@@ -112,7 +112,16 @@ def golden_path_problems(
         try:
             path.stat()
         except (FileNotFoundError, NotADirectoryError):
-            problems.append(f"{named} does not exist under {root}")
+            pattern = any(c in shown for c in "*?[")
+            problems.append(
+                f"{named} does not exist under {root}"
+                + (
+                    ": a pattern is not expanded; name the folder (every .yaml, .yml and "
+                    ".jsonl under it is collected) or each file"
+                    if pattern
+                    else ""
+                )
+            )
             continue
         except OSError as exc:  # a name too long, a loop of links
             problems.append(f"{named} cannot be used ({exc.strerror or exc})")

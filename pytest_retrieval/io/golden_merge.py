@@ -13,10 +13,15 @@ reads in review as the lines it added. How each way of writing ``relevant`` grow
 
 What cannot be edited in place (a flow mapping over several lines, an alias) is a
 problem naming the query and how to rewrite it; nothing is guessed.
+
+In a JSONL golden file a query is one line: that line is written again with the new
+pairs after the others in its ``relevant`` (the list shorthand becomes the mapping it
+means), its keys in their order; every other line stays byte for byte.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -24,12 +29,12 @@ from dataclasses import dataclass
 from ..golden import GoldenFileError, Problem
 from .common import FormatError
 from .golden_check import Lines, Seq
+from .golden_jsonl import parse_jsonl
 from .golden_writer import yaml_string
 from .golden_yaml import parse_yaml
 
-_FLOW = re.compile(
-    r"^(?P<head>.*?\brelevant\s*:\s*)(?P<open>[\[{])(?P<body>.*)(?P<close>[\]}])(?P<tail>\s*(#.*)?)$"
-)
+_KEY = re.compile(r"\brelevant['\"]?\s*:\s*")  # the key, quoted or not, and its colon
+_VALUE_BELOW = re.compile(r":\s*(#.*)?$")  # a key line whose value is on the lines below
 _ITEM = re.compile(r"^(?P<lead>\s*)-\s+(?P<value>[^#]*?)(?P<tail>\s+#.*)?$")
 
 
@@ -51,6 +56,36 @@ def _queries(data: object) -> dict[str, Lines]:
         if isinstance(item, Lines) and item.get("id") is not None:
             out.setdefault(str(item["id"]), item)
     return out
+
+
+def _flow_span(text: str, start: int) -> tuple[int, int] | None:
+    """The indexes of the bracket at ``start`` that opens a flow collection and of the one
+    that closes it on the same line (quoted scalars and nested brackets skipped); None
+    when ``start`` holds no bracket, or the collection goes on past the line."""
+    if text[start : start + 1] not in ("{", "["):
+        return None
+    depth, quote, i = 0, "", start
+    while i < len(text):
+        c = text[i]
+        if quote:
+            if c == "\\" and quote == '"':
+                i += 1  # an escaped character
+            elif c == quote and text[i + 1 : i + 2] == "'" == quote:
+                i += 1  # '' inside single quotes
+            elif c == quote:
+                quote = ""
+        elif c in "'\"" and text[:i].rstrip()[-1:] in ("{", "[", ",", ":"):
+            quote = c  # a quoted scalar starts: not an apostrophe inside a plain one
+        elif c in "[{":
+            depth += 1
+        elif c in "]}":
+            depth -= 1
+            if depth == 0:
+                return start, i
+        elif c == "#" and text[i - 1] in " \t":
+            return None  # a comment inside the collection: it goes on below
+        i += 1
+    return None
 
 
 class _Planner:
@@ -83,26 +118,42 @@ class _Planner:
                 )
         return out
 
+    def grades(self, qid: str, relevant: object, line: int) -> dict[str, int] | None:
+        """What ``relevant`` judges (a list: grade 1 each); None, a problem, when neither."""
+        if isinstance(relevant, list):
+            return {str(d): 1 for d in relevant}
+        if isinstance(relevant, dict):
+            return {str(d): int(g) for d, g in relevant.items()}
+        self.add(line, "'relevant' is neither a mapping nor a list; fix the file first", qid)
+        return None
+
+    def json_line(self, qid: str, raw: Lines, extra: Mapping[str, int]) -> None:
+        """A JSONL query's line, written again with the new judgments."""
+        grades = self.grades(qid, raw.get("relevant"), raw.line)
+        new = {} if grades is None else self.new_pairs(qid, grades, extra, raw.line)
+        if grades is None or not new:
+            return
+        text = self.lines[raw.line - 1]
+        value = json.loads(text.rstrip("\r"))
+        value["relevant"] = {**grades, **new}
+        line = json.dumps(value, ensure_ascii=False)
+        self.edits.append(_Edit(raw.line - 1, raw.line, (line,)))
+
     def query(self, qid: str, raw: Lines, extra: Mapping[str, int]) -> None:
         relevant = raw.get("relevant")
         key_line = raw.key_lines.get("relevant", raw.line)
-        if isinstance(relevant, Seq):
-            grades = {str(d): 1 for d in relevant}
-        elif isinstance(relevant, dict):
-            grades = {str(d): int(g) for d, g in relevant.items()}
-        else:
-            self.add(
-                key_line, "'relevant' is neither a mapping nor a list; fix the file first", qid
-            )
+        grades = self.grades(qid, relevant, key_line)
+        if grades is None:
             return
         new = self.new_pairs(qid, grades, extra, key_line)
         if not new:
             return
         text = self.lines[key_line - 1].rstrip("\r")
-        rest = text.split(":", 1)[1].strip() if ":" in text else ""
-        flow = _FLOW.match(text)
-        if flow is not None:
-            self._flow(flow, key_line, grades if isinstance(relevant, Seq) else None, new)
+        key = _KEY.search(text)
+        rest = text[key.end() :].strip() if key is not None else ""
+        span = _flow_span(text, key.end()) if key is not None else None
+        if span is not None:
+            self._flow(text, span, key_line, grades if isinstance(relevant, Seq) else None, new)
         elif rest.startswith(("{", "[")):
             self.add(
                 key_line,
@@ -120,27 +171,40 @@ class _Planner:
         elif isinstance(relevant, Seq):
             self._block_list(relevant, new, qid)
         elif isinstance(relevant, Lines):
-            self._block_map(relevant, new)
+            self._block_map(relevant, new, qid)
         else:  # pragma: no cover - the loader makes every mapping a Lines
             self.add(key_line, "cannot find where 'relevant' is written", qid)
 
     def _flow(
         self,
-        match: re.Match[str],
+        text: str,
+        span: tuple[int, int],
         key_line: int,
         listed: dict[str, int] | None,
         new: dict[str, int],
     ) -> None:
+        """The one-line ``{...}`` or ``[...]`` at ``span`` (its brackets) with the new pairs
+        in it; what comes before and after it on the line (the query's other keys when the
+        query is itself one line of flow) stays as it is."""
         pairs = [_pair(d, g) for d, g in new.items()]
-        body = match["body"].strip()
+        body = text[span[0] + 1 : span[1]].strip()
         if listed is not None:  # [a, b] -> {a: 1, b: 1, ...}
             body = ", ".join(_pair(d, g) for d, g in listed.items())
         inside = ", ".join([body, *pairs] if body else pairs)
-        line = f"{match['head']}{{{inside}}}{match['tail'] or ''}"
+        line = f"{text[: span[0]]}{{{inside}}}{text[span[1] + 1 :]}"
         self.edits.append(_Edit(key_line - 1, key_line, (line,)))
 
-    def _block_map(self, relevant: Lines, new: dict[str, int]) -> None:
+    def _block_map(self, relevant: Lines, new: dict[str, int], qid: str) -> None:
         last = max(relevant.key_lines.values())
+        doc = next(str(d) for d, line in relevant.key_lines.items() if line == last)
+        if _VALUE_BELOW.search(self.lines[last - 1].rstrip("\r")):  # new lines would split it
+            self.add(
+                last,
+                f"'relevant' writes the grade of '{doc}' on a line of its own; write "
+                f"'{doc}: grade' on one line, then merge again",
+                qid,
+            )
+            return
         first = self.lines[min(relevant.key_lines.values()) - 1]
         indent = first[: len(first) - len(first.lstrip())]
         added = tuple(f"{indent}{_pair(d, g)}" for d, g in new.items())
@@ -164,31 +228,45 @@ class _Planner:
             _Edit(last, last, tuple(f"{indent}{_pair(d, g)}" for d, g in new.items())),
         ]
 
-    def apply(self) -> str:
+    def apply(self, last_break: bool) -> str:
+        """The text with every edit; each new line ends as the line it replaces or follows
+        (a file saved with CRLF keeps them), and the last line break is there only if it was."""
         lines = list(self.lines)
         for edit in sorted(self.edits, key=lambda e: (e.start, e.end), reverse=True):
-            lines[edit.start : edit.end] = list(edit.lines)
-        return "\n".join(lines) + "\n"
+            near = lines[edit.start if edit.end > edit.start else max(edit.start - 1, 0)]
+            cr = "\r" if near.endswith("\r") else ""
+            lines[edit.start : edit.end] = [line + cr for line in edit.lines]
+        return "\n".join(lines) + ("\n" if last_break else "")
 
 
-def merge_judgments(text: str, shown: str, additions: Mapping[str, Mapping[str, int]]) -> str:
-    """``text`` with ``additions`` (query id -> {doc -> grade}) in each query's ``relevant``.
+def merge_judgments(
+    text: str, shown: str, additions: Mapping[str, Mapping[str, int]], *, jsonl: bool = False
+) -> str:
+    """``text`` with ``additions`` (query id -> {doc -> grade}) in each query's ``relevant``;
+    ``jsonl``: the text of a JSONL golden file, else YAML.
 
     Raises :class:`FormatError` with every problem: a query not in the file, a grade
-    that contradicts the file's, a ``relevant`` that cannot be edited in place.
+    that contradicts the file's, a ``relevant`` that cannot be edited in place. A
+    byte-order mark stays (JSON would not read it: the text is read without it).
     """
+    if text.startswith("\ufeff"):
+        return "\ufeff" + merge_judgments(text[1:], shown, additions, jsonl=jsonl)
     try:
-        data = parse_yaml(text, shown)
+        data, found = parse_jsonl(text, shown) if jsonl else (parse_yaml(text, shown), [])
     except GoldenFileError as exc:
         raise FormatError(exc.problems) from None
+    if found:
+        raise FormatError(found)
     queries = _queries(data)
     planner = _Planner(shown, text.split("\n")[:-1] if text.endswith("\n") else text.split("\n"))
     for qid, extra in additions.items():
         raw = queries.get(qid)
         if raw is None:
             planner.add(0, "the worklist names this query, but this file does not have it", qid)
-            continue
-        planner.query(qid, raw, extra)
+        elif jsonl:
+            planner.json_line(qid, raw, extra)
+        else:
+            planner.query(qid, raw, extra)
     if planner.problems:
         raise FormatError(planner.problems)
-    return planner.apply() if planner.edits else text
+    return planner.apply(text.endswith("\n")) if planner.edits else text

@@ -40,6 +40,7 @@ from typing import Literal, NamedTuple
 
 from ..bulk import paused_gc
 from ..golden import DEFAULT_CATEGORY, GoldenQuery, Problem
+from ..quoting import quoted
 from .atomic import write_atomic
 from .common import (
     FormatError,
@@ -372,6 +373,14 @@ class _RunBuilder:
                 number,
                 f"rank {rank!r} of '{doc}' is not an integer; check the column order "
                 "'qid Q0 docno rank score tag'",
+                qid,
+            )
+            return None
+        if not tag.isprintable():  # plain lines never hold one: checked here alone
+            self.log.add(
+                number,
+                f"run tag {quoted(tag)} holds a control character (a binary or corrupt file?): "
+                "a tag names its configuration in every table and report; fix it",
                 qid,
             )
             return None

@@ -456,6 +456,12 @@ class RetrievalSession:
 
     def _gate_result(self) -> GateResult:
         shown = self.baseline_shown
+        if self.baseline_path.is_dir():  # unreadable, and no update would rewrite it
+            message = (
+                f"{shown} is a folder, not a baseline file: give retrieval_baseline (or "
+                "--retrieval-baseline) the path of a file, or move the folder away"
+            )
+            return GateResult(verdict="refused", baseline=shown, messages=[message])
         try:
             baseline = read_baseline(self.baseline_path, shown)
         except BaselineMissing:

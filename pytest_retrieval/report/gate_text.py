@@ -17,10 +17,11 @@ from tabulate import tabulate
 
 from ..gate import GateResult, GateRow, WorstQuery
 from ..io.common import counted
+from ..quoting import result_ids, short
 from ..retriever_metadata import change_lines
 from ..settings import Tolerances
 from .summary import fit
-from .tables import p_text, short
+from .tables import p_text
 
 HEADERS = (
     "configuration", "category", "metric", "n", "baseline", "current", "delta", "allowed",
@@ -35,7 +36,8 @@ def _num(value: float) -> str:
 def _ids(ids: Sequence[str], grades: Mapping[str, int]) -> str:
     if not ids:
         return "-"
-    return ", ".join(f"{d} ({grades.get(d, '-')})" for d in ids)
+    shown = result_ids(ids)
+    return ", ".join(f"{shown[d]} ({grades.get(d, '-')})" for d in ids)
 
 
 def _where(row: GateRow) -> str:
@@ -152,9 +154,9 @@ def worst_detail(q: WorstQuery) -> str:
     """What changed in one query's top k: moved, lost, gained (and the error, if any)."""
     parts = []
     if q.moved:
-        parts.append(
-            "moved " + ", ".join(f"{m.id} {m.before}→{m.after} ({m.grade})" for m in q.moved)
-        )
+        shown = result_ids(m.id for m in q.moved)
+        moves = (f"{shown[m.id]} {m.before}→{m.after} ({m.grade})" for m in q.moved)
+        parts.append("moved " + ", ".join(moves))
     parts += [f"lost {_ids(q.lost, q.grades)}", f"gained {_ids(q.gained, q.grades)}"]
     if q.error:
         parts.append(f"error: {q.error}")

@@ -21,6 +21,7 @@ from tabulate import tabulate
 
 from ..evaluation import Evaluation
 from ..model import ALL, WEIGHTED
+from ..quoting import short, shortened
 from ..slices import Slice
 from .tables import (
     LATENCY_TITLE,
@@ -32,8 +33,6 @@ from .tables import (
     group_table,
     latency_cells,
     latency_table,
-    short,
-    shortened,
     side_by_side_table,
 )
 

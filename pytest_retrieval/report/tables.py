@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import html
 import re
-from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -20,10 +18,10 @@ from ..comparisons import P_FLOOR
 from ..evaluation import Evaluation
 from ..latency import latency_unit, milliseconds
 from ..model import ALL
+from ..quoting import shortened
 from ..slices import Slice
 
 Style = Literal["terminal", "markdown", "html"]
-LABEL_MAX = 28  # longer category or group names are shortened in the terminal
 TABLEFMT: dict[Style, str] = {"terminal": "simple", "markdown": "github", "html": "html"}
 
 
@@ -90,20 +88,6 @@ def _escaped(found: re.Match[str]) -> str:
     return (
         found.group(0) if found.group(0)[0] == "_" and inside else "\\" + "\\".join(found.group(0))
     )
-
-
-def short(label: str, limit: int = LABEL_MAX) -> str:
-    """A label cut to ``limit`` characters (with "…"), for the terminal's tables."""
-    return label if len(label) <= limit else label[: limit - 1] + "…"
-
-
-def shortened(labels: Iterable[str], limit: int = LABEL_MAX) -> dict[str, str]:
-    """Each label as :func:`short` cuts it, but for those whose cut forms would read
-    alike (``hybrid-reranker-cross-encod…`` for two configurations): they stay whole,
-    so no two rows of a table look the same."""
-    whole = list(dict.fromkeys(labels))
-    counts = Counter(short(label, limit) for label in whole)
-    return {x: short(x, limit) if counts[short(x, limit)] == 1 else x for x in whole}
 
 
 def fmt(value: float | None) -> str:
