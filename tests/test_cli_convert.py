@@ -437,3 +437,14 @@ def test_export_notes_fit_an_80_column_terminal(tmp_path, monkeypatch):
     assert exported.code == 0 and "(the largest cut of" in exported.err, exported.err
     for text in (ran.err, exported.err):
         assert max(map(len, text.splitlines())) <= 80, text
+
+
+def test_export_run_never_writes_a_hidden_file(tmp_path):
+    """A configuration named '..' or '.hidden' was written to '...run' or '.hidden.run',
+    which a folder listing does not show."""
+    project = write_project(tmp_path)
+    write_run(project / "odd.run", {"..": {"rain-tomorrow": ["x"]}, ".v2": {"fx-exact": ["y"]}})
+    assert cli("evaluate", "odd.run", "--report", "report.json", cwd=project).code == 0
+    ran = cli("export", "run", "report.json", "-o", "runs", cwd=project)
+    assert ran.code == 0, ran.err
+    assert sorted(p.name for p in (project / "runs").iterdir()) == ["_..run", "_v2.run"]

@@ -39,6 +39,13 @@ from .common import (
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
 
 
+def _file_name(configuration: str) -> str:
+    """The run file a configuration is exported to: characters a file name may not hold
+    replaced by ``_``, and a leading dot too (``..`` or ``.hidden`` would be a hidden file)."""
+    safe = _SAFE_NAME.sub("_", configuration)
+    return ("_" + safe[1:] if safe.startswith(".") else safe) + ".run"
+
+
 def _output_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-o",
@@ -352,11 +359,11 @@ def export_run(ctx: Context, args: argparse.Namespace) -> int:
     depth = report.settings.depth
     files: dict[str, str] = {}
     for name in report.configurations:
-        other = files.setdefault(_SAFE_NAME.sub("_", name), name)
+        other = files.setdefault(_file_name(name), name)
         if other != name:
             raise CliError(
                 f"configurations '{other}' and '{name}' would both be written to "
-                f"{_SAFE_NAME.sub('_', name)}.run; rename one"
+                f"{_file_name(name)}; rename one"
             )
     _refuse_errors(ctx.shown(path), report.configurations, args.drop_errors)
     for name, records in report.configurations.items():
@@ -365,7 +372,7 @@ def export_run(ctx: Context, args: argparse.Namespace) -> int:
             for qid, r in sorted(records.items())
             if r.evaluated and r.error is None
         }
-        target = folder / f"{_SAFE_NAME.sub('_', name)}.run"
+        target = folder / _file_name(name)
         try:
             left_out = write_run(target, {name: rankings})
         except FormatError as exc:
