@@ -18,13 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .golden import GoldenQuery, Problem
-from .io.baseline_file import FORMAT as BASELINE_FORMAT
 from .io.common import FormatError, counted, exists, json_object_head, queries_of, some_ids
-from .io.recording import FORMAT as RECORDING_FORMAT
+from .io.file_kinds import OWN_KINDS, RECORDING_KIND, own_file_kind
 from .io.recording import Recorded, Recording, filters_as_recorded, is_recording, read_recording
-from .io.report_json import FORMAT as REPORT_FORMAT
 from .io.trec import REORDERED, Ranking, Run, read_run
-from .io.worklist import looks_like_worklist
 from .quoting import SHOWN, query_text, quoted
 from .retriever_metadata import Metadata
 from .runner import Answer
@@ -202,27 +199,18 @@ def load_replay(paths: Sequence[Path], shown: Sequence[str]) -> Replay:
         raise ReplayError(f"--retrieval-replay: cannot read it:\n{exc}") from None
 
 
-_WORKLIST = "worklist (pytest-retrieval pool)"
-_OTHER_FILES = {  # the plugin's own JSON files, by the "format" each starts with
-    f'"{REPORT_FORMAT}"'.encode(): "report",
-    f'"{BASELINE_FORMAT}"'.encode(): "baseline",
-}
-
-
 def _plugin_file_kind(path: Path) -> str | None:
-    """ "report" or "baseline" when the file is one of the plugin's JSON reports or
-    baselines (given where a recording or a run belongs), a worklist or a golden file
-    (read as a run, every line of it a problem), another JSON file; else None."""
-    if looks_like_worklist(path):
-        return _WORKLIST
+    """What the file is when it is one of the plugin's own files but a recording (given
+    where a recording or a run belongs), a golden file (read as a run, every line of it a
+    problem), another JSON file; else None."""
+    kind = own_file_kind(path)
+    if kind is not None:
+        return None if kind == RECORDING_KIND else kind
     if path.suffix.lower() in (".yaml", ".yml"):
         return "golden file"
     head = json_object_head(path)
     if head is None:
         return None
-    known = next((kind for mark, kind in _OTHER_FILES.items() if mark in head), None)
-    if known is not None or RECORDING_FORMAT.encode() in head:
-        return known
     first = head.split(b"\n", 1)[0]
     try:  # JSON where a TREC run's first line belongs
         data = json.loads(first)
@@ -238,8 +226,7 @@ def _plugin_file_kind(path: Path) -> str | None:
 
 
 def _a(kind: str) -> str:
-    ours = kind in _OTHER_FILES.values() or kind == _WORKLIST
-    return f"a pytest-retrieval {kind}" if ours else f"a {kind}"
+    return f"a pytest-retrieval {kind}" if kind in OWN_KINDS else f"a {kind}"
 
 
 def _refuse_what_is_no_run(paths: Sequence[Path], shown: Sequence[str]) -> None:

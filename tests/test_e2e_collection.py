@@ -705,6 +705,9 @@ def test_the_plugins_own_files_in_a_golden_folder_are_named_not_read_as_golden_f
     result = e2e_run(pytester, "--retrieval-eval")
     assert result.ret == pytest.ExitCode.INTERRUPTED
     text = result.stdout.str()
-    for name, kind in (("rec", "recording (--retrieval-record)"), ("log", "history log")):
+    for name, kind in (
+        ("rec", "recording (written by --retrieval-record)"),
+        ("log", "history log"),
+    ):
         assert (f"golden/runs/{name}.jsonl:1: this is a pytest-retrieval {kind}") in text
     assert "unknown key" not in text and text.count("not a golden file: move it out") == 2

@@ -453,8 +453,9 @@ def test_each_run_files_notes_name_that_file_and_only_selected_configurations(
         ),
         (
             ("--retrieval-replay=a.json",),
-            "--retrieval-replay: a.json is a pytest-retrieval report, not a recording or a TREC "
-            "run; record a run with --retrieval-record=PATH and replay that file",
+            "--retrieval-replay: a.json is a pytest-retrieval JSON report (written by "
+            "--retrieval-report), not a recording or a TREC run; record a run with "
+            "--retrieval-record=PATH and replay that file",
         ),
         (
             ("--retrieval-replay=headless.jsonl",),
@@ -472,8 +473,8 @@ def test_each_run_files_notes_name_that_file_and_only_selected_configurations(
         ),
         (
             ("--retrieval-replay=worklist.yaml",),
-            "--retrieval-replay: worklist.yaml is a pytest-retrieval worklist (pytest-retrieval "
-            "pool), not a recording or a TREC run",
+            "--retrieval-replay: worklist.yaml is a pytest-retrieval worklist (written by "
+            "pytest-retrieval pool), not a recording or a TREC run",
         ),
     ],
 )

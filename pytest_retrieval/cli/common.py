@@ -18,9 +18,15 @@ from pathlib import Path
 from typing import NoReturn, TextIO, TypeAlias
 
 from ..golden import GoldenFileError, GoldenQuery, GoldenSet, Problem
-from ..history import FORMAT as LOG_FORMAT
-from ..io.baseline_file import FORMAT as BASELINE_FORMAT
-from ..io.common import FormatError, json_object_head
+from ..io.common import FormatError
+from ..io.file_kinds import (
+    BASELINE_KIND,
+    LOG_KIND,
+    RECORDING_KIND,
+    REPORT_KIND,
+    WORKLIST_KIND,
+    own_file_kind,
+)
 from ..io.golden_file import (
     NORECURSEDIRS,
     golden_files_in,
@@ -29,8 +35,6 @@ from ..io.golden_file import (
     load_golden_file,
 )
 from ..io.ini import IniConfig, IniError, find_config, parse_overrides
-from ..io.recording import FORMAT as RECORDING_FORMAT
-from ..io.report_json import FORMAT as REPORT_FORMAT
 from ..io.report_json import ReportError, ReportFile, read_report
 from ..io.worklist import looks_like_worklist
 from ..metric_registry import Installed, MetricDefinitionError
@@ -231,16 +235,6 @@ def context(args: argparse.Namespace, cwd: Path, out: TextIO, err: TextIO) -> Co
 
 
 GOLDEN_WANTED = "give golden files (.yaml, .yml, .jsonl) or folders of them"
-RECORDING_KIND = "recording (written by --retrieval-record)"
-BASELINE_KIND = "baseline (written by --retrieval-update-baseline)"
-LOG_KIND = "history log (written by --retrieval-log)"
-WORKLIST_KIND = "worklist (written by pytest-retrieval pool)"
-_PLUGIN_JSON = {  # the plugin's own JSON files, by the format each names at its start
-    REPORT_FORMAT: "JSON report (--retrieval-report)",
-    BASELINE_FORMAT: BASELINE_KIND,
-    RECORDING_FORMAT: RECORDING_KIND,
-    LOG_FORMAT: LOG_KIND,
-}
 _WRITE_A_REPORT = (
     "a run writes its report with `pytest --retrieval-eval --retrieval-report=report.json`"
 )
@@ -261,7 +255,7 @@ def read_report_file(ctx: Context, given: str, command: str) -> ReportFile:
     is and what to give instead."""
     path = ctx.path(given)
     shown = ctx.shown(path)
-    kind = plugin_file_kind(path) if path.is_file() else None
+    kind = plugin_file_kind(path)
     if kind in _A_REPORT_INSTEAD:
         fix = _A_REPORT_INSTEAD[kind].format(given=given)
         raise CliError(
@@ -328,13 +322,8 @@ _OF_KIND = {"worklist": looks_like_worklist, "qrels file": _qrels_like, "corpus 
 
 def plugin_file_kind(path: Path) -> str | None:
     """What the file is when it is one of the plugin's own files (a report, a baseline, a
-    recording, a worklist), given where a golden file belongs; else None."""
-    if looks_like_worklist(path):
-        return WORKLIST_KIND
-    head = json_object_head(path)
-    if head is None:
-        return None
-    return next((kind for mark, kind in _PLUGIN_JSON.items() if f'"{mark}"'.encode() in head), None)
+    recording, a log, a worklist), given where another kind belongs; else None."""
+    return own_file_kind(path) if path.is_file() else None
 
 
 def other_file(path: Path) -> str | None:
@@ -344,7 +333,7 @@ def other_file(path: Path) -> str | None:
     if not path.is_file():
         return None
     kind = plugin_file_kind(path)
-    if kind == _PLUGIN_JSON[REPORT_FORMAT]:
+    if kind == REPORT_KIND:
         return None
     if kind is not None:
         return f"a pytest-retrieval {kind}"

@@ -14,13 +14,11 @@ from pathlib import Path
 
 from ..bulk import paused_gc
 from ..golden import GoldenFileError, GoldenQuery, Problem
-from ..history import FORMAT as LOG_FORMAT
 from ..quoting import SHOWN, quoted
+from .file_kinds import HEAD_BYTES, kind_of_head
 from .golden_check import check_file
 from .golden_jsonl import parse_jsonl
 from .golden_yaml import parse_yaml
-from .recording import FORMAT as RECORDING_FORMAT
-from .worklist import FORMAT as WORKLIST_FORMAT
 
 JSONL_SUFFIX = ".jsonl"
 GOLDEN_SUFFIXES = (".yaml", ".yml", JSONL_SUFFIX)  # a golden file's, whatever their case
@@ -155,7 +153,7 @@ def load_golden_file(
     """
     shown = shown or str(path)
     text = read_text(path, shown)
-    kind = _own_file_kind(text)
+    kind = kind_of_head(text[:HEAD_BYTES].encode("utf-8", "replace"))
     if kind is not None:  # one of its own outputs written (or copied) into a golden folder
         message = (
             f"this is a pytest-retrieval {kind}, not a golden file: move it out of the "
@@ -167,21 +165,6 @@ def load_golden_file(
             data, found = parse_jsonl(text, shown)
             return check_file(data, shown, max_grade, found)
         return check_file(parse_yaml(text, shown), shown, max_grade)
-
-
-_OWN_JSON = {  # the plugin's own JSON lines files, which a golden folder collects (.jsonl)
-    f'{{"format": "{RECORDING_FORMAT}"': "recording (--retrieval-record)",
-    f'{{"format": "{LOG_FORMAT}"': "history log (--retrieval-log)",
-}
-
-
-def _own_file_kind(text: str) -> str | None:
-    """What the file is when its start says it is one of the plugin's own files (a
-    recording, the history log, a worklist), else None: named as such, not as a golden
-    file with a problem on every line."""
-    if f"\nformat: {WORKLIST_FORMAT}\n" in f"\n{text[:4096]}":  # a line of its own
-        return "worklist (pytest-retrieval pool)"
-    return next((kind for mark, kind in _OWN_JSON.items() if text.startswith(mark)), None)
 
 
 def read_text(path: Path, shown: str) -> str:

@@ -1,0 +1,75 @@
+"""The plugin's own files, told apart by how each starts. Pure.
+
+A JSON report, a baseline, a recording and the history log are JSON whose ``"format"``
+names what they are (a report or a baseline first thing in the file, a recording on
+its header line, the log on every line); a worklist is YAML with a ``format:`` line of
+its own. Given where another kind belongs (a golden file, a run, a report), each is
+named for what it is and what wrote it, not read as that other kind with a problem on
+every line. One reading for every place that asks: the collection of golden folders,
+``--retrieval-replay`` and the command line.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ..history import FORMAT as LOG_FORMAT
+from .baseline_file import FORMAT as BASELINE_FORMAT
+from .recording import FORMAT as RECORDING_FORMAT
+from .report_json import FORMAT as REPORT_FORMAT
+from .worklist import FORMAT as WORKLIST_FORMAT
+
+HEAD_BYTES = 4096  # how much of a file's start is read to tell what it is
+REPORT_KIND = "JSON report (written by --retrieval-report)"
+BASELINE_KIND = "baseline (written by --retrieval-update-baseline)"
+RECORDING_KIND = "recording (written by --retrieval-record)"
+LOG_KIND = "history log (written by --retrieval-log)"
+WORKLIST_KIND = "worklist (written by pytest-retrieval pool)"
+OWN_KINDS = (REPORT_KIND, BASELINE_KIND, RECORDING_KIND, LOG_KIND, WORKLIST_KIND)
+
+_JSON_KINDS = {
+    REPORT_FORMAT: REPORT_KIND,
+    BASELINE_FORMAT: BASELINE_KIND,
+    RECORDING_FORMAT: RECORDING_KIND,
+    LOG_FORMAT: LOG_KIND,
+}
+# a "format" key with one of the plugin's formats as its value (a golden query holds no
+# such key: it would be refused as unknown), wherever a hand edit moved it in the object
+_FORMAT_VALUE = re.compile(rb'"format"\s*:\s*"(' + b"|".join(
+    re.escape(f.encode()) for f in _JSON_KINDS
+) + rb')"')  # fmt: skip
+_WORKLIST_LINE = re.compile(rb"^format:\s*" + re.escape(WORKLIST_FORMAT.encode()) + rb"\s*$", re.M)
+_BOM = b"\xef\xbb\xbf"
+
+
+def kind_of_head(head: bytes) -> str | None:
+    """The kind of the plugin's file whose first bytes are ``head``, else None."""
+    text = head.removeprefix(_BOM).lstrip()
+    if not text.startswith(b"{"):
+        return WORKLIST_KIND if _WORKLIST_LINE.search(text) else None
+    found = _FORMAT_VALUE.search(text)
+    return None if found is None else _JSON_KINDS[found.group(1).decode()]
+
+
+def own_file_kind(path: Path) -> str | None:
+    """What the file at ``path`` is when it is one of the plugin's own files, else None
+    (also for one that cannot be read: whoever reads it says why)."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(HEAD_BYTES)
+    except OSError:
+        return None
+    return kind_of_head(head)
+
+
+__all__ = [
+    "BASELINE_KIND",
+    "LOG_KIND",
+    "OWN_KINDS",
+    "RECORDING_KIND",
+    "REPORT_KIND",
+    "WORKLIST_KIND",
+    "kind_of_head",
+    "own_file_kind",
+]
