@@ -480,3 +480,10 @@ def test_merge_edits_a_query_written_as_one_line_of_flow():
         "queries:\n  - {id: q, query: t, relevant: {a: 1, c: 0}, tags: [x]}  # one {note}\n"
         '  - {id: r, query: "it\'s {odd}", relevant: {a: 1, "b,c": 1, d: 2}}\n'
     )
+
+
+def test_with_the_project_folder_as_golden_folder_no_path_inside_it_is_suggested(tmp_path):
+    project = _pooled(tmp_path)
+    ran = cli("pool", "bm25.json", "--depth=3", "--golden=.", "-o", "golden/w.yaml", cwd=project)
+    assert ran.code != 0
+    assert ran.err.strip().endswith("write it outside the golden folders"), ran.err

@@ -101,10 +101,16 @@ def _refuse_inside_golden(ctx: Context, path: Path, args: argparse.Namespace) ->
     target = path.parent.resolve() / path.name
     inside = next((f for f in folders if f in target.parents), None)
     if inside is not None and is_golden_file(target):
+        root = ctx.rootdir.resolve()
+        beside = (
+            f" (-o {target.name} in the project's folder)"
+            if not any(f == root or f in root.parents for f in folders)
+            else ""  # the project's folder is a golden folder itself
+        )
         raise CliError(
             f"-o {args.output} is inside the golden folder {ctx.shown(inside)}: the plugin "
             "would collect the worklist as a golden file and stop there; write it outside "
-            f"the golden folders (-o {target.name} in the project's folder)"
+            f"the golden folders{beside}"
         )
 
 
