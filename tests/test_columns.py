@@ -151,3 +151,19 @@ def test_to_dict_gives_each_named_field_with_containers_copied_and_grades_sorted
                     assert out[name] is not value  # a copy: the record's stays as it is
             if "grades" in out:
                 assert list(out["grades"]) == sorted(grades)  # type: ignore[call-overload]
+
+
+def test_a_whole_float_column_holds_equal_copies_and_others_the_values_themselves() -> None:
+    """Copies made one after another lie together for the statistics' many walks; a
+    column with a None or an int (a custom metric's) keeps the records' own values."""
+    values = [0.25 + i / 1000 for i in range(50)]
+    records = [
+        QueryRecord(f"q{i:02d}", "bm25", "c", metrics={"mrr": v, "p": None if i else 1.0, "n": 1})
+        for i, v in enumerate(values)
+    ]
+    columns = metric_columns(records, ["mrr", "p", "n"])
+    mrr = columns.values["mrr"]
+    assert mrr == values
+    assert all(a is not r.metrics["mrr"] for a, r in zip(mrr, records, strict=True))
+    assert all(a is r.metrics["p"] for a, r in zip(columns.values["p"], records, strict=True))
+    assert all(type(v) is int for v in columns.values["n"])
