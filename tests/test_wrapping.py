@@ -20,3 +20,15 @@ def test_a_narrow_terminal_still_gets_lines_of_a_readable_width() -> None:
     assert all(len(line) <= NARROWEST for line in note_lines(text, 10))
     assert max(len(line) for line in note_lines(text, 10)) > 30
     assert note_lines("", 80) == [""]
+
+
+def test_only_the_lines_longer_than_the_width_are_wrapped() -> None:
+    from pytest_retrieval.report.wrapping import fitted
+
+    long = "a note naming golden/catalog.yaml and the query 'rain-tomorrow' twice over here"
+    text = f"short line\n{long}\n  indented short"
+    lines = fitted(text, 44).splitlines()
+    assert lines[0] == "short line" and lines[-1] == "  indented short"
+    assert " ".join(line.strip() for line in lines[1:-1]) == long
+    assert all(line.startswith("    ") for line in lines[2:-1])
+    assert fitted("", 44) == ""

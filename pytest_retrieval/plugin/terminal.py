@@ -18,7 +18,7 @@ from ..model import Results
 from ..report.gate_text import explain, verdict_lines
 from ..report.history_text import since_lines
 from ..report.summary import Verbosity, summary_lines
-from ..report.wrapping import note_lines
+from ..report.wrapping import fitted, note_lines
 from ..settings import Tolerances
 
 if TYPE_CHECKING:
@@ -171,14 +171,9 @@ def full_width(config: pytest.Config) -> int:
 
 def fitted_text(config: pytest.Config, text: str, taken: int = 0) -> str:
     """An item's failure text, each line longer than the terminal wrapped
-    (:func:`~pytest_retrieval.report.wrapping.note_lines`, indented 4 more). ``taken``:
+    (:func:`~pytest_retrieval.report.wrapping.fitted`, indented 4 more). ``taken``:
     the columns pytest prints before each line (12 for a note under an exception)."""
-    width = full_width(config) - taken
-    return "\n".join(
-        part
-        for line in text.splitlines()
-        for part in (note_lines(line, width, more=4) if len(line) >= width else [line])
-    )
+    return fitted(text, full_width(config) - taken)
 
 
 def _kind_lines(tr: TerminalReporter, session: Summary) -> None:

@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from ..report.wrapping import note_lines
+from ..report.wrapping import fitted
 
 ERROR_PREFIX = "ERROR: "  # what pytest prints before a usage error's text
 
@@ -24,10 +24,4 @@ def terminal_width() -> int:
 def usage_error(text: str) -> pytest.UsageError:
     """A usage error of the plugin's: each line longer than the terminal (after pytest's
     ``ERROR: ``) wrapped at spaces, its continuations indented 4, like an item's failure."""
-    width = terminal_width() - len(ERROR_PREFIX)
-    lines = (
-        part
-        for line in text.splitlines() or [text]
-        for part in (note_lines(line, width, more=4) if len(line) >= width else [line])
-    )
-    return pytest.UsageError("\n".join(lines))
+    return pytest.UsageError(fitted(text, terminal_width() - len(ERROR_PREFIX)))

@@ -21,3 +21,14 @@ def note_lines(text: str, width: int, more: int = 2) -> list[str]:
         text, max(width - 1, NARROWEST), subsequent_indent=indent, break_long_words=False,
         break_on_hyphens=False,
     ) or [text]  # fmt: skip
+
+
+def fitted(text: str, width: int, more: int = 4) -> str:
+    """``text`` with each of its lines longer than ``width`` wrapped by :func:`note_lines`
+    (continuations indented ``more``), the others as they are: an item's failure, a
+    usage error."""
+    return "\n".join(
+        part
+        for line in text.splitlines()
+        for part in (note_lines(line, width, more) if len(line) >= width else [line])
+    )
