@@ -44,3 +44,25 @@ def test_a_file_that_cannot_be_read_is_no_kind(tmp_path: Path) -> None:
     assert own_file_kind(tmp_path) is None  # a folder
     (tmp_path / "r.json").write_bytes(b'{"format": "pytest-retrieval-report"}')
     assert own_file_kind(tmp_path / "r.json") == REPORT_KIND
+
+
+@pytest.mark.parametrize(
+    ("head", "worklist"),
+    [
+        (b"format: pytest-retrieval-worklist\r\nversion: 1\r\n", True),  # saved on Windows
+        (b"format: pytest-retrieval-worklist   # do not edit\n", True),
+        (b"\xef\xbb\xbfformat: pytest-retrieval-worklist\n", True),
+        (b"queries:\n  - query: 'format: pytest-retrieval-worklist'\n", False),
+        (b"# format: pytest-retrieval-worklist\n", False),
+    ],
+)
+def test_a_worklist_is_known_by_one_rule_wherever_it_is_asked(
+    tmp_path: Path, head: bytes, worklist: bool
+) -> None:
+    """The command line (looks_like_worklist) and every other reader (own_file_kind)."""
+    from pytest_retrieval.io.worklist import looks_like_worklist
+
+    path = tmp_path / "w.yaml"
+    path.write_bytes(head)
+    assert looks_like_worklist(path) is worklist
+    assert (own_file_kind(path) == WORKLIST_KIND) is worklist

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import NoReturn, TextIO, TypeAlias
 
 from ..golden import GoldenFileError, GoldenQuery, GoldenSet, Problem
-from ..io.common import FormatError
+from ..io.common import BOM, FormatError
 from ..io.file_kinds import (
     BASELINE_KIND,
     LOG_KIND,
@@ -296,7 +296,7 @@ def _head_fields(path: Path) -> list[list[bytes]] | None:
             head = handle.read(4096)
     except OSError:
         return None
-    lines = head.removeprefix(b"\xef\xbb\xbf").splitlines()
+    lines = head.removeprefix(BOM).splitlines()
     lines = lines[:-1] if len(head) == 4096 else lines  # the last one read may be cut
     return [f for f in map(bytes.split, lines) if f and not f[0].startswith(b"#")]
 

@@ -21,6 +21,7 @@ from ..model import RESERVED_CATEGORIES
 from ..quoting import escaped
 from .golden_check import FORBIDDEN_ID_CHARS, category_text_problem
 
+BOM = b"\xef\xbb\xbf"  # UTF-8's byte-order mark, which some editors write first
 MAX_SHOWN = 50  # problems spelled out in one message; the rest are counted
 MAX_KEPT = 1000  # problems kept per file (a corrupt corpus could have millions)
 
@@ -271,7 +272,7 @@ def json_object_head(path: Path, size: int = 4096) -> bytes | None:
             head = handle.read(size)
     except OSError:
         return None
-    return head if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{") else None
+    return head if head.removeprefix(BOM).lstrip().startswith(b"{") else None
 
 
 def did_you_mean(word: str, choices: Sequence[str]) -> str:

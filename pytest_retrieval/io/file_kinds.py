@@ -16,9 +16,10 @@ from pathlib import Path
 
 from ..history import FORMAT as LOG_FORMAT
 from .baseline_file import FORMAT as BASELINE_FORMAT
+from .common import BOM
 from .recording import FORMAT as RECORDING_FORMAT
 from .report_json import FORMAT as REPORT_FORMAT
-from .worklist import FORMAT as WORKLIST_FORMAT
+from .worklist import is_worklist_head
 
 HEAD_BYTES = 4096  # how much of a file's start is read to tell what it is
 REPORT_KIND = "JSON report (written by --retrieval-report)"
@@ -39,15 +40,13 @@ _JSON_KINDS = {
 _FORMAT_VALUE = re.compile(rb'"format"\s*:\s*"(' + b"|".join(
     re.escape(f.encode()) for f in _JSON_KINDS
 ) + rb')"')  # fmt: skip
-_WORKLIST_LINE = re.compile(rb"^format:\s*" + re.escape(WORKLIST_FORMAT.encode()) + rb"\s*$", re.M)
-_BOM = b"\xef\xbb\xbf"
 
 
 def kind_of_head(head: bytes) -> str | None:
     """The kind of the plugin's file whose first bytes are ``head``, else None."""
-    text = head.removeprefix(_BOM).lstrip()
+    text = head.removeprefix(BOM).lstrip()
     if not text.startswith(b"{"):
-        return WORKLIST_KIND if _WORKLIST_LINE.search(text) else None
+        return WORKLIST_KIND if is_worklist_head(text) else None
     found = _FORMAT_VALUE.search(text)
     return None if found is None else _JSON_KINDS[found.group(1).decode()]
 

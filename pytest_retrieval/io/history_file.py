@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..history import FORMAT, LogEntry, LogEntryError, entry_from
 from ..quoting import escaped
-from .common import exists, loads_json
+from .common import BOM, exists, loads_json
 
 try:  # POSIX; elsewhere appends are not locked (one writer at a time is the user's duty)
     import fcntl
@@ -37,7 +37,6 @@ class LogProblem:
 
 
 EXCERPT = 100  # characters of a skipped line shown with its warning
-BOM = b"\xef\xbb\xbf"  # UTF-8's byte-order mark, which some editors write first
 
 
 def cut(text: str, width: int = EXCERPT) -> str:

@@ -21,12 +21,13 @@ until graded::
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from ..golden import GoldenFileError, Problem
 from ..pooling import PoolDoc, PoolQuery, Worklist
 from .atomic import write_atomic
-from .common import FormatError
+from .common import BOM, FormatError
 from .golden_check import written_id_problem
 from .golden_writer import yaml_flow, yaml_string
 from .golden_yaml import parse_yaml
@@ -218,11 +219,21 @@ def read_worklist(
     return parse_worklist(text, shown, max_grade, graded=graded)
 
 
+_FORMAT_LINE = re.compile(
+    rb"^format:[ \t]*" + re.escape(FORMAT.encode()) + rb"[ \t]*(#.*)?\r?$", re.M
+)
+
+
+def is_worklist_head(head: bytes) -> bool:
+    """Whether a file's first bytes declare it a worklist: a line of its own
+    ``format: pytest-retrieval-worklist`` (a comment may follow)."""
+    return _FORMAT_LINE.search(head.removeprefix(BOM)) is not None
+
+
 def looks_like_worklist(path: Path) -> bool:
-    """True when the file declares itself a worklist (``format: pytest-retrieval-worklist``)."""
+    """True when the file declares itself a worklist (:func:`is_worklist_head`)."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            head = handle.read(4096)
+        with open(path, "rb") as handle:
+            return is_worklist_head(handle.read(4096))
     except OSError:
         return False
-    return f"format: {FORMAT}" in head

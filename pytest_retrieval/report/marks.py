@@ -18,14 +18,13 @@ import re
 from pathlib import Path
 
 from .._version import __version__
-from ..io.report_json import FORMAT
+from ..io.common import BOM
+from ..io.file_kinds import REPORT_KIND, kind_of_head
 
 MARKDOWN_MARK = "<!-- pytest-retrieval report -->"
 HTML_GENERATOR = f"pytest-retrieval {__version__}"  # the content of the generator meta tag
 _HEAD = 4096  # bytes read: every mark sits in the first few hundred
-_JSON = re.compile(rb'\A\s*\{\s*"format"\s*:\s*"' + re.escape(FORMAT.encode()) + rb'"')
 _HTML = re.compile(rb'<meta\s+name="generator"\s+content="pytest-retrieval[ "]')
-_BOM = b"\xef\xbb\xbf"
 NOT_A_REPORT = (
     "the file exists and is not a pytest-retrieval report (a README.md, a package.json, a "
     "page of your own?): the report would overwrite it; write the report to a new path, or "
@@ -38,11 +37,11 @@ def is_own_report(path: Path) -> bool:
     """Whether the file starts as a JSON, Markdown or HTML report of the plugin does."""
     try:
         with path.open("rb") as handle:
-            head = handle.read(_HEAD).removeprefix(_BOM)
+            head = handle.read(_HEAD).removeprefix(BOM)
     except OSError:
         return False
     return bool(
-        _JSON.match(head)
+        kind_of_head(head) == REPORT_KIND
         or head.lstrip().startswith(MARKDOWN_MARK.encode())
         or (head.lstrip()[:15].lower() == b"<!doctype html>" and _HTML.search(head))
     )
