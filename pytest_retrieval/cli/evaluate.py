@@ -319,11 +319,11 @@ def run_evaluate(ctx: Context, args: argparse.Namespace) -> int:
         )
     gate = _gate(ctx, args, queries, runs, scored)
     tolerance = _gate_settings(ctx, args.tolerance).tolerance
-    gate_text = explain(gate, tolerance, REPORT_WIDTH) if gate else None
     if gate is not None:
         ctx.say("")
         ctx.say(explain(gate, tolerance, ctx.width()))
     if report_paths:
+        gate_text = explain(gate, tolerance, REPORT_WIDTH) if gate else None
         report = RunReport(
             settings, scored.results, evaluation, GoldenInfo.of(scored.results), gate, gate_text
         )

@@ -294,7 +294,8 @@ def run_merge(ctx: Context, args: argparse.Namespace) -> int:
             ctx.say(str(problem))
         ctx.say(f"{counted(len(exc.problems), 'problem')}: nothing merged")
         return FINDINGS
-    planned, problems = _plan(ctx, _additions(worklist))
+    by_file = _additions(worklist)
+    planned, problems = _plan(ctx, by_file)
     if problems:
         for problem in problems:
             ctx.say(str(problem))
@@ -311,7 +312,7 @@ def run_merge(ctx: Context, args: argparse.Namespace) -> int:
         else:
             write_atomic(merge.path, merge.new)
     already = sum(m.already for m in planned)
-    judged = sum(len(g) for a in _additions(worklist).values() for g in a.values()) - already
+    judged = sum(len(g) for a in by_file.values() for g in a.values()) - already
     verb = "would merge" if args.dry_run else "merged"
     held = f" ({already} already there)" if already else ""
     ctx.note(
