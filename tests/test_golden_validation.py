@@ -168,3 +168,35 @@ def test_text_after_an_odd_line_separator_in_a_comment_is_named(tmp_path: Path) 
     said = problems(tmp_path, text)
     assert said[0].startswith(f"{SHOWN}:3: YAML syntax error"), said  # where YAML gave up
     assert "line 2 holds U+2028 (LINE SEPARATOR), which YAML reads as a line break" in said[0]
+
+
+def test_a_query_listed_again_through_an_alias_is_named_as_an_alias(tmp_path: Path) -> None:
+    found = problems(
+        tmp_path,
+        """\
+        queries:
+          - &first
+            id: a
+            query: q
+            relevant: {d1: 1}
+          - *first
+          - {id: b, query: r, relevant: {}}
+        """,
+    )
+    assert len(found) == 1, found
+    assert found[0].startswith(f"{SHOWN}:2: query 'a': this query is listed again"), found
+    assert "YAML alias" in found[0] and "duplicate id" not in found[0]
+
+
+def test_a_merge_key_copy_with_its_own_id_is_two_queries(tmp_path: Path) -> None:
+    queries = load(
+        tmp_path,
+        """\
+        queries:
+          - &first {id: a, query: q, relevant: {d1: 1}}
+          - {<<: *first, id: b}
+          - {id: c, query: "1", relevant: {}}
+          - {id: d, query: "1", relevant: {}}
+        """,
+    )
+    assert [q.id for q in queries] == ["a", "b", "c", "d"]

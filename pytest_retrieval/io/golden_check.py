@@ -804,7 +804,13 @@ def _queries(
     lines = raw_queries.item_lines if isinstance(raw_queries, Seq) else [0] * len(raw_queries)
     queries: list[GoldenQuery] = []
     first: dict[str, GoldenQuery] = {}  # id_key -> the query first using it
+    listed: set[int] = set()  # the mappings already read: a YAML alias lists one again
     for raw, line in zip(raw_queries, lines, strict=False):
+        if isinstance(raw, Lines):  # a mapping (a scalar's object can be shared by any two)
+            if id(raw) in listed:
+                _aliased(checker, raw)
+                continue
+            listed.add(id(raw))
         query = check_query(checker, raw, line, defaults)
         if query is None:
             continue
@@ -820,6 +826,19 @@ def _queries(
             continue
         queries.append(query)
     return queries
+
+
+def _aliased(checker: Checker, raw: Lines) -> None:
+    """A query the list names a second time through a YAML alias (``- *name``): the same
+    mapping, id and all, with no line of its own (YAML keeps none for an alias)."""
+    qid = raw.get("id")
+    checker.add(
+        raw.line,
+        "this query is listed again further down through a YAML alias (*name): an alias "
+        "repeats the whole query, id included; remove the alias, or write the second query "
+        "out with an id of its own (a merge key, <<, copies the fields)",
+        qid if isinstance(qid, str) else None,
+    )
 
 
 def check_file(
