@@ -145,3 +145,12 @@ def test_the_agreement_table_fits_the_terminal(tmp_path, monkeypatch):
         assert ran.code == 0, ran.err
         assert max(len(line) for line in ran.lines) <= columns, ran.out
         assert ran.out.count("money ") == 2  # the columns split over two tables
+
+
+def test_no_pair_judged_by_both_is_a_finding_not_a_result(tmp_path):
+    other = A.replace("q1", "r1").replace("q2", "r2")
+    project = write_project(tmp_path, {"golden/a.yaml": A, "other/b.yaml": other})
+    ran = cli("agreement", "golden/a.yaml", "other/b.yaml", cwd=project)
+    assert ran.code == 1, ran
+    assert "no (query, document) pair is judged by both" in ran.out + ran.err
+    assert "the same query and document ids" in (ran.out + ran.err).replace("\n  ", " ")

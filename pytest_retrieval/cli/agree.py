@@ -8,7 +8,7 @@ from ..agreement import ALL, AgreementError, agreement
 from ..io.common import FormatError
 from ..io.worklist import looks_like_worklist, read_worklist
 from ..report.summary import fit
-from .common import OK, CliError, Commands, Context, add_common, load_golden
+from .common import FINDINGS, OK, CliError, Commands, Context, add_common, load_golden
 
 Judgments = dict[str, dict[str, int]]
 _WANTED = (
@@ -88,7 +88,11 @@ def run(ctx: Context, args: argparse.Namespace) -> int:
         ctx.say(line)
     overall = rows[-1]
     if overall.pairs == 0:
-        ctx.note("no (query, document) pair is judged by both: nothing to compare")
-    elif overall.kappa is None:
+        ctx.note(
+            "no (query, document) pair is judged by both: nothing to compare; give two "
+            "judgments of the same queries (the same query and document ids)"
+        )
+        return FINDINGS
+    if overall.kappa is None:
         ctx.note("kappa is undefined (n/a): both judges gave every pair one and the same grade")
     return OK
