@@ -704,28 +704,10 @@ def test_the_plugins_own_files_in_a_golden_folder_are_named_not_read_as_golden_f
     assert first.ret == pytest.ExitCode.OK
     result = e2e_run(pytester, "--retrieval-eval")
     assert result.ret == pytest.ExitCode.INTERRUPTED
-    text = e2e_unwrapped(result.stdout.str())
+    text = result.stdout.str()
     for name, kind in (
         ("rec", "recording (written by --retrieval-record)"),
         ("log", "history log"),
     ):
         assert (f"golden/runs/{name}.jsonl:1: this is a pytest-retrieval {kind}") in text
     assert "unknown key" not in text and text.count("not a golden file: move it out") == 2
-
-
-def test_a_golden_files_problems_are_wrapped_to_the_terminal(
-    pytester: pytest.Pytester, e2e_project: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("COLUMNS", "60")
-    (e2e_project / "golden" / "aliased.yaml").write_text(
-        "queries:\n  - &a {id: aliased, query: q, relevant: {d1: 1}}\n  - *a\n", encoding="utf-8"
-    )
-    result = e2e_run(pytester, "--retrieval-eval")
-    assert result.ret == pytest.ExitCode.INTERRUPTED
-    lines = result.stdout.lines
-    start = lines.index("golden/aliased.yaml: 1 problem in this golden file:")
-    end = next(n for n in range(start, len(lines)) if lines[n].startswith("="))
-    problem = lines[start + 1 : end]
-    assert problem[0].startswith("  golden/aliased.yaml:2: query 'aliased': this query is")
-    assert len(problem) > 2 and all(len(line) < 60 for line in problem), problem
-    assert "write the second query out" in e2e_unwrapped("\n".join(problem))

@@ -33,7 +33,6 @@ from .nodes import (
     item_configuration,
 )
 from .outputs import warn_at_golden_line
-from .terminal import fitted_text
 from .usage import usage_error
 
 QUERIES_ATTR = "__golden_queries__"  # on a generated function: its Golden
@@ -103,9 +102,10 @@ class GoldenFile(pytest.Module):
             self._advise(self.config.stash[GOLDEN_SET_KEY].add_file(queries))
         except GoldenFileError as exc:
             count = len(exc.problems)
-            text = f"{shown}: {count} problem{'s' if count != 1 else ''} in this golden file:"
-            lines = [text, *(f"  {problem}" for problem in exc.problems)]
-            raise self.CollectError(fitted_text(self.config, "\n".join(lines))) from None
+            raise self.CollectError(
+                f"{shown}: {count} problem{'s' if count != 1 else ''} in this golden file:\n"
+                + "\n".join(f"  {p}" for p in exc.problems)
+            ) from None
         module = types.ModuleType(f"golden:{shown}")
         module.__file__ = str(self.path)
         arg, coarse = configuration_arg(self.config), run.run.calls.items.mode != "query"
@@ -125,8 +125,7 @@ class GoldenFile(pytest.Module):
             try:
                 warn_at_golden_line(self.config, kind, text, problem.path, problem.line)
             except RetrievalGoldenWarning:
-                text = f"{problem} (-W error: {kind.__name__})"
-                raise self.CollectError(fitted_text(self.config, text)) from None
+                raise self.CollectError(f"{problem} (-W error: {kind.__name__})") from None
 
     def istestfunction(self, obj: object, name: str) -> bool:
         return isinstance(getattr(obj, QUERIES_ATTR, None), Golden)
