@@ -445,6 +445,9 @@ def test_group_by_tags_adds_tables(pytester: pytest.Pytester) -> None:
     # without the option there is no group table
     plain = run_report(pytester, name="plain")[1]
     assert "groups" not in plain
+    # tables asked for by name print under -q too, after the `all` rows
+    quiet = run_report(pytester, "-q", "--retrieval-group-by", "tag:core", name="quiet")[0]
+    assert f"configuration: {MAIN_CONFIGURATIONS[0]}, by tag core" in quiet.stdout.str()
 
 
 def test_weights_add_an_all_weighted_row(pytester: pytest.Pytester) -> None:

@@ -192,8 +192,10 @@ def group_lines(evaluation: Evaluation, width: int) -> list[str]:
 
 def summary_lines(evaluation: Evaluation, width: int, verbosity: Verbosity) -> list[str]:
     """Every line of the tables part of the terminal summary."""
-    if verbosity == "quiet":
-        return fitted(side_by_side_table(evaluation, "terminal"), width)
+    if verbosity == "quiet":  # and the tables asked for by name (--retrieval-group-by)
+        return fitted(side_by_side_table(evaluation, "terminal"), width) + group_lines(
+            evaluation, width
+        )
     lines = normal_lines(evaluation, width) + group_lines(evaluation, width)
     if verbosity == "verbose":
         lines += verbose_lines(evaluation, width)
