@@ -148,10 +148,14 @@ def test_plain_files_in_any_blocks_keep_trec_evals_order(
 
 
 def test_a_plain_block_is_read_as_columns() -> None:
-    columns = plain_columns(b"q1 Q0 a 1 2.5 t\nq1\tQ0\tb\t2\t1\tt\r\nq2 Q0 c 1 -3 u")
+    known: dict[str, str] = {}
+    columns = plain_columns(b"q1 Q0 a 1 2.5 t\nq1\tQ0\tb\t2\t1\tt\r\nq2 Q0 a 1 -3 u", known)
     assert columns is not None
     assert columns.qids == ["q1", "q1", "q2"]
-    assert columns.docs == ["a", "b", "c"]
+    assert columns.docs == ["a", "b", "a"]
+    assert columns.docs[0] is columns.docs[2] is known["a"]  # each id held once
+    again = plain_columns(b"q3 Q0 b 1 1 t\n", known)
+    assert again is not None and again.docs[0] is columns.docs[1]
     assert columns.scores == [2.5, 1.0, -3.0]
     assert columns.tags == ["t", "t", "u"]
 
@@ -183,4 +187,4 @@ def test_a_plain_block_is_read_as_columns() -> None:
     ],
 )
 def test_any_other_block_goes_line_by_line(block: bytes) -> None:
-    assert plain_columns(block) is None
+    assert plain_columns(block, {}) is None

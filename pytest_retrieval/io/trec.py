@@ -32,7 +32,6 @@ import itertools
 import math
 import operator
 import re
-import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -318,10 +317,11 @@ class _RunBuilder:
     log: ProblemLog
     pieces: dict[str, dict[str, list[_Piece]]] = field(default_factory=dict)
     reordered: dict[str, list[str]] = field(default_factory=dict)  # tag -> query ids
+    known: dict[str, str] = field(default_factory=dict)  # each document id, held once
 
     def add_block(self, first: int, block: bytes) -> None:
         """Take a block of whole lines starting at line ``first``."""
-        columns = plain_columns(block)
+        columns = plain_columns(block, self.known)
         if columns is not None:  # nearly every block: read at C speed
             lines: Sequence[int] = range(first, first + len(columns.qids))
             self._add_columns(columns, lines)
@@ -384,7 +384,7 @@ class _RunBuilder:
                 qid,
             )
             return None
-        return qid, sys.intern(doc), score, tag  # document ids interned, as plain_columns does
+        return qid, self.known.setdefault(doc, doc), score, tag  # ids held once, as plain_columns
 
     def _ranking(self, tag: str, qid: str, pieces: list[_Piece]) -> Ranking:
         """One query's results in trec_eval's order, each document once (repeats named)."""
