@@ -69,10 +69,13 @@ class WorstQuery:
     error: str | None = None
     k: int | None = None  # the top k compared (the metric's cut, else the kept depth)
     category: str = ""
+    # every gated metric the query dropped on, this row's too: metric -> (baseline, current)
+    dropped_on: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, object]:
         out = dict(self.__dict__)
         out["moved"] = [m.as_dict() for m in self.moved]
+        out["dropped_on"] = {m: list(values) for m, values in self.dropped_on.items()}
         if self.error is None:
             del out["error"]
         return out
@@ -561,7 +564,9 @@ def _cut_of(metric: str, depth: int | None) -> int | None:
     return k if k is not None else depth
 
 
-def _worst(pairs: Sequence[Pair], metric: str, limit: int, depth: int | None) -> list[WorstQuery]:
+def _worst(
+    pairs: Sequence[Pair], metric: str, limit: int, depth: int | None, gated: Sequence[str]
+) -> list[WorstQuery]:
     drops = []
     for old, new in pairs:
         before, after = old.metrics.get(metric), new.metrics.get(metric)
@@ -570,13 +575,19 @@ def _worst(pairs: Sequence[Pair], metric: str, limit: int, depth: int | None) ->
     drops.sort(key=lambda d: (d[0], d[1]))
     k = _cut_of(metric, depth)
     return [
-        _worst_query(old, new, before, after, k) for _, _, old, new, before, after in drops[:limit]
+        _worst_query(old, new, (before, after), k, gated)
+        for _, _, old, new, before, after in drops[:limit]
     ]
 
 
 def _worst_query(
-    old: QueryRecord, new: QueryRecord, before: float, after: float, k: int | None
+    old: QueryRecord,
+    new: QueryRecord,
+    values: tuple[float, float],
+    k: int | None,
+    gated: Sequence[str],
 ) -> WorstQuery:
+    """What changed in one query's top k, and every gated metric it dropped on."""
     old_top, new_top = old.retrieved[:k], new.retrieved[:k]
     old_rank = {d: r for r, d in enumerate(old_top, start=1)}
     new_rank = {d: r for r, d in enumerate(new_top, start=1)}
@@ -591,7 +602,17 @@ def _worst_query(
     moved.sort(key=lambda m: (-m.grade, m.before))
     grades = {d: judged[d] for d in (*lost, *gained) if d in judged}
     error = new.error or None
-    return WorstQuery(old.id, before, after, lost, gained, grades, moved, error, k, new.category)
+    dropped_on = {
+        metric: (was, now)
+        for metric in gated
+        if (was := old.metrics.get(metric)) is not None
+        and (now := new.metrics.get(metric)) is not None
+        and now < was
+    }
+    before, after = values
+    return WorstQuery(
+        old.id, before, after, lost, gained, grades, moved, error, k, new.category, dropped_on
+    )
 
 
 def _finalise(
@@ -608,11 +629,12 @@ def _finalise(
         result.min_significant_n = smallest_significant_n(
             len(result.rows), stats.alpha, stats.resamples
         )
+    gated = tuple(dict.fromkeys(row.metric for row in result.rows))
     for row, pairs in found:
         if gate.mode == "significant":
             row.breached = row.breached and row.significant
         if row.breached:
-            row.worst_queries = _worst(pairs, row.metric, gate.diff, depth)
+            row.worst_queries = _worst(pairs, row.metric, gate.diff, depth, gated)
     if result.breached:
         result.verdict = "failed"
 

@@ -597,6 +597,7 @@ def expected_worst(qid: str, k: int) -> dict[str, Any]:
         "moved": [],
         "k": k,
         "category": CATEGORY_OF[qid],
+        "dropped_on": {metric: [1.0, 0.0] for metric in METRICS},  # a miss: every one
     }
 
 

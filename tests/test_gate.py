@@ -527,6 +527,7 @@ def test_worst_queries_name_what_left_and_entered_the_top_k() -> None:
             "moved": [],
             "k": 10,
             "category": "lexical",
+            "dropped_on": {"ndcg@10": [1.0, 0.0], "mrr": [1.0, 0.0]},
         },
         {
             "id": "lex-3",
@@ -539,6 +540,7 @@ def test_worst_queries_name_what_left_and_entered_the_top_k() -> None:
             "error": "the retriever raised KeyError: 'x'",
             "k": 10,
             "category": "lexical",
+            "dropped_on": {"ndcg@10": [1.0, 0.0], "mrr": [1.0, 0.0]},
         },
     ]
     text = explain(result)
@@ -678,3 +680,19 @@ def test_the_update_hint_names_a_baseline_that_is_not_the_default_one() -> None:
     assert update_hint("/tmp/b.json") == (
         "pytest --retrieval-eval --retrieval-update-baseline --retrieval-baseline=/tmp/b.json"
     )
+
+
+def test_a_dropped_query_is_explained_with_every_metric_it_dropped_on() -> None:
+    """lex-1 is the worst on mrr, lex-2 on nDCG@10 (one worst query a row): lex-1's
+    line still names its small nDCG@10 drop, and the JSON holds it."""
+    now = [record(q) for q in QUERY_IDS if q not in ("lex-1", "lex-2")]
+    now += [record("lex-1", 0.95, mrr=0.0), record("lex-2", 0.0, mrr=1.0)]
+    result = gate(baseline_of(perfect()), results_of(now), GateSettings(diff=1))
+    assert result.verdict == "failed"
+    text = explain(result, GateSettings().tolerance)
+    lex1 = next(line for line in text.splitlines() if "fused lex-1 (lexical):" in line)
+    assert lex1.endswith("mrr 1.000 -> 0.000, ndcg@10 1.000 -> 0.950"), lex1
+    lex2 = next(line for line in text.splitlines() if "fused lex-2 (lexical):" in line)
+    assert lex2.endswith("ndcg@10 1.000 -> 0.000"), lex2  # its mrr did not drop
+    worst = rows(result)["fused", "lexical", "mrr"]["worst_queries"]
+    assert worst[0]["dropped_on"] == {"ndcg@10": [1.0, 0.95], "mrr": [1.0, 0.0]}

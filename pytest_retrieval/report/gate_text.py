@@ -115,20 +115,27 @@ class _Dropped:
     configuration: str
     query: WorstQuery
     category: str
-    drops: list[str] = field(default_factory=list)
+    metrics: dict[str, tuple[float, float]] = field(default_factory=dict)  # (before, after)
+
+    @property
+    def drops(self) -> list[str]:
+        return [f"{m} {_num(was)} -> {_num(now)}" for m, (was, now) in self.metrics.items()]
 
 
 def _dropped(breached: Sequence[GateRow]) -> list[_Dropped]:
+    """Each query that dropped most on a breached row, once per configuration: the
+    breached rows' metrics first (most breached first), then every other it dropped on."""
     found: dict[tuple[str, str], _Dropped] = {}
     for row in sorted(breached, key=lambda r: (r.delta, r.configuration, r.category)):
         for q in row.worst_queries:
             key = (row.configuration, q.id)
             entry = found.setdefault(key, _Dropped(row.configuration, q, q.category))
-            drop = f"{row.metric} {_num(q.baseline)} -> {_num(q.current)}"
-            if drop not in entry.drops:
-                entry.drops.append(drop)
+            entry.metrics.setdefault(row.metric, (q.baseline, q.current))
             if (q.k or 0) < (entry.query.k or 0):
                 entry.query = q  # the narrowest top k shows what moved most plainly
+    for entry in found.values():
+        for metric, values in entry.query.dropped_on.items():
+            entry.metrics.setdefault(metric, values)
     return list(found.values())
 
 
