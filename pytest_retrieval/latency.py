@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .model import QueryRecord, Results
-from .runner import SLOW_ERRORS
+from .runner import latency_is_real
 from .settings import LatencyLimit, format_seconds
 
 
@@ -49,9 +49,7 @@ class LatencySummary:
         timed = [
             r
             for r in records
-            if r.latency_ms is not None
-            and r.outcome != "skipped"
-            and (r.error is None or r.error.startswith(SLOW_ERRORS))
+            if r.latency_ms is not None and r.outcome != "skipped" and latency_is_real(r.error)
         ]
         if not timed:
             return None

@@ -24,7 +24,7 @@ from .io.recording import Recorded, Recording, filters_as_recorded, is_recording
 from .io.trec import REORDERED, Ranking, Run, read_run
 from .quoting import SHOWN, query_text, quoted
 from .retriever_metadata import Metadata
-from .runner import Answer
+from .runner import RECORDED_PREFIX, Answer
 from .shapes import CheckedIds
 
 
@@ -68,7 +68,7 @@ class Replay:
             )
         latency = None if found.latency_ms is None else found.latency_ms / 1000
         if found.error is not None:
-            return Answer(error=f"recorded: {found.error}", latency=latency)
+            return Answer(error=f"{RECORDED_PREFIX}{found.error}", latency=latency)
         results = list(map(tuple, found.results))  # plain (id, score) pairs, read fast
         return Answer(results, latency=latency, shared=found.shared)
 

@@ -41,6 +41,16 @@ BLOCKED_PREFIX = "the retriever held the event loop for"
 STUCK_PREFIX = "the event loop did not come back within"
 # errors of calls that took their time: their latency is real (and counts in its statistics)
 SLOW_ERRORS = (TIMEOUT_PREFIX, BLOCKED_PREFIX, STUCK_PREFIX)
+RECORDED_PREFIX = "recorded: "  # a replayed call's error: the recording's, after this
+
+
+def latency_is_real(error: str | None) -> bool:
+    """The call answered, or took its time and ran out of it (live or as recorded): its
+    latency counts in the statistics and the budgets; a call that failed at once would
+    look fast."""
+    return error is None or error.removeprefix(RECORDED_PREFIX).startswith(SLOW_ERRORS)
+
+
 LOOP_SLACK = 5.0  # seconds the plugin's loop may lag its calls' own deadlines
 
 

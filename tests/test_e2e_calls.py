@@ -1310,10 +1310,13 @@ def test_latency_counts_calls_that_answered_or_ran_out_of_time_not_instant_failu
             record("b", 20.0),
             record("c", 0.001, "the batch call raised RuntimeError: down"),  # not counted
             record("d", 500.0, "the retriever did not return within 0.5 s (retrieval_timeout)"),
+            # replayed: the recording's error, under the prefix replay gives it
+            record("e", 700.0, "recorded: the retriever did not return within 0.5 s (...)"),
+            record("f", 0.002, "recorded: the retriever raised KeyError: 'x'"),  # not counted
         ]
     )
-    assert summary is not None and summary.n == 3 and summary.max == 500.0
-    assert summary.mean == pytest.approx(530 / 3)
+    assert summary is not None and summary.n == 4 and summary.max == 700.0
+    assert summary.mean == pytest.approx(1230 / 4)
 
 
 @pytest.mark.parametrize(

@@ -587,3 +587,40 @@ def test_filters_json_has_no_value_for_are_recorded_and_replayed(
     assert recorded.ret == pytest.ExitCode.OK, recorded.stdout.str()
     replayed = e2e_run(pytester, "--retrieval-eval", "--retrieval-replay=rec.jsonl")
     assert replayed.ret == pytest.ExitCode.OK, replayed.stdout.str()
+
+
+SLOW_SHARE_PRICE = """
+import time
+import pytest
+
+@pytest.fixture
+def retriever():
+    def search(query):
+        if query.id == "share-price":
+            time.sleep(0.4)  # past retrieval_timeout: an error whose latency is real
+        return ["x"]
+    return search
+"""
+
+
+def test_a_replayed_timeout_counts_in_the_latency_and_its_budget_as_it_did_live(
+    pytester: pytest.Pytester,
+) -> None:
+    e2e_write_project(pytester, conftest=SLOW_SHARE_PRICE)
+    budget = "--retrieval-latency-budget=max=50ms"
+    live = e2e_run(
+        pytester, "--retrieval-eval", "--retrieval-timeout=0.1", budget,
+        "--retrieval-record=rec.jsonl", "--retrieval-report=a.json",
+    )  # fmt: skip
+    replayed = e2e_run(
+        pytester, "--retrieval-eval", budget, "--retrieval-replay=rec.jsonl",
+        "--retrieval-report=b.json",
+    )  # fmt: skip
+    a, b = (e2e_load_json(pytester.path / name) for name in ("a.json", "b.json"))
+    assert a["configurations"]["default"]["latency"]["max_ms"] >= 100
+    assert b["configurations"]["default"]["latency"] == a["configurations"]["default"]["latency"]
+    for result, report in ((live, a), (replayed, b)):
+        assert result.ret == pytest.ExitCode.TESTS_FAILED
+        assert report["gate"]["verdict"] == "failed"
+        (breach,) = report["gate"]["latency_budget"]
+        assert "share-price" in json.dumps(breach)
