@@ -8,7 +8,8 @@ file is :mod:`pytest_retrieval.io.baseline_file`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import shlex
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .bulk import with_paused_gc
@@ -19,12 +20,15 @@ from .settings import BASELINE, Settings
 UPDATE_HINT = "pytest --retrieval-eval --retrieval-update-baseline"
 
 
-def update_hint(shown: str) -> str:
+def update_hint(shown: str, replay: Sequence[str] = ()) -> str:
     """The command that rewrites the baseline shown as ``shown``: with its path when that
-    is not the default one (what ``--retrieval-baseline`` or the ini key gave)."""
-    if shown in ("", BASELINE.default):
-        return UPDATE_HINT
-    return f"{UPDATE_HINT} --retrieval-baseline={shown}"
+    is not the default one (what ``--retrieval-baseline`` or the ini key gave), and the
+    files a replayed run came from (``--retrieval-replay``: without them the command
+    would call the live retrievers, or find none to call)."""
+    command = UPDATE_HINT
+    if shown not in ("", BASELINE.default):
+        command += f" --retrieval-baseline={shlex.quote(shown)}"
+    return command + "".join(f" --retrieval-replay={shlex.quote(path)}" for path in replay)
 
 
 class BaselineError(Exception):

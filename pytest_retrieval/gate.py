@@ -205,7 +205,7 @@ def hold_latency_budgets(
     if (result.latency or unknown) and result.verdict in ("passed", "skipped", "no-baseline"):
         result.budgets_only = result.verdict == "no-baseline"
         if result.budgets_only:  # the verdict line names the missing baseline: once is enough
-            missing = no_baseline_message(result.baseline)
+            missing = no_baseline_message(result.baseline, result.update)
             result.messages = [
                 BUDGETS_ONLY_HINT.format(result.update_command()) if m == missing else m
                 for m in result.messages
@@ -217,9 +217,11 @@ def hold_latency_budgets(
 BUDGETS_ONLY_HINT = "to gate the metrics too, run `{}` to create a baseline (and commit it)"
 
 
-def no_baseline_message(shown: str) -> str:
-    """What the gate says when there is no baseline at ``shown``."""
-    return f"no baseline at {shown}: run `{update_hint(shown)}` to create one (and commit it)"
+def no_baseline_message(shown: str, update: str | None = None) -> str:
+    """What the gate says when there is no baseline at ``shown`` (``update``: the command
+    that writes it, when not the plain one)."""
+    command = update_hint(shown) if update is None else update
+    return f"no baseline at {shown}: run `{command}` to create one (and commit it)"
 
 
 # --------------------------------------------------------------------------- step 1: comparable?

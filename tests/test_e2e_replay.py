@@ -624,3 +624,36 @@ def test_a_replayed_timeout_counts_in_the_latency_and_its_budget_as_it_did_live(
         assert report["gate"]["verdict"] == "failed"
         (breach,) = report["gate"]["latency_budget"]
         assert "share-price" in json.dumps(breach)
+
+
+def test_the_update_command_a_replayed_run_suggests_replays_it_again(
+    pytester: pytest.Pytester, recorded: Any
+) -> None:
+    """Without --retrieval-replay the suggested command would call the live retrievers
+    (in CI: none, or a fixture that cannot be built)."""
+    result, _ = _replay(pytester, "--retrieval-baseline=golden/none.json")
+    text = " ".join(result.stdout.str().split())
+    assert (
+        "no baseline at golden/none.json: run `pytest --retrieval-eval "
+        "--retrieval-update-baseline --retrieval-baseline=golden/none.json "
+        "--retrieval-replay=rec.jsonl` to create one"
+    ) in text
+    # the command as printed writes the baseline without any retriever
+    again = e2e_run(
+        pytester, "--retrieval-eval", "--retrieval-update-baseline",
+        "--retrieval-baseline=golden/none.json", "--retrieval-replay=rec.jsonl",
+    )  # fmt: skip
+    assert again.ret == pytest.ExitCode.OK and (pytester.path / "golden/none.json").exists()
+
+
+def test_the_update_command_quotes_what_a_shell_would_split() -> None:
+    from pytest_retrieval.baseline import update_hint
+
+    assert update_hint("golden/baseline.json") == (
+        "pytest --retrieval-eval --retrieval-update-baseline"
+    )
+    assert update_hint("my runs/b.json", ("runs/a b.trec", "x.trec")) == (
+        "pytest --retrieval-eval --retrieval-update-baseline "
+        "--retrieval-baseline='my runs/b.json' --retrieval-replay='runs/a b.trec' "
+        "--retrieval-replay=x.trec"
+    )

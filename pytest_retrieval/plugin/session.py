@@ -455,26 +455,27 @@ class RetrievalSession:
         self.update = update
 
     def _gate_result(self) -> GateResult:
-        shown = self.baseline_shown
+        shown, run = self.baseline_shown, self.run
+        update = update_hint(shown, run.run.calls.replay)  # a replayed run: replayed again
         if self.baseline_path.is_dir():  # unreadable, and no update would rewrite it
             message = (
                 f"{shown} is a folder, not a baseline file: give retrieval_baseline (or "
                 "--retrieval-baseline) the path of a file, or move the folder away"
             )
-            return GateResult(verdict="refused", baseline=shown, messages=[message])
+            return GateResult("refused", shown, messages=[message], update=update)
         try:
             baseline = read_baseline(self.baseline_path, shown)
         except BaselineMissing:
-            message = no_baseline_message(shown)
-            return GateResult(verdict="no-baseline", baseline=shown, messages=[message])
+            message = no_baseline_message(shown, update)
+            return GateResult("no-baseline", shown, messages=[message], update=update)
         except BaselineError as exc:
-            message = f"{exc}. Fix or delete the file, or run `{update_hint(shown)}` to rewrite it"
-            return GateResult(verdict="refused", baseline=shown, messages=[message])
+            message = f"{exc}. Fix or delete the file, or run `{update}` to rewrite it"
+            return GateResult("refused", shown, messages=[message], update=update)
         self.baseline = baseline
-        run = self.run
-        facts, draws = self.facts(baseline), self.evaluation.draws
-        results = self.results
-        return run_gate(baseline, shown, results, run.settings, run.gate, run.stats, facts, draws)
+        facts, draws, results = self.facts(baseline), self.evaluation.draws, self.results
+        return run_gate(
+            baseline, shown, results, run.settings, run.gate, run.stats, facts, draws, update
+        )
 
     def _run_gate(self, session: pytest.Session) -> None:
         self.gate = self._gate_result()
