@@ -546,17 +546,21 @@ async def _gather(
                 error = raised.exc if isinstance(raised, _Escaped) else raised
                 if isinstance(error, KeyboardInterrupt) or _cancelled_from_outside(error):
                     raise
-                latency = time.perf_counter() - start
+                latency = _elapsed(timed, start)
                 message = raised_text(error) + _on_other_loop(error)
                 return Answer(error=message, exception=error, latency=latency)
             finally:
                 held[index] = timed.busy if timed is not None else 0.0
-            return Answer(returned, latency=time.perf_counter() - start)
+            return Answer(returned, latency=_elapsed(timed, start))
 
     answers = list(await asyncio.gather(*(one(i, call) for i, call in enumerate(calls))))
     if timeout is not None and max(held, default=0.0) > timeout:
         _name_blockers(answers, held, timeout, ids)
     return answers
+
+
+def _elapsed(timed: _Timed | None, start: float) -> float:
+    return time.perf_counter() - start if timed is None else timed.latency(start)
 
 
 def _name_blockers(
@@ -600,6 +604,9 @@ class _Timed:
     def __init__(self, awaitable: Awaitable[object]):
         self.awaitable = awaitable
         self.busy = 0.0
+        # when the call returned or raised: its latency ends there, and not when the
+        # plugin's waiting coroutine next runs (after another call held the loop, maybe)
+        self.ended: float | None = None
 
     def __await__(self) -> Generator[object, object, object]:
         steps = self.awaitable.__await__()
@@ -613,8 +620,11 @@ class _Timed:
                 # a generator it returns is read here: its code is the retriever's, and a
                 # blocking one holds the loop as the call's own steps do
                 value = _consumed(done.value)
-                self.busy += time.perf_counter() - start
+                self._end(start)
                 return value
+            except BaseException:
+                self._end(start)
+                raise
             self.busy += time.perf_counter() - start
             try:
                 sent, thrown = (yield waiting), None
@@ -626,6 +636,14 @@ class _Timed:
                 # frame is this yield, so it leaves with the frames it passes through, the
                 # retriever's, and not a frame of the plugin last
                 sent, thrown = None, exc.with_traceback(None)
+
+    def _end(self, start: float) -> None:
+        self.ended = time.perf_counter()
+        self.busy += self.ended - start
+
+    def latency(self, start: float) -> float:
+        """Seconds from ``start`` to the call's end (to now, if it has not ended)."""
+        return (time.perf_counter() if self.ended is None else self.ended) - start
 
 
 # --------------------------------------------------------------------------- repeats

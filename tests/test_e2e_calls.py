@@ -963,6 +963,36 @@ def test_an_async_call_that_blocks_the_event_loop_is_named_past_the_timeout(
     assert result.ret == 1
 
 
+CACHED_THEN_BLOCKING = """\
+import time
+
+CACHED = {"rain-tomorrow", "umbrella-needed", "convert-euros", "stuffed-weather"}
+
+
+def make(configuration):
+    async def search(query):
+        if configuration == "dense" and query.id == "teleport-ticket":
+            time.sleep(0.6)  # blocks the event loop
+        return answer(configuration, query)  # no await: answered at once (a cache hit)
+
+    return search
+"""
+
+
+def test_async_calls_that_answered_before_another_blocked_the_loop_are_not_its_timeouts(
+    pytester: pytest.Pytester,
+) -> None:
+    """A call's time ends when it returns, not when the plugin next looks (after the
+    block): the four that answered first pass; the one that blocked is named."""
+    _project(pytester, CACHED_THEN_BLOCKING, ini=E2E_INI + "retrieval_timeout = 0.3\n")
+    _, report = _report(pytester)
+    dense = report["configurations"]["dense"]["queries"]
+    for qid in ("rain-tomorrow", "umbrella-needed", "convert-euros", "stuffed-weather"):
+        assert dense[qid]["error"] is None, dense[qid]
+        assert dense[qid]["latency_ms"] < 300, dense[qid]
+    assert dense["teleport-ticket"]["error"].startswith("the retriever held the event loop")
+
+
 BLOCKING_GENERATOR = """\
 import asyncio
 import time
