@@ -395,3 +395,28 @@ def test_a_pipe_given_as_an_input_file_is_named_as_a_pipe(tmp_path):
         "pytest-retrieval: error: --topics ids.pipe is a pipe or a device, not a file; save "
         "what it gives to a file and give that\n"
     )
+
+
+def test_each_kind_prints_its_first_max_lines_then_the_count_of_the_rest(tmp_path):
+    lines = [f'{{"id": "q{i}", "query": "same text", "relevant": {{"d": 1}}}}' for i in range(30)]
+    bad = (
+        '{"id": "bad1", "query": "", "relevant": {}}\n{"id": "bad2", "query": "", "relevant": {}}\n'
+    )
+    project = write_project(
+        tmp_path, {"golden/a.jsonl": "\n".join(lines) + "\n", "golden/b.jsonl": bad}
+    )
+    capped = cli("validate", cwd=project)
+    assert capped.code == 1
+    shown = [line for line in capped.lines if line.endswith("[same-text]")]
+    assert len(shown) == 20
+    assert "... and 9 more [same-text] findings (--max 0 prints every one)" in capped.lines
+    assert not any("problems the plugin refuses (--max" in line for line in capped.lines)
+    assert capped.lines[-1].startswith("31 problems in 2 of 2 golden files (2 the plugin refuses")
+    few = cli("validate", "--max", "1", cwd=project)
+    assert "... and 1 more problems the plugin refuses (--max 0 prints every one)" in few.lines
+    assert len([line for line in few.lines if line.endswith("[same-text]")]) == 1
+    every = cli("validate", "--max", "0", cwd=project)
+    assert len([line for line in every.lines if line.endswith("[same-text]")]) == 29
+    assert not any(line.startswith("... and") for line in every.lines)
+    wrong = cli("validate", "--max", "-1", cwd=project)
+    assert wrong.code == 2 and "'-1' is not a count: write 0 or more (0: all)" in wrong.err

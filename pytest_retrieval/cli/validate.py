@@ -15,16 +15,23 @@ from .common import FINDINGS, OK, CliError, Commands, Context, add_common, load_
 
 HELP = "check golden files: the collection's errors, then likely mistakes (exit 1 on any)"
 DESCRIPTION = """\
-Check every golden file and report every problem, with the messages of a pytest
-collection error (path:line: query 'id': what is wrong and the fix). Then, on the
-files that load, what users trip on, each with its check name in brackets:
+Check every golden file and report every problem, with the messages of a
+pytest collection error (path:line: query 'id': what is wrong and the fix).
+Then, on the files that load, what users trip on, each with its check name in
+brackets:
   all-zero         every judgment of a query has grade 0 (nothing is relevant)
   forbid-relevant  an id both in 'forbid' and judged relevant (grade > 0)
   same-text        the same query text under two ids
-  unknown-id       a judged or forbidden id missing from the corpus list (--corpus)
+  case-ids         two ids equal but for letter case (Q1 and q1)
+  unknown-id       a judged or forbidden id missing from the corpus list
+                   (--corpus)
   tags-text        'tags' given as text instead of a list
-Exit 0 when nothing is found, 1 when anything is, 2 when the command cannot run.
+Each kind prints its first --max lines (default 20), then the count of the
+rest. Exit 0 when nothing is found, 1 when anything is, 2 when the command
+cannot run.
 """
+MAX_SHOWN = 20  # lines of each kind printed by default
+REFUSED = "refused"  # the kind of a problem the plugin refuses (a collection error)
 
 
 def add_parser(commands: Commands) -> None:
@@ -54,7 +61,21 @@ def add_parser(commands: Commands) -> None:
         choices=CHECKS,
         help=f"skip a check (may repeat): {', '.join(CHECKS)}",
     )
+    parser.add_argument(
+        "--max",
+        metavar="N",
+        type=_count,
+        default=MAX_SHOWN,
+        help=f"print at most N lines of each kind, then the count of the rest (default "
+        f"{MAX_SHOWN}; 0: every line)",
+    )
     add_common(parser)
+
+
+def _count(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a count: write 0 or more (0: all)")
+    return int(text)
 
 
 def _tags(ctx: Context, path: Path) -> list[TagsAsText]:
@@ -103,8 +124,7 @@ def run(ctx: Context, args: argparse.Namespace) -> int:
     # file by file: the loader's problems in its order (as collection shows them), then
     # that file's findings by line
     entries.sort(key=lambda e: (order.get(_problem(e).path, len(order)), isinstance(e, Finding)))
-    for entry in entries:
-        ctx.say(str(entry))
+    _print_capped(ctx, entries, args.max)
     files = len(loaded.files)
     if entries:
         broken = len({_problem(e).path for e in entries})
@@ -116,6 +136,21 @@ def run(ctx: Context, args: argparse.Namespace) -> int:
     found = counted(len(loaded.queries), "golden query", "golden queries")
     ctx.say(f"{found} in {counted(files, 'file')}: no problem found")
     return OK
+
+
+def _print_capped(ctx: Context, entries: list[Problem | Finding], limit: int) -> None:
+    """Each entry in order, at most ``limit`` of each kind (0: all), then a line per kind
+    with the count left out."""
+    kinds: dict[str, int] = {}
+    for entry in entries:
+        kind = entry.check if isinstance(entry, Finding) else REFUSED
+        kinds[kind] = kinds.get(kind, 0) + 1
+        if not limit or kinds[kind] <= limit:
+            ctx.say(str(entry))
+    for kind, count in kinds.items():
+        if limit and count > limit:
+            what = "problems the plugin refuses" if kind == REFUSED else f"[{kind}] findings"
+            ctx.say(f"... and {count - limit:,} more {what} (--max 0 prints every one)")
 
 
 def _problem(entry: Problem | Finding) -> Problem:
