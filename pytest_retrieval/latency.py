@@ -102,7 +102,7 @@ def latency_unit(values: Iterable[float]) -> Unit:
 
 
 def milliseconds(value: float, unit: Unit | None = None) -> str:
-    """A latency as a person reads it: 6.9µs, 0.42ms, 12.3ms, 250ms, 1.20s; in ``unit``
+    """A latency as a person reads it: 6.90µs, 0.420ms, 12.3ms, 250ms, 1.20s; in ``unit``
     (from :func:`latency_unit` over the values shown together), else its own."""
     unit = unit or latency_unit([value])
     if unit == "µs":
@@ -115,9 +115,10 @@ def milliseconds(value: float, unit: Unit | None = None) -> str:
 
 
 def _digits(value: float) -> str:
-    """Three significant digits, never in exponent form (5e-05 reads as 0.00005)."""
-    text = f"{value:.3g}"
-    return f"{value:.6f}".rstrip("0").rstrip(".") if "e" in text else text
+    """Three significant digits, trailing zeros kept (0.215, 0.220, 0.247 side by side),
+    never in exponent form (5e-05 reads as 0.00005)."""
+    text = f"{value:#.3g}"
+    return f"{value:.6f}".rstrip("0").rstrip(".") if "e" in text else text.rstrip(".")
 
 
 def milliseconds_row(values: Sequence[float]) -> list[str]:
