@@ -18,7 +18,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .golden import GoldenQuery, Problem
-from .io.common import FormatError, counted, exists, json_object_head, queries_of, some_ids
+from .io.common import (
+    FormatError,
+    counted,
+    exists,
+    json_object_head,
+    queries_of,
+    queries_over,
+    some_ids,
+)
 from .io.file_kinds import OWN_KINDS, RECORDING_KIND, own_file_kind
 from .io.recording import Recorded, Recording, filters_as_recorded, is_recording, read_recording
 from .io.trec import REORDERED, Ranking, Run, read_run
@@ -81,37 +89,41 @@ def _scored(count: int) -> str:
     return "scored as an error" if count == 1 else "scored as errors"
 
 
-def recording_notes(replay: Replay, errors: Sequence[str], coarse: bool = False) -> list[str]:
+ErrorOf = tuple[str, str, str]  # (configuration, query id, error)
+
+
+def recording_notes(replay: Replay, errors: Sequence[ErrorOf], coarse: bool = False) -> list[str]:
     """A line each for the queries a recording lacks and those it holds for another text
     or other filters (from the queries' errors): with a changed golden set these are many
     items, and the summary says what they have in common. Nothing for a TREC run.
     ``coarse``: an item holds a category or shard of queries, so these are counted as
-    queries, not items."""
+    queries (one in two configurations once), not items."""
     if replay.trec:
         return []
-    missing = sum(_MISSING in error for error in errors)
-    stale = sum(_STALE in error for error in errors)
+    missing = [(c, q) for c, q, error in errors if _MISSING in error]
+    stale = [(c, q) for c, q, error in errors if _STALE in error]
     notes = []
     if stale:
         notes.append(
             f"replay: {_items(stale, coarse)} the recording {replay.source} holds for another "
             "text or other filters (the golden set changed since it was recorded), "
-            f"{_scored(stale)}; record again (--retrieval-record)"
+            f"{_scored(len(stale))}; record again (--retrieval-record)"
         )
     if missing:
         select = "--retrieval-items=query and -k" if coarse else "-k"  # -k selects no query id
         notes.append(
             f"replay: {_items(missing, coarse)} the recording {replay.source} does not hold, "
-            f"{_scored(missing)}; record again (--retrieval-record), or replay with {select} "
-            f"to leave {'it' if missing == 1 else 'them'} out"
+            f"{_scored(len(missing))}; record again (--retrieval-record), or replay with "
+            f"{select} to leave {'it' if len(missing) == 1 else 'them'} out"
         )
     return notes
 
 
-def _items(count: int, coarse: bool) -> str:
+def _items(pairs: Sequence[tuple[str, str]], coarse: bool) -> str:
     if coarse:
-        return "1 query is one" if count == 1 else f"{count} queries are ones"
-    return "1 item is a query" if count == 1 else f"{count} items are queries"
+        count, queries = queries_over(pairs)
+        return f"{queries} {'is one' if count == 1 else 'are ones'}"
+    return "1 item is a query" if len(pairs) == 1 else f"{len(pairs)} items are queries"
 
 
 def write_shared(replay: Replay, path: Path) -> None:

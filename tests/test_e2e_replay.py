@@ -173,9 +173,10 @@ def test_with_coarse_items_the_replay_notes_count_queries_not_items(
     catalog.write_text(catalog.read_text().replace("convert euros to dollars", "euros in dollars"))
     result, _ = _replay(pytester, "--retrieval-items=category")
     text = " ".join(result.stdout.str().split())
-    assert (
-        "replay: 2 queries are ones the recording rec.jsonl holds for another text or other "
-        "filters (the golden set changed since it was recorded), scored as errors"
+    assert (  # one query of two configurations: one query, not two
+        "replay: 1 query, in 2 configurations, is one the recording rec.jsonl holds for "
+        "another text or other filters (the golden set changed since it was recorded), "
+        "scored as errors"
     ) in text
     assert "items are queries" not in text  # each item holds a category of queries
 
@@ -210,9 +211,10 @@ def test_with_coarse_items_a_partial_replay_counts_queries_and_advises_what_work
     e2e_run(pytester, "--retrieval-eval", "--retrieval-record=rec.jsonl", "-k", "not share")
     result, _ = _replay(pytester, "--retrieval-items=category")
     text = " ".join(result.stdout.str().split())
-    assert "2 queries errored in 2 items: they score 0.0 on every metric" in text
+    assert "1 query, in 2 configurations, errored in 2 items: it scores 0.0 on every" in text
     assert (
-        "replay: 2 queries are ones the recording rec.jsonl does not hold, scored as errors; "
+        "replay: 1 query, in 2 configurations, is one the recording rec.jsonl does not hold, "
+        "scored as errors; "
         "record again (--retrieval-record), or replay with --retrieval-items=query and -k "
         "to leave them out"
     ) in text

@@ -12,7 +12,7 @@ import difflib
 import json
 import re
 import sys
-from collections.abc import Generator, Sequence
+from collections.abc import Generator, Iterable, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
@@ -255,6 +255,19 @@ def counted(count: int, noun: str, plural: str = "") -> str:
     """``1 query``, ``2 queries``: a count with its noun in the right number (``plural``
     when adding an s will not do)."""
     return f"{count} {noun if count == 1 else plural or noun + 's'}"
+
+
+def queries_over(pairs: Iterable[tuple[str, str]]) -> tuple[int, str]:
+    """(configuration, query id) pairs counted as a person counts queries: the number of
+    queries, and ``2 queries`` or ``1 query, in 2 configurations,`` (an item of a category
+    or shard holds queries; one query of two configurations is not two queries)."""
+    found = set(pairs)
+    queries = len({query for _, query in found})
+    configurations = len({configuration for configuration, _ in found})
+    text = counted(queries, "query", "queries")
+    if configurations > 1:
+        text += f", in {counted(configurations, 'configuration')},"
+    return queries, text
 
 
 def queries_of(count: int, source: str) -> str:

@@ -379,7 +379,11 @@ class RetrievalSession:
             nothing = self.worker_nothing | set(nothing_to_find_ids(self.config))
             self.notes.extend(trec_coverage(replay, evaluated, golden, nothing))
         elif replay is not None:
-            errors = [r.error for r in self.results.all_records() if r.error is not None]
+            errors = [
+                (r.configuration, r.id, r.error)
+                for r in self.results.all_records()
+                if r.error is not None
+            ]
             self.notes.extend(recording_notes(replay, errors, self.coarse_items))
 
     def _mark_incomplete(self, session: pytest.Session, stop: str | None = None) -> bool:

@@ -13,7 +13,7 @@ import pytest
 from ..baseline import UpdateOutcome
 from ..evaluation import Evaluation
 from ..gate import GateResult
-from ..io.common import counted
+from ..io.common import counted, queries_over
 from ..model import Results
 from ..report.gate_text import explain, verdict_lines
 from ..report.history_text import since_lines
@@ -102,23 +102,24 @@ def _advice_lines(session: Summary, summary_shown: bool) -> list[tuple[str, str 
             else "not shown: the warnings summary is off (--disable-warnings, -p no:warnings)"
         )
         lines.append((f"{counted(count, 'retrieval warning')} {where}", None))
-    errors = sum(1 for r in session.results.all_records() if r.outcome == "error")
+    errors = [
+        (r.configuration, r.id) for r in session.results.all_records() if r.outcome == "error"
+    ]
     if errors:
         items = len(session.errored_items)
         lines.append((_errored(errors, items, session.coarse_items), "yellow"))
     return lines + [(note, "yellow") for note in session.notes]
 
 
-def _errored(queries: int, items: int, coarse: bool) -> str:
-    """The errors' line: items when each is one query, else queries in so many items."""
+def _errored(errors: list[tuple[str, str]], items: int, coarse: bool) -> str:
+    """The errors' line: items when each is one query, else queries (one of several
+    configurations once) in so many items."""
     if not coarse or not items:
-        their = "its query scores" if queries == 1 else "their queries score"
-        return f"{counted(queries, 'item')} errored: {their} 0.0 on every metric"
-    they = "it scores" if queries == 1 else "they score"
-    return (
-        f"{counted(queries, 'query', 'queries')} errored in {counted(items, 'item')}: "
-        f"{they} 0.0 on every metric"
-    )
+        their = "its query scores" if len(errors) == 1 else "their queries score"
+        return f"{counted(len(errors), 'item')} errored: {their} 0.0 on every metric"
+    count, queries = queries_over(errors)
+    they = "it scores" if count == 1 else "they score"
+    return f"{queries} errored in {counted(items, 'item')}: {they} 0.0 on every metric"
 
 
 def _shown_lines(tr: TerminalReporter, session: Summary) -> None:
