@@ -337,20 +337,18 @@ def _nothing_shared(baseline: Baseline, have: Sequence[str], facts: RunFacts, up
     if facts.replayed:
         files = " ".join(facts.replayed)
         evaluate = f", or score it without a gate: `pytest-retrieval evaluate {files}`"
+        own = update_hint("golden/their-baseline.json", facts.replayed)
         return (
             f"{_none_of(have, 'the replayed', ', '.join(have) + ', from ' + files)} in the "
-            f"baseline, which holds {held}: nothing compared. Give the "
-            "replayed run a baseline of its own (--retrieval-baseline=golden/their-baseline.json, "
-            "written once with --retrieval-update-baseline)"
-            f"{',' if facts.replayed_trec else ' or'} name the ones to gate in "
-            f"retrieval_gate_configurations{evaluate if facts.replayed_trec else ''}"
+            f"baseline, which holds {held}: nothing compared. Give the replayed run a "
+            f"baseline of its own, written once with `{own}`"
+            f"{evaluate if facts.replayed_trec else ''}"
         )
     rewrite = f"rewrite the baseline (`{update}`)" if update else "rewrite the baseline"
     ours = _none_of(have, "this run's", ", ".join(have))
     return (
         f"{ours} in the baseline, which holds {held}: nothing compared. Run the baseline's "
-        f"configurations too, name the ones to gate in retrieval_gate_configurations, or "
-        f"{rewrite}"
+        f"configurations too, or {rewrite}"
     )
 
 

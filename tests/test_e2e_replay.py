@@ -280,9 +280,9 @@ def test_another_systems_run_replayed_against_the_baseline_fails_in_one_message(
     message = (
         "none of the replayed configurations (sysA, sysB, sysC, from their.run) is in the "
         "baseline, which holds bm25, dense: nothing compared. Give the replayed run a baseline "
-        "of its own (--retrieval-baseline=golden/their-baseline.json, written once with "
-        "--retrieval-update-baseline), name the ones to gate in retrieval_gate_configurations, "
-        "or score it without a gate: `pytest-retrieval evaluate their.run`"
+        "of its own, written once with `pytest --retrieval-eval --retrieval-update-baseline "
+        "--retrieval-baseline=golden/their-baseline.json --retrieval-replay=their.run`, or "
+        "score it without a gate: `pytest-retrieval evaluate their.run`"
     )
     assert f"retrieval gate: FAILED: {message}" in text
     assert "which this run does not have" not in text

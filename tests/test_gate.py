@@ -380,17 +380,16 @@ def test_a_replayed_run_that_shares_no_configuration_with_the_baseline_is_one_me
     assert result.messages == [
         "none of the replayed configurations (sysA, sysB, sysC, from their.run) is in the "
         "baseline, which holds bm25, dense: nothing compared. Give the replayed run a baseline "
-        "of its own (--retrieval-baseline=golden/their-baseline.json, written once with "
-        f"--retrieval-update-baseline){',' if trec else ' or'} name the ones to gate in "
-        f"retrieval_gate_configurations{evaluate if trec else ''}"
+        "of its own, written once with `pytest --retrieval-eval --retrieval-update-baseline "
+        "--retrieval-baseline=golden/their-baseline.json --retrieval-replay=their.run`"
+        f"{evaluate if trec else ''}"
     ]
     assert headline(result).startswith(f"retrieval gate: FAILED: {result.messages[0]}")
     live = gate(held, run, run_facts=facts(selected=names, collected=names))
     assert live.messages == [
         "none of this run's configurations (sysA, sysB, sysC) is in the baseline, which holds "
-        "bm25, dense: nothing compared. Run the baseline's configurations too, name the ones "
-        "to gate in retrieval_gate_configurations, or rewrite the baseline (`pytest "
-        "--retrieval-eval --retrieval-update-baseline`)"
+        "bm25, dense: nothing compared. Run the baseline's configurations too, or rewrite "
+        "the baseline (`pytest --retrieval-eval --retrieval-update-baseline`)"
     ]
     one = frozenset({"vendor"})
     alone = gate(
