@@ -58,6 +58,18 @@ class GoldenQuery:
         """The query text (same as ``.text``)."""
         return self.text
 
+    @property
+    def location(self) -> str:
+        """``golden/a.yaml:12`` (where an editor jumps to), or "" when not from a file."""
+        if not self.path:
+            return ""
+        return f"{self.path}:{self.line}" if self.line else self.path
+
+    def named(self, configuration: str) -> str:
+        """``query 'id' [configuration] (golden/a.yaml:12)``: the head of its failure."""
+        where = f" ({self.location})" if self.path else ""
+        return f"query '{self.id}' [{configuration}]{where}"
+
     def has_nothing_to_find(self, threshold: int) -> bool:
         """No judgment reaches the relevance threshold: a run that finds nothing for it
         may leave it out (trec_eval's convention; ``retrieval_empty`` scores it)."""

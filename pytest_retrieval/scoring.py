@@ -165,7 +165,7 @@ def failure_text(
     query: GoldenQuery, record: QueryRecord, ranking: Sequence[str], shown: int = 10
 ) -> str:
     """The failure message of a query: what was expected, the ranking with grades beside it."""
-    lines = [f"query '{query.id}' [{record.configuration}]: {query_text(query.text)}"]
+    lines = [f"{query.named(record.configuration)}: {query_text(query.text)}"]
     lines += [f"  {problem}" for problem in record.violations]
     forbid = set(query.forbid)
     depth = max(shown, max((ranking.index(d) + 1 for d in forbid if d in ranking), default=0))

@@ -444,7 +444,8 @@ def test_a_metric_function_that_raises_is_the_item_s_error(pytester: pytest.Pyte
     result.assert_outcomes(passed=2, failed=12)
     pytest.LineMatcher(e2e_unwrapped(result.stdout.str()).splitlines()).fnmatch_lines([
         "*_ rain-tomorrow?bm25? _*",
-        f"query 'rain-tomorrow' [bm25]: metric 'broken' (conftest.py:{base + 8}) raised "
+        "query 'rain-tomorrow' [bm25] (golden/catalog.yaml:6): "
+        f"metric 'broken' (conftest.py:{base + 8}) raised "
         f"KeyError: 'missing' (at conftest.py:{base + 6}); fix the metric function",
     ])  # fmt: skip
     queries = e2e_load_json(pytester.path / "r.json")["configurations"]["bm25"]["queries"]

@@ -500,8 +500,9 @@ def test_retrieval_show_prints_a_passing_query_for_each_configuration(
     text = result.stdout.str()
     for configuration in ("bm25", "dense"):
         assert (
-            f"query 'umbrella-needed' [{configuration}]: 'do I need an umbrella this afternoon'"
-        ) in text
+            f"query 'umbrella-needed' [{configuration}] (golden/catalog.yaml:12): 'do I need an "
+            "umbrella this afternoon'"
+        ) in e2e_unwrapped(text)
     assert re.search(r"passed: ndcg@10 \d\.\d{3}, mrr \d\.\d{3}, recall@20 \d\.\d{3}", text)
     assert re.search(r"1\. tide-tables\s+0", text)  # bm25's first result, judged 0
     assert re.search(r"1\. weather-forecast\s+2", text)  # dense's, judged 2

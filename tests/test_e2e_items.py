@@ -107,8 +107,11 @@ def test_a_coarse_item_fails_listing_every_miss_and_error(
     result.assert_outcomes(passed=5, failed=1)
     out = result.stdout.str()
     assert "'paraphrase' [bm25]: 2 of 2 queries failed:" in out
-    assert "  query 'rain-tomorrow': expected mrr >= 1, got 0.5" in out
-    assert "  query 'umbrella-needed': forbidden 'tide-tables' came back at rank 1" in out
+    assert "  golden/catalog.yaml:6: query 'rain-tomorrow': expected mrr >= 1, got 0.5" in out
+    assert (
+        "  golden/catalog.yaml:12: query 'umbrella-needed': forbidden 'tide-tables' came back "
+        "at rank 1"
+    ) in e2e_unwrapped(out)
     queries = report["configurations"]["bm25"]["queries"]
     assert queries["rain-tomorrow"]["outcome"] == "failed"
     assert queries["convert-euros"]["outcome"] == "passed"

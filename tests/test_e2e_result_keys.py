@@ -137,12 +137,14 @@ def test_a_hook_that_raises_is_the_item_s_error_naming_it(pytester: pytest.Pytes
     result = e2e_run(pytester, "--retrieval-eval", "-p", "no:randomly", "-k", "bm25")
     unwrapped = pytest.LineMatcher(e2e_unwrapped(result.stdout.str()).splitlines())
     unwrapped.fnmatch_lines([
-        "query 'convert-euros' ?bm25?: result at rank 1: pytest_retrieval_result_key raised "
+        "query 'convert-euros' ?bm25? (golden/catalog.yaml:16): result at rank 1: "
+        "pytest_retrieval_result_key raised "
         f"ValueError: no clause in ('fx-rates@v*.1', 1.0) (at conftest.py:{line}), for tuple "
         "('fx-rates@v*.1', 1.0)",
     ])  # fmt: skip
     unwrapped.fnmatch_lines([
-        "query 'teleport-ticket' ?bm25?: result at rank 1: pytest_retrieval_result_key returned "
+        "query 'teleport-ticket' ?bm25? (golden/catalog.yaml:29): result at rank 1: "
+        "pytest_retrieval_result_key returned "
         "int 7 for tuple ('geocoder@v*.1', 1.0); return the judgment key as text, or None to "
         "keep the result's id",
     ])  # fmt: skip

@@ -343,7 +343,7 @@ def _verdict(
         where = ""
         if answer.origin and answer.origin != query.id and answer.exception is not None:
             where = f" (its traceback is under query '{answer.origin}' [{configuration}])"
-        text = f"query '{query.id}' [{configuration}]: {record.error}{where}"
+        text = f"{query.named(configuration)}: {record.error}{where}"
         raise RetrieverError(fitted_text(config, text), pytrace=False)
     if record.violations:
         raise ExpectationFailed(
@@ -380,7 +380,8 @@ def run_queries(queries: Sequence[GoldenQuery], item: pytest.Item, retriever: ob
     if raised:
         _show_first_traceback(item, scorer.configuration, raised)
     name = getattr(item, "originalname", item.name)
-    _coarse_verdict(scorer.item.config, name, scorer.configuration, scorer.records)
+    where = {query.id: f"{query.location}: " if query.location else "" for query in queries}
+    _coarse_verdict(scorer.item.config, name, scorer.configuration, scorer.records, where)
 
 
 def _repeat_answers(
@@ -448,10 +449,20 @@ def _score_in_coarse(
 
 
 def _coarse_verdict(
-    config: pytest.Config, name: str, configuration: str, records: list[QueryRecord]
+    config: pytest.Config,
+    name: str,
+    configuration: str,
+    records: list[QueryRecord],
+    where: dict[str, str],
 ) -> None:
+    """The item's failure: a line for each query that failed or errored, at its file and
+    line (``where``: query id -> location)."""
     __tracebackhide__ = _hide_for_users_errors
-    problems = [_problem_line(r) for r in records if r.outcome in ("error", "failed")]
+    problems = [
+        "  " + where.get(r.id, "") + _problem_line(r)
+        for r in records
+        if r.outcome in ("error", "failed")
+    ]
     if not problems:
         if records and all(r.outcome == "skipped" for r in records):
             pytest.skip(f"every query of '{name}' [{configuration}] is skipped")
@@ -482,10 +493,10 @@ def _coarse_head(
 
 def _problem_line(record: QueryRecord) -> str:
     if record.error is not None:
-        return f"  query '{record.id}': error: {record.error}"
+        return f"query '{record.id}': error: {record.error}"
     if not record.violations:  # an xfail that passed under xfail_strict
-        return f"  query '{record.id}': XPASS(strict): it was expected to fail (xfail) but passed"
-    return f"  query '{record.id}': " + "; ".join(record.violations)
+        return f"query '{record.id}': XPASS(strict): it was expected to fail (xfail) but passed"
+    return f"query '{record.id}': " + "; ".join(record.violations)
 
 
 # --------------------------------------------------------------------------- unscored items
