@@ -513,7 +513,7 @@ def test_an_integer_score_too_large_for_a_float_is_a_result_shape_error(
         "result at rank 1 has a score too large for a float, not a finite number: tuple "
         "('weather-forecast', 1000"
     )
-    assert f"query 'rain-tomorrow' [dense]: {said}" in e2e_unwrapped(output)
+    assert f"query 'rain-tomorrow' [dense] (golden/catalog.yaml:6): {said}" in e2e_unwrapped(output)
     dense = e2e_load_json(pytester.path / "r.json")["configurations"]["dense"]["queries"]
     for qid, query in dense.items():
         assert query["outcome"] == "error" and query["error"].startswith(said), qid

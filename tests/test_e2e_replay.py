@@ -191,8 +191,8 @@ def test_a_partial_recording_names_the_queries_it_lacks(pytester: pytest.Pyteste
     )
     text = " ".join(result.stdout.str().split())
     assert (
-        "query 'share-price' [bm25]: not in the recording rec.jsonl; record again "
-        "(--retrieval-record)"
+        "query 'share-price' [bm25] (golden/holdout.yml:2): not in the recording rec.jsonl; "
+        "record again (--retrieval-record)"
     ) in text  # the id and the configuration once each
     assert "replay: 2 items are queries the recording rec.jsonl does not hold" in text
     only_bm25 = pytester.path / "bm25.jsonl"
