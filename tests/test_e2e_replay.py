@@ -587,3 +587,26 @@ def test_filters_json_has_no_value_for_are_recorded_and_replayed(
     assert recorded.ret == pytest.ExitCode.OK, recorded.stdout.str()
     replayed = e2e_run(pytester, "--retrieval-eval", "--retrieval-replay=rec.jsonl")
     assert replayed.ret == pytest.ExitCode.OK, replayed.stdout.str()
+
+
+def test_a_set_in_filters_is_recorded_alike_in_every_process() -> None:
+    """A set's text followed the process's string hashing: replayed in another process
+    (another PYTHONHASHSEED), a query with ``!!set`` filters was called stale about
+    every other time ('other filters')."""
+    import subprocess
+    import sys
+
+    code = (
+        "import json; from pytest_retrieval.io.recording import filters_as_recorded; "
+        "print(json.dumps(filters_as_recorded("
+        "{'kinds': {'alpha', 'beta', 'gamma', 'delta'}, 'in': [frozenset({3, 1, 2})]})))"
+    )
+    texts = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            capture_output=True, text=True, check=True,
+        ).stdout
+        for seed in range(6)
+    }  # fmt: skip
+    assert len(texts) == 1, texts

@@ -65,15 +65,25 @@ class Recorded:
 
 
 def _json_ready(value: object) -> object:
-    """``value`` with what JSON has no value for as its text: NaN and infinities, and keys
-    that are not text (the rest, a date or a set, goes through ``default=str``)."""
+    """``value`` with what JSON has no value for as its text: NaN and infinities, sets
+    (their items sorted), and keys that are not text (the rest, a date or binary data,
+    goes through ``default=str``)."""
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)
     if isinstance(value, Mapping):
         return {str(k): _json_ready(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_json_ready(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return _set_text(value)
     return value
+
+
+def _set_text(value: set[object] | frozenset[object]) -> str:
+    """A set as text, its items sorted: ``str()`` lists them in the order of the
+    process's string hashing, which differs from one run to the next."""
+    items = sorted(_set_text(v) if isinstance(v, frozenset) else repr(v) for v in value)
+    return "{" + ", ".join(items) + "}" if items else "set()"
 
 
 def filters_as_recorded(filters: Mapping[str, object]) -> dict[str, object]:
