@@ -1779,7 +1779,7 @@ ENTRY = '{"configuration": "bm25", "id": "q1", "text": "t", "results": [["d1", 1
                 '{"complete": true, "entries": 1}',
             ],
             "run.jsonl:2: not a recording entry ('latency_ms' must be a finite number of "
-            "milliseconds >= 0, got -5.0); the recording is damaged: record again",
+            "milliseconds >= 0, got -5); the recording is damaged: record again",
         ),
         (
             ['["bm25", "q1"]', '{"complete": true, "entries": 1}'],
@@ -1832,6 +1832,28 @@ ENTRY = '{"configuration": "bm25", "id": "q1", "text": "t", "results": [["d1", 1
             "run.jsonl:2: not a recording entry ('id' must be non-empty text, got \"\"); the "
             "recording is damaged: record again",
         ),
+        # no results, or null, were replayed as an empty ranking: a no-result query scored 1
+        (
+            [ENTRY.replace('"results": [["d1", 1.0]]', '"results": null'), FOOTER],
+            "run.jsonl:2: not a recording entry ('results' must be a list of [id, score] "
+            "pairs); the recording is damaged: record again",
+        ),
+        (
+            [ENTRY.replace(', "results": [["d1", 1.0]]', ""), FOOTER],
+            "run.jsonl:2: not a recording entry (no 'results'); the recording is damaged: "
+            "record again",
+        ),
+        # read as 5.0 and 1.0 ms
+        (
+            [ENTRY.replace('"text"', '"latency_ms": "5", "text"'), FOOTER],
+            "run.jsonl:2: not a recording entry ('latency_ms' must be a finite number of "
+            'milliseconds >= 0, got "5"); the recording is damaged: record again',
+        ),
+        (
+            [ENTRY.replace('"text"', '"latency_ms": true, "text"'), FOOTER],
+            "run.jsonl:2: not a recording entry ('latency_ms' must be a finite number of "
+            "milliseconds >= 0, got true); the recording is damaged: record again",
+        ),
     ],
     ids=[
         "a-line-added",
@@ -1847,6 +1869,10 @@ ENTRY = '{"configuration": "bm25", "id": "q1", "text": "t", "results": [["d1", 1
         "an-error-not-text",
         "a-null-configuration",
         "an-empty-id",
+        "results-null",
+        "results-missing",
+        "latency-text",
+        "latency-true",
     ],
 )
 def test_a_damaged_or_edited_recording_is_refused_naming_its_line(

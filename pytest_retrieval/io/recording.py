@@ -211,9 +211,9 @@ def _results(data: Mapping[str, object]) -> tuple[tuple[str, float | None], ...]
     numbers or null (what a live retriever's results must be; a hand-edited 1 or "0.5"
     is refused, not read as "1" and 0.5). Checked with whole-list operations: a
     recording holds millions of pairs."""
-    given = data.get("results")
+    given = data["results"]  # always written: [] for an error (a KeyError names it)
     if not given:
-        if given is None or given == []:
+        if given == []:
             return ()
         raise ValueError("'results' must be a list of [id, score] pairs")
     try:  # zip with strict and the unpacking: every pair holds two values
@@ -269,10 +269,10 @@ def _latency(data: Mapping[str, object]) -> float | None:
     latency = data.get("latency_ms")
     if latency is None:
         return None
-    value = float(latency)  # type: ignore[arg-type]
-    if not math.isfinite(value) or value < 0:
-        raise ValueError(f"'latency_ms' must be a finite number of milliseconds >= 0, got {value}")
-    return value
+    if not _score_ok(latency) or latency < 0:  # type: ignore[operator]
+        shown = json.dumps(latency)  # as written: "5" (text), true
+        raise ValueError(f"'latency_ms' must be a finite number of milliseconds >= 0, got {shown}")
+    return float(latency)  # type: ignore[arg-type]
 
 
 def _name(data: Mapping[str, object], key: str) -> str:
