@@ -1854,6 +1854,18 @@ ENTRY = '{"configuration": "bm25", "id": "q1", "text": "t", "results": [["d1", 1
             "run.jsonl:2: not a recording entry ('latency_ms' must be a finite number of "
             "milliseconds >= 0, got true); the recording is damaged: record again",
         ),
+        # a count that is not a whole number was not compared with the lines (one added
+        # here), and "false" was read as true
+        (
+            [ENTRY, ENTRY.replace('"q1"', '"q9"'), '{"complete": true, "entries": 1.0}'],
+            "run.jsonl:4: the last line's 'entries' must be the whole number of entries the "
+            "recording holds, got 1.0: the recording was edited; record again",
+        ),
+        (
+            [ENTRY, '{"complete": "false", "entries": 1}'],
+            "run.jsonl:3: the last line's 'complete' must be true or false, got \"false\": the "
+            "recording was edited; record again",
+        ),
     ],
     ids=[
         "a-line-added",
@@ -1873,6 +1885,8 @@ ENTRY = '{"configuration": "bm25", "id": "q1", "text": "t", "results": [["d1", 1
         "results-missing",
         "latency-text",
         "latency-true",
+        "count-a-float",
+        "complete-text",
     ],
 )
 def test_a_damaged_or_edited_recording_is_refused_naming_its_line(

@@ -426,9 +426,23 @@ def _next_attempt(
 
 def _check_count(footer: Mapping[str, object], found: int, log: ProblemLog, last: int) -> None:
     """The footer's count of entries against the entry lines read: lines added to a
-    recording, or taken out, after it was written."""
-    counted = footer.get("entries")
-    if isinstance(counted, int) and counted != found and not log.problems:
+    recording, or taken out, after it was written. Its values are what the writer
+    writes (a count of 1.0 would not be compared, "false" would read as true)."""
+    counted, complete = footer.get("entries"), footer.get("complete", False)
+    edited = "the recording was edited; record again"
+    if not isinstance(complete, bool):
+        log.add(
+            last,
+            f"the last line's 'complete' must be true or false, got {json.dumps(complete)}: "
+            + edited,
+        )
+    if counted is not None and (type(counted) is not int or counted < 0):
+        log.add(
+            last,
+            "the last line's 'entries' must be the whole number of entries the recording "
+            f"holds, got {json.dumps(counted)}: {edited}",
+        )
+    elif isinstance(counted, int) and counted != found and not log.problems:
         log.add(
             last,
             f"the last line counts {counted} entries and the file holds {found}: lines were "
