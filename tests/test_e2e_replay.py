@@ -610,3 +610,60 @@ def test_a_set_in_filters_is_recorded_alike_in_every_process() -> None:
         for seed in range(6)
     }  # fmt: skip
     assert len(texts) == 1, texts
+
+
+BROKEN_FIXTURE = """\
+import os
+
+import pytest
+
+
+@pytest.fixture(scope="session", params=["bm25", "dense"])
+def retriever(request):
+    if request.param == "dense":
+        raise RuntimeError("dense index not built")
+    if os.environ.get("CRASH"):
+        os._exit(1)  # the worker dies without a word
+    return lambda query: ["weather-forecast"]
+"""
+
+
+def _recorded_errors(path: Path) -> dict[tuple[str, str], str | None]:
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return {(e["configuration"], e["id"]): e["error"] for e in lines[1:-1]}
+
+
+def test_queries_whose_fixture_failed_are_recorded_as_the_errors_they_were(
+    pytester: pytest.Pytester,
+) -> None:
+    """The recording left out every query whose item stopped before scoring (its
+    retriever fixture raised in setup): the run showed a configuration of errors, and
+    its replay showed no such configuration, every item passing."""
+    e2e_write_project(pytester, conftest=BROKEN_FIXTURE)
+    live = e2e_run(pytester, "--retrieval-eval", "--retrieval-record=rec.jsonl")
+    live.assert_outcomes(passed=7, errors=7)
+    recorded = _recorded_errors(pytester.path / "rec.jsonl")
+    dense = {q: e for (c, q), e in recorded.items() if c == "dense"}
+    assert len(dense) == 7
+    assert set(dense.values()) == {"setup failed: RuntimeError: dense index not built"}
+    replayed = e2e_run(pytester, "--retrieval-eval", "--retrieval-replay=rec.jsonl")
+    replayed.assert_outcomes(passed=7, failed=7)
+
+
+def test_queries_of_a_crashed_worker_are_recorded_as_errors(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A shard whose worker crashed counts its queries as errors, but the recording left
+    them out, and said nothing: its replay called them 'not in the recording'."""
+    pytest.importorskip("xdist")
+    e2e_write_project(pytester, conftest=BROKEN_FIXTURE.replace('"dense"', '"never"'))
+    monkeypatch.setenv("CRASH", "1")
+    pytester.runpytest_subprocess(
+        "--retrieval-eval", "-n", "2", "-p", "no:cacheprovider", "--retrieval-record=rec.jsonl",
+        "--retrieval-items=category", timeout=120,
+    )  # fmt: skip
+    recorded = _recorded_errors(pytester.path / "rec.jsonl")
+    assert len(recorded) == 14
+    crashed = {q: e for (c, q), e in recorded.items() if c == "bm25"}
+    assert len(crashed) == 7
+    assert all("its xdist worker crashed or was lost" in (e or "") for e in crashed.values())

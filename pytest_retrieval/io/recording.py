@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import IO
 
 from ..bulk import paused_gc
-from ..golden import Problem
+from ..golden import GoldenQuery, Problem
 from ..retriever_metadata import Metadata, parse_metadata
 from .atomic import write_target
 from .common import FormatError, ProblemLog, decode_json
@@ -62,6 +62,13 @@ class Recorded:
         data["results"] = [list(pair) for pair in self.results]
         data.update(latency_ms=self.latency_ms, shared=self.shared, error=self.error)
         return json.dumps(data, ensure_ascii=False, allow_nan=False, default=str)
+
+
+def error_line(query: GoldenQuery, configuration: str, error: str) -> str:
+    """The line of a query that got no answer to record (its retriever fixture failed,
+    its worker crashed): the error it scored 0 with, which its replay scores alike."""
+    filters = dict(query.filters)
+    return Recorded(configuration, query.id, query.text, filters=filters, error=error).line()
 
 
 def _json_ready(value: object) -> object:
