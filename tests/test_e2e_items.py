@@ -517,3 +517,38 @@ def test_every_query_of_categories_written_alike_is_evaluated(pytester: pytest.P
             pytester, "--retrieval-eval", f"--retrieval-items={items}", "-p", "no:randomly"
         )
         result.assert_outcomes(passed=3)
+
+
+NAMES_A_MODULE_USES = [
+    "pytestmark",
+    "pytest_generate_tests",
+    "__getattr__",
+    "__dict__",
+    "__class__",
+]
+
+
+@pytest.mark.parametrize("items", ["query", "category"])
+def test_query_ids_and_categories_that_a_module_uses_make_plain_items(
+    pytester: pytest.Pytester, items: str
+) -> None:
+    """A golden file's items were attributes of a module: a query id (or a category)
+    such as 'pytestmark', 'pytest_generate_tests' or '__getattr__' was read by pytest or
+    Python as that, and '__dict__' could not be set; collection stopped with the
+    plugin's traceback."""
+    pytester.makeini("[pytest]\n")
+    pytester.mkdir("golden")
+    (pytester.path / "golden" / "g.jsonl").write_text(
+        "".join(
+            json.dumps({"id": name, "query": "t", "relevant": {"d1": 1}, "category": name}) + "\n"
+            for name in [*NAMES_A_MODULE_USES, "setup_module", "plain"]
+        )
+    )
+    pytester.makeconftest(
+        "import pytest\n\n@pytest.fixture(scope='session')\ndef retriever():\n"
+        "    return lambda query: ['d1']\n"
+    )
+    result = e2e_run(pytester, "--retrieval-eval", f"--retrieval-items={items}", "-v")
+    result.assert_outcomes(passed=7)
+    for name in NAMES_A_MODULE_USES:
+        result.stdout.fnmatch_lines([f"golden/g.jsonl::{name} PASSED*"])
