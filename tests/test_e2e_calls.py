@@ -1461,3 +1461,32 @@ def test_an_exception_without_text_is_named_without_a_dangling_colon() -> None:
 
     assert raised_text(ValueError()) == "the retriever raised ValueError"
     assert raised_text(KeyError("x"), "the batch call") == "the batch call raised KeyError: 'x'"
+
+
+def test_batch_marks_a_bound_method_or_a_builtin_without_changing_it() -> None:
+    """``pytest_retrieval.batch(engine.search_many)`` in a fixture raised AttributeError
+    ('method' object has no attribute '__pytest_retrieval_batch__'): a bound method (or
+    a builtin) takes no attribute. Such a callable is marked through a wrapper, which
+    keeps it async when it is."""
+    import pytest_retrieval
+    from pytest_retrieval.retrievers import protocol_of
+
+    class Engine:
+        def search_many(self, queries: list[object]) -> list[list[str]]:
+            return [["d1"] for _ in queries]
+
+        async def search_many_async(self, queries: list[object]) -> list[list[str]]:
+            return [["d1"] for _ in queries]
+
+    engine = Engine()
+    marked = pytest_retrieval.batch(engine.search_many)
+    assert marked(["q1", "q2"]) == [["d1"], ["d1"]]
+    assert protocol_of(marked, "retriever").kind().text() == (
+        "batch retriever (@pytest_retrieval.batch), sync"
+    )
+    marked_async = pytest_retrieval.batch(engine.search_many_async)
+    assert protocol_of(marked_async, "retriever").kind().text() == (
+        "batch retriever (@pytest_retrieval.batch), async"
+    )
+    assert protocol_of(pytest_retrieval.batch(len), "retriever").style == "batch"
+    assert not hasattr(engine.search_many, "__pytest_retrieval_batch__")  # not changed
