@@ -297,11 +297,20 @@ def _cancelled_from_outside(exc: BaseException) -> bool:
 
 
 async def _resolve(value: object) -> object:
-    """What an async retriever's call gives: awaited, an async generator drained."""
+    """What an async retriever's call gives: awaited, an async generator drained (one
+    that does not stop is cut as :func:`_consumed` cuts a generator, and closed)."""
     if inspect.isawaitable(value):
         value = await value
     if hasattr(value, "__aiter__"):
-        return [item async for item in value]
+        found: list[object] = []
+        async for item in value:
+            found.append(item)
+            if len(found) > MAX_RESULTS:
+                break
+        closing = getattr(value, "aclose", None)
+        if closing is not None:
+            await closing()
+        return found
     return _consumed(value)
 
 

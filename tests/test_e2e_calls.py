@@ -1490,3 +1490,33 @@ def test_batch_marks_a_bound_method_or_a_builtin_without_changing_it() -> None:
     )
     assert protocol_of(pytest_retrieval.batch(len), "retriever").style == "batch"
     assert not hasattr(engine.search_many, "__pytest_retrieval_batch__")  # not changed
+
+
+def test_an_endless_async_generator_is_cut_as_an_endless_generator_is() -> None:
+    """A sync generator is read one past the most results a ranking may hold, which the
+    result reader then refuses; an async generator was drained to its end: one that never
+    ends hung the run (without a timeout), or (with one) filled the memory in the
+    abandoned loop's thread until the run ended."""
+    import threading
+
+    from pytest_retrieval.retrievers import protocol_of
+    from pytest_retrieval.runner import Calls, EventLoopThread
+    from pytest_retrieval.shapes import MAX_RESULTS
+
+    closed = threading.Event()
+
+    async def endless(query: object) -> Any:
+        try:
+            while True:
+                yield "d1"
+        finally:
+            closed.set()
+
+    loop = EventLoopThread()
+    calls = Calls(protocol_of(endless, "retriever"), None, loop=loop)
+    try:
+        (answer,) = calls.many(["q1"], ["q1"])
+    finally:
+        loop.close()
+    assert isinstance(answer.returned, list) and len(answer.returned) == MAX_RESULTS + 1
+    assert closed.is_set()  # the generator was closed, not left suspended
