@@ -667,3 +667,48 @@ def test_queries_of_a_crashed_worker_are_recorded_as_errors(
     crashed = {q: e for (c, q), e in recorded.items() if c == "bm25"}
     assert len(crashed) == 7
     assert all("its xdist worker crashed or was lost" in (e or "") for e in crashed.values())
+
+
+@pytest.mark.parametrize("tag", ["café", "run\\1"])
+def test_a_run_tag_pytest_escapes_in_item_ids_replays_its_rankings(
+    pytester: pytest.Pytester, tag: str
+) -> None:
+    """pytest writes a parameter id's non-ASCII characters and backslashes as escapes
+    ('caf\\xe9', 'run\\\\1'), and the configuration was read from that id: it named no
+    configuration of the run, so every query was replayed as returning nothing,
+    scoring 0 without a word."""
+    e2e_write_project(pytester)
+    _trec(pytester.path / "t.run", {tag: E2E_RANKINGS["bm25"]})
+    _trec(pytester.path / "b.run", {"bm25": E2E_RANKINGS["bm25"]})
+    e2e_run(pytester, "--retrieval-eval", "--retrieval-replay=b.run", "--retrieval-report=b.json")
+    expected = e2e_without_latency(e2e_load_json(pytester.path / "b.json"))["configurations"]
+    e2e_run(pytester, "--retrieval-eval", "--retrieval-replay=t.run", "--retrieval-report=t.json")
+    replayed = e2e_without_latency(e2e_load_json(pytester.path / "t.json"))["configurations"]
+    assert list(replayed) == [tag]
+    assert replayed[tag]["summary"] == expected["bm25"]["summary"]
+
+
+def test_a_recorded_configuration_pytest_escapes_replays_under_its_own_name(
+    pytester: pytest.Pytester,
+) -> None:
+    """A configuration named 'é' runs as pytest's id '\\xe9' and is recorded so; its
+    replay made that id '\\\\xe9', which the recording does not hold: every query an
+    error."""
+    e2e_write_project(pytester)
+    conftest = pytester.path / "conftest.py"
+    conftest.write_text(
+        conftest.read_text()
+        .replace('params=["bm25", "dense"]', 'params=["bm25"], ids=["é"]')
+        .replace("_shape(request.param,", '_shape("bm25",')
+        .replace("RANKINGS[request.param]", 'RANKINGS["bm25"]')
+    )
+    live = e2e_run(
+        pytester, "--retrieval-eval", "--retrieval-record=rec.jsonl", "--retrieval-report=a.json"
+    )
+    expected = e2e_without_latency(e2e_load_json(pytester.path / "a.json"))["configurations"]
+    replayed = e2e_run(
+        pytester, "--retrieval-eval", "--retrieval-replay=rec.jsonl", "--retrieval-report=b.json"
+    )
+    assert replayed.ret == live.ret, replayed.stdout.str()
+    mine = e2e_without_latency(e2e_load_json(pytester.path / "b.json"))["configurations"]
+    assert mine == expected
