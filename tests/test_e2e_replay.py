@@ -712,3 +712,19 @@ def test_a_recorded_configuration_pytest_escapes_replays_under_its_own_name(
     assert replayed.ret == live.ret, replayed.stdout.str()
     mine = e2e_without_latency(e2e_load_json(pytester.path / "b.json"))["configurations"]
     assert mine == expected
+
+
+@pytest.mark.parametrize("args", [["-k", "no-such-query"], ["-m", "no_such_mark"]])
+def test_a_run_that_evaluates_nothing_leaves_the_recording_as_it_was(
+    pytester: pytest.Pytester, args: list[str]
+) -> None:
+    """A -k that selects nothing (exit 5) replaced a good recording with one holding no
+    result, marked complete, which a replay then refuses."""
+    e2e_write_project(pytester)
+    assert e2e_run(pytester, "--retrieval-eval", "--retrieval-record=rec.jsonl").ret == 0
+    before = (pytester.path / "rec.jsonl").read_bytes()
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-record=rec.jsonl", *args)
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    assert (pytester.path / "rec.jsonl").read_bytes() == before
+    assert "retrieval recording not written: no query was evaluated" in result.stdout.str()
+    assert not list(pytester.path.glob(".rec.jsonl.*"))

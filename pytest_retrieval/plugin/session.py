@@ -348,6 +348,13 @@ class RetrievalSession:
     def _close_recording(self) -> None:
         if self.recording is None:
             return
+        if not self.recording.entries and self.recording.failed is None:  # -k chose nothing
+            self.recording.abandon()  # the recording there (if any) is left as it was
+            self.notes.append(
+                f"retrieval recording not written: no query was evaluated "
+                f"({self.recording.path} is left as it was)"
+            )
+            return
         try:
             digest = GoldenInfo.of(self.results).sha256
             complete = self.incomplete is None
