@@ -1520,3 +1520,28 @@ def test_an_endless_async_generator_is_cut_as_an_endless_generator_is() -> None:
         loop.close()
     assert isinstance(answer.returned, list) and len(answer.returned) == MAX_RESULTS + 1
     assert closed.is_set()  # the generator was closed, not left suspended
+
+
+def test_retrievers_of_a_function_scoped_fixture_are_not_kept_alive() -> None:
+    """How each retriever is called was kept with the retriever itself, for the whole
+    run: a function-scoped fixture's retrievers (a new one per item, each holding its
+    index) were never freed, 60 items of a 20 MB engine holding 1.2 GB."""
+    import gc
+    import weakref
+
+    from pytest_retrieval.plugin.fetch import Fetcher
+    from pytest_retrieval.settings import CallSettings
+
+    class Engine:
+        def __call__(self, query: object) -> list[str]:
+            return ["d1"]
+
+    fetcher = Fetcher(CallSettings(), "retriever")
+    engines = [Engine() for _ in range(50)]
+    alive = [weakref.ref(engine) for engine in engines]
+    for engine in engines:
+        assert fetcher.calls(engine) is fetcher.calls(engine)  # read once while in use
+    del engines, engine
+    gc.collect()
+    assert sum(ref() is not None for ref in alive) <= 4
+    fetcher.close()
