@@ -1950,6 +1950,33 @@ def test_a_recording_holding_a_query_twice_keeps_the_last_attempt(tmp_path: Path
     assert read.entries["bm25"]["q2"].results == (("d1", 1.0),)
 
 
+def test_a_recording_gets_the_permissions_any_other_file_written_there_gets(
+    tmp_path: Path,
+) -> None:
+    """Reports and the baseline keep a file's permissions, or take the umask's for a new
+    file; a recording was always made 0644: readable by everyone under a umask of 077,
+    and a file made private (0600) was made readable again."""
+    import os
+
+    from pytest_retrieval.io.recording import RecordingWriter
+
+    def recorded(path: Path) -> int:
+        writer = RecordingWriter(path, {})
+        writer.add(ENTRY)
+        writer.close(True, "", {})
+        return path.stat().st_mode & 0o777
+
+    before = os.umask(0o077)
+    try:
+        assert recorded(tmp_path / "new.jsonl") == 0o600
+    finally:
+        os.umask(before)
+    private = tmp_path / "private.jsonl"
+    private.write_text("")
+    private.chmod(0o640)
+    assert recorded(private) == 0o640
+
+
 @pytest.mark.parametrize(
     "second",
     [ENTRY, '{"attempt": 1, ' + ENTRY[1:]],

@@ -33,7 +33,7 @@ from typing import IO
 from ..bulk import paused_gc
 from ..golden import GoldenQuery, Problem
 from ..retriever_metadata import Metadata, parse_metadata
-from .atomic import write_target
+from .atomic import mode_for, sync_folder, write_target
 from .common import FormatError, ProblemLog, decode_json
 from .repeated_keys import RepeatedKeys
 
@@ -165,8 +165,9 @@ class RecordingWriter:
             handle.flush()
             os.fsync(handle.fileno())
             handle.close()
-            os.chmod(self._tmp, 0o644)
+            os.chmod(self._tmp, mode_for(self.path))  # as any file written there (umask)
             os.replace(self._tmp, self.path)
+            sync_folder(self.path.parent)
         except BaseException:
             with contextlib.suppress(OSError):
                 handle.close()  # what it still buffers cannot be written either
