@@ -114,6 +114,9 @@ def _each_consumed(returned: object) -> object:
     the batch call's error or timeout. A value that is not a list of rankings is left
     for :func:`_split` to name."""
     returned = _consumed(returned)
+    dimensions = getattr(returned, "ndim", None)
+    if isinstance(dimensions, int) and dimensions >= 1:  # an array: a row of ids per query
+        returned = list(returned)  # type: ignore[call-overload]
     if isinstance(returned, (str, bytes, dict)) or not isinstance(returned, Sequence):
         return returned
     return [_consumed(r) for r in returned]

@@ -1545,3 +1545,30 @@ def test_retrievers_of_a_function_scoped_fixture_are_not_kept_alive() -> None:
     gc.collect()
     assert sum(ref() is not None for ref in alive) <= 4
     fetcher.close()
+
+
+def test_a_batch_returning_an_array_of_rankings_gives_one_per_query() -> None:
+    """A per-query retriever may return a 1-d array; a batch retriever returning the 2-d
+    array a vector index gives (one row of ids per query, FAISS's ``I``) was refused as
+    'ndarray, not a list with one result list per query'."""
+    np = pytest.importorskip("numpy")
+    from pytest_retrieval.retrievers import batch, protocol_of
+    from pytest_retrieval.runner import Calls
+    from pytest_retrieval.shapes import ranked_ids
+
+    @batch
+    def search_many(queries: list[object]) -> Any:
+        return np.array([[7, 3], [5, 1]], dtype=np.int64)
+
+    answers = Calls(protocol_of(search_many, "retriever")).many(["q1", "q2"], ["q1", "q2"])
+    assert [a.error for a in answers] == [None, None]
+    assert [ranked_ids(a.returned) for a in answers] == [["7", "3"], ["5", "1"]]
+
+    @batch
+    def one_row(queries: list[object]) -> Any:
+        return np.array([[7, 3]], dtype=np.int64)
+
+    (short, _) = Calls(protocol_of(one_row, "retriever")).many(["q1", "q2"], ["q1", "q2"])
+    assert short.error is not None and short.error.startswith(
+        "the batch call returned 1 result lists for 2 queries"
+    )
