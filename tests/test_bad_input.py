@@ -2087,3 +2087,18 @@ def test_a_golden_path_written_as_a_pattern_says_patterns_are_not_expanded(
         f"golden/*.yaml does not exist under {tmp_path}: a pattern is not expanded; name "
         "the folder (every .yaml, .yml and .jsonl under it is collected) or each file"
     )
+
+
+def test_a_decimal_score_is_a_score() -> None:
+    """A database's NUMERIC column comes back as Decimal (psycopg, sqlite3 adapters):
+    ('d1', Decimal('0.5')) was refused as 'a pair whose second item is not a score',
+    though a Fraction, numpy's float32 and an int were taken."""
+    from decimal import Decimal
+
+    from pytest_retrieval.shapes import ResultShapeError, ranked_ids, ranked_results
+
+    returned = [("d1", Decimal("0.5")), {"id": "d2", "score": Decimal("0.25")}, ["d3", Decimal(0)]]
+    assert ranked_results(returned) == (["d1", "d2", "d3"], [0.5, 0.25, 0.0])
+    for bad in (Decimal("NaN"), Decimal("sNaN"), Decimal("Infinity"), Decimal("1e400")):
+        with pytest.raises(ResultShapeError, match="result at rank 1 has"):
+            ranked_ids([("d1", bad)])
