@@ -100,9 +100,10 @@ _MODULE_NAMES = frozenset(
 
 def _attribute(name: str) -> str:
     """The module attribute of the item ``name`` (a query id or a category): itself,
-    but for a name the module would be read by (``pytestmark``, ``__getattr__``)."""
+    but for a name the module would be read by (``pytestmark``, ``__getattr__``), kept
+    under a key no item has (no item name holds ``::``)."""
     special = name in _MODULE_NAMES or (name.startswith("__") and name.endswith("__"))
-    return f"golden:{name}" if special else name
+    return f"golden::{name}" if special else name
 
 
 class GoldenFile(pytest.Module):
