@@ -31,8 +31,15 @@ F = Callable[..., object]
 
 
 def batch(function: F) -> F:
-    """Mark a callable as taking a list of queries and returning a list of results."""
-    setattr(function, BATCH_ATTRIBUTE, True)
+    """Mark a callable as taking a list of queries and returning a list of results. One
+    that takes no attribute (a bound method: ``batch(engine.search_many)``, a builtin)
+    is marked through a ``functools.partial`` of it, async when it is."""
+    try:
+        setattr(function, BATCH_ATTRIBUTE, True)
+    except AttributeError:
+        marked = functools.partial(function)
+        setattr(marked, BATCH_ATTRIBUTE, True)
+        return marked
     return function
 
 

@@ -124,6 +124,9 @@ def _each_consumed(returned: object) -> object:
     the batch call's error or timeout. A value that is not a list of rankings is left
     for :func:`_split` to name."""
     returned = _consumed(returned)
+    dimensions = getattr(returned, "ndim", None)
+    if isinstance(dimensions, int) and dimensions >= 1:  # an array: a row of ids per query
+        returned = list(returned)  # type: ignore[call-overload]
     if isinstance(returned, (str, bytes, dict)) or not isinstance(returned, Sequence):
         return returned
     return [_consumed(r) for r in returned]
@@ -307,11 +310,20 @@ def _cancelled_from_outside(exc: BaseException) -> bool:
 
 
 async def _resolve(value: object) -> object:
-    """What an async retriever's call gives: awaited, an async generator drained."""
+    """What an async retriever's call gives: awaited, an async generator drained (one
+    that does not stop is cut as :func:`_consumed` cuts a generator, and closed)."""
     if inspect.isawaitable(value):
         value = await value
     if hasattr(value, "__aiter__"):
-        return [item async for item in value]
+        found: list[object] = []
+        async for item in value:
+            found.append(item)
+            if len(found) > MAX_RESULTS:
+                break
+        closing = getattr(value, "aclose", None)
+        if closing is not None:
+            await closing()
+        return found
     return _consumed(value)
 
 

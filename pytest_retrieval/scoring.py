@@ -187,8 +187,10 @@ def failure_text(
         key=lambda dg: (-dg[1], dg[0]),
     )
     if missing:
+        shown_ids = result_ids(d for d, _ in missing)  # cut as the ranking's ids are
         lines.append(
-            "judged relevant, not shown above: " + ", ".join(f"{d} ({g})" for d, g in missing)
+            "judged relevant, not shown above: "
+            + ", ".join(f"{shown_ids[d]} ({g})" for d, g in missing)
         )
     if record.duplicates:
         came = "came back and was" if record.duplicates == 1 else "came back and were"

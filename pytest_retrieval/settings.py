@@ -369,7 +369,7 @@ def _duration(key: str, word: str, text: str) -> float:
 def _latency_budget(key: str, raw: Raw) -> tuple[LatencyLimit, ...]:
     limits: dict[tuple[str | None, str], LatencyLimit] = {}
     for word in assignments(key, raw):
-        target, _, value = word.partition("=")
+        target, _, value = word.rpartition("=")  # a configuration's name may hold one
         configuration, colon, statistic = target.rpartition(":")
         if colon and not configuration.strip():
             raise SettingsError(

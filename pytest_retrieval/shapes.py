@@ -11,6 +11,7 @@ result to the key judgments use (a chunk ``doc7#s2@v3`` to its clause ``doc7#s2`
 
 from __future__ import annotations
 
+import decimal
 import inspect
 import itertools
 import math
@@ -40,6 +41,10 @@ def _describe(value: Any) -> str:
     return f"{type(value).__name__} {text}"
 
 
+# what a score may be: any real number (numpy's too), and a Decimal (a database's NUMERIC)
+SCORES = (numbers.Real, decimal.Decimal)
+
+
 def _result_id(result: Any, rank: int) -> str:
     if isinstance(result, str):
         doc = result
@@ -54,14 +59,14 @@ def _result_id(result: Any, rank: int) -> str:
     elif isinstance(result, numbers.Integral) and not isinstance(result, bool):
         return _integer_id(result, rank)  # a bare integer id, numpy's int64 included
     elif isinstance(result, tuple) and len(result) == 2:
-        if result[1] is not None and not isinstance(result[1], numbers.Real):
+        if result[1] is not None and not isinstance(result[1], SCORES):
             raise ResultShapeError(
                 f"result at rank {rank} is a pair whose second item is not a score: "
                 f"{_describe(result)}; return ids or (id, score) pairs "
                 "(list(enumerate(ids)) gives (position, id) pairs)"
             )
         doc = result[0]
-    elif isinstance(result, list) and len(result) == 2 and isinstance(result[1], numbers.Real):
+    elif isinstance(result, list) and len(result) == 2 and isinstance(result[1], SCORES):
         doc = result[0]  # an [id, score] pair, as JSON gives it
     elif hasattr(result, "id") and not isinstance(result, (bytes, int, float)):
         doc = result.id
@@ -109,7 +114,7 @@ def _refuse_bad_score(result: Any, rank: int) -> None:
         )
     if score is None:
         return
-    if not isinstance(score, numbers.Real):
+    if not isinstance(score, SCORES):
         raise ResultShapeError(
             f"result at rank {rank} has the score {_describe(score)}, not a number: "
             f"{_describe(result)}; return the score as a number (float(score)), or leave it out"
@@ -130,7 +135,7 @@ def _refuse_bad_score(result: Any, rank: int) -> None:
         )
 
 
-def _as_float(score: numbers.Real) -> float | None:
+def _as_float(score: numbers.Real | decimal.Decimal) -> float | None:
     """The score as a float, or None for NaN, an infinity or one too large for a float
     (an integer such as 10**400, whose ``float()`` raises)."""
     try:
@@ -297,7 +302,7 @@ def ranked_ids(returned: Any) -> list[str]:
 def _score_of(result: Any) -> float | None:
     """A result's score, when it carries one: (id, score), {"score": ...}, ``.score``."""
     score = _raw_score(result)
-    if isinstance(score, numbers.Real) and not isinstance(score, bool):
+    if isinstance(score, SCORES) and not isinstance(score, bool):
         return _as_float(score)
     return None
 

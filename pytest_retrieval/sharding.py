@@ -34,16 +34,39 @@ def item_groups(
     by_category: dict[str, list[GoldenQuery]] = {}
     for query in queries:
         by_category.setdefault(query.category, []).append(query)
+    names = _item_names(by_category)
     if items.mode == "category":
-        return [(item_name(c), tuple(qs)) for c, qs in by_category.items()]
+        return [(names[c], tuple(qs)) for c, qs in by_category.items()]
     groups: list[tuple[str, tuple[GoldenQuery, ...]]] = []
     for category, members in by_category.items():
         count = -(-len(members) // items.size)
         width = max(2, len(str(count)))
         for number in range(count):
             shard = tuple(members[number * items.size : (number + 1) * items.size])
-            groups.append((f"{item_name(category)}-{number + 1:0{width}d}", shard))
+            groups.append((f"{names[category]}-{number + 1:0{width}d}", shard))
     return groups
+
+
+def _item_names(categories: Collection[str]) -> dict[str, str]:
+    """Each category's item name, unique in its file: a category written as an item
+    name (``a-b``) is its own name; one that is not (``a b``, ``a::b``: ``a-b`` too)
+    gets the next free ``-2``, ``-3`` (one item would otherwise replace the other,
+    its queries never evaluated). A shard's name adds ``-NN`` to it, so shards of two
+    categories never share one."""
+    names: dict[str, str] = {}
+    taken = {c for c in categories if item_name(c) == c}
+    for category in sorted(categories, key=lambda c: item_name(c) != c):  # stable
+        if category in taken:
+            names[category] = category
+            continue
+        name = base = item_name(category)
+        number = 1
+        while name in taken:
+            number += 1
+            name = f"{base}-{number}"
+        names[category] = name
+        taken.add(name)
+    return names
 
 
 _KEYWORD_WORDS = re.compile(r"[^\s()]+")  # the words of a -k expression (idents, operators)

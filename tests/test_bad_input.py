@@ -1779,7 +1779,7 @@ ENTRY = '{"configuration": "bm25", "id": "q1", "text": "t", "results": [["d1", 1
                 '{"complete": true, "entries": 1}',
             ],
             "run.jsonl:2: not a recording entry ('latency_ms' must be a finite number of "
-            "milliseconds >= 0, got -5.0); the recording is damaged: record again",
+            "milliseconds >= 0, got -5); the recording is damaged: record again",
         ),
         (
             ['["bm25", "q1"]', '{"complete": true, "entries": 1}'],
@@ -1832,6 +1832,40 @@ ENTRY = '{"configuration": "bm25", "id": "q1", "text": "t", "results": [["d1", 1
             "run.jsonl:2: not a recording entry ('id' must be non-empty text, got \"\"); the "
             "recording is damaged: record again",
         ),
+        # no results, or null, were replayed as an empty ranking: a no-result query scored 1
+        (
+            [ENTRY.replace('"results": [["d1", 1.0]]', '"results": null'), FOOTER],
+            "run.jsonl:2: not a recording entry ('results' must be a list of [id, score] "
+            "pairs); the recording is damaged: record again",
+        ),
+        (
+            [ENTRY.replace(', "results": [["d1", 1.0]]', ""), FOOTER],
+            "run.jsonl:2: not a recording entry (no 'results'); the recording is damaged: "
+            "record again",
+        ),
+        # read as 5.0 and 1.0 ms
+        (
+            [ENTRY.replace('"text"', '"latency_ms": "5", "text"'), FOOTER],
+            "run.jsonl:2: not a recording entry ('latency_ms' must be a finite number of "
+            'milliseconds >= 0, got "5"); the recording is damaged: record again',
+        ),
+        (
+            [ENTRY.replace('"text"', '"latency_ms": true, "text"'), FOOTER],
+            "run.jsonl:2: not a recording entry ('latency_ms' must be a finite number of "
+            "milliseconds >= 0, got true); the recording is damaged: record again",
+        ),
+        # a count that is not a whole number was not compared with the lines (one added
+        # here), and "false" was read as true
+        (
+            [ENTRY, ENTRY.replace('"q1"', '"q9"'), '{"complete": true, "entries": 1.0}'],
+            "run.jsonl:4: the last line's 'entries' must be the whole number of entries the "
+            "recording holds, got 1.0: the recording was edited; record again",
+        ),
+        (
+            [ENTRY, '{"complete": "false", "entries": 1}'],
+            "run.jsonl:3: the last line's 'complete' must be true or false, got \"false\": the "
+            "recording was edited; record again",
+        ),
     ],
     ids=[
         "a-line-added",
@@ -1847,6 +1881,12 @@ ENTRY = '{"configuration": "bm25", "id": "q1", "text": "t", "results": [["d1", 1
         "an-error-not-text",
         "a-null-configuration",
         "an-empty-id",
+        "results-null",
+        "results-missing",
+        "latency-text",
+        "latency-true",
+        "count-a-float",
+        "complete-text",
     ],
 )
 def test_a_damaged_or_edited_recording_is_refused_naming_its_line(
@@ -1908,6 +1948,33 @@ def test_a_recording_holding_a_query_twice_keeps_the_last_attempt(tmp_path: Path
     read = read_recording(recording, "run.jsonl")
     assert read.entries["bm25"]["q1"].results == (("d3", 1.0),)
     assert read.entries["bm25"]["q2"].results == (("d1", 1.0),)
+
+
+def test_a_recording_gets_the_permissions_any_other_file_written_there_gets(
+    tmp_path: Path,
+) -> None:
+    """Reports and the baseline keep a file's permissions, or take the umask's for a new
+    file; a recording was always made 0644: readable by everyone under a umask of 077,
+    and a file made private (0600) was made readable again."""
+    import os
+
+    from pytest_retrieval.io.recording import RecordingWriter
+
+    def recorded(path: Path) -> int:
+        writer = RecordingWriter(path, {})
+        writer.add(ENTRY)
+        writer.close(True, "", {})
+        return path.stat().st_mode & 0o777
+
+    before = os.umask(0o077)
+    try:
+        assert recorded(tmp_path / "new.jsonl") == 0o600
+    finally:
+        os.umask(before)
+    private = tmp_path / "private.jsonl"
+    private.write_text("")
+    private.chmod(0o640)
+    assert recorded(private) == 0o640
 
 
 @pytest.mark.parametrize(
@@ -2020,3 +2087,18 @@ def test_a_golden_path_written_as_a_pattern_says_patterns_are_not_expanded(
         f"golden/*.yaml does not exist under {tmp_path}: a pattern is not expanded; name "
         "the folder (every .yaml, .yml and .jsonl under it is collected) or each file"
     )
+
+
+def test_a_decimal_score_is_a_score() -> None:
+    """A database's NUMERIC column comes back as Decimal (psycopg, sqlite3 adapters):
+    ('d1', Decimal('0.5')) was refused as 'a pair whose second item is not a score',
+    though a Fraction, numpy's float32 and an int were taken."""
+    from decimal import Decimal
+
+    from pytest_retrieval.shapes import ResultShapeError, ranked_ids, ranked_results
+
+    returned = [("d1", Decimal("0.5")), {"id": "d2", "score": Decimal("0.25")}, ["d3", Decimal(0)]]
+    assert ranked_results(returned) == (["d1", "d2", "d3"], [0.5, 0.25, 0.0])
+    for bad in (Decimal("NaN"), Decimal("sNaN"), Decimal("Infinity"), Decimal("1e400")):
+        with pytest.raises(ResultShapeError, match="result at rank 1 has"):
+            ranked_ids([("d1", bad)])

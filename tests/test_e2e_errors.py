@@ -666,3 +666,20 @@ def test_result_ids_with_escapes_or_hundreds_of_characters_are_shown_escaped_and
     assert "  2. " + "L" * 59 + "…  -" in text
     ours = [line for line in text.splitlines() if not line.startswith("rootdir:")]
     assert max(len(line) for line in ours) <= 100
+
+
+def test_judged_ids_missing_from_a_ranking_are_cut_as_its_ids_are() -> None:
+    """A failure's ranking cut a 300-character result id to 60, but its 'judged relevant,
+    not shown above' line printed the judged ids whole (a URL as an id: wider than any
+    terminal)."""
+    from pytest_retrieval.golden import GoldenQuery
+    from pytest_retrieval.model import QueryRecord
+    from pytest_retrieval.scoring import failure_text
+
+    long_id = "https://example.org/" + "p" * 280
+    query = GoldenQuery("q1", "one", relevant={long_id: 3, "d2": 1})
+    text = failure_text(query, QueryRecord("q1", "bm25", "uncategorized"), ["x"])
+    assert (
+        "judged relevant, not shown above: https://example.org/" + "p" * 39 + "… (3), d2 (1)"
+        in text
+    )

@@ -473,3 +473,85 @@ def test_items_is_checked(pytester: pytest.Pytester, e2e_project: Path) -> None:
         "retrieval_items must be query, category or shard:N (e.g. shard:1000), got 'shards'"
         in e2e_unwrapped(result.stderr.str())
     )
+
+
+def test_categories_written_alike_as_item_names_make_items_of_their_own() -> None:
+    """'a b', 'a-b' and 'a::b' all became the item name 'a-b': each item replaced the one
+    before it, and the queries of all but the last category were never evaluated (nor
+    named: n counted only the last one's)."""
+    from pytest_retrieval.golden import GoldenQuery
+    from pytest_retrieval.settings import Items
+    from pytest_retrieval.sharding import item_groups
+
+    categories = ["a b", "a-b", "a::b", "a-b-2", "a b"]
+    queries = [GoldenQuery(f"q{i}", "t", c) for i, c in enumerate(categories)]
+    by_category = item_groups(queries, Items("category"))
+    assert [(name, [q.id for q in qs]) for name, qs in by_category] == [
+        ("a-b-3", ["q0", "q4"]),  # categories written as item names keep their own
+        ("a-b", ["q1"]),
+        ("a-b-4", ["q2"]),
+        ("a-b-2", ["q3"]),
+    ]
+    shards = item_groups(queries, Items("shard", 1))
+    assert [name for name, _ in shards] == [
+        "a-b-3-01",
+        "a-b-3-02",
+        "a-b-01",
+        "a-b-4-01",
+        "a-b-2-01",
+    ]
+
+
+def test_every_query_of_categories_written_alike_is_evaluated(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\n")
+    pytester.mkdir("golden")
+    (pytester.path / "golden" / "g.jsonl").write_text(
+        "".join(
+            json.dumps({"id": f"q{i}", "query": "t", "relevant": {"d1": 1}, "category": c}) + "\n"
+            for i, c in enumerate(["a b", "a-b", "a::b"])
+        )
+    )
+    pytester.makeconftest(
+        "import pytest\n\n@pytest.fixture(scope='session')\ndef retriever():\n"
+        "    return lambda query: ['d1']\n"
+    )
+    for items in ("category", "shard:5"):
+        result = e2e_run(
+            pytester, "--retrieval-eval", f"--retrieval-items={items}", "-p", "no:randomly"
+        )
+        result.assert_outcomes(passed=3)
+
+
+NAMES_A_MODULE_USES = [
+    "pytestmark",
+    "pytest_generate_tests",
+    "__getattr__",
+    "__dict__",
+    "__class__",
+]
+
+
+@pytest.mark.parametrize("items", ["query", "category"])
+def test_query_ids_and_categories_that_a_module_uses_make_plain_items(
+    pytester: pytest.Pytester, items: str
+) -> None:
+    """A golden file's items were attributes of a module: a query id (or a category)
+    such as 'pytestmark', 'pytest_generate_tests' or '__getattr__' was read by pytest or
+    Python as that, and '__dict__' could not be set; collection stopped with the
+    plugin's traceback."""
+    pytester.makeini("[pytest]\n")
+    pytester.mkdir("golden")
+    (pytester.path / "golden" / "g.jsonl").write_text(
+        "".join(
+            json.dumps({"id": name, "query": "t", "relevant": {"d1": 1}, "category": name}) + "\n"
+            for name in [*NAMES_A_MODULE_USES, "setup_module", "plain"]
+        )
+    )
+    pytester.makeconftest(
+        "import pytest\n\n@pytest.fixture(scope='session')\ndef retriever():\n"
+        "    return lambda query: ['d1']\n"
+    )
+    result = e2e_run(pytester, "--retrieval-eval", f"--retrieval-items={items}", "-v")
+    result.assert_outcomes(passed=7)
+    for name in NAMES_A_MODULE_USES:
+        result.stdout.fnmatch_lines([f"golden/g.jsonl::{name} PASSED*"])

@@ -659,3 +659,144 @@ def test_the_update_command_quotes_what_a_shell_would_split() -> None:
         "--retrieval-baseline='my runs/b.json' --retrieval-replay='runs/a b.trec' "
         "--retrieval-replay=x.trec"
     )
+
+
+def test_a_set_in_filters_is_recorded_alike_in_every_process() -> None:
+    """A set's text followed the process's string hashing: replayed in another process
+    (another PYTHONHASHSEED), a query with ``!!set`` filters was called stale about
+    every other time ('other filters')."""
+    import subprocess
+    import sys
+
+    code = (
+        "import json; from pytest_retrieval.io.recording import filters_as_recorded; "
+        "print(json.dumps(filters_as_recorded("
+        "{'kinds': {'alpha', 'beta', 'gamma', 'delta'}, 'in': [frozenset({3, 1, 2})]})))"
+    )
+    texts = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            capture_output=True, text=True, check=True,
+        ).stdout
+        for seed in range(6)
+    }  # fmt: skip
+    assert len(texts) == 1, texts
+
+
+BROKEN_FIXTURE = """\
+import os
+
+import pytest
+
+
+@pytest.fixture(scope="session", params=["bm25", "dense"])
+def retriever(request):
+    if request.param == "dense":
+        raise RuntimeError("dense index not built")
+    if os.environ.get("CRASH"):
+        os._exit(1)  # the worker dies without a word
+    return lambda query: ["weather-forecast"]
+"""
+
+
+def _recorded_errors(path: Path) -> dict[tuple[str, str], str | None]:
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return {(e["configuration"], e["id"]): e["error"] for e in lines[1:-1]}
+
+
+def test_queries_whose_fixture_failed_are_recorded_as_the_errors_they_were(
+    pytester: pytest.Pytester,
+) -> None:
+    """The recording left out every query whose item stopped before scoring (its
+    retriever fixture raised in setup): the run showed a configuration of errors, and
+    its replay showed no such configuration, every item passing."""
+    e2e_write_project(pytester, conftest=BROKEN_FIXTURE)
+    live = e2e_run(pytester, "--retrieval-eval", "--retrieval-record=rec.jsonl")
+    live.assert_outcomes(passed=7, errors=7)
+    recorded = _recorded_errors(pytester.path / "rec.jsonl")
+    dense = {q: e for (c, q), e in recorded.items() if c == "dense"}
+    assert len(dense) == 7
+    assert set(dense.values()) == {"setup failed: RuntimeError: dense index not built"}
+    replayed = e2e_run(pytester, "--retrieval-eval", "--retrieval-replay=rec.jsonl")
+    replayed.assert_outcomes(passed=7, failed=7)
+
+
+def test_queries_of_a_crashed_worker_are_recorded_as_errors(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A shard whose worker crashed counts its queries as errors, but the recording left
+    them out, and said nothing: its replay called them 'not in the recording'."""
+    pytest.importorskip("xdist")
+    e2e_write_project(pytester, conftest=BROKEN_FIXTURE.replace('"dense"', '"never"'))
+    monkeypatch.setenv("CRASH", "1")
+    pytester.runpytest_subprocess(
+        "--retrieval-eval", "-n", "2", "-p", "no:cacheprovider", "--retrieval-record=rec.jsonl",
+        "--retrieval-items=category", timeout=120,
+    )  # fmt: skip
+    recorded = _recorded_errors(pytester.path / "rec.jsonl")
+    assert len(recorded) == 14
+    crashed = {q: e for (c, q), e in recorded.items() if c == "bm25"}
+    assert len(crashed) == 7
+    assert all("its xdist worker crashed or was lost" in (e or "") for e in crashed.values())
+
+
+@pytest.mark.parametrize("tag", ["café", "run\\1"])
+def test_a_run_tag_pytest_escapes_in_item_ids_replays_its_rankings(
+    pytester: pytest.Pytester, tag: str
+) -> None:
+    """pytest writes a parameter id's non-ASCII characters and backslashes as escapes
+    ('caf\\xe9', 'run\\\\1'), and the configuration was read from that id: it named no
+    configuration of the run, so every query was replayed as returning nothing,
+    scoring 0 without a word."""
+    e2e_write_project(pytester)
+    _trec(pytester.path / "t.run", {tag: E2E_RANKINGS["bm25"]})
+    _trec(pytester.path / "b.run", {"bm25": E2E_RANKINGS["bm25"]})
+    e2e_run(pytester, "--retrieval-eval", "--retrieval-replay=b.run", "--retrieval-report=b.json")
+    expected = e2e_without_latency(e2e_load_json(pytester.path / "b.json"))["configurations"]
+    e2e_run(pytester, "--retrieval-eval", "--retrieval-replay=t.run", "--retrieval-report=t.json")
+    replayed = e2e_without_latency(e2e_load_json(pytester.path / "t.json"))["configurations"]
+    assert list(replayed) == [tag]
+    assert replayed[tag]["summary"] == expected["bm25"]["summary"]
+
+
+def test_a_recorded_configuration_pytest_escapes_replays_under_its_own_name(
+    pytester: pytest.Pytester,
+) -> None:
+    """A configuration named 'é' runs as pytest's id '\\xe9' and is recorded so; its
+    replay made that id '\\\\xe9', which the recording does not hold: every query an
+    error."""
+    e2e_write_project(pytester)
+    conftest = pytester.path / "conftest.py"
+    conftest.write_text(
+        conftest.read_text()
+        .replace('params=["bm25", "dense"]', 'params=["bm25"], ids=["é"]')
+        .replace("_shape(request.param,", '_shape("bm25",')
+        .replace("RANKINGS[request.param]", 'RANKINGS["bm25"]')
+    )
+    live = e2e_run(
+        pytester, "--retrieval-eval", "--retrieval-record=rec.jsonl", "--retrieval-report=a.json"
+    )
+    expected = e2e_without_latency(e2e_load_json(pytester.path / "a.json"))["configurations"]
+    replayed = e2e_run(
+        pytester, "--retrieval-eval", "--retrieval-replay=rec.jsonl", "--retrieval-report=b.json"
+    )
+    assert replayed.ret == live.ret, replayed.stdout.str()
+    mine = e2e_without_latency(e2e_load_json(pytester.path / "b.json"))["configurations"]
+    assert mine == expected
+
+
+@pytest.mark.parametrize("args", [["-k", "no-such-query"], ["-m", "no_such_mark"]])
+def test_a_run_that_evaluates_nothing_leaves_the_recording_as_it_was(
+    pytester: pytest.Pytester, args: list[str]
+) -> None:
+    """A -k that selects nothing (exit 5) replaced a good recording with one holding no
+    result, marked complete, which a replay then refuses."""
+    e2e_write_project(pytester)
+    assert e2e_run(pytester, "--retrieval-eval", "--retrieval-record=rec.jsonl").ret == 0
+    before = (pytester.path / "rec.jsonl").read_bytes()
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-record=rec.jsonl", *args)
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    assert (pytester.path / "rec.jsonl").read_bytes() == before
+    assert "retrieval recording not written: no query was evaluated" in result.stdout.str()
+    assert not list(pytester.path.glob(".rec.jsonl.*"))

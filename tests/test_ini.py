@@ -174,3 +174,11 @@ def test_numbers_in_scientific_notation_are_read_where_a_float_is_wanted():
 )
 def test_a_timeout_is_seconds_or_a_duration_with_its_unit_as_a_budget_is(given, seconds):
     assert parse_run_settings({"retrieval_timeout": given}).run.calls.timeout == seconds
+
+
+def test_a_latency_budget_names_a_configuration_whose_name_holds_an_equals_sign():
+    """'bm25-k=10:p95=200ms' was split at its first '=': 'bm25-k' and '10:p95=200ms',
+    refused as not statistic=duration, so such a configuration could have no budget."""
+    run = parse_run_settings({"retrieval_latency_budget": "bm25-k=10:p95=200ms max=2s"})
+    assert [str(limit) for limit in run.gate.latency] == ["bm25-k=10:p95=200ms", "max=2s"]
+    assert run.gate.latency[0].configuration == "bm25-k=10"

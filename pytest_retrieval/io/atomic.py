@@ -51,7 +51,7 @@ def write_atomic(path: Path, text: str | Iterable[str]) -> None:
     except OSError as exc:  # named by the file asked for, not the temporary one
         raise type(exc)(exc.errno, exc.strerror, str(path)) from None
     try:
-        os.chmod(tmp, _mode_for(path))  # mkstemp makes 0600; keep the file readable as before
+        os.chmod(tmp, mode_for(path))  # mkstemp makes 0600; keep the file readable as before
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             if isinstance(text, str):
                 handle.write(text)
@@ -67,7 +67,7 @@ def write_atomic(path: Path, text: str | Iterable[str]) -> None:
             # a write that failed (a full disk) names no file: name the one asked for
             raise type(exc)(exc.errno, exc.strerror, str(path)) from None
         raise
-    _sync_folder(path.parent)
+    sync_folder(path.parent)
 
 
 @contextlib.contextmanager
@@ -94,7 +94,7 @@ def folder_locked(path: Path) -> Iterator[None]:
         os.close(fd)  # closing it releases the lock
 
 
-def _sync_folder(folder: Path) -> None:
+def sync_folder(folder: Path) -> None:
     """Make the rename itself durable (a power cut after it keeps the new name); best effort:
     some systems (Windows) cannot open a folder."""
     try:
@@ -108,7 +108,7 @@ def _sync_folder(folder: Path) -> None:
         os.close(fd)
 
 
-def _mode_for(path: Path) -> int:
+def mode_for(path: Path) -> int:
     """The existing file's permissions, or what a plain ``open()`` would give (umask)."""
     try:
         return path.stat().st_mode & 0o7777

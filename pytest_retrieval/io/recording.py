@@ -31,9 +31,9 @@ from pathlib import Path
 from typing import IO
 
 from ..bulk import paused_gc
-from ..golden import Problem
+from ..golden import GoldenQuery, Problem
 from ..retriever_metadata import Metadata, parse_metadata
-from .atomic import write_target
+from .atomic import mode_for, sync_folder, write_target
 from .common import FormatError, ProblemLog, decode_json
 from .repeated_keys import RepeatedKeys
 
@@ -64,16 +64,33 @@ class Recorded:
         return json.dumps(data, ensure_ascii=False, allow_nan=False, default=str)
 
 
+def error_line(query: GoldenQuery, configuration: str, error: str) -> str:
+    """The line of a query that got no answer to record (its retriever fixture failed,
+    its worker crashed): the error it scored 0 with, which its replay scores alike."""
+    filters = dict(query.filters)
+    return Recorded(configuration, query.id, query.text, filters=filters, error=error).line()
+
+
 def _json_ready(value: object) -> object:
-    """``value`` with what JSON has no value for as its text: NaN and infinities, and keys
-    that are not text (the rest, a date or a set, goes through ``default=str``)."""
+    """``value`` with what JSON has no value for as its text: NaN and infinities, sets
+    (their items sorted), and keys that are not text (the rest, a date or binary data,
+    goes through ``default=str``)."""
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)
     if isinstance(value, Mapping):
         return {str(k): _json_ready(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_json_ready(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return _set_text(value)
     return value
+
+
+def _set_text(value: set[object] | frozenset[object]) -> str:
+    """A set as text, its items sorted: ``str()`` lists them in the order of the
+    process's string hashing, which differs from one run to the next."""
+    items = sorted(_set_text(v) if isinstance(v, frozenset) else repr(v) for v in value)
+    return "{" + ", ".join(items) + "}" if items else "set()"
 
 
 def filters_as_recorded(filters: Mapping[str, object]) -> dict[str, object]:
@@ -148,8 +165,9 @@ class RecordingWriter:
             handle.flush()
             os.fsync(handle.fileno())
             handle.close()
-            os.chmod(self._tmp, 0o644)
+            os.chmod(self._tmp, mode_for(self.path))  # as any file written there (umask)
             os.replace(self._tmp, self.path)
+            sync_folder(self.path.parent)
         except BaseException:
             with contextlib.suppress(OSError):
                 handle.close()  # what it still buffers cannot be written either
@@ -201,9 +219,9 @@ def _results(data: Mapping[str, object]) -> tuple[tuple[str, float | None], ...]
     numbers or null (what a live retriever's results must be; a hand-edited 1 or "0.5"
     is refused, not read as "1" and 0.5). Checked with whole-list operations: a
     recording holds millions of pairs."""
-    given = data.get("results")
+    given = data["results"]  # always written: [] for an error (a KeyError names it)
     if not given:
-        if given is None or given == []:
+        if given == []:
             return ()
         raise ValueError("'results' must be a list of [id, score] pairs")
     try:  # zip with strict and the unpacking: every pair holds two values
@@ -259,10 +277,10 @@ def _latency(data: Mapping[str, object]) -> float | None:
     latency = data.get("latency_ms")
     if latency is None:
         return None
-    value = float(latency)  # type: ignore[arg-type]
-    if not math.isfinite(value) or value < 0:
-        raise ValueError(f"'latency_ms' must be a finite number of milliseconds >= 0, got {value}")
-    return value
+    if not _score_ok(latency) or latency < 0:  # type: ignore[operator]
+        shown = json.dumps(latency)  # as written: "5" (text), true
+        raise ValueError(f"'latency_ms' must be a finite number of milliseconds >= 0, got {shown}")
+    return float(latency)  # type: ignore[arg-type]
 
 
 def _name(data: Mapping[str, object], key: str) -> str:
@@ -416,9 +434,23 @@ def _next_attempt(
 
 def _check_count(footer: Mapping[str, object], found: int, log: ProblemLog, last: int) -> None:
     """The footer's count of entries against the entry lines read: lines added to a
-    recording, or taken out, after it was written."""
-    counted = footer.get("entries")
-    if isinstance(counted, int) and counted != found and not log.problems:
+    recording, or taken out, after it was written. Its values are what the writer
+    writes (a count of 1.0 would not be compared, "false" would read as true)."""
+    counted, complete = footer.get("entries"), footer.get("complete", False)
+    edited = "the recording was edited; record again"
+    if not isinstance(complete, bool):
+        log.add(
+            last,
+            f"the last line's 'complete' must be true or false, got {json.dumps(complete)}: "
+            + edited,
+        )
+    if counted is not None and (type(counted) is not int or counted < 0):
+        log.add(
+            last,
+            "the last line's 'entries' must be the whole number of entries the recording "
+            f"holds, got {json.dumps(counted)}: {edited}",
+        )
+    elif isinstance(counted, int) and counted != found and not log.problems:
         log.add(
             last,
             f"the last line counts {counted} entries and the file holds {found}: lines were "

@@ -91,6 +91,21 @@ def _marked(function: Callable[..., None], golden: Golden) -> Callable[..., None
     return function
 
 
+# names pytest or Python read from a test module: an item of that name is kept under another
+_MODULE_NAMES = frozenset(
+    {"pytestmark", "pytest_generate_tests", "pytest_plugins", "setup_module", "setUpModule"}
+    | {"teardown_module", "tearDownModule"}
+)
+
+
+def _attribute(name: str) -> str:
+    """The module attribute of the item ``name`` (a query id or a category): itself,
+    but for a name the module would be read by (``pytestmark``, ``__getattr__``), kept
+    under a key no item has (no item name holds ``::``)."""
+    special = name in _MODULE_NAMES or (name.startswith("__") and name.endswith("__"))
+    return f"golden::{name}" if special else name
+
+
 class GoldenFile(pytest.Module):
     """A golden file: collects its items (per query, category or shard) per configuration."""
 
@@ -111,7 +126,7 @@ class GoldenFile(pytest.Module):
         arg, coarse = configuration_arg(self.config), run.run.calls.items.mode != "query"
         for name, members in item_groups(queries, run.run.calls.items):
             function = _function(Golden(members, coarse), name, module.__name__, arg)
-            setattr(module, name, function)
+            vars(module)[_attribute(name)] = function
         return module
 
     def _advise(self, advice: list[Problem]) -> None:
@@ -200,15 +215,19 @@ def _items_alike(
     """
     if not functions:
         return []
-    first_name, first = functions[0]
+    first_attribute, first = functions[0]
     try:
-        template = list(parent._genfunctions(first_name, first))
+        template = list(parent._genfunctions(first_attribute, first))
         info = template[0]._fixtureinfo
         specs = [getattr(t, "callspec", None) for t in template]
     except (AttributeError, IndexError, TypeError):
         return None
-    items: list[pytest.Item | pytest.Collector] = list(template)
-    for name, function in functions[1:]:
+    # the template is the first function's items, unless that is kept under another
+    # attribute than its name (_attribute): then its items are made as the others'
+    reused = first.__name__ == first_attribute
+    items: list[pytest.Item | pytest.Collector] = list(template) if reused else []
+    for function in [f for _, f in functions[1 if reused else 0 :]]:
+        name = function.__name__  # the query id or the item's category
         for spec in specs:
             items.append(
                 pytest.Function.from_parent(

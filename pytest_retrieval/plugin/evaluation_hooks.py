@@ -42,7 +42,7 @@ from .collect import (
 )
 from .fetch import FETCHER_KEY, Fetcher
 from .gathered import note_queries
-from .item import records_without_scoring, shorten_repeated_setup_error
+from .item import recorded_errors, records_without_scoring, shorten_repeated_setup_error
 from .keys import (
     COLLECTED_KEY,
     EXPLICIT_KEY,
@@ -330,16 +330,18 @@ class GoldenItemHooks:
             # mark is (the plugin's own code raised it)
             path, line, _ = item.reportinfo()
             report.longrepr = (str(path), (line or 0) + 1, report.longrepr[2])
+        recorded = item.stash.get(RECORDED_KEY, None) if call.when == "call" else None
         if records is None:  # skipped, or stopped in setup or before scoring
-            settings = item.config.stash[SETTINGS_KEY].settings
-            records = records_without_scoring(item, golden.queries, report, call, settings)
+            run = item.config.stash[SETTINGS_KEY]
+            records = records_without_scoring(item, golden.queries, report, call, run.settings)
             shorten_repeated_setup_error(item, call, report)
+            if run.run.calls.record:
+                recorded = recorded_errors(golden.queries, records)
         if hasattr(item.config, "workerinput"):  # what crosses to the controller is plain data
             report.retrieval = rows_text(records)  # type: ignore[attr-defined]
         else:  # the report stays plain data (for report-log plugins); the records wait here
             item.config.stash.setdefault(OUTBOX_KEY, {})[report.nodeid] = records
             report.retrieval = len(records)  # type: ignore[attr-defined]
-        recorded = item.stash.get(RECORDED_KEY, None) if call.when == "call" else None
         if recorded:
             report.retrieval_recorded = recorded  # type: ignore[attr-defined]
         return report

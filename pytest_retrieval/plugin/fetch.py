@@ -29,6 +29,7 @@ SCAN = 20  # items looked at ahead per query wanted in a chunk
 AHEAD = 16  # an async retriever's chunks of a coarse item in flight at once
 QUERY_AHEAD = 2  # and of per-query items, after the one being scored
 PROGRESS_STEP = 8  # a per-query retriever's queries between progress updates
+KEPT = 4  # retrievers whose protocol is kept (a few configurations taking turns)
 
 
 class Fetcher:
@@ -45,13 +46,17 @@ class Fetcher:
         self._positions: dict[int, int] = {}
 
     def calls(self, retriever: object) -> Calls:
-        """How this retriever is called (its protocol read once per object)."""
-        found = self._calls.get(id(retriever))
+        """How this retriever is called (its protocol read once per object). The last
+        :data:`KEPT` retrievers are kept (so their ids stay theirs), not every one: a
+        function-scoped fixture makes one per item, each maybe holding an index."""
+        found = self._calls.pop(id(retriever), None)
         if found is None:
             protocol = protocol_of(retriever, self.fixture)
             s = self.settings
-            calls = Calls(protocol, s.timeout, s.batch_size, s.concurrency, self.loop)
-            found = self._calls[id(retriever)] = (retriever, calls)  # kept: ids stay unique
+            found = (retriever, Calls(protocol, s.timeout, s.batch_size, s.concurrency, self.loop))
+        self._calls[id(retriever)] = found  # the most recent last
+        while len(self._calls) > KEPT:
+            del self._calls[next(iter(self._calls))]
         return found[1]
 
     def answer(

@@ -23,7 +23,7 @@ import pytest
 
 from ..golden import GoldenQuery
 from ..io.common import counted
-from ..io.recording import Recorded
+from ..io.recording import Recorded, error_line
 from ..metric_registry import exception_text, raised_text
 from ..model import QueryRecord
 from ..retrievers import ProtocolError
@@ -205,6 +205,14 @@ def _recorded(query: GoldenQuery, configuration: str, record: QueryRecord, answe
         record.latency_shared, answer.error or record.error,
     )  # fmt: skip
     return entry.line()
+
+
+def recorded_errors(queries: Sequence[GoldenQuery], records: Sequence[QueryRecord]) -> list[str]:
+    """The recording lines of an item's queries stopped before scoring (its retriever
+    fixture failed in setup): the errors they scored 0 with, for a replay to score alike."""
+    pairs = zip(queries, records, strict=True)
+    errors = [(q, r) for q, r in pairs if r.outcome == "error"]
+    return [error_line(q, r.configuration, r.error or NOT_RUN) for q, r in errors]
 
 
 def _raise_users(scorer: _Scorer, query: GoldenQuery, exc: BaseException, message: str) -> None:

@@ -52,10 +52,11 @@ def _items_of(
 
 def missing_records(
     nodeids: list[str], root: Path, settings: Settings, known: list[str], items: Items = PER_QUERY
-) -> tuple[list[QueryRecord], list[str]]:
-    """Error records for the items that sent nothing; and the ids it could not read."""
+) -> tuple[list[tuple[GoldenQuery, QueryRecord]], list[str]]:
+    """Error records for the items that sent nothing, each with its query; and the ids
+    it could not read."""
     files: dict[str, dict[str, tuple[GoldenQuery, ...]]] = {}
-    records: list[QueryRecord] = []
+    records: list[tuple[GoldenQuery, QueryRecord]] = []
     unread: list[str] = []
     for nodeid in nodeids:
         path, _, rest = nodeid.partition("::")
@@ -68,5 +69,5 @@ def missing_records(
             continue
         configuration = _configuration(params.rstrip("]"), known)
         position = known.index(configuration) if configuration in known else len(known)
-        records += [errored(q, configuration, settings, MESSAGE, position) for q in queries]
+        records += [(q, errored(q, configuration, settings, MESSAGE, position)) for q in queries]
     return records, unread

@@ -73,12 +73,16 @@ def configuration_of(item: pytest.Item, fixture: str) -> tuple[str, int]:
     Only the retriever fixture's id counts: ids of other parametrized fixtures
     do not enter it. Not parametrized: ``default``. pytest keeps one id per
     parametrize() call in ``callspec._idlist`` (checked on pytest 8 and 9); when
-    that private list is absent or unaligned the fallbacks below apply.
+    that private list is absent or unaligned the fallbacks below apply. A replayed
+    configuration is its parameter's value, the name the recording or run file
+    gives: its id is that name as pytest escapes it (``café`` is ``caf\\xe9``).
     """
     callspec = getattr(item, "callspec", None)
     if callspec is None or fixture not in callspec.params:
         return "default", 0
     index = int(callspec.indices.get(fixture, 0))
+    if fixture == REPLAY_ARG:
+        return str(callspec.params[fixture]), index
     names = list(callspec.params)
     ids = list(getattr(callspec, "_idlist", ()))
     if len(ids) == len(names):

@@ -37,7 +37,7 @@ from ..io.baseline_file import read_baseline, write_baseline
 from ..io.common import counted, exists
 from ..io.ini import IniError, key_line, read_config_file
 from ..io.provenance import provenance
-from ..io.recording import RecordingWriter, is_recording
+from ..io.recording import RecordingWriter, error_line, is_recording
 from ..model import Outcome, QueryRecord, RecordError, Results, rows_of
 from ..quoting import quoted
 from ..replay import recording_notes, trec_coverage
@@ -48,6 +48,7 @@ from ..settings import RunSettings, Tolerances, unknown_ini_keys
 from .gate_case import log_verdict
 from .gathered import Gathered
 from .keys import COLLECTED_KEY, OUTBOX_KEY, REPLAY_KEY, SELECTED_KEY
+from .missing import MESSAGE as MISSING
 from .missing import is_golden_nodeid, missing_records
 from .nodes import golden_ids, nothing_to_find_ids
 from .outputs import (
@@ -347,6 +348,13 @@ class RetrievalSession:
     def _close_recording(self) -> None:
         if self.recording is None:
             return
+        if not self.recording.entries and self.recording.failed is None:  # -k chose nothing
+            self.recording.abandon()  # the recording there (if any) is left as it was
+            self.notes.append(
+                f"retrieval recording not written: no query was evaluated "
+                f"({self.recording.path} is left as it was)"
+            )
+            return
         try:
             digest = GoldenInfo.of(self.results).sha256
             complete = self.incomplete is None
@@ -407,8 +415,10 @@ class RetrievalSession:
         root, settings = self.config.rootpath, self.run.settings
         items = self.run.run.calls.items
         records, unread = missing_records(missing, root, settings, known, items)
-        for record in records:
+        for query, record in records:
             self.results.add(record)
+            if self.recording is not None:  # as the error it scored, for a replay alike
+                self.recording.add(error_line(query, record.configuration, MISSING))
         self.errored_items.update(missing)
         self.notes.append(
             f"{counted(len(missing), 'golden item')} sent no result (a crashed worker?); "
