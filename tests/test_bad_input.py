@@ -1821,6 +1821,17 @@ ENTRY = '{"configuration": "bm25", "id": "q1", "text": "t", "results": [["d1", 1
             "run.jsonl:2: not a recording entry ('error' must be the error's text or null, got "
             "False); the recording is damaged: record again",
         ),
+        # a text left out was never checked for staleness, null was compared as 'None'
+        (
+            [ENTRY.replace('"text": "t"', '"text": null'), FOOTER],
+            "run.jsonl:2: not a recording entry ('text' must be non-empty text, got null); the "
+            "recording is damaged: record again",
+        ),
+        (
+            [ENTRY.replace(', "text": "t"', ""), FOOTER],
+            "run.jsonl:2: not a recording entry (no 'text'); the recording is damaged: record "
+            "again",
+        ),
         # replayed as a configuration 'None' (and '', '5'), each of its golden queries an error
         (
             [ENTRY.replace('"configuration": "bm25"', '"configuration": null'), FOOTER],
@@ -1879,6 +1890,8 @@ ENTRY = '{"configuration": "bm25", "id": "q1", "text": "t", "results": [["d1", 1
         "a-nan-score",
         "an-empty-error",
         "an-error-not-text",
+        "a-null-text",
+        "no-text",
         "a-null-configuration",
         "an-empty-id",
         "results-null",

@@ -284,8 +284,9 @@ def _latency(data: Mapping[str, object]) -> float | None:
 
 
 def _name(data: Mapping[str, object], key: str) -> str:
-    """An entry's configuration or query id: non-empty text, as the plugin writes them
-    (``null`` or ``5`` would be read as a configuration 'None' or '5')."""
+    """An entry's configuration, query id or query text: non-empty text, as the plugin
+    writes them (``null`` or ``5`` would be read as a configuration 'None' or '5'; a
+    text left out could not show the recording stale)."""
     value = data[key]
     if not isinstance(value, str) or not value.strip():
         raise ValueError(f"'{key}' must be non-empty text, got {json.dumps(value)}")
@@ -298,7 +299,7 @@ def _entry(data: Mapping[str, object], log: ProblemLog, number: int) -> Recorded
         return Recorded(
             configuration=_name(data, "configuration"),
             id=_name(data, "id"),
-            text=str(data.get("text", "")),
+            text=_name(data, "text"),  # what replay checks staleness against
             results=_results(data),
             filters=filters if isinstance(filters, dict) else {},
             latency_ms=_latency(data),
