@@ -309,14 +309,18 @@ def baselined(pytester: pytest.Pytester) -> None:
     """A baseline of the project as it stands, as ``update`` writes it.
 
     Tests whose subject is the gate, not the update, share one update run per
-    project state (golden files, ini, plan): the file is the same but for its
-    creation time, which no gate reads.
+    project state (golden files, ini, conftest, and the files the conftest reads: the
+    plan, the retrievers' metadata): the file is the same but for its creation time,
+    which no gate reads. (The metadata was left out of this key once: a baseline
+    written with a retriever's metadata was handed to later tests without it, which then
+    failed on a retriever change, depending on the order xdist ran them in.)
     """
     files = sorted((pytester.path / "golden").glob("*.yaml"))
     parts = [p.read_text(encoding="utf-8") for p in (pytester.path / "pytest.ini", *files)]
-    plan = pytester.path / "plan.json"
     key = (*parts, *(str(p.relative_to(pytester.path)) for p in files))
-    key += (plan.read_text(encoding="utf-8") if plan.exists() else "",)
+    for name in ("conftest.py", "plan.json", "metadata.json"):
+        read = pytester.path / name
+        key += (read.read_text(encoding="utf-8") if read.exists() else "",)
     if key not in _BASELINES:
         update(pytester)
         _BASELINES[key] = baseline_path(pytester).read_text(encoding="utf-8")
