@@ -88,6 +88,16 @@ def test_a_report_over_the_baseline_file_is_refused(pytester: pytest.Pytester) -
             "--junitxml golden/baseline.json is the baseline file (golden/baseline.json): the "
             "JUnit XML would overwrite it; write the JUnit XML to another file",
         ),
+        (  # pytest writes its XML over any file: a golden file was lost at the run's end
+            ["--junitxml", "golden/catalog.yaml"],
+            "--junitxml golden/catalog.yaml: the file exists and is not JUnit XML (a golden "
+            "file, a report, a conftest.py?): the JUnit XML would overwrite it; write it to "
+            "a new path, or delete the file first",
+        ),
+        (
+            ["--junitxml=conftest.py"],
+            "--junitxml conftest.py: the file exists and is not JUnit XML",
+        ),
         (
             ["--junitxml=out.json", "--retrieval-report=out.json"],
             "--retrieval-report out.json and --junitxml out.json are the same file: one would "
@@ -125,6 +135,8 @@ def test_a_report_over_the_baseline_file_is_refused(pytester: pytest.Pytester) -
         "log-baseline",
         "record-and-report",
         "junit-baseline",
+        "junit-golden",
+        "junit-conftest",
         "junit-and-report",
         "record-folder",
         "report-under-a-file",

@@ -3,10 +3,10 @@ the baseline it gates against, the files it replays, or a file of another kind
 (pytest's ``--junitxml`` among the others, which it writes over any file).
 
 A report, a recording and the history log each get a path of their own; a report
-replaces only a report of the plugin's, a recording only a recording, the log appends
-only to a log, and a baseline update replaces only a baseline (a golden file, a
-README.md or a conftest.py given there by mistake stays as it was). Each refusal is a
-usage error that names the option, the file and the fix.
+replaces only a report of the plugin's, a recording only a recording, the JUnit XML
+only an XML file, the log appends only to a log, and a baseline update replaces only a
+baseline (a golden file, a README.md or a conftest.py given there by mistake stays as it
+was). Each refusal is a usage error that names the option, the file and the fix.
 """
 
 from __future__ import annotations
@@ -142,11 +142,27 @@ def _refuse_other_kinds(outputs: list[tuple[str, Path]]) -> None:
                 f"{what}: the file exists and is not a recording (a golden file, a conftest.py?): "
                 "recording would overwrite it; record to a new path, or delete the file first"
             )
+        if what.startswith("--junitxml") and _has_content(path) and not _is_junit_xml(path):
+            _refuse(
+                f"{what}: the file exists and is not JUnit XML (a golden file, a report, a "
+                "conftest.py?): the JUnit XML would overwrite it; write it to a new path, or "
+                "delete the file first"
+            )
         if what.startswith("--retrieval-log") and holds_other_data(path):
             _refuse(
                 f"{what}: the file exists and is not a pytest-retrieval log (its first line is "
                 "no log entry): appending would spoil it; log to a new path"
             )
+
+
+def _is_junit_xml(path: Path) -> bool:
+    """Whether the file starts as XML does (pytest's JUnit XML: ``<?xml ...?><testsuites``)."""
+    try:
+        with path.open("rb") as file:
+            start = file.read(64)
+    except OSError:
+        return True  # not readable: pytest's own write will say what is wrong
+    return start.removeprefix(b"\xef\xbb\xbf").lstrip().startswith((b"<?xml", b"<testsuite"))
 
 
 def _has_content(path: Path) -> bool:
