@@ -73,9 +73,9 @@ def test_evaluate_equals_the_plugin_on_the_same_rankings(pytester, monkeypatch):
     project = _project(pytester.path)
     ran = cli("evaluate", "runs/bm25.run", "runs/dense.run", "--report", "cli.json", cwd=project)
     assert ran.code == 1, ran.err  # rain-tomorrow misses its expect on bm25
-    assert (
-        "golden/g.yaml: query 'rain-tomorrow' [bm25]: failed: expected ndcg@10 >= 0.9, got 0.5897"
-        in ran.out
+    assert (  # at the query's line, as the plugin's failures and validate name it
+        "golden/g.yaml:2: query 'rain-tomorrow' [bm25]: failed: expected ndcg@10 >= 0.9, got "
+        "0.5897" in ran.out
     )
     assert "'dense': 1 golden query has no ranking in runs/dense.run" in ran.err
     # as the plugin's replay says it: the no-result query a run may leave out, apart

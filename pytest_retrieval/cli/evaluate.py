@@ -312,10 +312,11 @@ def run_evaluate(ctx: Context, args: argparse.Namespace) -> int:
     for advice in evaluation.warnings:
         ctx.notice(f"warning: {advice}")
     failed = [r for r in scored.results.all_records() if r.outcome in ("failed", "error")]
-    for record in failed:
+    where = {query.id: query.location for query in queries}
+    for record in failed:  # at the query's line, as collection errors and validate name it
         ctx.say(
-            f"{record.path}: query '{record.id}' [{record.configuration}]: "
-            f"{record.outcome}: {why(record)}"
+            f"{where.get(record.id) or record.path}: query '{record.id}' "
+            f"[{record.configuration}]: {record.outcome}: {why(record)}"
         )
     gate = _gate(ctx, args, queries, runs, scored)
     tolerance = _gate_settings(ctx, args.tolerance).tolerance
