@@ -434,6 +434,27 @@ def test_a_report_metric_outside_0_1_is_refused_not_compared(tmp_path, value):
     ) in ran.err
 
 
+def test_a_null_metric_of_an_evaluated_query_is_refused_not_left_out(tmp_path):
+    """B's 'convert-euros' edited to null on every metric was left out of B's means and
+    counted 'unchanged' (compare PASSED, whatever its numbers had been); the baseline
+    refuses the same null. A skipped query's nulls (in the same report) stay as written."""
+    project = _project(tmp_path)
+    cli("evaluate", "runs/dense.run", "--report", "a.json", cwd=project)
+    data = load_json(project / "a.json")
+    queries = data["configurations"]["dense"]["queries"]  # type: ignore[index]
+    assert queries["skipped-one"]["metrics"]["mrr"] is None  # written so, read back
+    assert cli("compare", "a.json", "a.json", cwd=project).code == 0
+    queries["convert-euros"]["metrics"] = dict.fromkeys(queries["convert-euros"]["metrics"])
+    (project / "b.json").write_text(json.dumps(data), encoding="utf-8")
+    ran = cli("compare", "a.json", "b.json", cwd=project)
+    assert ran.code == 2, ran.out
+    assert (
+        "b.json: configuration 'dense': query 'convert-euros': ndcg@10 is null, which only "
+        "retrieval_empty = skip allows (this query was evaluated); the file is not a report "
+        "this plugin wrote (or was edited by hand)"
+    ) in ran.err
+
+
 def test_a_report_saved_with_a_bom_is_read_as_a_report(tmp_path):
     """An editor (or PowerShell) that writes a UTF-8 byte-order mark made compare refuse
     the report and evaluate read it as a TREC run (hundreds of problems)."""
