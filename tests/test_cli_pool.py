@@ -487,3 +487,39 @@ def test_with_the_project_folder_as_golden_folder_no_path_inside_it_is_suggested
     ran = cli("pool", "bm25.json", "--depth=3", "--golden=.", "-o", "golden/w.yaml", cwd=project)
     assert ran.code != 0
     assert ran.err.strip().endswith("write it outside the golden folders"), ran.err
+
+
+@pytest.mark.parametrize(
+    "relevant",
+    ["relevant:\n      a: 1\n", "relevant: {a: 1}\n", "relevant: [a]\n"],
+    ids=["block", "flow", "list"],
+)
+def test_merge_writes_a_document_id_longer_than_a_yaml_key_may_be(tmp_path, relevant):
+    """A pooled id of 2,000 characters (a URL) was written 'id: 0', which YAML cannot read
+    past 1,024 characters: merge refused its own draft, asking for a bug report."""
+    long = "https://example.com/" + "x" * 2000
+    text = f"queries:\n  - id: q\n    query: t\n    {relevant}"
+    merged = merge_judgments(text, "g.yaml", {"q": {long: 2, "b": 0}})
+    (tmp_path / "g.yaml").write_text(merged, encoding="utf-8")
+    loaded = [(q.id, dict(q.relevant)) for q in load_golden_file(tmp_path / "g.yaml")]
+    assert loaded == [("q", {"a": 1, long: 2, "b": 0})]
+
+
+def test_merge_refuses_an_empty_document_id_at_its_worklist_line(tmp_path):
+    """'{id: "", grade: 1}' got as far as the merged draft, which was refused as merge's own
+    fault ('please report this with the file'): the worklist's line holds the mistake."""
+    project = _pooled(tmp_path)
+    golden = (project / "golden/weather.yaml").read_text(encoding="utf-8")
+    _fill(project / "worklist.yaml", GRADES)
+    path = project / "worklist.yaml"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("      - {id: sky,", "      - {id: '', grade: 1}\n"
+                                 "      - {id: sky,"), "utf-8")  # fmt: skip
+    ran = cli("merge", "worklist.yaml", cwd=project)
+    assert ran.code == 1
+    assert ran.lines == [
+        "worklist.yaml:16: query 'rain-tomorrow': document id is empty: fill it in, or delete "
+        "the entry",
+        "1 problem: nothing merged",
+    ]
+    assert (project / "golden/weather.yaml").read_text(encoding="utf-8") == golden

@@ -83,7 +83,7 @@ def _yaml_scalar(value: Any) -> str:
     return dumped.split("\n", 1)[0]  # drop the document end marker ('...')
 
 
-def _yaml_key(rendered: str, value: str, indent: str | None = None) -> str:
+def yaml_key(rendered: str, value: str, indent: str | None = None) -> str:
     """``key: value``; an explicit ``? key`` for a key too long to be implicit.
 
     ``indent`` is the block indentation (None: inside ``{ }``, where ``? k : v`` fits one line).
@@ -98,7 +98,7 @@ def _yaml_key(rendered: str, value: str, indent: str | None = None) -> str:
 def yaml_flow(value: Any) -> str:
     """A value on one line: mappings as ``{k: v}``, lists as ``[a, b]``, scalars as text."""
     if isinstance(value, Mapping):
-        items = [_yaml_key(_yaml_scalar(k), yaml_flow(v)) for k, v in value.items()]
+        items = [yaml_key(_yaml_scalar(k), yaml_flow(v)) for k, v in value.items()]
         return "{" + ", ".join(items) + "}"
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(yaml_flow(v) for v in value) + "]"
@@ -142,7 +142,7 @@ def _yaml_query(mapping: dict[str, object]) -> list[str]:
         if key == "relevant" and isinstance(value, Mapping) and value:
             lines.append(f"{lead}relevant:")
             lines.extend(
-                f"      {_yaml_key(yaml_string(doc), str(grade), '      ')}"
+                f"      {yaml_key(yaml_string(doc), str(grade), '      ')}"
                 for doc, grade in value.items()
             )
         elif isinstance(value, str):
