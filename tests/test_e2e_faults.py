@@ -103,6 +103,16 @@ def test_a_report_over_the_baseline_file_is_refused(pytester: pytest.Pytester) -
             "--retrieval-report out.json and --junitxml out.json are the same file: one would "
             "replace the other; give each its own path",
         ),
+        (  # written, the next run stopped on it: a log is no golden file
+            ["--retrieval-log=golden/history.jsonl"],
+            "--retrieval-log golden/history.jsonl is inside the golden folder golden: the "
+            "next run would collect it as a golden file and stop there; write it outside "
+            "the golden folders",
+        ),
+        (
+            ["--retrieval-record=golden/sub/rec.yaml"],
+            "--retrieval-record golden/sub/rec.yaml is inside the golden folder golden",
+        ),
         (["--retrieval-record", "golden"], "--retrieval-record golden is a folder"),
         (["--retrieval-report", "conftest.py/r.json"], "conftest.py is a file, not a folder"),
         (["--retrieval-report", "golden/r.json"], "--retrieval-report golden/r.json is a folder"),
@@ -138,6 +148,8 @@ def test_a_report_over_the_baseline_file_is_refused(pytester: pytest.Pytester) -
         "junit-golden",
         "junit-conftest",
         "junit-and-report",
+        "log-in-golden",
+        "record-in-golden",
         "record-folder",
         "report-under-a-file",
         "report-folder",
@@ -161,6 +173,22 @@ def test_an_output_that_would_destroy_another_file_is_refused_before_the_run(
     )
     after = {p: p.read_bytes() for p in pytester.path.rglob("*") if p.is_file()}
     assert after == before  # nothing written, nothing spoiled
+
+
+def test_a_log_in_a_hidden_folder_of_a_golden_folder_is_fine(pytester: pytest.Pytester) -> None:
+    """The collection leaves hidden folders out: a log there is never read as golden."""
+    e2e_write_project(
+        pytester, ini=E2E_INI.replace("retrieval_golden = golden", "retrieval_golden = .")
+    )
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-log=.retrieval/history.jsonl")
+    assert result.ret == pytest.ExitCode.OK, result.stderr.str()
+    again = e2e_run(pytester, "--retrieval-eval", "--retrieval-log=.retrieval/history.jsonl")
+    assert again.ret == pytest.ExitCode.OK, again.stdout.str()
+    refused = e2e_run(pytester, "--retrieval-eval", "--retrieval-log=history.jsonl")
+    assert refused.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--retrieval-log history.jsonl is inside the golden folder ." in e2e_unwrapped(
+        refused.stderr.str()
+    )
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")

@@ -18,6 +18,7 @@ import pytest
 
 from ..io.atomic import write_target
 from ..io.baseline_file import looks_like_baseline
+from ..io.golden_file import collected_under
 from ..io.history_file import holds_other_data
 from ..io.recording import is_recording
 from ..quoting import SHOWN, quoted
@@ -100,8 +101,28 @@ def refuse_clashing_outputs(config: pytest.Config, run: RunSettings, baseline: P
             )
         seen[resolved] = what
     _refuse_other_kinds(outputs)
+    for what, path in outputs:
+        _refuse_inside_golden(config, run, what, path)
     if run.run.update_baseline:
         _refuse_replacing_with_a_baseline(run, baseline, replayed)
+
+
+def _refuse_inside_golden(config: pytest.Config, run: RunSettings, what: str, path: Path) -> None:
+    """An output a golden folder would collect (a ``.jsonl`` log or recording there): the
+    run writes it, and the next one stops on it, as on any file that is no golden file."""
+    skipped = config.getini("norecursedirs")
+    written = {Path(os.path.abspath(path)), path.resolve()}
+    for given in run.run.golden:
+        folder = config.rootpath / given
+        if folder.is_dir() and any(
+            collected_under(root, target, skipped)
+            for root in {Path(os.path.abspath(folder)), folder.resolve()}
+            for target in written
+        ):
+            _refuse(
+                f"{what} is inside the golden folder {given}: the next run would collect it "
+                "as a golden file and stop there; write it outside the golden folders"
+            )
 
 
 def _refuse_replacing_with_a_baseline(
