@@ -464,3 +464,17 @@ def test_an_id_no_golden_file_can_hold_is_named_at_its_line_of_the_qrels(tmp_pat
     assert "odd.qrels:3: query 'q\\x073': id 'q\\x073' holds a tab, a newline" in ran.err
     assert "out." not in ran.err and "golden YAML" not in ran.err
     assert not (project / "out.yaml").exists() and not (project / "out.jsonl").exists()
+
+
+def test_a_category_no_golden_file_can_hold_is_named_at_its_line_of_the_categories(tmp_path):
+    """'q1 all' (the overall row's name) was named at the qrels' line of q1, a file that
+    holds no category."""
+    project = _project(tmp_path)
+    (project / "cats.tsv").write_text("401\tmoney\n00123 all\n", encoding="utf-8")
+    ran = cli("import", *TREC_IMPORT, "--categories", "cats.tsv", cwd=project)
+    assert ran.code == 2, ran.err
+    assert (
+        "cats.tsv:2: query '00123': category 'all' is reserved for the overall row of the "
+        "tables; rename it"
+    ) in ran.err
+    assert "qrels.txt" not in ran.err
