@@ -478,3 +478,20 @@ def test_a_category_no_golden_file_can_hold_is_named_at_its_line_of_the_categori
         "tables; rename it"
     ) in ran.err
     assert "qrels.txt" not in ran.err
+
+
+@pytest.mark.parametrize(
+    ("category", "says"),
+    [
+        ("all", "category 'all' is reserved for the overall row of the tables"),
+        ("", "the category is empty"),
+        ("a\nb", "holds a tab, a newline or another control character"),
+    ],
+)
+def test_a_bad_category_option_is_one_usage_error_not_one_per_query(tmp_path, category, says):
+    """'--category all' was refused once per judged query, each at its qrels line."""
+    project = _project(tmp_path)
+    ran = cli("import", *TREC_IMPORT, "--category", category, cwd=project)
+    assert ran.code == 2, ran.err
+    assert "argument --category: " in ran.err and says in ran.err
+    assert "qrels.txt" not in ran.err and ran.err.count(says) == 1
