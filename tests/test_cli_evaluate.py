@@ -680,3 +680,28 @@ def test_evaluate_names_a_golden_file_or_a_worklist_given_as_a_run(tmp_path):
         ran = cli("evaluate", name, cwd=project)
         assert ran.code == 2
         assert ran.err == f"pytest-retrieval: error: {name} is {what}, {wants}\n"
+
+
+@pytest.mark.parametrize(
+    ("tolerance", "says"),
+    [
+        ("", "--tolerance is empty: give it a value (0.02, 2%), or leave the option out"),
+        (" ", "--tolerance is empty"),
+        (
+            "0.02 ndcg@5=0.1",
+            "--tolerance names ndcg@5, which is not computed here (metrics: ndcg@10 mrr "
+            "recall@10 judged@5)",
+        ),
+    ],
+)
+def test_compare_refuses_an_empty_tolerance_or_one_naming_another_metric(tmp_path, tolerance, says):
+    """'--tolerance=' (a CI variable left empty) compared at the ini's tolerance, and
+    'ndcg@5=0.1' (the run computes ndcg@10) was shown and never applied: the plugin's
+    --retrieval-tolerance refuses both."""
+    project = _project(tmp_path)
+    cli("evaluate", "runs/dense.run", "--report", "a.json", cwd=project)
+    for command in (["compare", "a.json", "a.json"], ["evaluate", "runs/dense.run",
+                                                        "--baseline", "none.json"]):  # fmt: skip
+        ran = cli(*command, f"--tolerance={tolerance}", cwd=project)
+        assert ran.code == 2, ran.out
+        assert says in ran.err, ran.err
