@@ -484,7 +484,7 @@ def test_a_category_no_golden_file_can_hold_is_named_at_its_line_of_the_categori
     ("category", "says"),
     [
         ("all", "category 'all' is reserved for the overall row of the tables"),
-        ("", "the category is empty"),
+        ("", "the value is empty"),
         ("a\nb", "holds a tab, a newline or another control character"),
     ],
 )

@@ -685,8 +685,8 @@ def test_evaluate_names_a_golden_file_or_a_worklist_given_as_a_run(tmp_path):
 @pytest.mark.parametrize(
     ("tolerance", "says"),
     [
-        ("", "--tolerance is empty: give it a value (0.02, 2%), or leave the option out"),
-        (" ", "--tolerance is empty"),
+        ("", "argument --tolerance: the value is empty; give it a value, or leave it out"),
+        (" ", "argument --tolerance: the value is empty"),
         (
             "0.02 ndcg@5=0.1",
             "--tolerance names ndcg@5, which is not computed here (metrics: ndcg@10 mrr "
@@ -705,3 +705,31 @@ def test_compare_refuses_an_empty_tolerance_or_one_naming_another_metric(tmp_pat
         ran = cli(*command, f"--tolerance={tolerance}", cwd=project)
         assert ran.code == 2, ran.out
         assert says in ran.err, ran.err
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["evaluate", "runs/dense.run", "--golden="], "--golden"),
+        (["evaluate", "runs/dense.run", "--report="], "--report"),
+        (["evaluate", "runs/dense.run", "--config="], "--config"),
+        (["evaluate", "runs/dense.run", "--metrics-module= "], "--metrics-module"),
+        (["evaluate", ""], "RUN"),
+        (["compare", "a.json", "a.json", "--configuration="], "--configuration"),
+        (["export", "run", "a.json", "-o="], "-o/--output"),
+        (["import", "trec", "qrels.txt", "--topics="], "--topics"),
+        (["pool", "a.json", "--depth", "3", "-o="], "-o/--output"),
+    ],
+)
+def test_an_option_given_an_empty_value_is_named(tmp_path, args, option):
+    """A CI variable left empty: '--golden=' read the whole project folder as golden files,
+    'export run -o=' wrote into the current folder, '--topics=' and '--config=' were
+    ignored, others said '--report : the suffix must be ...' or 'Empty module name'."""
+    project = _project(tmp_path)
+    cli("evaluate", "runs/dense.run", "--report", "a.json", cwd=project)
+    (project / "qrels.txt").write_text("q1 0 d1 1\n", encoding="utf-8")
+    before = sorted(p.name for p in project.iterdir())
+    ran = cli(*args, cwd=project)
+    assert ran.code == 2, ran.out
+    assert f"argument {option}: the value is empty; give it a value, or leave it out" in ran.err
+    assert sorted(p.name for p in project.iterdir()) == before

@@ -107,15 +107,10 @@ def _gate_settings(
     ctx: Context, tolerance: str | None, computed: Sequence[str], configurations: Sequence[str] = ()
 ) -> GateSettings:
     """The ini's gate settings, with ``--tolerance`` (checked as the plugin checks its
-    --retrieval-tolerance: not empty, no metric that is not ``computed``) and the
-    configurations named."""
+    --retrieval-tolerance: no metric that is not ``computed``) and the configurations
+    named."""
     gate = ctx.run.gate
     if tolerance is not None:
-        if not tolerance.strip():  # a CI variable left empty: not the ini's tolerance unsaid
-            raise CliError(
-                "--tolerance is empty: give it a value (0.02, 2%), or leave the option out "
-                "for retrieval_tolerance"
-            )
         try:
             gate = dataclasses.replace(gate, tolerance=parse_tolerance(tolerance, "--tolerance"))
         except SettingsError as exc:
