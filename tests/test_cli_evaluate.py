@@ -733,3 +733,22 @@ def test_an_option_given_an_empty_value_is_named(tmp_path, args, option):
     assert ran.code == 2, ran.out
     assert f"argument {option}: the value is empty; give it a value, or leave it out" in ran.err
     assert sorted(p.name for p in project.iterdir()) == before
+
+
+def test_a_report_giving_a_query_twice_is_refused_naming_both_lines(tmp_path):
+    """A merge conflict resolved by keeping both lines of a query: the JSON reader kept the
+    last, and compare counted the query as improved (the baseline refuses the same)."""
+    project = _project(tmp_path)
+    cli("evaluate", "runs/dense.run", "--report", "a.json", cwd=project)
+    lines = (project / "a.json").read_text(encoding="utf-8").split("\n")
+    at = next(i for i, line in enumerate(lines) if line.strip().startswith('"convert-euros"'))
+    lines.insert(at + 1, lines[at])
+    (project / "b.json").write_text("\n".join(lines), encoding="utf-8")
+    for command in (["compare", "a.json", "b.json"], ["pool", "b.json", "--depth", "2"]):
+        ran = cli(*command, cwd=project)
+        assert ran.code == 2, ran.out
+        assert (
+            f"b.json:{at + 2}: configuration 'dense': query 'convert-euros' is given on lines "
+            f"{at + 1} and {at + 2}: a JSON reader keeps the last and drops the other without "
+            "a word; keep one"
+        ) in ran.err, ran.err

@@ -24,7 +24,9 @@ from ..settings import (
     SettingsError,
     parse_settings,
 )
+from .baseline_file import given_twice, keys_read
 from .common import NestedTooDeeply, loads_json
+from .repeated_keys import first_repeat, keys_hold_once
 
 FORMAT = "pytest-retrieval-report"
 VERSION = 1
@@ -88,6 +90,10 @@ def _load(text: str, shown: str) -> dict[str, object]:
         raise ReportError(
             f"{shown}: report version {data.get('version')!r}; this version reads {VERSION}"
         )
+    if not keys_hold_once(text, keys_read(data), head='"configurations": {'):
+        found = first_repeat(text)  # a merge conflict resolved by keeping both lines
+        if found is not None:
+            raise ReportError(given_twice(shown, found))
     return data
 
 
