@@ -541,3 +541,38 @@ def test_merge_refuses_a_worklist_of_another_version(tmp_path):
         "1 problem: nothing merged",
     ]
     assert (project / "golden/weather.yaml").read_text(encoding="utf-8") == golden
+
+
+def test_a_merge_that_cannot_write_one_golden_file_writes_none(tmp_path, monkeypatch):
+    """The second file's folder refused the write (read only, full): the first golden file
+    was already merged, the run said only that the second could not be written."""
+    more = "queries:\n  - id: other\n    query: other things\n    relevant: {x: 1}\n"
+    project = write_project(
+        tmp_path, {"golden/weather.yaml": GOLDEN, "golden/sub/more.yaml": more}, ini=INI
+    )
+    (project / "worklist.yaml").write_text(
+        "format: pytest-retrieval-worklist\nversion: 1\nqueries:\n"
+        "  - {id: rain-tomorrow, file: golden/weather.yaml, documents: [{id: sky, grade: 1}]}\n"
+        "  - {id: other, file: golden/sub/more.yaml, documents: [{id: why, grade: 2}]}\n",
+        encoding="utf-8",
+    )
+    before = {p: p.read_bytes() for p in (project / "golden").rglob("*") if p.is_file()}
+    import tempfile
+
+    real = tempfile.mkstemp
+
+    def refused(*args, **kwargs):
+        if Path(kwargs["dir"]).name == "sub":
+            raise PermissionError(13, "Permission denied")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(tempfile, "mkstemp", refused)
+    ran = cli("merge", "worklist.yaml", cwd=project)
+    assert ran.code == 2
+    assert "golden/sub/more.yaml: Permission denied" in ran.err
+    after = {p: p.read_bytes() for p in (project / "golden").rglob("*") if p.is_file()}
+    assert after == before  # nothing merged, no temporary file left
+    monkeypatch.setattr(tempfile, "mkstemp", real)
+    assert cli("merge", "worklist.yaml", cwd=project).code == 0
+    assert "sky: 1" in (project / "golden/weather.yaml").read_text(encoding="utf-8")
+    assert "why: 2" in (project / "golden/sub/more.yaml").read_text(encoding="utf-8")
