@@ -113,6 +113,11 @@ def test_a_report_over_the_baseline_file_is_refused(pytester: pytest.Pytester) -
             ["--retrieval-record=golden/sub/rec.yaml"],
             "--retrieval-record golden/sub/rec.yaml is inside the golden folder golden",
         ),
+        (
+            ["--retrieval-update-baseline", "--retrieval-baseline=golden/base.jsonl"],
+            "the baseline golden/base.jsonl is inside the golden folder golden: the next run "
+            "would collect it as a golden file",
+        ),
         (["--retrieval-record", "golden"], "--retrieval-record golden is a folder"),
         (["--retrieval-report", "conftest.py/r.json"], "conftest.py is a file, not a folder"),
         (["--retrieval-report", "golden/r.json"], "--retrieval-report golden/r.json is a folder"),
@@ -150,6 +155,7 @@ def test_a_report_over_the_baseline_file_is_refused(pytester: pytest.Pytester) -
         "junit-and-report",
         "log-in-golden",
         "record-in-golden",
+        "baseline-in-golden",
         "record-folder",
         "report-under-a-file",
         "report-folder",

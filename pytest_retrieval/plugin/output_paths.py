@@ -105,6 +105,7 @@ def refuse_clashing_outputs(config: pytest.Config, run: RunSettings, baseline: P
         _refuse_inside_golden(config, run, what, path)
     if run.run.update_baseline:
         _refuse_replacing_with_a_baseline(run, baseline, replayed)
+        _refuse_inside_golden(config, run, f"the baseline {_shown(run.run.baseline)}", baseline)
 
 
 def _refuse_inside_golden(config: pytest.Config, run: RunSettings, what: str, path: Path) -> None:
