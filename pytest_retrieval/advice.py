@@ -17,6 +17,7 @@ from .io.common import did_you_mean
 from .metrics import parse_metric
 from .model import ALL, QueryRecord, by_category
 from .quoting import quoted
+from .settings import GroupBy
 from .stats import Interval
 
 OVERLAP_RECALL = 0.95
@@ -155,6 +156,25 @@ def settings_warnings(
                 f"(categories: {', '.join(categories)}); check the spelling",
             )
         )
+    return out
+
+
+def group_by_warnings(groups: Sequence[GroupBy], tags: Sequence[str]) -> list[Advice]:
+    """A ``--retrieval-group-by tag:...`` naming a tag no query has (a typo): its table
+    would show every query under '(none of them)', as if none had the tag meant."""
+    out = []
+    for group in groups:
+        unknown = [t for t in group.tags if t not in tags]
+        if unknown:
+            named = ", ".join(t + did_you_mean(t, tags) for t in unknown)
+            out.append(
+                Advice(
+                    RetrievalSettingsWarning,
+                    f"--retrieval-group-by tag:{','.join(group.tags)} names {named}, which no "
+                    f"evaluated query has (tags: {', '.join(tags) or 'none'}); check the "
+                    "spelling",
+                )
+            )
     return out
 
 

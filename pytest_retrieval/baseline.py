@@ -81,8 +81,11 @@ class RunFacts:
         )
 
 
-def settings_differences(stored: Mapping[str, object], current: Mapping[str, object]) -> list[str]:
-    """Each setting that differs, as ``name: baseline X, this run Y``.
+def settings_differences(
+    stored: Mapping[str, object], current: Mapping[str, object], then: str = "baseline"
+) -> list[str]:
+    """Each setting that differs, as ``name: baseline X, this run Y`` (``then`` names
+    where ``stored`` comes from: ``previous run`` for the history log's).
 
     The order of the metrics does not matter: values are stored by metric name.
     """
@@ -94,7 +97,7 @@ def settings_differences(stored: Mapping[str, object], current: Mapping[str, obj
         return a == b
 
     return [
-        f"{key}: baseline {stored.get(key)!r}, this run {current.get(key)!r}"
+        f"{key}: {then} {stored.get(key)!r}, this run {current.get(key)!r}"
         for key in sorted(set(stored) | set(current))
         if not same(key)
     ]

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from .advice import (
     Advice,
     RetrievalSettingsWarning,
+    group_by_warnings,
     noise_warnings,
     overlap_warnings,
     positional_names,
@@ -108,14 +109,20 @@ def _groups(
 
 
 def _warnings(
-    evaluation: Evaluation, results: Results, settings: Settings, stats: StatsSettings
+    evaluation: Evaluation,
+    results: Results,
+    settings: Settings,
+    stats: StatsSettings,
+    group_bys: Sequence[GroupBy],
 ) -> list[Advice]:
     configurations = results.configurations()
     categories = sorted({c for s in evaluation.summaries.values() for c in s.categories})
     records = {c: results.view(c).records for c in configurations}
+    tags = sorted({t for rs in records.values() for r in rs if r.evaluated for t in r.tags})
     warnings = (
         positional_names(configurations, settings.fixture)
         + settings_warnings(configurations, categories, stats.reference, stats.weights)
+        + group_by_warnings(group_bys, tags)
         + noise_warnings(
             evaluation.summaries, evaluation.intervals, stats.min_queries, evaluation.comparisons
         )
@@ -155,5 +162,5 @@ def analyse(
     if stats.weights:
         _weighted(evaluation, results, stats)
     _groups(evaluation, results, stats, group_bys)
-    evaluation.warnings = _warnings(evaluation, results, settings, stats)
+    evaluation.warnings = _warnings(evaluation, results, settings, stats, group_bys)
     return evaluation

@@ -312,7 +312,7 @@ class SincePrevious:
 
 def since_previous(current: LogEntry, previous: LogEntry) -> SincePrevious:
     """The ``all`` means then and now; notes when settings or the golden set changed."""
-    differences = settings_differences(previous.settings, current.settings)
+    differences = settings_differences(previous.settings, current.settings, "previous run")
     if differences:
         note = "other settings, not compared: " + "; ".join(differences)
         return SincePrevious(previous, [], [note])

@@ -14,6 +14,7 @@ from __future__ import annotations
 import difflib
 import functools
 import math
+import os
 import re
 import textwrap
 import threading
@@ -209,6 +210,24 @@ def _on_off(key: str, raw: Raw) -> bool:
 
 def _optional_text(key: str, raw: Raw) -> str | None:
     return _text(raw) or None
+
+
+def _path(text: str) -> str:
+    """A path as given, its ``~`` and ``$VARS`` expanded as pytest expands ``--junitxml``'s
+    (a shell expands neither after ``=``: ``--retrieval-report=~/r.json``)."""
+    return os.path.expanduser(os.path.expandvars(text))
+
+
+def _path_value(key: str, raw: Raw) -> str:
+    return _path(_text(raw))
+
+
+def _optional_path(key: str, raw: Raw) -> str | None:
+    return _path(_text(raw)) if _text(raw) else None
+
+
+def _paths(key: str, raw: Raw) -> tuple[str, ...]:
+    return tuple(_path(entry) for entry in _entries(raw))
 
 
 def _text_value(key: str, raw: Raw) -> str:
@@ -421,7 +440,7 @@ def _weights(key: str, raw: Raw) -> dict[str, float]:
 
 
 def _report_paths(key: str, raw: Raw) -> tuple[str, ...]:
-    paths = _entries(raw)
+    paths = _paths(key, raw)
     for path in paths:
         if PurePath(path).suffix.lower() not in REPORT_SUFFIXES:
             raise SettingsError(
@@ -586,7 +605,7 @@ EMPTY = Setting(
 BASELINE = Setting(
     "retrieval_baseline",
     "baseline file (the ini value relative to the rootdir, the option's to the current folder)",
-    "golden/baseline.json", _text_value, option="--retrieval-baseline", metavar="PATH",
+    "golden/baseline.json", _path_value, option="--retrieval-baseline", metavar="PATH",
 )  # fmt: skip
 UPDATE_BASELINE = Setting(
     "retrieval_update_baseline", "write this run's numbers to the baseline instead of gating",
@@ -686,13 +705,13 @@ RECORD = Setting(
     "retrieval_record",
     "write every configuration's results (ids, scores, latency, errors) to this recording "
     "as the run goes",
-    "", _optional_text, ini=None, option="--retrieval-record", metavar="PATH",
+    "", _optional_path, ini=None, option="--retrieval-record", metavar="PATH",
 )  # fmt: skip
 REPLAY = Setting(
     "retrieval_replay",
     "evaluate a recording (or TREC run files) instead of calling the retriever; the "
     "fixture is not built (may repeat for several run files)",
-    "", lambda key, raw: tuple(_entries(raw)), ini=None, option="--retrieval-replay",
+    "", _paths, ini=None, option="--retrieval-replay",
     metavar="PATH", action="append",
 )  # fmt: skip
 LATENCY_BUDGET = Setting(
@@ -714,7 +733,7 @@ LOG = Setting(
     "retrieval_log",
     "append one JSON line per run to this history file (the ini value relative to the "
     "rootdir, the option's to the current folder)",
-    "", _optional_text, option="--retrieval-log", metavar="PATH", default_shown="none",
+    "", _optional_path, option="--retrieval-log", metavar="PATH", default_shown="none",
 )  # fmt: skip
 LABEL = Setting(
     "retrieval_label",

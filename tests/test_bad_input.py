@@ -2086,6 +2086,21 @@ def test_a_misspelled_weighted_category_is_named_with_the_closest() -> None:
     assert "names xyz, which" in str(far)
 
 
+def test_a_grouped_tag_no_query_has_is_named_with_the_closest() -> None:
+    """--retrieval-group-by tag:rolilng showed every query under '(none of them)', in
+    silence, as if no query were rolling."""
+    from pytest_retrieval.advice import group_by_warnings
+    from pytest_retrieval.settings import parse_group_by
+
+    groups = [parse_group_by("tag:core,rolilng"), parse_group_by("tags")]
+    (advice,) = group_by_warnings(groups, ["core", "rolling"])
+    assert str(advice) == (
+        "--retrieval-group-by tag:core,rolilng names rolilng (did you mean 'rolling'?), "
+        "which no evaluated query has (tags: core, rolling); check the spelling"
+    )
+    assert group_by_warnings([parse_group_by("tag:core")], ["core"]) == []
+
+
 def test_a_golden_path_written_as_a_pattern_says_patterns_are_not_expanded(
     tmp_path: Path,
 ) -> None:

@@ -186,8 +186,9 @@ def test_qrels_errors_name_file_line_and_query(tmp_path):
         "beir/qrels/test.tsv:5: query 'q1': score 'high' of document '7' is not an integer grade",
         "beir/qrels/test.tsv:6: query 'q1': score 5 of document '7' is outside 0..3 "
         "(retrieval_max_grade); raise retrieval_max_grade or map the grades",
-        "beir/qrels/test.tsv:7: query 'q1': score -1 of document '7' is outside 0..3 "
-        "(retrieval_max_grade); raise retrieval_max_grade or map the grades",
+        # not 'raise retrieval_max_grade', which cannot make -1 a grade
+        "beir/qrels/test.tsv:7: query 'q1': score -1 of document '7' is below 0: a grade is "
+        "0..3, 0 for judged not relevant; map the scores to grades, or drop the line",
         "beir/qrels/test.tsv:8: query 'q9': judged but not in queries.jsonl; add the query or "
         "drop its lines",
         "beir/qrels/test.tsv:10: query 'q1': document 'missing' is judged but not in "

@@ -108,6 +108,20 @@ def test_agreement_errors(tmp_path):
         )
 
 
+def test_a_and_b_sharing_a_golden_file_is_refused(tmp_path):
+    """A a folder, B a file in it: the file's judgments were compared with themselves
+    (kappa 1.000 on every pair, exit 0), as with A and B the same files."""
+    project = write_project(
+        tmp_path, {"golden/a.yaml": A, "golden/b.yaml": A.replace("id: q", "id: p")}
+    )
+    ran = cli("agreement", "golden", "golden/a.yaml", cwd=project)
+    assert ran.code == 2, ran.out
+    assert ran.err == (
+        "pytest-retrieval: error: A (golden) and B (golden/a.yaml) share golden/a.yaml: its "
+        "judgments would agree with themselves; give each judge's own files\n"
+    )
+
+
 @pytest.mark.parametrize(
     ("name", "text", "kind"),
     [

@@ -448,3 +448,50 @@ def test_export_run_never_writes_a_hidden_file(tmp_path):
     ran = cli("export", "run", "report.json", "-o", "runs", cwd=project)
     assert ran.code == 0, ran.err
     assert sorted(p.name for p in (project / "runs").iterdir()) == ["_..run", "_v2.run"]
+
+
+@pytest.mark.parametrize("output", [[], ["-o", "out.yaml"], ["-o", "out.jsonl"]])
+def test_an_id_no_golden_file_can_hold_is_named_at_its_line_of_the_qrels(tmp_path, output):
+    """A document id with a zero-width space, or a query id with a control character,
+    was named at the output ('out.jsonl: query ...', 'golden YAML: query ...'): a file
+    that does not exist yet and holds nothing to fix; the qrels line does."""
+    project = write_project(tmp_path, {})
+    qrels = "q1 0 d1 1\nq2 0 d\u200b2 1\nq\x073 0 d3 1\n"
+    (project / "odd.qrels").write_text(qrels, encoding="utf-8")
+    ran = cli("import", "trec", "odd.qrels", *output, cwd=project)
+    assert ran.code == 2, ran.err
+    assert "odd.qrels:2: query 'q2': 'relevant': id 'd\\u200b2' holds an invisible" in ran.err
+    assert "odd.qrels:3: query 'q\\x073': id 'q\\x073' holds a tab, a newline" in ran.err
+    assert "out." not in ran.err and "golden YAML" not in ran.err
+    assert not (project / "out.yaml").exists() and not (project / "out.jsonl").exists()
+
+
+def test_a_category_no_golden_file_can_hold_is_named_at_its_line_of_the_categories(tmp_path):
+    """'q1 all' (the overall row's name) was named at the qrels' line of q1, a file that
+    holds no category."""
+    project = _project(tmp_path)
+    (project / "cats.tsv").write_text("401\tmoney\n00123 all\n", encoding="utf-8")
+    ran = cli("import", *TREC_IMPORT, "--categories", "cats.tsv", cwd=project)
+    assert ran.code == 2, ran.err
+    assert (
+        "cats.tsv:2: query '00123': category 'all' is reserved for the overall row of the "
+        "tables; rename it"
+    ) in ran.err
+    assert "qrels.txt" not in ran.err
+
+
+@pytest.mark.parametrize(
+    ("category", "says"),
+    [
+        ("all", "category 'all' is reserved for the overall row of the tables"),
+        ("", "the value is empty"),
+        ("a\nb", "holds a tab, a newline or another control character"),
+    ],
+)
+def test_a_bad_category_option_is_one_usage_error_not_one_per_query(tmp_path, category, says):
+    """'--category all' was refused once per judged query, each at its qrels line."""
+    project = _project(tmp_path)
+    ran = cli("import", *TREC_IMPORT, "--category", category, cwd=project)
+    assert ran.code == 2, ran.err
+    assert "argument --category: " in ran.err and says in ran.err
+    assert "qrels.txt" not in ran.err and ran.err.count(says) == 1

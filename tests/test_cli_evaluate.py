@@ -73,9 +73,9 @@ def test_evaluate_equals_the_plugin_on_the_same_rankings(pytester, monkeypatch):
     project = _project(pytester.path)
     ran = cli("evaluate", "runs/bm25.run", "runs/dense.run", "--report", "cli.json", cwd=project)
     assert ran.code == 1, ran.err  # rain-tomorrow misses its expect on bm25
-    assert (
-        "golden/g.yaml: query 'rain-tomorrow' [bm25]: failed: expected ndcg@10 >= 0.9, got 0.5897"
-        in ran.out
+    assert (  # at the query's line, as the plugin's failures and validate name it
+        "golden/g.yaml:2: query 'rain-tomorrow' [bm25]: failed: expected ndcg@10 >= 0.9, got "
+        "0.5897" in ran.out
     )
     assert "'dense': 1 golden query has no ranking in runs/dense.run" in ran.err
     # as the plugin's replay says it: the no-result query a run may leave out, apart
@@ -434,6 +434,27 @@ def test_a_report_metric_outside_0_1_is_refused_not_compared(tmp_path, value):
     ) in ran.err
 
 
+def test_a_null_metric_of_an_evaluated_query_is_refused_not_left_out(tmp_path):
+    """B's 'convert-euros' edited to null on every metric was left out of B's means and
+    counted 'unchanged' (compare PASSED, whatever its numbers had been); the baseline
+    refuses the same null. A skipped query's nulls (in the same report) stay as written."""
+    project = _project(tmp_path)
+    cli("evaluate", "runs/dense.run", "--report", "a.json", cwd=project)
+    data = load_json(project / "a.json")
+    queries = data["configurations"]["dense"]["queries"]  # type: ignore[index]
+    assert queries["skipped-one"]["metrics"]["mrr"] is None  # written so, read back
+    assert cli("compare", "a.json", "a.json", cwd=project).code == 0
+    queries["convert-euros"]["metrics"] = dict.fromkeys(queries["convert-euros"]["metrics"])
+    (project / "b.json").write_text(json.dumps(data), encoding="utf-8")
+    ran = cli("compare", "a.json", "b.json", cwd=project)
+    assert ran.code == 2, ran.out
+    assert (
+        "b.json: configuration 'dense': query 'convert-euros': ndcg@10 is null, which only "
+        "retrieval_empty = skip allows (this query was evaluated); the file is not a report "
+        "this plugin wrote (or was edited by hand)"
+    ) in ran.err
+
+
 def test_a_report_saved_with_a_bom_is_read_as_a_report(tmp_path):
     """An editor (or PowerShell) that writes a UTF-8 byte-order mark made compare refuse
     the report and evaluate read it as a TREC run (hundreds of problems)."""
@@ -659,3 +680,75 @@ def test_evaluate_names_a_golden_file_or_a_worklist_given_as_a_run(tmp_path):
         ran = cli("evaluate", name, cwd=project)
         assert ran.code == 2
         assert ran.err == f"pytest-retrieval: error: {name} is {what}, {wants}\n"
+
+
+@pytest.mark.parametrize(
+    ("tolerance", "says"),
+    [
+        ("", "argument --tolerance: the value is empty; give it a value, or leave it out"),
+        (" ", "argument --tolerance: the value is empty"),
+        (
+            "0.02 ndcg@5=0.1",
+            "--tolerance names ndcg@5, which is not computed here (metrics: ndcg@10 mrr "
+            "recall@10 judged@5)",
+        ),
+    ],
+)
+def test_compare_refuses_an_empty_tolerance_or_one_naming_another_metric(tmp_path, tolerance, says):
+    """'--tolerance=' (a CI variable left empty) compared at the ini's tolerance, and
+    'ndcg@5=0.1' (the run computes ndcg@10) was shown and never applied: the plugin's
+    --retrieval-tolerance refuses both."""
+    project = _project(tmp_path)
+    cli("evaluate", "runs/dense.run", "--report", "a.json", cwd=project)
+    for command in (["compare", "a.json", "a.json"], ["evaluate", "runs/dense.run",
+                                                        "--baseline", "none.json"]):  # fmt: skip
+        ran = cli(*command, f"--tolerance={tolerance}", cwd=project)
+        assert ran.code == 2, ran.out
+        assert says in ran.err, ran.err
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["evaluate", "runs/dense.run", "--golden="], "--golden"),
+        (["evaluate", "runs/dense.run", "--report="], "--report"),
+        (["evaluate", "runs/dense.run", "--config="], "--config"),
+        (["evaluate", "runs/dense.run", "--metrics-module= "], "--metrics-module"),
+        (["evaluate", ""], "RUN"),
+        (["compare", "a.json", "a.json", "--configuration="], "--configuration"),
+        (["export", "run", "a.json", "-o="], "-o/--output"),
+        (["import", "trec", "qrels.txt", "--topics="], "--topics"),
+        (["pool", "a.json", "--depth", "3", "-o="], "-o/--output"),
+    ],
+)
+def test_an_option_given_an_empty_value_is_named(tmp_path, args, option):
+    """A CI variable left empty: '--golden=' read the whole project folder as golden files,
+    'export run -o=' wrote into the current folder, '--topics=' and '--config=' were
+    ignored, others said '--report : the suffix must be ...' or 'Empty module name'."""
+    project = _project(tmp_path)
+    cli("evaluate", "runs/dense.run", "--report", "a.json", cwd=project)
+    (project / "qrels.txt").write_text("q1 0 d1 1\n", encoding="utf-8")
+    before = sorted(p.name for p in project.iterdir())
+    ran = cli(*args, cwd=project)
+    assert ran.code == 2, ran.out
+    assert f"argument {option}: the value is empty; give it a value, or leave it out" in ran.err
+    assert sorted(p.name for p in project.iterdir()) == before
+
+
+def test_a_report_giving_a_query_twice_is_refused_naming_both_lines(tmp_path):
+    """A merge conflict resolved by keeping both lines of a query: the JSON reader kept the
+    last, and compare counted the query as improved (the baseline refuses the same)."""
+    project = _project(tmp_path)
+    cli("evaluate", "runs/dense.run", "--report", "a.json", cwd=project)
+    lines = (project / "a.json").read_text(encoding="utf-8").split("\n")
+    at = next(i for i, line in enumerate(lines) if line.strip().startswith('"convert-euros"'))
+    lines.insert(at + 1, lines[at])
+    (project / "b.json").write_text("\n".join(lines), encoding="utf-8")
+    for command in (["compare", "a.json", "b.json"], ["pool", "b.json", "--depth", "2"]):
+        ran = cli(*command, cwd=project)
+        assert ran.code == 2, ran.out
+        assert (
+            f"b.json:{at + 2}: configuration 'dense': query 'convert-euros' is given on lines "
+            f"{at + 1} and {at + 2}: a JSON reader keeps the last and drops the other without "
+            "a word; keep one"
+        ) in ran.err, ran.err

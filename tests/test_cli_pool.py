@@ -487,3 +487,92 @@ def test_with_the_project_folder_as_golden_folder_no_path_inside_it_is_suggested
     ran = cli("pool", "bm25.json", "--depth=3", "--golden=.", "-o", "golden/w.yaml", cwd=project)
     assert ran.code != 0
     assert ran.err.strip().endswith("write it outside the golden folders"), ran.err
+
+
+@pytest.mark.parametrize(
+    "relevant",
+    ["relevant:\n      a: 1\n", "relevant: {a: 1}\n", "relevant: [a]\n"],
+    ids=["block", "flow", "list"],
+)
+def test_merge_writes_a_document_id_longer_than_a_yaml_key_may_be(tmp_path, relevant):
+    """A pooled id of 2,000 characters (a URL) was written 'id: 0', which YAML cannot read
+    past 1,024 characters: merge refused its own draft, asking for a bug report."""
+    long = "https://example.com/" + "x" * 2000
+    text = f"queries:\n  - id: q\n    query: t\n    {relevant}"
+    merged = merge_judgments(text, "g.yaml", {"q": {long: 2, "b": 0}})
+    (tmp_path / "g.yaml").write_text(merged, encoding="utf-8")
+    loaded = [(q.id, dict(q.relevant)) for q in load_golden_file(tmp_path / "g.yaml")]
+    assert loaded == [("q", {"a": 1, long: 2, "b": 0})]
+
+
+def test_merge_refuses_an_empty_document_id_at_its_worklist_line(tmp_path):
+    """'{id: "", grade: 1}' got as far as the merged draft, which was refused as merge's own
+    fault ('please report this with the file'): the worklist's line holds the mistake."""
+    project = _pooled(tmp_path)
+    golden = (project / "golden/weather.yaml").read_text(encoding="utf-8")
+    _fill(project / "worklist.yaml", GRADES)
+    path = project / "worklist.yaml"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("      - {id: sky,", "      - {id: '', grade: 1}\n"
+                                 "      - {id: sky,"), "utf-8")  # fmt: skip
+    ran = cli("merge", "worklist.yaml", cwd=project)
+    assert ran.code == 1
+    assert ran.lines == [
+        "worklist.yaml:16: query 'rain-tomorrow': document id is empty: fill it in, or delete "
+        "the entry",
+        "1 problem: nothing merged",
+    ]
+    assert (project / "golden/weather.yaml").read_text(encoding="utf-8") == golden
+
+
+def test_merge_refuses_a_worklist_of_another_version(tmp_path):
+    """'version: 2' (a later plugin's worklist, whose fields may mean other things) was
+    merged as version 1; the baseline, the reports and the log refuse another version."""
+    project = _pooled(tmp_path)
+    golden = (project / "golden/weather.yaml").read_text(encoding="utf-8")
+    _fill(project / "worklist.yaml", GRADES)
+    path = project / "worklist.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("version: 1", "version: 2"), "utf-8")
+    ran = cli("merge", "worklist.yaml", cwd=project)
+    assert ran.code == 1
+    assert ran.lines == [
+        "worklist.yaml:5: worklist version 2; this version reads 1: make the worklist again "
+        "with pytest-retrieval pool",
+        "1 problem: nothing merged",
+    ]
+    assert (project / "golden/weather.yaml").read_text(encoding="utf-8") == golden
+
+
+def test_a_merge_that_cannot_write_one_golden_file_writes_none(tmp_path, monkeypatch):
+    """The second file's folder refused the write (read only, full): the first golden file
+    was already merged, the run said only that the second could not be written."""
+    more = "queries:\n  - id: other\n    query: other things\n    relevant: {x: 1}\n"
+    project = write_project(
+        tmp_path, {"golden/weather.yaml": GOLDEN, "golden/sub/more.yaml": more}, ini=INI
+    )
+    (project / "worklist.yaml").write_text(
+        "format: pytest-retrieval-worklist\nversion: 1\nqueries:\n"
+        "  - {id: rain-tomorrow, file: golden/weather.yaml, documents: [{id: sky, grade: 1}]}\n"
+        "  - {id: other, file: golden/sub/more.yaml, documents: [{id: why, grade: 2}]}\n",
+        encoding="utf-8",
+    )
+    before = {p: p.read_bytes() for p in (project / "golden").rglob("*") if p.is_file()}
+    import tempfile
+
+    real = tempfile.mkstemp
+
+    def refused(*args, **kwargs):
+        if Path(kwargs["dir"]).name == "sub":
+            raise PermissionError(13, "Permission denied")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(tempfile, "mkstemp", refused)
+    ran = cli("merge", "worklist.yaml", cwd=project)
+    assert ran.code == 2
+    assert "golden/sub/more.yaml: Permission denied" in ran.err
+    after = {p: p.read_bytes() for p in (project / "golden").rglob("*") if p.is_file()}
+    assert after == before  # nothing merged, no temporary file left
+    monkeypatch.setattr(tempfile, "mkstemp", real)
+    assert cli("merge", "worklist.yaml", cwd=project).code == 0
+    assert "sky: 1" in (project / "golden/weather.yaml").read_text(encoding="utf-8")
+    assert "why: 2" in (project / "golden/sub/more.yaml").read_text(encoding="utf-8")

@@ -233,6 +233,27 @@ def test_a_long_bad_log_line_is_shown_cut_in_its_warning(project: pytest.Pyteste
     assert all(len(line) == 100 for line in shown)
 
 
+def test_a_bad_log_line_s_warning_fits_an_80_column_terminal(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The warning's text was one line of 140 characters (the golden files' warnings are
+    wrapped), and the log line under it 104 (its first 100 characters, indented)."""
+    monkeypatch.setenv("COLUMNS", "80")
+    run(project, f"--retrieval-log={LOG}")
+    log = project.path / LOG
+    first = log.read_text(encoding="utf-8")
+    log.write_text(first + first.replace('"version": 1', '"version": 7', 1), encoding="utf-8")
+    done = run(project, f"--retrieval-log={LOG}")
+    assert done.ret == 0, done.text
+    summary = done.text.split("warnings summary", 1)[1].split("-- Docs:", 1)[0]
+    assert (
+        f"{LOG}:2: RetrievalLogWarning: retrieval log {LOG}: line 2: log entry version 7; this "
+        "plugin reads version 1: skipped"
+    ) in " ".join(summary.split())
+    assert all(len(line) <= 80 for line in summary.splitlines()), summary
+    assert '{"format": "pytest-retrieval-log", "version": 7,' in summary
+
+
 # --------------------------------------------------------------------------- GitHub Actions
 
 

@@ -696,12 +696,14 @@ def test_ids_equal_but_for_letter_case_are_a_warning_naming_both(pytester: pytes
 def test_the_plugins_own_files_in_a_golden_folder_are_named_not_read_as_golden_files(
     pytester: pytest.Pytester,
 ) -> None:
-    """A recording or the log written under golden/ (or a worklist pooled there) is
-    collected by its suffix: one line saying what it is, not a problem on every line."""
+    """A recording or the log copied under golden/ (a run refuses to write it there; or a
+    worklist pooled there) is collected by its suffix: one line saying what it is, not a
+    problem on every line."""
     e2e_write_project(pytester)
-    first = e2e_run(pytester, "--retrieval-eval", "--retrieval-record=golden/runs/rec.jsonl",
-                    "--retrieval-log=golden/runs/log.jsonl")  # fmt: skip
+    first = e2e_run(pytester, "--retrieval-eval", "--retrieval-record=runs/rec.jsonl",
+                    "--retrieval-log=runs/log.jsonl")  # fmt: skip
     assert first.ret == pytest.ExitCode.OK
+    (pytester.path / "runs").rename(pytester.path / "golden" / "runs")
     result = e2e_run(pytester, "--retrieval-eval")
     assert result.ret == pytest.ExitCode.INTERRUPTED
     text = result.stdout.str()

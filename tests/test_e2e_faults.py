@@ -88,10 +88,35 @@ def test_a_report_over_the_baseline_file_is_refused(pytester: pytest.Pytester) -
             "--junitxml golden/baseline.json is the baseline file (golden/baseline.json): the "
             "JUnit XML would overwrite it; write the JUnit XML to another file",
         ),
+        (  # pytest writes its XML over any file: a golden file was lost at the run's end
+            ["--junitxml", "golden/catalog.yaml"],
+            "--junitxml golden/catalog.yaml: the file exists and is not JUnit XML (a golden "
+            "file, a report, a conftest.py?): the JUnit XML would overwrite it; write it to "
+            "a new path, or delete the file first",
+        ),
+        (
+            ["--junitxml=conftest.py"],
+            "--junitxml conftest.py: the file exists and is not JUnit XML",
+        ),
         (
             ["--junitxml=out.json", "--retrieval-report=out.json"],
             "--retrieval-report out.json and --junitxml out.json are the same file: one would "
             "replace the other; give each its own path",
+        ),
+        (  # written, the next run stopped on it: a log is no golden file
+            ["--retrieval-log=golden/history.jsonl"],
+            "--retrieval-log golden/history.jsonl is inside the golden folder golden: the "
+            "next run would collect it as a golden file and stop there; write it outside "
+            "the golden folders",
+        ),
+        (
+            ["--retrieval-record=golden/sub/rec.yaml"],
+            "--retrieval-record golden/sub/rec.yaml is inside the golden folder golden",
+        ),
+        (
+            ["--retrieval-update-baseline", "--retrieval-baseline=golden/base.jsonl"],
+            "the baseline golden/base.jsonl is inside the golden folder golden: the next run "
+            "would collect it as a golden file",
         ),
         (["--retrieval-record", "golden"], "--retrieval-record golden is a folder"),
         (["--retrieval-report", "conftest.py/r.json"], "conftest.py is a file, not a folder"),
@@ -125,7 +150,12 @@ def test_a_report_over_the_baseline_file_is_refused(pytester: pytest.Pytester) -
         "log-baseline",
         "record-and-report",
         "junit-baseline",
+        "junit-golden",
+        "junit-conftest",
         "junit-and-report",
+        "log-in-golden",
+        "record-in-golden",
+        "baseline-in-golden",
         "record-folder",
         "report-under-a-file",
         "report-folder",
@@ -149,6 +179,22 @@ def test_an_output_that_would_destroy_another_file_is_refused_before_the_run(
     )
     after = {p: p.read_bytes() for p in pytester.path.rglob("*") if p.is_file()}
     assert after == before  # nothing written, nothing spoiled
+
+
+def test_a_log_in_a_hidden_folder_of_a_golden_folder_is_fine(pytester: pytest.Pytester) -> None:
+    """The collection leaves hidden folders out: a log there is never read as golden."""
+    e2e_write_project(
+        pytester, ini=E2E_INI.replace("retrieval_golden = golden", "retrieval_golden = .")
+    )
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-log=.retrieval/history.jsonl")
+    assert result.ret == pytest.ExitCode.OK, result.stderr.str()
+    again = e2e_run(pytester, "--retrieval-eval", "--retrieval-log=.retrieval/history.jsonl")
+    assert again.ret == pytest.ExitCode.OK, again.stdout.str()
+    refused = e2e_run(pytester, "--retrieval-eval", "--retrieval-log=history.jsonl")
+    assert refused.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--retrieval-log history.jsonl is inside the golden folder ." in e2e_unwrapped(
+        refused.stderr.str()
+    )
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")

@@ -1080,9 +1080,36 @@ def test_corrupt_baseline_refuses(project: pytest.Pytester, content: bytes | Non
     message = done.gate_failure()
     assert message is not None
     assert says in message
-    hint = f"Fix or delete the file, or run `{UPDATE}` to rewrite it"
-    assert (hint in message) == (content is not None)  # the update refuses a folder
+    # the update refuses a folder, and a file that does not start as a baseline: the hint
+    # to rewrite it would end in a usage error
+    hint = f"Fix the file, or delete it and run `{UPDATE}` to write a new one"
+    assert (hint in message) == (content is not None)
+    assert "to rewrite it" not in message
     assert says in done.text
+
+
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [
+        ("golden/core.yaml", "It is a golden file: point retrieval_baseline (or "),
+        ("old.json", "It is a pytest-retrieval JSON report (written by --retrieval-report): "),
+    ],
+)
+def test_a_baseline_path_naming_another_kind_of_file_is_not_to_be_deleted(
+    project: pytest.Pytester, name: str, says: str
+):
+    """The refusal said 'Fix or delete the file, or run `pytest --retrieval-eval
+    --retrieval-update-baseline --retrieval-baseline=golden/core.yaml` to rewrite it':
+    delete a golden file, or run an update that refuses to write over it."""
+    run(project)  # writes report.json
+    (project.path / "old.json").write_bytes((project.path / "report.json").read_bytes())
+    done = run(project, f"--retrieval-baseline={name}")
+    assert done.ret == 1, done.text
+    assert done.gate["verdict"] == "refused"
+    message = done.gate_failure()
+    assert message is not None and says in message, message
+    assert "delete" not in message and "--retrieval-update-baseline" not in message
+    assert "at the baseline" in message
 
 
 def test_missing_baseline_is_a_hint_not_a_failure(project: pytest.Pytester):

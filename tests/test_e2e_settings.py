@@ -238,3 +238,28 @@ def test_a_bad_value_is_one_usage_error_fitted_to_the_terminal(
     lines = err.strip().splitlines()
     assert len(lines) > 1 and all(len(line) <= 60 for line in lines), lines
     assert all(line.startswith("    ") for line in lines[1:]), lines
+
+
+def test_a_path_option_expands_the_home_folder_and_variables_as_junitxml_does(
+    pytester: pytest.Pytester, e2e_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The shell does not expand '~' after '=' (--retrieval-report=~/r.json, the form the
+    docs ask for outside the project): the plugin wrote a folder named '~' in the
+    project, where pytest's own --junitxml=~/j.xml went to the home folder."""
+    home = pytester.path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("E2E_OUT", str(home / "out"))
+    result = e2e_run(
+        pytester,
+        "--retrieval-eval",
+        "--retrieval-update-baseline",
+        "--retrieval-report=~/r.json",
+        "--retrieval-log=$E2E_OUT/log.jsonl",
+        "--retrieval-baseline=${E2E_OUT}/b.json",
+        "--junitxml=~/j.xml",
+    )
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    assert not (pytester.path / "~").exists() and not (pytester.path / "$E2E_OUT").exists()
+    written = sorted(str(p.relative_to(home)) for p in home.rglob("*") if p.is_file())
+    assert written == ["j.xml", "out/b.json", "out/log.jsonl", "r.json"]

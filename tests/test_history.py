@@ -125,8 +125,9 @@ def test_other_settings_or_another_golden_set_are_said() -> None:
     other = dataclasses.replace(entry(0.6), settings={**SETTINGS.as_dict(), "gain": "linear"})
     since = since_previous(now, other)
     assert since.changes == []
-    assert since.notes == ["other settings, not compared: gain: baseline 'linear', this run "
-                           "'exponential'"]  # fmt: skip
+    # the previous run's, not the baseline's (which may hold the very settings of this run)
+    assert since.notes == ["other settings, not compared: gain: previous run 'linear', this "
+                           "run 'exponential'"]  # fmt: skip
     smaller = dataclasses.replace(entry(0.6), golden_queries=4, golden_sha256="other")
     notes = since_previous(now, smaller).notes
     assert notes == [

@@ -105,6 +105,9 @@ def test_an_explicit_file_is_read_by_name_then_suffix(tmp_path):
     assert found.path == odd and found.rootdir == tmp_path
     with pytest.raises(IniError, match="does not exist"):
         read_config_file(tmp_path / "missing.ini")
+    # a folder (--config . for the project's): it said the folder did not exist
+    with pytest.raises(IniError, match=r"is a folder: name the file in it \(pytest.toml, "):
+        read_config_file(tmp_path)
 
 
 @pytest.mark.parametrize(

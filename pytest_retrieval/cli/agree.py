@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
+from pathlib import Path
 
 from ..agreement import ALL, AgreementError, agreement
 from ..io.common import FormatError
@@ -32,7 +34,16 @@ def add_parser(commands: Commands) -> None:
     add_common(parser)
 
 
-def _judgments(ctx: Context, given: str) -> tuple[Judgments, dict[str, str]]:
+@dataclass(frozen=True)
+class _Judge:
+    """One judge's grades, the categories of its queries and the files read."""
+
+    judgments: Judgments
+    categories: dict[str, str]
+    files: frozenset[Path]
+
+
+def _judgments(ctx: Context, given: str) -> _Judge:
     path = ctx.path(given)
     if not path.exists():
         raise CliError(f"{given}: no such file or folder")
@@ -42,12 +53,13 @@ def _judgments(ctx: Context, given: str) -> tuple[Judgments, dict[str, str]]:
         except FormatError as exc:
             raise CliError(str(exc)) from None
         categories = {q.id: q.category for q in worklist.queries if q.category}
-        return worklist.judgments(), categories
+        return _Judge(worklist.judgments(), categories, frozenset([path.resolve()]))
     loaded = load_golden(ctx, [given], _WANTED)
     if loaded.problems:
         raise CliError("\n".join(str(p) for p in loaded.problems))
     judgments = {q.id: dict(q.relevant) for q in loaded.queries}
-    return judgments, {q.id: q.category for q in loaded.queries}
+    categories = {q.id: q.category for q in loaded.queries}
+    return _Judge(judgments, categories, frozenset(f.resolve() for f in loaded.files))
 
 
 def _number(value: float | None) -> str:
@@ -60,11 +72,16 @@ def run(ctx: Context, args: argparse.Namespace) -> int:
             f"A ({args.a}) and B ({args.b}) are the same judgments: agreement compares two "
             "judges; give the other judge's files"
         )
-    first, first_categories = _judgments(ctx, args.a)
-    second, second_categories = _judgments(ctx, args.b)
-    categories = {**second_categories, **first_categories} if args.by else {}
+    first, second = _judgments(ctx, args.a), _judgments(ctx, args.b)
+    shared = sorted(first.files & second.files)
+    if shared:  # a folder and a file in it: that file's grades agree by construction
+        raise CliError(
+            f"A ({args.a}) and B ({args.b}) share {ctx.shown(shared[0])}: its judgments "
+            "would agree with themselves; give each judge's own files"
+        )
+    categories = {**second.categories, **first.categories} if args.by else {}
     try:
-        rows = agreement(first, second, categories, max_grade=ctx.max_grade)
+        rows = agreement(first.judgments, second.judgments, categories, max_grade=ctx.max_grade)
     except AgreementError as exc:
         raise CliError(str(exc)) from None
     if not args.by:

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NoReturn, TextIO, TypeAlias
+from typing import Any, NoReturn, TextIO, TypeAlias
 
 from ..golden import GoldenFileError, GoldenQuery, GoldenSet, Problem
 from ..io.common import BOM, FormatError
@@ -67,6 +67,18 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         command = self.prog.partition(" ")[2]  # main prints the program's name itself
         raise CliError(f"{command + ': ' if command else ''}{message} (see {self.prog} --help)")
+
+    def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> Any:
+        """An empty value (``--golden=``, a CI variable left empty) is refused, naming the
+        option: read as a path it is the current folder, and elsewhere not given at all."""
+        if action.nargs != argparse.PARSER:  # a command's own arguments are its parser's
+            for text in arg_strings:
+                if not text.strip():
+                    name = "/".join(action.option_strings) or action.metavar or action.dest
+                    self.error(
+                        f"argument {name}: the value is empty; give it a value, or leave it out"
+                    )
+        return super()._get_values(action, arg_strings)
 
 
 Commands: TypeAlias = "argparse._SubParsersAction[Parser]"

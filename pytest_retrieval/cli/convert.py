@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..golden import DEFAULT_CATEGORY, GoldenFileError, GoldenQuery
 from ..io.beir import read_beir
-from ..io.common import FormatError, counted, some_ids
+from ..io.common import FormatError, category_problem, counted, some_ids
 from ..io.corpus import read_categories, write_corpus
 from ..io.golden_writer import golden_yaml, write_golden_jsonl, write_golden_yaml
 from ..io.trec import (
@@ -67,9 +67,18 @@ def _output_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--category",
         default=DEFAULT_CATEGORY,
+        type=_category,
         help=f"the category of queries not otherwise given one (default: {DEFAULT_CATEGORY})",
     )
     add_common(parser)
+
+
+def _category(text: str) -> str:
+    """``--category``, refused once as the option it is, not at each query it would reach."""
+    problem = category_problem(text)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return text
 
 
 def add_parsers(commands: Commands) -> None:

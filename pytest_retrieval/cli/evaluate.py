@@ -104,14 +104,23 @@ def add_parsers(commands: Commands) -> None:
 
 
 def _gate_settings(
-    ctx: Context, tolerance: str | None, configurations: Sequence[str] = ()
+    ctx: Context, tolerance: str | None, computed: Sequence[str], configurations: Sequence[str] = ()
 ) -> GateSettings:
+    """The ini's gate settings, with ``--tolerance`` (checked as the plugin checks its
+    --retrieval-tolerance: no metric that is not ``computed``) and the configurations
+    named."""
     gate = ctx.run.gate
     if tolerance is not None:
         try:
             gate = dataclasses.replace(gate, tolerance=parse_tolerance(tolerance, "--tolerance"))
         except SettingsError as exc:
             raise CliError(str(exc)) from None
+        unknown = [m for m in gate.tolerance.per_metric if m not in computed]
+        if unknown:
+            raise CliError(
+                f"--tolerance names {', '.join(unknown)}, which is not computed here "
+                f"(metrics: {' '.join(computed)})"
+            )
     if configurations:
         gate = dataclasses.replace(gate, configurations=tuple(configurations))
     return gate
@@ -280,10 +289,14 @@ def _gate(
         shown,
         scored.results,
         ctx.run.settings,
-        _gate_settings(ctx, args.tolerance),
+        _gate_settings(ctx, args.tolerance, _metric_names(ctx)),
         ctx.run.stats,
         facts,
     )
+
+
+def _metric_names(ctx: Context) -> list[str]:
+    return [metric.name for metric in ctx.run.settings.metrics]
 
 
 def _verbosity(args: argparse.Namespace) -> Verbosity:
@@ -300,6 +313,7 @@ def run_evaluate(ctx: Context, args: argparse.Namespace) -> int:
         raise CliError("--max-results must be a positive integer")
     if args.tolerance is not None and args.baseline is None:  # else ignored in silence
         raise CliError("--tolerance is the gate's: give --baseline PATH to gate against")
+    _gate_settings(ctx, args.tolerance, _metric_names(ctx))  # refused before any file is read
     _refuse_folders_and_repeats(ctx, args)
     queries = golden_or_fail(ctx, args.golden)
     runs = _all_runs(ctx, args.runs)
@@ -312,13 +326,14 @@ def run_evaluate(ctx: Context, args: argparse.Namespace) -> int:
     for advice in evaluation.warnings:
         ctx.notice(f"warning: {advice}")
     failed = [r for r in scored.results.all_records() if r.outcome in ("failed", "error")]
-    for record in failed:
+    where = {query.id: query.location for query in queries}
+    for record in failed:  # at the query's line, as collection errors and validate name it
         ctx.say(
-            f"{record.path}: query '{record.id}' [{record.configuration}]: "
-            f"{record.outcome}: {why(record)}"
+            f"{where.get(record.id) or record.path}: query '{record.id}' "
+            f"[{record.configuration}]: {record.outcome}: {why(record)}"
         )
     gate = _gate(ctx, args, queries, runs, scored)
-    tolerance = _gate_settings(ctx, args.tolerance).tolerance
+    tolerance = _gate_settings(ctx, args.tolerance, _metric_names(ctx)).tolerance
     if gate is not None:
         ctx.say("")
         ctx.say(explain(gate, tolerance, ctx.width()))
@@ -359,7 +374,8 @@ def run_compare(ctx: Context, args: argparse.Namespace) -> int:
     a, b = read_report_file(ctx, args.a, "compare"), read_report_file(ctx, args.b, "compare")
     baseline = Baseline(settings=a.raw_settings, configurations=a.configurations)
     names = frozenset(b.configurations)
-    gate = _gate_settings(ctx, args.tolerance, args.configuration)
+    computed = [m.name for m in b.settings.metrics]
+    gate = _gate_settings(ctx, args.tolerance, computed, args.configuration)
     source = "--configuration" if args.configuration else "retrieval_gate_configurations"
     _refuse_unknown_configurations(a, b, gate.configurations, source)
     if not gate.configurations:

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ..golden import GoldenFileError, GoldenQuery, Problem
-from ..io.atomic import write_atomic
+from ..io.atomic import write_all_atomic
 from ..io.common import FormatError, counted, some_ids
 from ..io.golden_check import written_id_problem
 from ..io.golden_file import JSONL_SUFFIX, is_golden_file, load_golden_file
@@ -302,15 +302,15 @@ def run_merge(ctx: Context, args: argparse.Namespace) -> int:
         ctx.say(f"{counted(len(problems), 'problem')}: nothing merged")
         return FINDINGS
     changed = [m for m in planned if m.new != m.old]
-    for merge in changed:
-        shown = ctx.shown(merge.path)
-        if args.dry_run:
+    if args.dry_run:
+        for merge in changed:
+            shown = ctx.shown(merge.path)
             diff = difflib.unified_diff(
                 merge.old.splitlines(True), merge.new.splitlines(True), f"a/{shown}", f"b/{shown}"
             )
             ctx.out.writelines(diff)
-        else:
-            write_atomic(merge.path, merge.new)
+    else:  # every golden file or none: a folder refusing one leaves the others as they were
+        write_all_atomic([(merge.path, merge.new) for merge in changed])
     already = sum(m.already for m in planned)
     judged = sum(len(g) for a in by_file.values() for g in a.values()) - already
     verb = "would merge" if args.dry_run else "merged"

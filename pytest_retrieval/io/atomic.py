@@ -6,7 +6,7 @@ import contextlib
 import errno
 import os
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 try:  # POSIX; elsewhere nothing is locked (one writer at a time is the user's duty)
@@ -37,6 +37,31 @@ def write_atomic(path: Path, text: str | Iterable[str]) -> None:
     A process killed at any point leaves ``path`` as it was or wholly new; a killed one may
     leave its temporary file (``.NAME.*.tmp``), which nothing reads.
     """
+    write_all_atomic([(path, text)])
+
+
+def write_all_atomic(files: Sequence[tuple[Path, str | Iterable[str]]]) -> None:
+    """Write several files as :func:`write_atomic` writes one, all or none: each is written
+    whole to its temporary file first, and only when every one is written are they renamed
+    over (a folder that refuses the second file leaves the first as it was)."""
+    staged: list[tuple[str, Path]] = []
+    try:
+        for path, text in files:
+            staged.append(_staged(path, text))
+        for tmp, target in staged:
+            os.replace(tmp, target)
+    except BaseException:
+        for tmp, _ in staged:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        raise
+    for folder in dict.fromkeys(target.parent for _, target in staged):
+        sync_folder(folder)
+
+
+def _staged(path: Path, text: str | Iterable[str]) -> tuple[str, Path]:
+    """``text`` written and fsynced to a temporary file beside the file ``path`` writes:
+    (the temporary file, that file). An OSError names ``path``, not the temporary file."""
     path = write_target(path)
     if path.is_dir():  # else written whole, then refused at the rename, naming the temporary
         raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", str(path))
@@ -59,7 +84,6 @@ def write_atomic(path: Path, text: str | Iterable[str]) -> None:
                 handle.writelines(text)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp, path)
     except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
@@ -67,7 +91,7 @@ def write_atomic(path: Path, text: str | Iterable[str]) -> None:
             # a write that failed (a full disk) names no file: name the one asked for
             raise type(exc)(exc.errno, exc.strerror, str(path)) from None
         raise
-    sync_folder(path.parent)
+    return tmp, path
 
 
 @contextlib.contextmanager

@@ -70,17 +70,18 @@ def _checked(data: object, text: str, shown: str, keys: int | None = None) -> di
             f"{VERSION}"
         )
     if keys is None:
-        keys = _keys_read(data)
+        keys = keys_read(data)
     if not keys_hold_once(text, keys, head='"configurations": {'):
         found = first_repeat(text)
         if found is not None:
-            raise BaselineError(_given_twice(shown, found))
+            raise BaselineError(given_twice(shown, found))
     return data
 
 
-def _keys_read(data: dict[str, object]) -> int:
-    """The keys of every mapping of a parsed baseline, counted at C speed where the queries
-    are (a shape the writer never writes may count fewer, which is safe)."""
+def keys_read(data: dict[str, object]) -> int:
+    """The keys of every mapping of a parsed baseline (or JSON report: the same shape),
+    counted at C speed where the queries are (a shape the writer never writes may count
+    fewer, which is safe)."""
     total = len(data)
     for key, value in data.items():
         if key != "configurations" or type(value) is not dict:
@@ -112,7 +113,7 @@ def _keys_of_queries(queries: object) -> int:
     return total
 
 
-def _given_twice(shown: str, found: Repeat) -> str:
+def given_twice(shown: str, found: Repeat) -> str:
     """A key given twice, named with where it is and its lines."""
     path, key = found.path, found.key
     lines = (
@@ -286,7 +287,7 @@ def _read_written(text: str) -> tuple[dict[str, object], int] | None:
     if found is None:
         return None
     data, blocks = found
-    keys = _keys_read(data) - len(blocks)  # less each placeholder's key
+    keys = keys_read(data) - len(blocks)  # less each placeholder's key
     try:
         for block, name, start, end in blocks:
             records, held = _block_records(text, start, end, name)

@@ -186,7 +186,15 @@ def _judgment(
         )
         return None
     grade = int(score)
-    if not 0 <= grade <= max_grade:
+    if grade < 0:  # no retrieval_max_grade makes it a grade
+        log.add(
+            line,
+            f"score {grade} of document '{doc}' is below 0: a grade is 0..{max_grade}, 0 for "
+            "judged not relevant; map the scores to grades, or drop the line",
+            qid,
+        )
+        return None
+    if grade > max_grade:
         log.add(
             line,
             f"score {grade} of document '{doc}' is outside 0..{max_grade} (retrieval_max_grade); "

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from .atomic import write_atomic
-from .common import FormatError, ProblemLog, has_space, read_lines
+from .common import FormatError, ProblemLog, category_problem, has_space, read_lines
 
 
 def read_corpus(path: Path, shown: str | None = None) -> frozenset[str]:
@@ -59,6 +59,10 @@ def read_categories(path: Path, shown: str | None = None) -> dict[str, str]:
             log.add(number, f"a category given twice (first on line {first[qid]}); keep one", qid)
             continue
         first[qid] = number
+        problem = category_problem(category)
+        if problem:  # named here, where it is written, not at the query's qrels line
+            log.add(number, problem, qid)
+            continue
         mapping[qid] = category
     if not mapping and not log.problems:
         log.add(0, "the file maps no query to a category; write 'query-id category' lines")

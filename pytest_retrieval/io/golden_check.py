@@ -217,6 +217,8 @@ def written_id_problem(value: Any) -> str | None:
             f"id {str(value).lower()} is read by YAML as a boolean (yes, no, on, off, true, "
             "false): quote it to keep it as text"
         )
+    if value == "":
+        return "id is empty: fill it in, or delete the entry"
     return _misjudged(value)
 
 

@@ -40,6 +40,19 @@ def golden_files_in(folder: Path, skipped: Sequence[str] = NORECURSEDIRS) -> lis
     return list(_walk(folder, skipped, set()))
 
 
+def collected_under(folder: Path, path: Path, skipped: Sequence[str] = NORECURSEDIRS) -> bool:
+    """Whether collecting ``folder`` would reach ``path`` (which need not exist yet): a
+    golden file's name, under it, in no folder the collection leaves out (a hidden one)."""
+    if not is_golden_file(path) or folder not in path.parents:
+        return False
+    inner = folder
+    for part in path.relative_to(folder).parts[:-1]:
+        inner = inner / part
+        if _skipped_folder(inner, skipped):
+            return False
+    return True
+
+
 def _walk(current: Path, skipped: Sequence[str], seen: set[Path]) -> Iterator[Path]:
     """The golden files under ``current`` as they are found; ``seen`` holds the real paths
     of the folders entered and the files given (a link back to a folder walked: a loop)."""

@@ -30,7 +30,7 @@ from ..golden import GoldenFileError, Problem
 from .common import FormatError
 from .golden_check import Lines, Seq
 from .golden_jsonl import parse_jsonl
-from .golden_writer import yaml_string
+from .golden_writer import yaml_key, yaml_string
 from .golden_yaml import parse_yaml
 
 _KEY = re.compile(r"\brelevant['\"]?\s*:\s*")  # the key, quoted or not, and its colon
@@ -46,7 +46,15 @@ class _Edit:
 
 
 def _pair(doc: str, grade: int) -> str:
-    return f"{yaml_string(doc, flow=True)}: {grade}"
+    """``doc: grade`` inside ``{ }`` (``? doc : grade`` for an id too long for a YAML key)."""
+    return yaml_key(yaml_string(doc, flow=True), str(grade))
+
+
+def _pair_lines(doc: str, grade: int, indent: str) -> tuple[str, ...]:
+    """``doc: grade`` as lines of a block mapping at ``indent`` (two for a long id)."""
+    return tuple(
+        f"{indent}{line}" for line in yaml_key(yaml_string(doc), str(grade), "").split("\n")
+    )
 
 
 def _queries(data: object) -> dict[str, Lines]:
@@ -207,7 +215,7 @@ class _Planner:
             return
         first = self.lines[min(relevant.key_lines.values()) - 1]
         indent = first[: len(first) - len(first.lstrip())]
-        added = tuple(f"{indent}{_pair(d, g)}" for d, g in new.items())
+        added = tuple(line for d, g in new.items() for line in _pair_lines(d, g, indent))
         self.edits.append(_Edit(last, last, added))
 
     def _block_list(self, relevant: Seq, new: dict[str, int], qid: str) -> None:
@@ -219,14 +227,11 @@ class _Planner:
                 self.add(line, "cannot rewrite this list item; write 'relevant' as a mapping", qid)
                 return
             indent = item["lead"] + "  "
-            rewritten.append(
-                _Edit(line - 1, line, (f"{indent}{_pair(str(doc), 1)}{item['tail'] or ''}",))
-            )
+            *lead, end = _pair_lines(str(doc), 1, indent)
+            rewritten.append(_Edit(line - 1, line, (*lead, f"{end}{item['tail'] or ''}")))
         last = relevant.item_lines[-1]
-        self.edits += [
-            *rewritten,
-            _Edit(last, last, tuple(f"{indent}{_pair(d, g)}" for d, g in new.items())),
-        ]
+        added = tuple(line for d, g in new.items() for line in _pair_lines(d, g, indent))
+        self.edits += [*rewritten, _Edit(last, last, added)]
 
     def apply(self, last_break: bool) -> str:
         """The text with every edit; each new line ends as the line it replaces or follows

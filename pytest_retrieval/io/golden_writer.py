@@ -32,7 +32,7 @@ import yaml
 from ..golden import GoldenFileError, GoldenQuery, Problem, id_key
 from ..metrics import MetricNameError, parse_metric
 from .atomic import write_atomic
-from .golden_check import Checker, check_query
+from .golden_check import Checker, Lines, check_query
 
 _PLAIN_BLOCK = re.compile(r"[A-Za-z_][A-Za-z0-9_ .,'?!()&+/@-]*")
 _PLAIN_FLOW = re.compile(r"[A-Za-z_][A-Za-z0-9_ .'?!()&+/@-]*")  # no ',' inside [ ] or { }
@@ -83,7 +83,7 @@ def _yaml_scalar(value: Any) -> str:
     return dumped.split("\n", 1)[0]  # drop the document end marker ('...')
 
 
-def _yaml_key(rendered: str, value: str, indent: str | None = None) -> str:
+def yaml_key(rendered: str, value: str, indent: str | None = None) -> str:
     """``key: value``; an explicit ``? key`` for a key too long to be implicit.
 
     ``indent`` is the block indentation (None: inside ``{ }``, where ``? k : v`` fits one line).
@@ -98,7 +98,7 @@ def _yaml_key(rendered: str, value: str, indent: str | None = None) -> str:
 def yaml_flow(value: Any) -> str:
     """A value on one line: mappings as ``{k: v}``, lists as ``[a, b]``, scalars as text."""
     if isinstance(value, Mapping):
-        items = [_yaml_key(_yaml_scalar(k), yaml_flow(v)) for k, v in value.items()]
+        items = [yaml_key(_yaml_scalar(k), yaml_flow(v)) for k, v in value.items()]
         return "{" + ", ".join(items) + "}"
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(yaml_flow(v) for v in value) + "]"
@@ -142,7 +142,7 @@ def _yaml_query(mapping: dict[str, object]) -> list[str]:
         if key == "relevant" and isinstance(value, Mapping) and value:
             lines.append(f"{lead}relevant:")
             lines.extend(
-                f"      {_yaml_key(yaml_string(doc), str(grade), '      ')}"
+                f"      {yaml_key(yaml_string(doc), str(grade), '      ')}"
                 for doc, grade in value.items()
             )
         elif isinstance(value, str):
@@ -158,16 +158,29 @@ def _yaml_query(mapping: dict[str, object]) -> list[str]:
 def _check(
     queries: Sequence[GoldenQuery], mappings: list[dict[str, object]], shown: str, max_grade: int
 ) -> None:
-    """Refuse, with the loader's own messages, what would not load back."""
-    checker = Checker(shown, max_grade)
+    """Refuse, with the loader's own messages, what would not load back. A query read
+    from a file (an import's qrels or queries file) has its problems named at its line
+    there, which holds what to fix; others at ``shown``, the output."""
+    checkers: dict[str, Checker] = {}
     seen: set[str] = set()
     for query, mapping in zip(queries, mappings, strict=True):
-        check_query(checker, mapping, 0, {})
+        source = query.path or shown
+        checker = checkers.setdefault(source, Checker(source, max_grade))
+        line = query.line if query.path else 0
+        check_query(checker, _at_line(mapping, line), line, {})
         if id_key(query.id) in seen:  # 'café' composed and decomposed: one id
-            checker.add(0, "duplicate id; ids must be unique across the golden set", query.id)
+            checker.add(line, "duplicate id; ids must be unique across the golden set", query.id)
         seen.add(id_key(query.id))
-    if checker.problems:
-        raise GoldenFileError(checker.problems)
+    problems = [problem for checker in checkers.values() for problem in checker.problems]
+    if problems:
+        raise GoldenFileError(problems)
+
+
+def _at_line(mapping: dict[str, object], line: int) -> Lines:
+    """``mapping`` as the loader's mapping read at ``line``, every key on that line."""
+    lined = Lines(mapping)
+    lined.line, lined.key_lines, lined.duplicates = line, {}, []
+    return lined
 
 
 def _rendered(query_id: str, mapping: dict[str, object], shown: str) -> list[str]:

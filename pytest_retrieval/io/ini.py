@@ -195,6 +195,10 @@ BY_SUFFIX: dict[str, Loader] = {".ini": _tox_ini, ".cfg": _setup_cfg, ".toml": _
 def read_config_file(path: Path) -> IniConfig:
     """An explicit config file (``--config FILE``): read by its name, else by its suffix."""
     path = path.resolve()
+    if path.is_dir():
+        raise IniError(
+            f"config file {path} is a folder: name the file in it ({', '.join(LOADERS)})"
+        )
     if not path.is_file():
         raise IniError(f"config file {path} does not exist")
     loader = LOADERS.get(path.name) or BY_SUFFIX.get(path.suffix)

@@ -24,7 +24,9 @@ from ..settings import (
     SettingsError,
     parse_settings,
 )
+from .baseline_file import given_twice, keys_read
 from .common import NestedTooDeeply, loads_json
+from .repeated_keys import first_repeat, keys_hold_once
 
 FORMAT = "pytest-retrieval-report"
 VERSION = 1
@@ -88,6 +90,10 @@ def _load(text: str, shown: str) -> dict[str, object]:
         raise ReportError(
             f"{shown}: report version {data.get('version')!r}; this version reads {VERSION}"
         )
+    if not keys_hold_once(text, keys_read(data), head='"configurations": {'):
+        found = first_repeat(text)  # a merge conflict resolved by keeping both lines
+        if found is not None:
+            raise ReportError(given_twice(shown, found))
     return data
 
 
@@ -125,7 +131,9 @@ def _golden(data: dict[str, object], shown: str) -> GoldenSummary:
     return GoldenSummary(tuple(str(f) for f in files), queries, digest)
 
 
-def _configuration(name: str, block: object, position: int, shown: str) -> dict[str, QueryRecord]:
+def _configuration(
+    name: str, block: object, position: int, shown: str, skip: bool
+) -> dict[str, QueryRecord]:
     queries = block.get("queries") if isinstance(block, dict) else None
     if not isinstance(queries, dict):
         raise ReportError(f"{shown}: configuration '{name}' has no 'queries' mapping")
@@ -135,7 +143,7 @@ def _configuration(name: str, block: object, position: int, shown: str) -> dict[
             out[str(qid)] = QueryRecord.from_dict(
                 entry, id=str(qid), configuration=name, position=position
             )
-            _in_range(out[str(qid)])
+            _in_range(out[str(qid)], skip)
         except RecordError as exc:
             raise ReportError(
                 f"{shown}: configuration '{name}': query '{qid}': {exc}; the file is not a "
@@ -144,10 +152,17 @@ def _configuration(name: str, block: object, position: int, shown: str) -> dict[
     return out
 
 
-def _in_range(record: QueryRecord) -> None:
+def _in_range(record: QueryRecord, skip: bool) -> None:
     """Every metric the plugin reports is in 0..1 (custom ones are checked to be): a value
-    outside was written by hand, and would be compared as a gain or a drop."""
+    outside was written by hand, and would be compared as a gain or a drop. Null is an
+    unevaluated query's (skipped), or under ``retrieval_empty = skip`` a query's with
+    nothing to find; on another it would drop the query from every mean unnoticed."""
     for metric, value in record.metrics.items():
+        if value is None and not skip and record.outcome != "skipped":
+            raise RecordError(
+                f"{metric} is null, which only retrieval_empty = skip allows (this query "
+                "was evaluated)"
+            )
         if (problem := outside_0_1(metric, value)) is not None:
             raise RecordError(problem)
 
@@ -160,7 +175,7 @@ def parse_report(text: str, shown: str = "report") -> ReportFile:
     if not isinstance(configurations, dict):
         raise ReportError(f"{shown}: 'configurations' must be a mapping")
     parsed = {
-        str(name): _configuration(str(name), block, i, shown)
+        str(name): _configuration(str(name), block, i, shown, settings.conventions.empty == "skip")
         for i, (name, block) in enumerate(configurations.items())
     }
     gate = data.get("gate")

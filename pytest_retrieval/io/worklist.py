@@ -194,6 +194,18 @@ def parse_worklist(text: str, shown: str, max_grade: int, *, graded: bool = True
                 )
             ]
         )
+    if data.get("version") != VERSION:
+        where = _line(data, "version") if "version" in data else 1
+        raise FormatError(
+            [
+                Problem(
+                    shown,
+                    where,
+                    f"worklist version {data.get('version')!r}; this version reads {VERSION}: "
+                    "make the worklist again with pytest-retrieval pool",
+                )
+            ]
+        )
     reader = _Reader(shown, max_grade, graded)
     queries_raw = data.get("queries")
     if not isinstance(queries_raw, list):

@@ -3,10 +3,10 @@ the baseline it gates against, the files it replays, or a file of another kind
 (pytest's ``--junitxml`` among the others, which it writes over any file).
 
 A report, a recording and the history log each get a path of their own; a report
-replaces only a report of the plugin's, a recording only a recording, the log appends
-only to a log, and a baseline update replaces only a baseline (a golden file, a
-README.md or a conftest.py given there by mistake stays as it was). Each refusal is a
-usage error that names the option, the file and the fix.
+replaces only a report of the plugin's, a recording only a recording, the JUnit XML
+only an XML file, the log appends only to a log, and a baseline update replaces only a
+baseline (a golden file, a README.md or a conftest.py given there by mistake stays as it
+was). Each refusal is a usage error that names the option, the file and the fix.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import pytest
 
 from ..io.atomic import write_target
 from ..io.baseline_file import looks_like_baseline
+from ..io.golden_file import collected_under
 from ..io.history_file import holds_other_data
 from ..io.recording import is_recording
 from ..quoting import SHOWN, quoted
@@ -100,8 +101,29 @@ def refuse_clashing_outputs(config: pytest.Config, run: RunSettings, baseline: P
             )
         seen[resolved] = what
     _refuse_other_kinds(outputs)
+    for what, path in outputs:
+        _refuse_inside_golden(config, run, what, path)
     if run.run.update_baseline:
         _refuse_replacing_with_a_baseline(run, baseline, replayed)
+        _refuse_inside_golden(config, run, f"the baseline {_shown(run.run.baseline)}", baseline)
+
+
+def _refuse_inside_golden(config: pytest.Config, run: RunSettings, what: str, path: Path) -> None:
+    """An output a golden folder would collect (a ``.jsonl`` log or recording there): the
+    run writes it, and the next one stops on it, as on any file that is no golden file."""
+    skipped = config.getini("norecursedirs")
+    written = {Path(os.path.abspath(path)), path.resolve()}
+    for given in run.run.golden:
+        folder = config.rootpath / given
+        if folder.is_dir() and any(
+            collected_under(root, target, skipped)
+            for root in {Path(os.path.abspath(folder)), folder.resolve()}
+            for target in written
+        ):
+            _refuse(
+                f"{what} is inside the golden folder {given}: the next run would collect it "
+                "as a golden file and stop there; write it outside the golden folders"
+            )
 
 
 def _refuse_replacing_with_a_baseline(
@@ -142,11 +164,27 @@ def _refuse_other_kinds(outputs: list[tuple[str, Path]]) -> None:
                 f"{what}: the file exists and is not a recording (a golden file, a conftest.py?): "
                 "recording would overwrite it; record to a new path, or delete the file first"
             )
+        if what.startswith("--junitxml") and _has_content(path) and not _is_junit_xml(path):
+            _refuse(
+                f"{what}: the file exists and is not JUnit XML (a golden file, a report, a "
+                "conftest.py?): the JUnit XML would overwrite it; write it to a new path, or "
+                "delete the file first"
+            )
         if what.startswith("--retrieval-log") and holds_other_data(path):
             _refuse(
                 f"{what}: the file exists and is not a pytest-retrieval log (its first line is "
                 "no log entry): appending would spoil it; log to a new path"
             )
+
+
+def _is_junit_xml(path: Path) -> bool:
+    """Whether the file starts as XML does (pytest's JUnit XML: ``<?xml ...?><testsuites``)."""
+    try:
+        with path.open("rb") as file:
+            start = file.read(64)
+    except OSError:
+        return True  # not readable: pytest's own write will say what is wrong
+    return start.removeprefix(b"\xef\xbb\xbf").lstrip().startswith((b"<?xml", b"<testsuite"))
 
 
 def _has_content(path: Path) -> bool:

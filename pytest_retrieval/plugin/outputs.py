@@ -82,15 +82,20 @@ def warning_text(
 
 
 def warn_at(config: pytest.Config, text: str, path: str, line: int, shown: str = "") -> bool:
-    """Issue a log warning through pytest's filters; False when -W made it an error.
-    ``shown``: what the warnings summary prints for the line (pytest prints the file's
-    line itself, whole, when not told otherwise: a log line may be megabytes)."""
+    """Issue a log warning through pytest's filters, wrapped to the terminal as the golden
+    files' are; False when -W made it an error. ``shown``: what the warnings summary
+    prints for the line, cut to the terminal (pytest prints the file's line itself, whole,
+    when not told otherwise: a log line may be megabytes)."""
+    width = max(full_width(config) - 8, 40)  # pytest indents the line by 4
+    if len(shown) > width:
+        shown = shown[: width - 3] + "..."
+    wrapped = warning_text(config, RetrievalLogWarning, text, path, line)
     with (
         _line_shown_as(path, line, shown),
         catch_warnings_for_item(config, config.hook, "runtest", None),
     ):
         try:
-            warnings.warn_explicit(RetrievalLogWarning(text), RetrievalLogWarning, path, line)
+            warnings.warn_explicit(RetrievalLogWarning(wrapped), RetrievalLogWarning, path, line)
         except RetrievalWarning:
             return False
     return True

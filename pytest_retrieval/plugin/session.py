@@ -33,8 +33,10 @@ from ..evaluation import Evaluation, analyse
 from ..gate import GateResult, hold_latency_budgets, no_baseline_message, run_gate
 from ..history import build_entry
 from ..io.atomic import folder_locked
-from ..io.baseline_file import read_baseline, write_baseline
+from ..io.baseline_file import looks_like_baseline, read_baseline, write_baseline
 from ..io.common import counted, exists
+from ..io.file_kinds import own_file_kind
+from ..io.golden_file import is_golden_file
 from ..io.ini import IniError, key_line, read_config_file
 from ..io.provenance import provenance
 from ..io.recording import RecordingWriter, error_line, is_recording
@@ -143,6 +145,19 @@ def unmatched_show(patterns: Sequence[str], ids: set[str]) -> list[str]:
             f"--retrieval-show {quoted(pattern, '')}: no query of this run has that id{hint}"
         )
     return notes
+
+
+def _unread_baseline_hint(path: Path, update: str) -> str:
+    """What to do with a baseline that cannot be read. The update rewrites only an empty
+    file or one that starts as a baseline (a damaged one); a golden file or another file
+    of the plugin's is no baseline to delete: the setting names the wrong file."""
+    if path.stat().st_size == 0 or looks_like_baseline(path):
+        return f"Fix or delete the file, or run `{update}` to rewrite it"
+    kind = own_file_kind(path)
+    if kind is not None or is_golden_file(path):
+        what = f"a pytest-retrieval {kind}" if kind is not None else "a golden file"
+        return f"It is {what}: point retrieval_baseline (or --retrieval-baseline) at the baseline"
+    return f"Fix the file, or delete it and run `{update}` to write a new one"
 
 
 # outcomes a coarse item's pass does not show
@@ -483,7 +498,7 @@ class RetrievalSession:
             message = no_baseline_message(shown, update)
             return GateResult("no-baseline", shown, messages=[message], update=update)
         except BaselineError as exc:
-            message = f"{exc}. Fix or delete the file, or run `{update}` to rewrite it"
+            message = f"{exc}. {_unread_baseline_hint(self.baseline_path, update)}"
             return GateResult("refused", shown, messages=[message], update=update)
         self.baseline = baseline
         facts, draws, results = self.facts(baseline), self.evaluation.draws, self.results
