@@ -183,7 +183,8 @@ def test_qrels_errors_name_file_line_and_query(tmp_path):
         "'query-id<TAB>corpus-id<TAB>score'",
         "beir/qrels/test.tsv:3: query 'q1': document '00123' is judged twice (first on line 2)",
         "beir/qrels/test.tsv:4: expected 3 tab-separated fields 'query-id corpus-id score', got 2",
-        "beir/qrels/test.tsv:5: query 'q1': score 'high' of document '7' is not an integer grade",
+        "beir/qrels/test.tsv:5: query 'q1': score 'high' of document '7' is not an integer grade "
+        "(a grade is 0..3, 0 for judged not relevant)",
         "beir/qrels/test.tsv:6: query 'q1': score 5 of document '7' is outside 0..3 "
         "(retrieval_max_grade); raise retrieval_max_grade or map the grades",
         # not 'raise retrieval_max_grade', which cannot make -1 a grade
@@ -252,3 +253,11 @@ def test_round_trip(tmp_path, data):
     assert [q.id for q in read.queries] == list(judged)  # queries.jsonl order
     assert read.corpus_ids == frozenset(corpus)
     assert read.left_out == tuple(qid for qid in data if qid not in judged)
+
+
+def test_a_score_written_as_a_decimal_is_told_how_to_write_it() -> None:
+    from pytest_retrieval.io.beir import _fix
+
+    assert _fix("1.0", 3) == "; write 1"
+    assert _fix("0.73", 3) == "; map the scores to integer grades 0..3"
+    assert _fix("nan", 3) == "; map the scores to integer grades 0..3"

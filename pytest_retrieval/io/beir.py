@@ -165,6 +165,18 @@ def _queries(path: Path, log: ProblemLog) -> dict[str, _Query]:
     return queries
 
 
+def _fix(score: str, max_grade: int) -> str:
+    """The fix for a score that is not an integer: ``1.0`` is written 1; another number
+    (a model's 0.73) is mapped to grades; anything else is told what a grade is."""
+    try:
+        value = float(score)
+    except ValueError:
+        return f" (a grade is 0..{max_grade}, 0 for judged not relevant)"
+    if value.is_integer() and abs(value) < 10**6:
+        return f"; write {int(value)}"
+    return f"; map the scores to integer grades 0..{max_grade}"
+
+
 def _judgment(
     fields: list[str], line: int, log: ProblemLog, max_grade: int
 ) -> tuple[str, str, int] | None:
@@ -175,7 +187,8 @@ def _judgment(
         return None
     qid, doc, score = fields
     if not _INTEGER.fullmatch(score):
-        log.add(line, f"score {score!r} of document '{doc}' is not an integer grade", qid)
+        message = f"score {score!r} of document '{doc}' is not an integer grade"
+        log.add(line, message + _fix(score, max_grade), qid)
         return None
     if len(score) > _DIGITS:  # past any grade (and past what int() reads, when very long)
         log.add(
