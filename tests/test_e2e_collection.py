@@ -636,6 +636,8 @@ def test_every_golden_path_is_checked_not_only_the_first(
     result = e2e_run(pytester, "--retrieval-eval", "-o", f"retrieval_golden={golden}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()
     assert says in result.stderr.str()
+    # the fix points where the value was given: -o here, not the ini file
+    assert "fix the path given with -o retrieval_golden=..." in e2e_unwrapped(result.stderr.str())
 
 
 @pytest.mark.parametrize(

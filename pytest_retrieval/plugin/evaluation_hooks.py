@@ -119,6 +119,16 @@ def _as_given(config: pytest.Config, message: str) -> str:
     return message
 
 
+def _golden_source(config: pytest.Config) -> str:
+    """Where retrieval_golden was given, for the fix: -o, the ini file, or nowhere."""
+    overrides = getattr(config.option, "override_ini", None) or []
+    if any(str(o).split("=", 1)[0].strip() == "retrieval_golden" for o in overrides):
+        return "given with -o retrieval_golden=..."
+    if "retrieval_golden" in config.inicfg and config.inipath is not None:
+        return f"in {config.inipath.name} (retrieval_golden)"
+    return "(default: golden), or set retrieval_golden in your ini file"
+
+
 def _redirect_collection(config: pytest.Config, run: RunSettings) -> None:
     """With no paths given, collect the golden paths instead of testpaths.
 
@@ -133,7 +143,7 @@ def _redirect_collection(config: pytest.Config, run: RunSettings) -> None:
             raise usage_error(
                 "--retrieval-eval: retrieval_golden: "
                 + "; ".join(problems)
-                + ": fix the path, or set retrieval_golden in your ini file"
+                + f": fix the path {_golden_source(config)}"
             )
         config.args = [str(p) for p in golden]
     # both the paths as written and their real ones: a file reached through a link from
