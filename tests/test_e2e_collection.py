@@ -11,6 +11,7 @@ from conftest import (
     E2E_CATALOG_YAML,
     E2E_CONFIGS,
     E2E_FILES,
+    E2E_INI,
     E2E_QUERY_IDS,
     e2e_collected_ids,
     e2e_junit_properties,
@@ -715,3 +716,14 @@ def test_the_plugins_own_files_in_a_golden_folder_are_named_not_read_as_golden_f
     ):
         assert (f"golden/runs/{name}.jsonl:1: this is a pytest-retrieval {kind}") in text
     assert "unknown key" not in text and text.count("not a golden file: move it out") == 2
+
+
+def test_a_missing_golden_path_set_in_the_ini_file_is_named_there_without_deprecated_calls(
+    pytester: pytest.Pytester,
+) -> None:
+    """config.inicfg, which pytest 10 removes, was read to tell the ini file's value
+    from the default: under -W error it ended the run with pytest's deprecation."""
+    e2e_write_project(pytester, ini=E2E_INI.replace("= golden", "= evals"))
+    result = e2e_run(pytester, "--retrieval-eval", "-W", "error::pytest.PytestRemovedIn10Warning")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "fix the path in pytest.ini (retrieval_golden)" in e2e_unwrapped(result.stderr.str())

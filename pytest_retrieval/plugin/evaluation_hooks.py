@@ -25,6 +25,7 @@ from ..golden import GoldenSet
 from ..io.golden_file import dangling_links_in, golden_path_problems, is_golden_file
 from ..model import rows_text
 from ..settings import (
+    GOLDEN,
     SCHEMA,
     Raw,
     RunSettings,
@@ -122,11 +123,11 @@ def _as_given(config: pytest.Config, message: str) -> str:
 def _golden_source(config: pytest.Config) -> str:
     """Where retrieval_golden was given, for the fix: -o, the ini file, or nowhere."""
     overrides = getattr(config.option, "override_ini", None) or []
-    if any(str(o).split("=", 1)[0].strip() == "retrieval_golden" for o in overrides):
-        return "given with -o retrieval_golden=..."
-    if "retrieval_golden" in config.inicfg and config.inipath is not None:
-        return f"in {config.inipath.name} (retrieval_golden)"
-    return "(default: golden), or set retrieval_golden in your ini file"
+    if any(str(o).split("=", 1)[0].strip() == GOLDEN.name for o in overrides):
+        return f"given with -o {GOLDEN.name}=..."
+    if config.inipath is not None and config.getini(GOLDEN.name) != GOLDEN.default.split():
+        return f"in {config.inipath.name} ({GOLDEN.name})"  # not the default: set there
+    return f"(default: {GOLDEN.default}), or set {GOLDEN.name} in your ini file"
 
 
 def _redirect_collection(config: pytest.Config, run: RunSettings) -> None:
