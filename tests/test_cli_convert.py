@@ -495,3 +495,18 @@ def test_a_bad_category_option_is_one_usage_error_not_one_per_query(tmp_path, ca
     assert ran.code == 2, ran.err
     assert "argument --category: " in ran.err and says in ran.err
     assert "qrels.txt" not in ran.err and ran.err.count(says) == 1
+
+
+def test_export_run_writes_every_run_or_none(tmp_path):
+    """A folder refusing the second run file (here a folder of its name) left the first
+    written: a half export, each file named as written before the failure."""
+    project = write_project(tmp_path, {"golden/g.yaml": GOLDEN})
+    rankings = {"rain-tomorrow": ["weather-forecast"]}
+    write_run(project / "both.run", {"a": rankings, "b": rankings})
+    assert cli("evaluate", "both.run", "--report", "report.json", cwd=project).code == 0
+    (project / "runs" / "b.run").mkdir(parents=True)
+    ran = cli("export", "run", "report.json", "-o", "runs", cwd=project)
+    assert ran.code == 2, ran
+    assert "b.run" in ran.err and "no run was written" in ran.err
+    assert sorted(p.name for p in (project / "runs").iterdir()) == ["b.run"]  # a.run not written
+    assert "wrote run" not in ran.out + ran.err

@@ -6,8 +6,10 @@ import argparse
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from ..golden import DEFAULT_CATEGORY, GoldenFileError, GoldenQuery
+from ..io.atomic import write_all_atomic
 from ..io.beir import read_beir
 from ..io.common import FormatError, category_problem, counted, some_ids
 from ..io.corpus import read_categories, write_corpus
@@ -20,8 +22,8 @@ from ..io.trec import (
     read_qrels,
     read_run,
     read_topics,
+    run_text,
     write_qrels,
-    write_run,
 )
 from ..model import QueryRecord
 from ..pooling import coverage
@@ -361,6 +363,29 @@ def _refuse_errors(
         )
 
 
+class _RunFile(NamedTuple):
+    """One configuration's run file, made before any is written."""
+
+    name: str
+    target: Path
+    text: str
+    queries: int  # with a line in it
+    empty: int  # empty rankings: no line (a run file cannot hold one)
+
+
+def _run_file(folder: Path, name: str, records: Mapping[str, QueryRecord]) -> _RunFile:
+    rankings = {
+        qid: r.retrieved for qid, r in sorted(records.items()) if r.evaluated and r.error is None
+    }
+    target = folder / _file_name(name)
+    try:
+        text = run_text({name: rankings}, shown=str(target))
+    except FormatError as exc:
+        raise CliError(str(exc)) from None
+    empty = sum(1 for ranking in rankings.values() if not ranking)
+    return _RunFile(name, target, text, len(rankings) - empty, empty)
+
+
 def export_run(ctx: Context, args: argparse.Namespace) -> int:
     path = _input(ctx, args.report)
     report = read_report_file(ctx, args.report, "export run")
@@ -375,24 +400,18 @@ def export_run(ctx: Context, args: argparse.Namespace) -> int:
                 f"{_file_name(name)}; rename one"
             )
     _refuse_errors(ctx.shown(path), report.configurations, args.drop_errors)
-    for name, records in report.configurations.items():
-        rankings = {
-            qid: r.retrieved
-            for qid, r in sorted(records.items())
-            if r.evaluated and r.error is None
-        }
-        target = folder / _file_name(name)
-        try:
-            left_out = write_run(target, {name: rankings})
-        except FormatError as exc:
-            raise CliError(str(exc)) from None
-        except OSError as exc:
-            raise CliError(f"cannot write {target}: {exc.strerror or exc}") from None
-        empty = counted(len(left_out), "empty ranking")
-        empty = f"; {empty} {'has' if len(left_out) == 1 else 'have'} no line" if left_out else ""
+    planned = [_run_file(folder, name, records) for name, records in report.configurations.items()]
+    try:  # all or none: a folder refusing the second file leaves the first as it was
+        write_all_atomic([(p.target, p.text) for p in planned])
+    except OSError as exc:
+        where = exc.filename or folder
+        raise CliError(f"cannot write {where}: {exc.strerror or exc}; no run was written") from None
+    for p in planned:
+        empty = counted(p.empty, "empty ranking")
+        empty = f"; {empty} {'has' if p.empty == 1 else 'have'} no line" if p.empty else ""
         ctx.notice(
-            f"wrote run '{name}' ({counted(len(rankings) - len(left_out), 'query', 'queries')}) to "
-            f"{ctx.shown(target)}{empty}"
+            f"wrote run '{p.name}' ({counted(p.queries, 'query', 'queries')}) to "
+            f"{ctx.shown(p.target)}{empty}"
         )
     if depth is not None:
         ctx.notice(
