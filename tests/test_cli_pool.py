@@ -576,3 +576,25 @@ def test_a_merge_that_cannot_write_one_golden_file_writes_none(tmp_path, monkeyp
     assert cli("merge", "worklist.yaml", cwd=project).code == 0
     assert "sky: 1" in (project / "golden/weather.yaml").read_text(encoding="utf-8")
     assert "why: 2" in (project / "golden/sub/more.yaml").read_text(encoding="utf-8")
+
+
+def test_a_report_given_twice_is_refused_and_reports_alike_in_name_are_kept_apart(tmp_path):
+    """``pool r.json r.json`` pooled a report with itself (labels r:bm25); two reports named
+    alike in two folders gave one label, and the second replaced the first's rankings."""
+    project = _pooled(tmp_path)
+    for twice in (["bm25.json", "bm25.json"], ["bm25.json", "./bm25.json"]):
+        ran = cli("pool", *twice, "--depth", "3", cwd=project)
+        assert ran.code == 2 and "is given twice" in ran.err, ran
+    (project / "a").mkdir()
+    (project / "b").mkdir()
+    (project / "bm25.json").rename(project / "a" / "r.json")
+    (project / "dense.json").rename(project / "b" / "r.json")
+    apart = cli("pool", "a/r.json", "b/r.json", "--depth", "3", cwd=project)
+    assert apart.code == 0, apart.err
+    assert "found: {bm25: 1, dense: 1}" in apart.out  # both runs pooled, by configuration
+    (project / "b" / "r.json").write_text(
+        (project / "a" / "r.json").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    same = cli("pool", "a/r.json", "b/r.json", "--depth", "3", cwd=project)
+    assert same.code == 0, same.err
+    assert 'found: {"a/r.json:bm25": 1, "b/r.json:bm25": 1}' in same.out, same.out

@@ -74,19 +74,30 @@ def add_parsers(commands: Commands) -> None:
 
 
 def _runs(ctx: Context, given: Sequence[str], depth: int) -> dict[str, Rankings]:
-    reports = []
+    """Each configuration's rankings, labelled ``configuration`` or, for a configuration
+    two reports hold, ``report:configuration`` (the report's name, or its path when two
+    reports share a name)."""
+    seen: dict[Path, str] = {}
     for name in given:
-        reports.append(read_report_file(ctx, name, "pool"))
+        other = seen.setdefault(ctx.path(name).resolve(), name)
+        if other != name or given.count(name) > 1:
+            raise CliError(
+                f"{name} is given twice{'' if other == name else f' (as {other})'}: a report "
+                "pooled with itself adds nothing; give each report once"
+            )
+    reports = [read_report_file(ctx, name, "pool") for name in given]
+    stems = [Path(report.path).stem for report in reports]
     counts: dict[str, int] = {}
     for report in reports:
         for configuration in report.configurations:
             counts[configuration] = counts.get(configuration, 0) + 1
     runs: dict[str, Rankings] = {}
-    for report in reports:
+    for report, stem in zip(reports, stems, strict=True):
         kept = report.settings.depth
         if kept is not None and kept < depth:
             ctx.note(f"{report.path} keeps each query's top {kept} only: those are pooled")
-        stem = Path(report.path).stem
+        if stems.count(stem) > 1:  # a/r.json and b/r.json: named by their paths
+            stem = str(report.path)
         for configuration, records in report.configurations.items():
             label = configuration if counts[configuration] == 1 else f"{stem}:{configuration}"
             runs[label] = {q: r.retrieved for q, r in records.items() if r.evaluated}
