@@ -1314,3 +1314,24 @@ def test_the_gate_failure_entry_fits_the_terminal_and_names_q_only_under_q(
         said = " ".join(" ".join(entry).split())
         assert ("under -q" in said) is quiet, said
         assert "'retrieval evaluation' section below" in said
+
+
+def test_an_unreadable_baseline_is_replaced_only_by_an_update_of_the_whole_set(
+    project: pytest.Pytester,
+):
+    """A partial update (-k) over a baseline that cannot be read wrote only the queries
+    run: every other one was lost, with a note and exit 0."""
+    path = baseline_path(project)
+    path.parent.mkdir(exist_ok=True)
+    path.write_text('{"format": "pytest-retrieval-baseline", "version": 1, "configu', "utf-8")
+    damaged = path.read_text(encoding="utf-8")
+    part = run(project, "--retrieval-update-baseline", "-k", "lexical")
+    assert part.ret == 1, part.text
+    assert path.read_text(encoding="utf-8") == damaged  # kept as it was
+    said = " ".join(part.text.split())
+    assert "retrieval baseline NOT written: " in said
+    assert "writing it would drop every other query" in said
+    whole = run(project, "--retrieval-update-baseline")
+    assert whole.ret == 0, whole.text
+    assert "the previous baseline could not be read and is replaced" in " ".join(whole.text.split())
+    assert json.loads(path.read_text(encoding="utf-8"))["format"] == "pytest-retrieval-baseline"

@@ -444,13 +444,27 @@ class RetrievalSession:
             self.notes.append("and could not be read back: " + ", ".join(unread[:10]))
 
     def _previous_baseline(self) -> Baseline | None:
+        """The baseline the update merges into; None when there is none, or when it cannot
+        be read and this run evaluated the whole golden set (it is then replaced). One that
+        cannot be read under a partial run is kept: BaselineError."""
         try:
             return read_baseline(self.baseline_path, self.baseline_shown)
         except BaselineMissing:
             return None
         except BaselineError as exc:
+            if self._partial():
+                raise
             self.notes.append(f"the previous baseline could not be read and is replaced: {exc}")
             return None
+
+    def _partial(self) -> bool:
+        """This run left out some collected (query, configuration): -k, --lf, a stop."""
+        facts = self.facts(None)
+        wanted, run = set(facts.golden_ids), set(self.results.configurations())
+        return any(
+            name not in run or not wanted <= {r.id for r in self.results.view(name).records}
+            for name in facts.collected or ()
+        )
 
     def _update_baseline(self) -> None:
         if not self.results:
@@ -460,7 +474,16 @@ class RetrievalSession:
             self._merge_and_write_baseline()
 
     def _merge_and_write_baseline(self) -> None:
-        previous = self._previous_baseline()
+        try:
+            previous = self._previous_baseline()
+        except BaselineError as exc:
+            self.notes.append(
+                f"retrieval baseline NOT written: {exc}; this run evaluated part of the golden "
+                "set (-k, --lf, a stopped run), and writing it would drop every other query: "
+                "fix the file, or run the update on the whole set to rewrite it"
+            )
+            self.failed_write = True
+            return
         update = merge_update(
             previous,
             self.results,
