@@ -1325,13 +1325,18 @@ def test_an_unreadable_baseline_is_replaced_only_by_an_update_of_the_whole_set(
     path.parent.mkdir(exist_ok=True)
     path.write_text('{"format": "pytest-retrieval-baseline", "version": 1, "configu', "utf-8")
     damaged = path.read_text(encoding="utf-8")
-    part = run(project, "--retrieval-update-baseline", "-k", "lexical")
-    assert part.ret == 1, part.text
-    assert path.read_text(encoding="utf-8") == damaged  # kept as it was
-    said = " ".join(part.text.split())
-    assert "retrieval baseline NOT written: " in said
-    assert "writing it would drop every other query" in said
-    whole = run(project, "--retrieval-update-baseline")
-    assert whole.ret == 0, whole.text
-    assert "the previous baseline could not be read and is replaced" in " ".join(whole.text.split())
-    assert json.loads(path.read_text(encoding="utf-8"))["format"] == "pytest-retrieval-baseline"
+    one_file = sorted(p.name for p in (project.path / "golden").glob("*.yaml"))[0]
+    for subset in (["-k", "lexical"], [f"golden/{one_file}"]):  # a selection; one file named
+        part = run(project, "--retrieval-update-baseline", *subset)
+        assert part.ret == 1, part.text
+        assert path.read_text(encoding="utf-8") == damaged  # kept as it was
+        said = " ".join(part.text.split())
+        assert "retrieval baseline NOT written: " in said
+        assert "writing it would drop every other query" in said
+    for whole_set in ([], ["golden"]):  # the golden folder named is the whole set too
+        path.write_text(damaged, encoding="utf-8")
+        whole = run(project, "--retrieval-update-baseline", *whole_set)
+        assert whole.ret == 0, whole.text
+        said = " ".join(whole.text.split())
+        assert "the previous baseline could not be read and is replaced" in said
+        assert json.loads(path.read_text("utf-8"))["format"] == "pytest-retrieval-baseline"

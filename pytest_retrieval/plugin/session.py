@@ -49,7 +49,7 @@ from ..report.writers import ReportsInterrupted, write_reports
 from ..settings import RunSettings, Tolerances, unknown_ini_keys
 from .gate_case import log_verdict
 from .gathered import Gathered
-from .keys import COLLECTED_KEY, OUTBOX_KEY, REPLAY_KEY, SELECTED_KEY
+from .keys import COLLECTED_KEY, GOLDEN_ROOTS_KEY, OUTBOX_KEY, REPLAY_KEY, SELECTED_KEY
 from .missing import MESSAGE as MISSING
 from .missing import is_golden_nodeid, missing_records
 from .nodes import golden_ids, nothing_to_find_ids
@@ -458,7 +458,16 @@ class RetrievalSession:
             return None
 
     def _partial(self) -> bool:
-        """This run left out some collected (query, configuration): -k, --lf, a stop."""
+        """This run left out golden queries: files or node ids named on the command line
+        that are not the golden folders, or some collected (query, configuration) not
+        run (-k, --lf, a stop)."""
+        config = self.config
+        if config.args_source == pytest.Config.ArgsSource.ARGS:
+            listed: list[Path] = config.stash.get(GOLDEN_ROOTS_KEY, [])
+            roots = set(listed)
+            base = config.invocation_params.dir
+            if any("::" in arg or (base / arg).resolve() not in roots for arg in config.args):
+                return True
         facts = self.facts(None)
         wanted, run = set(facts.golden_ids), set(self.results.configurations())
         return any(
