@@ -148,15 +148,21 @@ def settings_warnings(
         )
     unknown = sorted(c for c in weights if c not in categories)
     if unknown:
-        named = ", ".join(c + did_you_mean(c, categories) for c in unknown)
-        out.append(
-            Advice(
-                RetrievalSettingsWarning,
-                f"retrieval_weights names {named}, which no evaluated query has "
-                f"(categories: {', '.join(categories)}); check the spelling",
-            )
-        )
+        listed = f"categories: {', '.join(categories)}"
+        out.append(_names_unknown("retrieval_weights", unknown, categories, listed))
     return out
+
+
+def _names_unknown(
+    setting: str, unknown: Sequence[str], known: Sequence[str], listed: str
+) -> Advice:
+    """A setting naming what no evaluated query has (a typo): each with its closest
+    known name, then what the run has (``listed``)."""
+    named = ", ".join(name + did_you_mean(name, known) for name in unknown)
+    return Advice(
+        RetrievalSettingsWarning,
+        f"{setting} names {named}, which no evaluated query has ({listed}); check the spelling",
+    )
 
 
 def group_by_warnings(groups: Sequence[GroupBy], tags: Sequence[str]) -> list[Advice]:
@@ -166,15 +172,9 @@ def group_by_warnings(groups: Sequence[GroupBy], tags: Sequence[str]) -> list[Ad
     for group in groups:
         unknown = [t for t in group.tags if t not in tags]
         if unknown:
-            named = ", ".join(t + did_you_mean(t, tags) for t in unknown)
-            out.append(
-                Advice(
-                    RetrievalSettingsWarning,
-                    f"--retrieval-group-by tag:{','.join(group.tags)} names {named}, which no "
-                    f"evaluated query has (tags: {', '.join(tags) or 'none'}); check the "
-                    "spelling",
-                )
-            )
+            setting = f"--retrieval-group-by tag:{','.join(group.tags)}"
+            listed = f"tags: {', '.join(tags) or 'none'}"
+            out.append(_names_unknown(setting, unknown, tags, listed))
     return out
 
 
