@@ -79,12 +79,14 @@ def _runs(ctx: Context, given: Sequence[str], depth: int) -> dict[str, Rankings]
     reports share a name)."""
     seen: dict[Path, str] = {}
     for name in given:
-        other = seen.setdefault(ctx.path(name).resolve(), name)
-        if other != name or given.count(name) > 1:
+        resolved = ctx.path(name).resolve()
+        other = seen.get(resolved)
+        if other is not None:  # this file met before, as written here or otherwise
             raise CliError(
                 f"{name} is given twice{'' if other == name else f' (as {other})'}: a report "
                 "pooled with itself adds nothing; give each report once"
             )
+        seen[resolved] = name
     reports = [read_report_file(ctx, name, "pool") for name in given]
     stems = [Path(report.path).stem for report in reports]
     counts: dict[str, int] = {}
