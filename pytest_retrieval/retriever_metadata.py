@@ -14,6 +14,8 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from .retrievers import declared_attribute
+
 Scalar = str | int | float | bool
 Metadata = dict[str, Scalar]
 ATTRIBUTE = "metadata"  # the attribute of the retriever callable that is read
@@ -103,7 +105,7 @@ def describe(configuration: str, retriever: object) -> tuple[Metadata, list[str]
     configuration, however the items that use the retriever are cut.
     """
     try:
-        data = getattr(retriever, ATTRIBUTE, None)
+        data = declared_attribute(retriever, ATTRIBUTE)
     except Exception as exc:  # a property that raises: the run goes on without it
         problem = f"retriever '{configuration}': reading .{ATTRIBUTE} raised {_shown(exc)}: ignored"
         return {}, [problem]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -104,12 +105,29 @@ class Protocol:
         return RetrieverKind(self.style == "batch", self.is_async, self.via)
 
 
+def declared_attribute(value: object, name: str) -> object:
+    """``getattr(value, name, None)``, except on a ``unittest.mock`` object made without
+    a spec: it answers every name with a new mock, so there only an attribute the test
+    set (``mock.metadata = {...}``, ``mock.retrieve_batch.return_value = ...``) counts.
+    Otherwise a ``Mock(return_value=[...])`` standing in for a retriever would be taken
+    for a batch retriever, and its made-up ``metadata`` refused."""
+    mock = sys.modules.get("unittest.mock")  # not imported: the value is no mock
+    made_up = (
+        mock is not None
+        and isinstance(value, mock.NonCallableMock)
+        and getattr(value, "_mock_methods", None) is None  # no spec: nothing is declared
+        and name not in vars(value)
+        and name not in getattr(value, "_mock_children", {})
+    )
+    return None if made_up else getattr(value, name, None)
+
+
 def _batch_method(retriever: object, fixture: str) -> object:
     """The value's ``retrieve_batch`` (None without one); reading it may run the user's
     code (a property, ``__getattr__``): what that raises is named, not a traceback of
     the plugin's."""
     try:
-        method = getattr(retriever, BATCH_METHOD, None)
+        method = declared_attribute(retriever, BATCH_METHOD)
     except Exception as exc:
         who = f"reading the '{fixture}' fixture's value's {BATCH_METHOD}"
         raise ProtocolError(raised_text(exc, who)) from None

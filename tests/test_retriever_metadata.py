@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from unittest import mock
 
 import pytest
 from test_gate import QUERY_IDS, SETTINGS, baseline_of, facts, gate, perfect, results_of
@@ -78,6 +79,25 @@ def test_a_property_that_raises_is_a_problem_not_a_crash() -> None:
     found, problems = describe("fused", Broken())
     assert found == {}
     assert "raised RuntimeError('index not loaded'): ignored" in problems[0]
+
+
+def test_a_mock_standing_in_for_a_retriever_is_a_per_query_callable_without_metadata() -> None:
+    # a Mock makes up every attribute it is asked for: only what the test set counts
+    from pytest_retrieval.retrievers import protocol_of
+
+    plain = mock.Mock(return_value=["d1"])
+    assert describe("m", plain) == ({}, [])
+    protocol = protocol_of(mock.MagicMock(return_value=["d1"]), "retriever")
+    assert (protocol.style, protocol.is_async) == ("call", False)
+    configured = mock.Mock(metadata={"model": "x"})
+    assert describe("m", configured) == ({"model": "x"}, [])
+    batch = mock.Mock()
+    batch.retrieve_batch.return_value = [["d1"]]
+    assert protocol_of(batch, "retriever").style == "batch"
+    specced = mock.Mock(spec=["retrieve_batch", "metadata"])  # a spec declares both
+    assert protocol_of(specced, "retriever").style == "batch"
+    assert describe("m", specced)[1]  # its metadata is a Mock: named, as for any value
+    assert protocol_of(mock.AsyncMock(return_value=["d1"]), "retriever").is_async
 
 
 def test_long_text_is_cut() -> None:
