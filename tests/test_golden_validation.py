@@ -69,6 +69,25 @@ def test_every_problem_of_a_file_is_reported_at_once(tmp_path: Path) -> None:
     ]
 
 
+def test_another_tools_name_for_a_key_is_told_ours(tmp_path: Path) -> None:
+    # BEIR's "text", a "qid", "qrels": no spelling distance finds ours; and "'query' is
+    # missing" is not said beside "'text' (did you mean 'query'?)"
+    found = problems(
+        tmp_path,
+        """\
+        queries:
+          - qid: one
+            text: how do I reset my password
+            qrels: {a: 1}
+        """,
+    )
+    assert found == [
+        f"{SHOWN}:2: unknown key 'qid' (did you mean 'id'?)",
+        f"{SHOWN}:3: unknown key 'text' (did you mean 'query'?)",
+        f"{SHOWN}:4: unknown key 'qrels' (did you mean 'relevant'?)",
+    ], found
+
+
 def test_defaults_fill_what_a_query_leaves_out(tmp_path: Path) -> None:
     queries = load(
         tmp_path,

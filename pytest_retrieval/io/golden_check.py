@@ -97,7 +97,25 @@ def duplicate_keys(value: Any) -> list[tuple[Any, int, int]]:
 # --------------------------------------------------------------------------- small helpers
 
 
+# What other tools and datasets call a golden query's keys (BEIR's "text", a "qid", a
+# "qrels"), which no spelling distance finds: the hint names ours.
+_OTHER_NAMES = {
+    "query": ("text", "question", "q", "query_text", "prompt", "question_text"),
+    "id": ("qid", "query_id", "_id", "uid"),
+    "relevant": (
+        "qrels", "relevance", "judgments", "judgements", "relevant_docs", "relevant_ids",
+        "answers", "ground_truth", "gold", "labels", "positives",
+    ),
+    "forbid": ("forbidden", "excluded", "exclude", "must_not", "blocklist", "negatives"),
+    "category": ("type", "kind", "group", "intent"),
+}  # fmt: skip
+_SYNONYMS = {other: ours for ours, others in _OTHER_NAMES.items() for other in others}
+
+
 def _closest_key(word: Any, valid: tuple[str, ...]) -> str | None:
+    ours = _SYNONYMS.get(str(word).lower())
+    if ours in valid:
+        return ours
     close = difflib.get_close_matches(str(word), valid, n=1, cutoff=0.6)
     return close[0] if close else None
 
@@ -564,6 +582,8 @@ def _field_value(
 def _query_id(checker: Checker, raw: Mapping[Any, Any], line: int) -> tuple[str | None, bool]:
     """The query's id (None if it has none) and whether it is usable as a node id."""
     qid = _as_id(raw.get("id"))
+    if qid is None and "id" not in raw and _misspelled(raw, "id"):
+        return None, False  # its unknown key says the fix ('qid': did you mean 'id'?)
     if qid is None:
         checker.add(
             line,
