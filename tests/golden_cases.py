@@ -7,6 +7,53 @@ import re
 
 # (golden text, reported line, query id or None, fragments of the problem on that line)
 GOLDEN_ERRORS = {
+    "grade-in-quotes": (
+        """\
+        queries:
+          - id: rain-later
+            query: will it rain later today
+            relevant: {weather-forecast: "2"}
+        """,
+        4,
+        "rain-later",
+        ["got text '2'", "write 2 without quotes"],
+    ),
+    "grade-as-a-float": (
+        """\
+        queries:
+          - id: rain-later
+            query: will it rain later today
+            relevant:
+              weather-forecast: 2.0
+              radar: 0.5
+        """,
+        5,
+        "rain-later",
+        ["got a number 2.0", "write 2"],
+    ),
+    "grades-as-a-list-of-mappings": (
+        """\
+        queries:
+          - id: rain-later
+            query: will it rain later today
+            relevant:
+              - weather-forecast: 2
+        """,
+        5,
+        "rain-later",
+        ["list must hold ids", "make 'relevant' a mapping: {d1: 2, d2: 1}"],
+    ),
+    "queries-keyed-by-id": (
+        """\
+        queries:
+          rain-later:
+            query: will it rain later today
+            relevant: {weather-forecast: 3}
+        """,
+        2,
+        None,
+        ["must be a list of queries, got a mapping", "'- id: q1'"],
+    ),
     "unknown-key-with-suggestion": (
         """\
         queries:

@@ -185,7 +185,8 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
     ),
     "grade-float": (
         "queries:\n  - id: a\n    query: q\n    relevant: {x: 1.5}\n",
-        "golden/bad.yaml:4: query 'a': grade of 'x' must be an integer 0..3, got a number 1.5",
+        "golden/bad.yaml:4: query 'a': grade of 'x' must be an integer 0..3, got a number 1.5; grades are whole numbers "
+        "(raise retrieval_max_grade for a finer scale)",
     ),
     "grade-high": (
         "queries:\n  - id: a\n    query: q\n    relevant: {x: 4}\n",
@@ -289,7 +290,8 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
     ),
     "queries-mapping": (
         "queries: {a: 1}\n",
-        "golden/bad.yaml:1: 'queries' must be a list of queries, got a mapping",
+        "golden/bad.yaml:1: 'queries' must be a list of queries, got a mapping; write each "
+        "query as a list item: '- id: q1', its keys below it",
     ),
     "id-list": (
         "queries:\n  - id: [a]\n    query: q\n    relevant: {x: 1}\n",
@@ -618,7 +620,8 @@ GOLDEN_JSONL_CASES: dict[str, tuple[str, str]] = {
     ),
     "float-grade": (
         '{"id": "a", "query": "q", "relevant": {"x": 1.5}}\n',
-        "golden/bad.jsonl:1: query 'a': grade of 'x' must be an integer 0..3, got a number 1.5",
+        "golden/bad.jsonl:1: query 'a': grade of 'x' must be an integer 0..3, got a number 1.5; grades are whole numbers "
+        "(raise retrieval_max_grade for a finer scale)",
     ),
     "bool-grade": (  # JSON's true is a boolean as written: no word of YAML's yes and no
         '{"id": "a", "query": "q", "relevant": {"x": true}}\n',

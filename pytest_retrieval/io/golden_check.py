@@ -127,6 +127,22 @@ def _closest(word: Any, valid: tuple[str, ...]) -> str:
     return f"; valid keys: {', '.join(valid)}"
 
 
+_LIST_OF_GRADES = "; to grade documents, make 'relevant' a mapping: {d1: 2, d2: 1}"
+
+
+def _grade_fix(grade: Any) -> str:
+    """How to write a grade that is not an integer as one."""
+    if isinstance(grade, bool):
+        return " (YAML reads yes, no, on, off, true and false as booleans)"
+    if isinstance(grade, str) and grade.strip().isdigit():
+        return f"; write {grade.strip()} without quotes"
+    if isinstance(grade, float) and grade.is_integer():
+        return f"; write {int(grade)}"
+    if isinstance(grade, float):
+        return "; grades are whole numbers (raise retrieval_max_grade for a finer scale)"
+    return ""
+
+
 def _misspelled(raw: Mapping[Any, Any], key: str) -> bool:
     """Whether an unknown key of ``raw`` is named as a misspelling of ``key`` (``relevent``):
     its message says the fix, where "'relevant' is missing" would mislead (write
@@ -412,7 +428,10 @@ class Checker:
             doc = _as_id(item)
             item_line = value.item_lines[index] if isinstance(value, Seq) else line
             if doc is None:
-                self.add(item_line, f"'relevant' list must hold ids, got {_type_name(item)}", qid)
+                fix = _LIST_OF_GRADES if isinstance(item, Mapping) else ""
+                self.add(
+                    item_line, f"'relevant' list must hold ids, got {_type_name(item)}{fix}", qid
+                )
             elif _misjudged(item) is not None:
                 self.add(item_line, f"'relevant': {_misjudged(item)}", qid)
             elif id_key(doc) in forms:
@@ -443,12 +462,7 @@ class Checker:
             self.add(
                 line,
                 f"grade of '{doc}' must be an integer 0..{self.max_grade}, "
-                f"got {_type_name(grade)} {grade!r}"
-                + (
-                    " (YAML reads yes, no, on, off, true and false as booleans)"
-                    if isinstance(grade, bool)
-                    else ""
-                ),
+                f"got {_type_name(grade)} {grade!r}{_grade_fix(grade)}",
                 qid,
             )
         elif doc in grades:
@@ -884,6 +898,8 @@ def check_file(
     if not isinstance(raw_queries, list):
         line = getattr(raw_queries, "line", 1)
         message = f"'queries' must be a list of queries, got {_type_name(raw_queries)}"
+        if isinstance(raw_queries, Mapping):
+            message += "; write each query as a list item: '- id: q1', its keys below it"
         if raw_queries is data:  # the whole file is one value
             message = (
                 f"the file holds {_type_name(data)} {str(data)[:40]!r}, not a mapping with a "
