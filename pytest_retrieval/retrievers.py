@@ -140,6 +140,26 @@ def _batch_method(retriever: object, fixture: str) -> object:
     return method
 
 
+def _takes_one(function: object, what: str, argument: str, fixture: str) -> None:
+    """Refuse a callable that cannot be called with one argument (``lambda: [...]``,
+    ``def search(query, k)``) before any call: the call's TypeError would point into
+    the plugin. A callable whose signature cannot be read is taken as it is."""
+    try:
+        signature = inspect.signature(function)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return
+    try:
+        signature.bind(None)
+    except TypeError:
+        name = getattr(function, "__name__", type(function).__name__)
+        signature = signature.replace(return_annotation=inspect.Signature.empty)
+        raise ProtocolError(
+            f"the '{fixture}' fixture's {what}{name}{signature} cannot be called with "
+            f"{argument} alone, as the plugin calls it: give it one parameter, and defaults "
+            "to any others, or bind them: functools.partial(search, k=10)"
+        ) from None
+
+
 def protocol_of(retriever: object, fixture: str) -> Protocol:
     """The protocol of the fixture's value; :class:`ProtocolError` names what is wrong."""
     method = _batch_method(retriever, fixture)
@@ -149,6 +169,7 @@ def protocol_of(retriever: object, fixture: str) -> Protocol:
                 f"the '{fixture}' fixture's value has a {BATCH_METHOD} that is not callable "
                 f"({type(method).__name__}); make it a method taking a list of queries"
             )
+        _takes_one(method, "", "the list of queries", fixture)
         return Protocol("batch", _is_async(method), method, BATCH_METHOD)
     if not callable(retriever):
         raise ProtocolError(
@@ -157,4 +178,5 @@ def protocol_of(retriever: object, fixture: str) -> Protocol:
         )
     marked = bool(getattr(retriever, BATCH_ATTRIBUTE, False))
     via = "@pytest_retrieval.batch" if marked else "callable"
+    _takes_one(retriever, "callable ", "the list of queries" if marked else "the query", fixture)
     return Protocol("batch" if marked else "call", _is_async(retriever), retriever, via)

@@ -1,0 +1,65 @@
+"""Unit tests of how a retriever fixture's value is read: which protocol, and refusals."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+import pytest_retrieval
+from pytest_retrieval.retrievers import ProtocolError, protocol_of
+
+
+def search(query: object, k: int = 10, *, index: object = None) -> list[str]:
+    return ["d1"]
+
+
+def needs_k(query: object, k: int) -> list[str]:
+    return ["d1"]
+
+
+def needs_k_batch(queries: object, k: int) -> list[list[str]]:
+    return [["d1"]]
+
+
+class Engine:
+    def __call__(self, query: object) -> list[str]:
+        return ["d1"]
+
+
+class NoArgumentBatch:
+    def retrieve_batch(self) -> list[list[str]]:
+        return [["d1"]]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [search, functools.partial(needs_k, k=5), Engine(), print, lambda *queries: []],
+    ids=["defaults", "partial", "instance", "builtin", "star-args"],
+)
+def test_a_callable_that_takes_one_argument_is_a_per_query_retriever(value: object) -> None:
+    assert protocol_of(value, "retriever").style == "call"
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (lambda: ["d1"], "callable <lambda>() cannot be called with the query alone"),
+        (needs_k, "callable needs_k(query: 'object', k: 'int') cannot be called with the query"),
+        (NoArgumentBatch(), "fixture's retrieve_batch() cannot be called with the list of queries"),
+        (
+            pytest_retrieval.batch(needs_k_batch),  # (marking sets an attribute on it)
+            "callable needs_k_batch(queries: 'object', k: 'int') cannot be called with the list",
+        ),
+    ],
+    ids=["no-parameter", "two-required", "batch-method", "marked-batch"],
+)
+def test_a_callable_that_cannot_take_the_query_is_refused_before_any_call(
+    value: object, shown: str
+) -> None:
+    # called, its TypeError would point into the plugin's frames
+    with pytest.raises(ProtocolError) as info:
+        protocol_of(value, "retriever")
+    text = str(info.value)
+    assert text.startswith("the 'retriever' fixture's ") and shown in text, text
+    assert "functools.partial(search, k=10)" in text
