@@ -28,12 +28,19 @@ from .io.common import (
     some_ids,
 )
 from .io.file_kinds import OWN_KINDS, RECORDING_KIND, own_file_kind
-from .io.recording import Recorded, Recording, filters_as_recorded, is_recording, read_recording
+from .io.recording import (
+    Recorded,
+    RecordedResult,
+    Recording,
+    filters_as_recorded,
+    is_recording,
+    read_recording,
+)
 from .io.trec import REORDERED, Ranking, Run, read_run
 from .quoting import SHOWN, query_text, quoted
 from .retriever_metadata import Metadata
 from .runner import RECORDED_PREFIX, Answer
-from .shapes import CheckedIds
+from .shapes import CheckedIds, ReplayedResult, ResultKey
 
 
 class ReplayError(ValueError):
@@ -53,6 +60,7 @@ class Replay:
     runs: Mapping[str, Mapping[str, Ranking]] = field(default_factory=dict)  # TREC runs
     reordered: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # TREC: see Run
     sources: Mapping[str, str] = field(default_factory=dict)  # TREC: configuration -> its file
+    keyed: bool = False  # some recorded results hold the key the result-key hook gave
 
     @property
     def configurations(self) -> list[str]:
@@ -77,8 +85,39 @@ class Replay:
         latency = None if found.latency_ms is None else found.latency_ms / 1000
         if found.error is not None:
             return Answer(error=f"{RECORDED_PREFIX}{found.error}", latency=latency)
-        results = list(map(tuple, found.results))  # plain (id, score) pairs, read fast
-        return Answer(results, latency=latency, shared=found.shared)
+        return Answer(_replayed(found), latency=latency, shared=found.shared)
+
+
+def _replayed(found: Recorded) -> list[object]:
+    """A recorded answer, as the replay hands it on (and the result-key hook gets it):
+    ids when the retriever gave no scores, else (id, score) pairs; a result the hook
+    gave a key as a :class:`ReplayedResult`, judged by that key."""
+    results = found.results
+    if found.keyed:
+        return [_keyed(r) for r in results]
+    if results and all(r[1] is None for r in results):
+        return [r[0] for r in results]
+    return list(map(tuple, results))  # plain (id, score) pairs, read fast
+
+
+def _keyed(result: RecordedResult) -> object:
+    if len(result) == 3:
+        return ReplayedResult(*result)
+    return result[0] if result[1] is None else result
+
+
+def replayed_key(key: ResultKey | None) -> ResultKey:
+    """The judgment key of a replayed result: the key recorded with it, when the hook
+    gave one as the run was recorded (not asked again: what it read, such as a chunk's
+    metadata, is not in the recording); for any other result, what the hook says now."""
+
+    def judged(result: object) -> str | None:
+        if isinstance(result, ReplayedResult):
+            return result.key
+        return None if key is None else key(result)
+
+    judged.__name__ = getattr(key, "__name__", "pytest_retrieval_result_key")
+    return judged
 
 
 _MISSING = "not in the recording"  # the two errors of a replayed query, counted below
@@ -288,9 +327,10 @@ def _from_recording(recording: Recording, shown: str) -> Replay:
         )
     if not recording.entries:
         raise ReplayError(f"--retrieval-replay: the recording {shown} holds no results")
+    keyed = any(e.keyed for entries in recording.entries.values() for e in entries.values())
     return Replay(
         recording.entries, shown, complete=recording.complete, notes=notes,
-        retrievers=recording.retrievers,
+        retrievers=recording.retrievers, keyed=keyed,
     )  # fmt: skip
 
 

@@ -17,7 +17,7 @@ from .metrics import CustomMetricError, Metric, evaluate, parse_metrics
 from .model import Outcome, QueryRecord
 from .quoting import query_text, result_ids
 from .settings import Settings
-from .shapes import ResultKey, rank_results
+from .shapes import KeyedResult, ResultKey, rank_results
 
 
 @dataclass(frozen=True)
@@ -89,15 +89,17 @@ def score_query(
     position: int = 0,
     expect: Expectation = Expectation(),
     key: ResultKey | None = None,
+    kept: list[KeyedResult] | None = None,
 ) -> tuple[QueryRecord, list[str]]:
     """Score what the retriever returned: the record and the whole de-duplicated ranking.
 
     ``key`` maps a result to the key judgments use (None: its id); results mapping
-    to a key already ranked count once, at the first rank (``record.merged``). A
-    custom metric that fails makes the record an error naming the metric. Raises
+    to a key already ranked count once, at the first rank (``record.merged``); ``kept``
+    gets each result with its key, for a recording. A custom metric that fails makes
+    the record an error naming the metric. Raises
     :class:`~pytest_retrieval.shapes.ResultShapeError` for a non-ranking.
     """
-    ranked = rank_results(returned, key)
+    ranked = rank_results(returned, key, kept)
     ranking = ranked.ranking
     record = base_record(query, configuration, position)
     record.duplicates, record.merged = ranked.duplicates, ranked.merged

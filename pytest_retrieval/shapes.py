@@ -356,17 +356,37 @@ def _key_of(key: ResultKey, result: Any, rank: int) -> str | None:
     return found
 
 
+# One result as a recording keeps it when the result-key hook gave it a key: its own id
+# (None for a result only the hook could read), its score, the key it was judged by.
+KeyedResult = tuple["str | None", "float | None", "str | None"]
+
+
+@dataclass(frozen=True)
+class ReplayedResult:
+    """A recorded result the hook had given a key: replayed, it is judged by that key,
+    the hook not called again (what it read, a chunk's ``metadata``, is not recorded)."""
+
+    id: str | None
+    score: float | None
+    key: str
+
+
 class CheckedIds(list[str]):
     """Result ids a reader has already checked as a ranking: distinct, non-empty text
     without blanks at either end (a TREC run's documents for one query). Read as they
     are, without the checks a retriever's answer goes through."""
 
 
-def rank_results(returned: Any, key: ResultKey | None = None) -> Ranked:
+def rank_results(
+    returned: Any, key: ResultKey | None = None, kept: list[KeyedResult] | None = None
+) -> Ranked:
     """What came back, as judgment keys: each key once, at its first rank.
 
     Without ``key`` a result's key is its id. With it, a result the function maps to
-    None keeps its id, and a result that has no id of its own may still be mapped.
+    None keeps its id, and a result that has no id of its own may still be mapped; a
+    result with no id of its own whose key came back earlier counts as merged (another
+    chunk of the document), as results with other ids do. ``kept``: with ``key``, gets
+    each result as a recording keeps it (:data:`KeyedResult`).
     """
     if key is None and type(returned) is CheckedIds:
         return Ranked(list(returned))  # a plain list, as every other answer gives
@@ -378,17 +398,30 @@ def rank_results(returned: Any, key: ResultKey | None = None) -> Ranked:
     duplicates = merged = 0
     for position, result in enumerate(_results(returned), start=1):
         found = _key_of(key, result, position)
-        _refuse_bad_score(result, position)  # also for a result only the key function reads
-        try:
-            doc = _result_id(result, position)
-        except ResultShapeError:
-            if found is None:
-                raise
-            doc = found  # a result the key function alone can read
-        judged_as = doc if found is None else found
+        doc = _own_id(result, position, found is not None)
+        judged_as = found if found is not None else doc
+        if judged_as is None:  # pragma: no cover - _own_id gives an id unless keyed
+            raise ResultShapeError(f"result at rank {position} has no id")
         if judged_as in keys:
-            duplicates += doc in ids
-            merged += doc not in ids
+            duplicates += doc is not None and doc in ids
+            merged += doc is None or doc not in ids
         keys.setdefault(judged_as, None)
-        ids.add(doc)
+        if doc is not None:
+            ids.add(doc)
+        if kept is not None:
+            kept.append((doc, _score_of(result), found))
     return Ranked(list(keys), duplicates, merged)
+
+
+def _own_id(result: Any, rank: int, keyed: bool) -> str | None:
+    """The result's id; None for one that has none when the key function gave it a key
+    (its score is still checked)."""
+    _refuse_bad_score(result, rank)  # also for a result only the key function reads
+    if isinstance(result, ReplayedResult):
+        return result.id
+    try:
+        return _result_id(result, rank)
+    except ResultShapeError:
+        if not keyed:
+            raise
+        return None  # a result the key function alone can read

@@ -1798,6 +1798,22 @@ ENTRY = '{"configuration": "bm25", "id": "q1", "text": "t", "results": [["d1", 1
             "run.jsonl:2: not a recording entry (result 2's id 1 is not text; ids are recorded "
             "as text); the recording is damaged: record again",
         ),
+        # [id, score, key]: a result the result-key hook gave a key (id null: it had none)
+        (
+            [ENTRY.replace('[["d1", 1.0]]', '[["d0", 2, "doc"], [null, null]]'), FOOTER],
+            "run.jsonl:2: not a recording entry (result 2's id None is not text; ids are "
+            "recorded as text); the recording is damaged: record again",
+        ),
+        (
+            [ENTRY.replace('[["d1", 1.0]]', '[[null, 1.0, ""]]'), FOOTER],
+            "run.jsonl:2: not a recording entry (result 1's key '' is not text; keys are "
+            "recorded as text); the recording is damaged: record again",
+        ),
+        (
+            [ENTRY.replace('[["d1", 1.0]]', '[[null, 1.0, "doc", 5]]'), FOOTER],
+            "run.jsonl:2: not a recording entry ('results' must be a list of [id, score] "
+            "pairs); the recording is damaged: record again",
+        ),
         (
             [ENTRY.replace('[["d1", 1.0]]', '[["d1", "0.5"]]'), FOOTER],
             "run.jsonl:2: not a recording entry (result 1's score '0.5' is not a finite number "
@@ -1888,6 +1904,9 @@ ENTRY = '{"configuration": "bm25", "id": "q1", "text": "t", "results": [["d1", 1
         "a-list",
         "no-id",
         "an-integer-id",
+        "a-null-id-without-key",
+        "an-empty-key",
+        "four-values",
         "a-text-score",
         "a-true-score",
         "a-nan-score",

@@ -10,6 +10,7 @@ a document now a chunk merged into its key. Checked serially and under ``-n 2``.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -148,3 +149,73 @@ def test_a_hook_that_raises_is_the_item_s_error_naming_it(pytester: pytest.Pytes
         "int 7 for tuple ('geocoder@v*.1', 1.0); return the judgment key as text, or None to "
         "keep the result's id",
     ])  # fmt: skip
+
+
+# Chunks as a RAG framework returns them: objects with no id of their own, the judged
+# document in their metadata ("bm25"), or "<document>#<n>" text a hook written for text
+# alone takes apart ("dense"). Each ranking's first document comes back again as another
+# chunk: merged, not a duplicate.
+CHUNK_OBJECTS = f"""\
+import pytest
+
+RANKINGS = {E2E_RANKINGS!r}
+
+
+class Chunk:
+    def __init__(self, source, n):
+        self.page_content = f"text {{n}}"
+        self.metadata = {{"source": source}}
+
+
+def pytest_retrieval_result_key(result, query):
+    if isinstance(result, str):
+        return result.partition("#")[0]  # a tuple has no partition(): never handed one
+    return result.metadata["source"]
+
+
+@pytest.fixture(params=["bm25", "dense"])
+def retriever(request):
+    def search(query):
+        ids = RANKINGS[request.param][query.id]
+        if request.param == "bm25":
+            return [Chunk(d, n) for n, d in enumerate(ids + ids[:1])]
+        return [f"{{d}}#{{n}}" for n, d in enumerate(ids + ids[:1])]
+
+    return search
+"""
+
+
+def test_chunks_only_the_hook_can_read_are_recorded_by_their_keys_and_replayed_alike(
+    pytester: pytest.Pytester,
+) -> None:
+    root = e2e_write_project(pytester, conftest=CHUNK_OBJECTS)
+    live = e2e_run(
+        pytester, "--retrieval-eval", "-p", "no:randomly", "--retrieval-report=live.json",
+        "--retrieval-record=run.jsonl",
+    )  # fmt: skip
+    live.assert_outcomes(passed=14)
+    lines = (root / "run.jsonl").read_text(encoding="utf-8").splitlines()
+    entries = [json.loads(line) for line in lines[1:-1]]
+    ranked = E2E_RANKINGS["bm25"]["rain-tomorrow"]
+    objects = next(e for e in entries if (e["configuration"], e["id"]) == ("bm25", "rain-tomorrow"))
+    assert objects["results"] == [[None, None, d] for d in ranked + ranked[:1]]
+    text = next(e for e in entries if (e["configuration"], e["id"]) == ("dense", "rain-tomorrow"))
+    first = E2E_RANKINGS["dense"]["rain-tomorrow"][0]
+    assert text["results"][0] == [f"{first}#0", None, first]  # its own id, and its key
+    replay = e2e_run(
+        pytester, "--retrieval-eval", "-p", "no:randomly", "--retrieval-report=replay.json",
+        "--retrieval-replay=run.jsonl",
+    )  # fmt: skip
+    replay.assert_outcomes(passed=14)
+    reports = [
+        e2e_load_json(root / name)["configurations"] for name in ("live.json", "replay.json")
+    ]
+    for configuration in E2E_CONFIGS:
+        for qid in E2E_QUERY_IDS:
+            ids = E2E_RANKINGS[configuration][qid]
+            for report in reports:
+                entry = report[configuration]["queries"][qid]
+                expected = e2e_expected_metrics(configuration, qid)
+                assert entry["metrics"] == pytest.approx(expected), (configuration, qid)
+                merged = len(ids) + (1 if ids else 0) - len(e2e_dedupe(ids))
+                assert (entry["merged"], entry["duplicates"]) == (merged, 0), (configuration, qid)

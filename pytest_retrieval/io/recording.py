@@ -10,11 +10,13 @@ configuration), and a footer written when the run ends::
      "retrievers": {"dense": {"index_version": "2024-09"}}}
 
 ``results`` are ``[id, score]`` pairs as the retriever returned them (score null when
-it gave none); ``filters`` appears when the query had some. A query recorded again in one
-run (a rerun plugin) starts ``{"attempt": 2, ...`` (3, ...): the reader keeps the last
-attempt and refuses any other entry given twice (a line copied over another). The
-file is written to a temporary file beside the path as the run goes and renamed over
-the path at the end, so the path holds a whole recording or the one before.
+it gave none), or ``[id, score, key]`` for a result the ``pytest_retrieval_result_key``
+hook gave a key (id null when the result had none of its own); ``filters`` appears
+when the query had some. A query recorded again in one run (a rerun plugin) starts
+``{"attempt": 2, ...`` (3, ...): the reader keeps the last attempt and refuses any
+other entry given twice (a line copied over another). The file is written to a
+temporary file beside the path as the run goes and renamed over the path at the end,
+so the path holds a whole recording or the one before.
 """
 
 from __future__ import annotations
@@ -33,12 +35,18 @@ from typing import IO
 from ..bulk import paused_gc
 from ..golden import GoldenQuery, Problem
 from ..retriever_metadata import Metadata, parse_metadata
+from ..shapes import KeyedResult
 from .atomic import mode_for, sync_folder, write_target
 from .common import FormatError, ProblemLog, decode_json
 from .repeated_keys import RepeatedKeys
 
 FORMAT = "pytest-retrieval recording"
 VERSION = 1
+
+
+# [id, score], or [id, score, key] for a result the result-key hook gave a key (its
+# id null when it had none of its own: only the hook could read it)
+RecordedResult = tuple[str, float | None] | tuple[str | None, float | None, str]
 
 
 @dataclass(frozen=True)
@@ -48,11 +56,12 @@ class Recorded:
     configuration: str
     id: str
     text: str
-    results: tuple[tuple[str, float | None], ...] = ()
+    results: tuple[RecordedResult, ...] = ()
     filters: Mapping[str, object] = field(default_factory=dict)
     latency_ms: float | None = None
     shared: bool = False
     error: str | None = None
+    keyed: bool = False  # read back: some results hold the key the result-key hook gave
 
     def line(self) -> str:
         data: dict[str, object] = {"configuration": self.configuration, "id": self.id}
@@ -214,19 +223,21 @@ def is_recording(path: Path) -> bool:
     return first.lstrip().startswith(b"{") and FORMAT.encode() in first
 
 
-def _results(data: Mapping[str, object]) -> tuple[tuple[str, float | None], ...]:
+def _results(data: Mapping[str, object]) -> tuple[tuple[RecordedResult, ...], bool]:
     """The [id, score] pairs as the writer writes them: ids as text, scores as finite
     numbers or null (what a live retriever's results must be; a hand-edited 1 or "0.5"
     is refused, not read as "1" and 0.5). Checked with whole-list operations: a
-    recording holds millions of pairs."""
+    recording holds millions of pairs. And whether some results hold a key."""
     given = data["results"]  # always written: [] for an error (a KeyError names it)
     if not given:
         if given == []:
-            return ()
+            return (), False
         raise ValueError("'results' must be a list of [id, score] pairs")
+    if type(given) is not list or set(map(type, given)) != {list}:
+        raise ValueError("'results' must be a list of [id, score] pairs")
+    if 3 in set(map(len, given)):
+        return _keyed_results(given), True
     try:  # zip with strict and the unpacking: every pair holds two values
-        if type(given) is not list or set(map(type, given)) != {list}:
-            raise ValueError
         docs, scores = zip(*given, strict=True)
     except ValueError:
         raise ValueError("'results' must be a list of [id, score] pairs") from None
@@ -242,7 +253,34 @@ def _results(data: Mapping[str, object]) -> tuple[tuple[str, float | None], ...]
             raise ValueError(f"result {rank}'s score {score!r} is not a finite number or null")
     if int in kinds:
         scores = tuple(s if s is None else float(s) for s in scores)
-    return tuple(zip(docs, scores, strict=True))
+    return tuple(zip(docs, scores, strict=True)), False
+
+
+def recorded_results(kept: Sequence[KeyedResult]) -> tuple[RecordedResult, ...]:
+    """Results as :func:`~pytest_retrieval.shapes.rank_results` kept them, as recorded:
+    [id, score] for one the hook gave no key."""
+    return tuple((d, s) if k is None and d is not None else (d, s, k) for d, s, k in kept)  # type: ignore[misc]
+
+
+def _keyed_results(given: list[list[object]]) -> tuple[RecordedResult, ...]:
+    """Results some of which the result-key hook gave a key: [id, score] and [id, score,
+    key] (id null for a result only the hook could read); read one by one."""
+    found: list[RecordedResult] = []
+    for rank, result in enumerate(given, 1):
+        if len(result) not in (2, 3):
+            raise ValueError("'results' must be a list of [id, score] pairs")
+        doc, score, *key = result
+        if key and (not isinstance(key[0], str) or not key[0]):
+            raise ValueError(
+                f"result {rank}'s key {key[0]!r} is not text; keys are recorded as text"
+            )
+        if not (isinstance(doc, str) and doc) and not (key and doc is None):
+            raise ValueError(f"result {rank}'s id {doc!r} is not text; ids are recorded as text")
+        if not _score_ok(score):
+            raise ValueError(f"result {rank}'s score {score!r} is not a finite number or null")
+        value = None if score is None else float(score)  # type: ignore[arg-type]
+        found.append((doc, value, key[0]) if key else (doc, value))  # type: ignore[arg-type]
+    return tuple(found)
 
 
 def _all_text(docs: tuple[object, ...]) -> bool:
@@ -296,15 +334,17 @@ def _name(data: Mapping[str, object], key: str) -> str:
 def _entry(data: Mapping[str, object], log: ProblemLog, number: int) -> Recorded | None:
     try:
         filters = data.get("filters") or {}
+        results, keyed = _results(data)
         return Recorded(
             configuration=_name(data, "configuration"),
             id=_name(data, "id"),
             text=_name(data, "text"),  # what replay checks staleness against
-            results=_results(data),
+            results=results,
             filters=filters if isinstance(filters, dict) else {},
             latency_ms=_latency(data),
             shared=bool(data.get("shared", False)),
             error=_error(data),
+            keyed=keyed,
         )
     except (KeyError, TypeError, ValueError) as exc:
         what = f"no {exc}" if isinstance(exc, KeyError) else str(exc)

@@ -23,14 +23,15 @@ import pytest
 
 from ..golden import GoldenQuery
 from ..io.common import counted
-from ..io.recording import Recorded, error_line
+from ..io.recording import Recorded, RecordedResult, error_line, recorded_results
 from ..metric_registry import exception_text, raised_text
 from ..model import QueryRecord
+from ..replay import replayed_key
 from ..retrievers import ProtocolError
 from ..runner import Answer, Repeats
 from ..scoring import Expectation, detail_text, errored, failure_text, score_query, skipped
 from ..settings import RunSettings, Settings
-from ..shapes import ResultShapeError, rank_results, ranked_results
+from ..shapes import KeyedResult, ResultKey, ResultShapeError, rank_results, ranked_results
 from .fetch import FETCHER_KEY, Fetcher, asked
 from .gathered import note_retriever
 from .keys import LAST_RAN_KEY, RECORDED_KEY, RECORDS_KEY, SETTINGS_KEY, SETUP_ERRORS_KEY
@@ -143,19 +144,34 @@ class _Scorer:
         if answer.error is not None:
             return self.error(query, answer.error, answer), []
         expect = expectation(query, self.item.config)
-        key = result_key(self.item.config, query)
+        key = self._key(query)
+        kept: list[KeyedResult] | None = [] if key and self.recorded is not None else None
         try:
             record, ranking = score_query(
                 query, self.configuration, answer.returned, self.run.settings, self.position,
-                expect, key,
+                expect, key, kept,
             )  # fmt: skip
         except ResultShapeError as exc:
             return self.error(query, str(exc), answer), []
-        self.keep(query, record, ranking, answer)
+        self.keep(query, record, ranking, answer, kept)
         return record, ranking
 
+    def _key(self, query: GoldenQuery) -> ResultKey | None:
+        """The result-key hook for this query; in a replay of a recording holding the
+        keys the hook gave, a function that gives those (the hook is not asked again)."""
+        key = result_key(self.item.config, query)
+        fetcher = self.item.config.stash.get(FETCHER_KEY, None)
+        if fetcher is not None and fetcher.replay is not None and fetcher.replay.keyed:
+            return replayed_key(key)
+        return key
+
     def keep(
-        self, query: GoldenQuery, record: QueryRecord, ranking: list[str], answer: Answer | None
+        self,
+        query: GoldenQuery,
+        record: QueryRecord,
+        ranking: list[str],
+        answer: Answer | None,
+        kept: list[KeyedResult] | None = None,
     ) -> None:
         if answer is not None and answer.latency is not None:
             record.latency_ms = round(answer.latency * 1000, 4)
@@ -164,7 +180,7 @@ class _Scorer:
             record.detail = detail_text(query, record, ranking)
         self.records.append(record)
         if self.recorded is not None and answer is not None:
-            self.recorded.append(_recorded(query, self.configuration, record, answer))
+            self.recorded.append(_recorded(query, self.configuration, record, answer, kept))
 
     def forget_last(self) -> None:
         """Take back the last record kept (and its recording line)."""
@@ -192,10 +208,20 @@ def _properties(records: Sequence[QueryRecord], coarse: bool) -> list[tuple[str,
     return out
 
 
-def _recorded(query: GoldenQuery, configuration: str, record: QueryRecord, answer: Answer) -> str:
-    results: tuple[tuple[str, float | None], ...] = ()
+def _recorded(
+    query: GoldenQuery,
+    configuration: str,
+    record: QueryRecord,
+    answer: Answer,
+    kept: list[KeyedResult] | None = None,
+) -> str:
+    """The recording line of one answer; ``kept``: its results with the keys the
+    result-key hook gave (a result only the hook can read is recorded by its key)."""
+    results: tuple[RecordedResult, ...] = ()
     if answer.error is None and record.error is None:
-        if answer.scores is None:
+        if kept is not None:
+            results = recorded_results(kept)
+        elif answer.scores is None:
             ids, scores = ranked_results(answer.returned)
             results = tuple(zip(ids, scores, strict=True))
         else:  # plain ids, their scores beside them (a TREC run replayed)
