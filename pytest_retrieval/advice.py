@@ -48,7 +48,8 @@ class RetrievalReproducibilityWarning(RetrievalWarning):
 
 
 class RetrievalGoldenWarning(RetrievalWarning):
-    """Golden files that load but are likely a mistake (ids equal but for letter case)."""
+    """Golden files that load but are likely a mistake (ids equal but for letter case), or
+    results whose ids no judgment names."""
 
 
 class RetrievalLogWarning(RetrievalWarning):
@@ -239,6 +240,28 @@ def positional_names(configurations: Sequence[str], fixture: str) -> list[Advice
             f"Give each a name: @pytest.fixture(params=[...], ids=['bm25', 'dense'])",
         )
     ]
+
+
+def unmatched_ids_warnings(records: Mapping[str, Sequence[QueryRecord]]) -> list[Advice]:
+    """A configuration none of whose results is an id the golden files judge, over every
+    query that judges some: its ids and the golden files' do not match (a prefix,
+    another id field, a number written otherwise), and every metric is 0, silently."""
+    out = []
+    for configuration, recs in records.items():
+        answered = [r for r in recs if r.judged and r.retrieved]
+        if not answered or any(r.grades for r in answered):
+            continue
+        ids = list(dict.fromkeys(d for r in answered[:20] for d in r.retrieved[:2]))[:3]
+        text = (
+            f"{configuration}: none of the results of its {len(answered)} answered "
+            f"{'query' if len(answered) == 1 else 'queries'} with judgments is an id the "
+            f"golden files judge (it returned {', '.join(quoted(d) for d in ids)}, ...), so "
+            "every metric is 0: check that the retriever returns the ids the golden files "
+            "use (no prefix, the same id field; or map them with the "
+            "pytest_retrieval_result_key hook)"
+        )
+        out.append(Advice(RetrievalGoldenWarning, text, answered[0].category))
+    return out
 
 
 def _how_differs(record: QueryRecord) -> str:

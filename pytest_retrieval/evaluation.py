@@ -19,6 +19,7 @@ from .advice import (
     reproducibility_warnings,
     saturation_warnings,
     settings_warnings,
+    unmatched_ids_warnings,
 )
 from .aggregate import ConfigurationSummary, summaries, summarize_rows
 from .bulk import with_paused_gc
@@ -129,6 +130,7 @@ def _warnings(
         + saturation_warnings(records, evaluation.metrics)
         + overlap_warnings(evaluation.summaries)
         + reproducibility_warnings(records)
+        + unmatched_ids_warnings(records)
     )
     if evaluation.weighted_left_out:
         text = (

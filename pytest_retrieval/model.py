@@ -59,6 +59,7 @@ class QueryRecord:
     repeat_error: str | None = None  # retrieval_repeat: a repeated call that failed, and how
     latency_ms: float | None = None  # the retriever's time for this query (None: not called)
     latency_shared: bool = False  # latency_ms is a batch call's time divided over its queries
+    judged: bool = False  # the golden query judges some document (not in reports)
 
     @property
     def evaluated(self) -> bool:
@@ -283,6 +284,7 @@ _CHECKS = {
     "repeat_error": _optional_text,
     "latency_ms": _optional_duration,
     "latency_shared": _flag,
+    "judged": _flag,
 }
 assert set(_CHECKS) == set(FIELD_NAMES), "every record field has a check"
 _ROW_CHECKS = tuple(_CHECKS[name] for name in FIELD_NAMES)  # a row holds them in this order

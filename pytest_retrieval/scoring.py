@@ -49,6 +49,7 @@ def base_record(query: GoldenQuery, configuration: str, position: int = 0) -> Qu
         category=query.category,
         tags=list(query.tags),
         fingerprint=query.fingerprint,
+        judged=bool(query.relevant),
     )
 
 

@@ -696,6 +696,32 @@ def test_ids_equal_but_for_letter_case_are_a_warning_naming_both(pytester: pytes
     assert "Traceback" not in strict.stdout.str()
 
 
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+def test_results_whose_ids_no_judgment_names_are_a_warning_not_silent_zeros(
+    pytester: pytest.Pytester, workers: list[str]
+) -> None:
+    # the retriever prefixes its ids: every metric 0, every item passes
+    root = e2e_write_project(pytester)
+    pytester.makeconftest(
+        "import pytest\n@pytest.fixture(params=['prefixed', 'plain'])\ndef retriever(request):\n"
+        "    pre = 'doc-' if request.param == 'prefixed' else ''\n"
+        "    return lambda q: [pre + 'weather-forecast', pre + 'fx-rates']\n"
+    )
+    result = e2e_run(
+        pytester, "--retrieval-eval", "-p", "no:randomly", *workers, "--retrieval-report=r.json"
+    )
+    out = " ".join(result.stdout.str().split())  # (some items fail their expect)
+    assert (
+        "RetrievalGoldenWarning: prefixed: none of the results of its 6 answered queries with "
+        "judgments is an id the golden files judge (it returned 'doc-weather-forecast', "
+        "'doc-fx-rates', ...), so every metric is 0: check that the retriever returns the ids "
+        "the golden files use"
+    ) in out, out
+    assert "plain: none of the results" not in out  # it returns judged ids
+    entry = e2e_load_json(root / "r.json")["configurations"]["plain"]["queries"]["rain-tomorrow"]
+    assert "judged" not in entry  # the flag stays out of the report
+
+
 def test_the_plugins_own_files_in_a_golden_folder_are_named_not_read_as_golden_files(
     pytester: pytest.Pytester,
 ) -> None:
