@@ -172,6 +172,26 @@ def test_a_misnamed_retriever_fixture_names_the_ini_key(pytester: pytest.Pyteste
     assert re.search(r"fixtures? (that )?exist.*retriever", error), error
 
 
+def test_a_retriever_fixture_in_a_conftest_the_golden_files_cannot_see_says_where_it_is(
+    pytester: pytest.Pytester,
+) -> None:
+    # tests/conftest.py defines it: golden/ is not under tests/, so pytest does not use it
+    e2e_write_project(pytester, conftest="import pytest\n")
+    (pytester.path / "tests").mkdir()
+    (pytester.path / "tests" / "conftest.py").write_text(
+        "import pytest\n@pytest.fixture\ndef retriever():\n    return lambda q: []\n"
+    )
+    (pytester.path / "tests" / "test_plain.py").write_text("def test_x():\n    pass\n")
+    result = e2e_run(pytester, "--retrieval-eval")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    error = " ".join(result.stderr.str().split())
+    assert (
+        "the fixture 'retriever' is defined in tests/conftest.py, which golden/catalog.yaml "
+        "cannot use: a conftest.py applies to the files in its own folder and below"
+    ) in error, error
+    assert "no fixture named" not in error
+
+
 # ----------------------------------------------------------- 3. the user's traceback
 
 RAISING_CONFTEST = """\

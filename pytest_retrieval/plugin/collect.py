@@ -14,6 +14,7 @@ from __future__ import annotations
 import inspect
 import types
 from collections.abc import Callable, Iterable
+from pathlib import Path
 
 import pytest
 
@@ -270,19 +271,29 @@ FIXTURE_EXAMPLE = """\
         return lambda query: engine.search(query.text, k=20)"""
 
 
-def _conftest_fixtures(config: pytest.Config) -> list[str]:
-    """Fixtures the project's conftest.py files define (what the user may have meant)."""
-    names = set()
+def _conftest_fixtures(config: pytest.Config) -> dict[str, list[Path]]:
+    """Fixtures the project's conftest.py files define (what the user may have meant),
+    each with the conftest.py files that define it."""
+    found: dict[str, list[Path]] = {}
     for plugin in config.pluginmanager.get_plugins():
-        if not str(getattr(plugin, "__file__", "") or "").endswith("conftest.py"):
+        where = str(getattr(plugin, "__file__", "") or "")
+        if not where.endswith("conftest.py"):
             continue
         for attribute, value in vars(plugin).items():
             marker = getattr(value, "_fixture_function_marker", None) or getattr(
                 value, "_pytestfixturefunction", None
             )
             if marker is not None:
-                names.add(getattr(marker, "name", None) or attribute)
-    return sorted(names)
+                name = getattr(marker, "name", None) or attribute
+                found.setdefault(name, []).append(Path(where))
+    return dict(sorted(found.items()))
+
+
+def _shown_path(config: pytest.Config, path: Path) -> str:
+    try:
+        return path.relative_to(config.rootpath).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def missing_fixture(items: Iterable[pytest.Item], fixture: str) -> str | None:
@@ -291,11 +302,20 @@ def missing_fixture(items: Iterable[pytest.Item], fixture: str) -> str | None:
     info = getattr(golden, "_fixtureinfo", None)
     if golden is None or info is None or info.name2fixturedefs.get(fixture):
         return None
-    others = _conftest_fixtures(golden.config)
+    config, where = golden.config, golden.nodeid.split("::")[0]
+    others = _conftest_fixtures(config)
+    if fixture in others:  # defined, in a conftest.py the golden file is not under
+        places = " and ".join(_shown_path(config, p) for p in others[fixture])
+        return (
+            f"--retrieval-eval: the fixture {quoted(fixture)} is defined in {places}, which "
+            f"{where} cannot use: a conftest.py applies to the files in its own folder and "
+            f"below. Move the fixture to a conftest.py in a folder that holds {where} (the "
+            "project's root conftest.py), or move the golden files under its folder"
+        )
     known = f"; fixtures that exist here: {', '.join(others)}" if others else ""
     return (
         f"--retrieval-eval: no fixture named {quoted(fixture)} (retrieval_fixture = "
-        f"{quoted(fixture, '')}) is defined for {golden.nodeid.split('::')[0]}{known}. Define "
+        f"{quoted(fixture, '')}) is defined for {where}{known}. Define "
         "the retriever fixture in conftest.py, for example:\n\n"
         + FIXTURE_EXAMPLE.format(name=fixture if len(fixture) <= SHOWN else "retriever")
         + "\n\nor set retrieval_fixture in your ini file to the name of your fixture."
