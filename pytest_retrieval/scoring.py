@@ -164,6 +164,32 @@ def why(record: QueryRecord) -> str:
     return record.skip_reason or ""
 
 
+def _relevant_below(query: GoldenQuery, ranking: Sequence[str], depth: int) -> list[str]:
+    """The judged-relevant ids not in the ranking shown: those ranked further down, with
+    their ranks, then those that never came back."""
+    top = set(ranking[:depth])
+    missing = sorted(
+        ((d, g) for d, g in query.relevant.items() if g > 0 and d not in top),
+        key=lambda dg: (-dg[1], dg[0]),
+    )
+    if not missing:
+        return []
+    shown_ids = result_ids(d for d, _ in missing)  # cut as the ranking's ids are
+    ranks = {d: r for r, d in enumerate(ranking, start=1) if d in query.relevant}
+    lower = sorted((ranks[d], d, g) for d, g in missing if d in ranks)
+    lines = []
+    if lower:
+        ranked = ", ".join(f"{shown_ids[d]} ({g}) at rank {r}" for r, d, g in lower)
+        lines.append(f"judged relevant, ranked lower: {ranked}")
+    never = [(d, g) for d, g in missing if d not in ranks]
+    if never:
+        lines.append(
+            "judged relevant, not retrieved: "
+            + ", ".join(f"{shown_ids[d]} ({g})" for d, g in never)
+        )
+    return lines
+
+
 def failure_text(
     query: GoldenQuery, record: QueryRecord, ranking: Sequence[str], shown: int = 10
 ) -> str:
@@ -184,17 +210,7 @@ def failure_text(
         lines.append(f"  {rank:>3}. {ids[doc]:<{width}}  {judged}{mark}")
     if len(ranking) > depth:
         lines.append(f"  ... {len(ranking) - depth} more")
-    top = set(ranking[:depth])
-    missing = sorted(
-        ((d, g) for d, g in query.relevant.items() if g > 0 and d not in top),
-        key=lambda dg: (-dg[1], dg[0]),
-    )
-    if missing:
-        shown_ids = result_ids(d for d, _ in missing)  # cut as the ranking's ids are
-        lines.append(
-            "judged relevant, not shown above: "
-            + ", ".join(f"{shown_ids[d]} ({g})" for d, g in missing)
-        )
+    lines += _relevant_below(query, ranking, depth)
     if record.duplicates:
         came = "came back and was" if record.duplicates == 1 else "came back and were"
         lines.append(f"{counted(record.duplicates, 'duplicate id')} {came} counted once")

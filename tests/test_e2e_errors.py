@@ -680,6 +680,19 @@ def test_judged_ids_missing_from_a_ranking_are_cut_as_its_ids_are() -> None:
     query = GoldenQuery("q1", "one", relevant={long_id: 3, "d2": 1})
     text = failure_text(query, QueryRecord("q1", "bm25", "uncategorized"), ["x"])
     assert (
-        "judged relevant, not shown above: https://example.org/" + "p" * 39 + "… (3), d2 (1)"
-        in text
+        "judged relevant, not retrieved: https://example.org/" + "p" * 39 + "… (3), d2 (1)" in text
     )
+
+
+def test_judged_ids_ranked_below_the_ranking_shown_are_told_apart_from_ids_not_retrieved() -> None:
+    """Both were "judged relevant, not shown above": an id at rank 16 read as a miss."""
+    from pytest_retrieval.golden import GoldenQuery
+    from pytest_retrieval.model import QueryRecord
+    from pytest_retrieval.scoring import failure_text
+
+    query = GoldenQuery("q1", "one", relevant={"d16": 3, "d12": 1, "gone": 2, "zero": 0})
+    ranking = [f"d{i}" for i in range(1, 21)]
+    text = failure_text(query, QueryRecord("q1", "bm25", "uncategorized"), ranking)
+    assert "judged relevant, ranked lower: d12 (1) at rank 12, d16 (3) at rank 16\n" in text
+    assert "judged relevant, not retrieved: gone (2)" in text
+    assert "zero" not in text

@@ -540,7 +540,7 @@ def test_retrieval_show_fits_the_terminal(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A Cranfield-like query (a long text, 20 relevant documents, most far down) printed
-    its metric line, its title and the "judged relevant, not shown above" list as single
+    its metric line, its title and the "judged relevant, not retrieved" list as single
     lines of 100 to 300 characters; they are wrapped as an item's failure is."""
     monkeypatch.setenv("COLUMNS", "80")
     judged = ", ".join(f'"doc{i:04d}": 3' for i in range(20))
@@ -565,7 +565,8 @@ def test_retrieval_show_fits_the_terminal(
     pytester.makeini("[pytest]\nretrieval_metrics = ndcg@10 mrr recall@100 map precision@10\n")
     result = e2e_run(pytester, "--retrieval-eval", "--retrieval-show=q23", "-p", "no:warnings")
     text = result.stdout.str()
-    assert "judged relevant, not shown above: doc0000 (3)," in text
+    assert "judged relevant, ranked lower: doc0007 (3) at rank 13" in text
+    assert "judged relevant, not retrieved: doc0000 (3)," in text
     shown = text.split("query 'q23' [default]", 1)[1].split("retrieval gate", 1)[0]
     assert "doc0019 (3)" in " ".join(shown.split())
     assert all(len(line) <= 80 for line in shown.splitlines()), shown
