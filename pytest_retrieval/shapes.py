@@ -62,8 +62,7 @@ def _result_id(result: Any, rank: int) -> str:
         if result[1] is not None and not isinstance(result[1], SCORES):
             raise ResultShapeError(
                 f"result at rank {rank} is a pair whose second item is not a score: "
-                f"{_describe(result)}; return ids or (id, score) pairs "
-                "(list(enumerate(ids)) gives (position, id) pairs)"
+                f"{_describe(result)}; return ids or (id, score) pairs {_swapped(result)}"
             )
         doc = result[0]
     elif isinstance(result, list) and len(result) == 2 and isinstance(result[1], SCORES):
@@ -73,7 +72,7 @@ def _result_id(result: Any, rank: int) -> str:
     else:
         raise ResultShapeError(
             f"result at rank {rank} is not an id, an (id, score) pair, a mapping with 'id' "
-            f"or an object with .id: {_describe(result)}"
+            f"or an object with .id: {_describe(result)}{_hook_hint(result)}"
         )
     _refuse_bad_score(result, rank)
     if isinstance(doc, str):
@@ -84,7 +83,45 @@ def _result_id(result: Any, rank: int) -> str:
         return doc
     if isinstance(doc, numbers.Integral) and not isinstance(doc, bool):
         return _integer_id(doc, rank)  # 42, or numpy's int64 from a vector index
-    raise ResultShapeError(f"result at rank {rank} has an id that is not text: {_describe(doc)}")
+    raise ResultShapeError(
+        f"result at rank {rank} has an id that is not text: {_describe(doc)}{_hook_hint(doc)}"
+    )
+
+
+_PLAIN = (str, bytes, numbers.Number, list, tuple, dict, set, type(None))
+
+
+def _hook_hint(value: Any) -> str:
+    """For an object of the user's (a framework's Document, a node), how to judge it by
+    a field of its own: the result-key hook."""
+    if isinstance(value, _PLAIN):
+        return ""
+    return (
+        "; to judge it by a field (a chunk's metadata['source']), map each result to its "
+        "judged id with the pytest_retrieval_result_key hook in conftest.py "
+        "(docs/metrics.md#stable-judgment-keys), or return (id, score) pairs"
+    )
+
+
+def _swapped(pair: tuple[Any, Any]) -> str:
+    """Why a pair's second item may not be a score: (position, id) from enumerate, or
+    (score, id) the wrong way round."""
+    first, second = pair
+    if isinstance(first, numbers.Integral) and not isinstance(first, bool):
+        return "(list(enumerate(ids)) gives (position, id) pairs)"
+    if isinstance(first, SCORES) and not isinstance(first, bool):
+        return "(this looks like (score, id): swap them, [(d, s) for s, d in results])"
+    if isinstance(second, str) and _is_number(second):
+        return "(the score is text: return float(score))"
+    return "(list(enumerate(ids)) gives (position, id) pairs)"
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _raw_score(result: Any) -> object:

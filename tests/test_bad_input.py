@@ -929,6 +929,10 @@ RESULT_CASES: dict[str, tuple[object, str]] = {
         list(enumerate(["a", "b"])),
         "result at rank 1 is a pair whose second item is not a score: tuple (0, 'a'); return ids or (id, score) pairs (list(enumerate(ids)) gives (position, id) pairs)",
     ),
+    "score-id-swapped": (
+        [(0.9, "a")],
+        "result at rank 1 is a pair whose second item is not a score: tuple (0.9, 'a'); return ids or (id, score) pairs (this looks like (score, id): swap them, [(d, s) for s, d in results])",
+    ),
     "mapping-no-id": (
         [{"score": 1.0}],
         "result at rank 1 is a mapping without an 'id' key: dict {'score': 1.0}",
@@ -939,7 +943,7 @@ RESULT_CASES: dict[str, tuple[object, str]] = {
     ),
     "score-as-text": (
         [("a", "0.9")],
-        "result at rank 1 is a pair whose second item is not a score: tuple ('a', '0.9'); return ids or (id, score) pairs (list(enumerate(ids)) gives (position, id) pairs)",
+        "result at rank 1 is a pair whose second item is not a score: tuple ('a', '0.9'); return ids or (id, score) pairs (the score is text: return float(score))",
     ),
     "triple": (
         [("a", 0.9, "x")],

@@ -63,3 +63,30 @@ def test_a_callable_that_cannot_take_the_query_is_refused_before_any_call(
     text = str(info.value)
     assert text.startswith("the 'retriever' fixture's ") and shown in text, text
     assert "functools.partial(search, k=10)" in text
+
+
+class Document:  # a RAG framework's result: its document id in metadata, no .id
+    def __init__(self, source: str) -> None:
+        self.page_content = "text"
+        self.metadata = {"source": source}
+
+
+@pytest.mark.parametrize(
+    "returned", [[Document("a")], [(Document("a"), 0.5)]], ids=["object", "object-score-pair"]
+)
+def test_a_result_object_without_an_id_points_to_the_result_key_hook(returned: object) -> None:
+    from pytest_retrieval.shapes import ResultShapeError, rank_results
+
+    with pytest.raises(ResultShapeError) as info:
+        rank_results(returned)
+    assert "map each result to its judged id with the pytest_retrieval_result_key hook" in str(
+        info.value
+    )
+
+
+def test_a_plain_value_that_is_no_result_gets_no_hook_advice() -> None:
+    from pytest_retrieval.shapes import ResultShapeError, rank_results
+
+    with pytest.raises(ResultShapeError) as info:
+        rank_results([1.5])
+    assert "pytest_retrieval_result_key" not in str(info.value)
