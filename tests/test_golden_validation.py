@@ -88,6 +88,13 @@ def test_another_tools_name_for_a_key_is_told_ours(tmp_path: Path) -> None:
     ], found
 
 
+def test_a_misspelled_queries_key_is_named_once(tmp_path: Path) -> None:
+    found = problems(tmp_path, "querys:\n  - id: g1\n    query: x\n    relevant: {}\n")
+    assert found == [f"{SHOWN}:1: unknown top-level key 'querys' (did you mean 'queries'?)"]
+    found = problems(tmp_path, "queeries: []\nqueries:\n")  # here both are said
+    assert len(found) == 2, found
+
+
 def test_defaults_fill_what_a_query_leaves_out(tmp_path: Path) -> None:
     queries = load(
         tmp_path,

@@ -829,7 +829,11 @@ def _file_parts(checker: Checker, data: Any) -> tuple[dict[str, object], Any]:
         checker.add(line, "'queries:' holds nothing; list the queries under it (- id: ...)")
         raw_queries = []
     elif raw_queries is None:
-        checker.add(1, "no 'queries:' list in this file; put the queries under 'queries:'")
+        misspelled = any(
+            _closest_key(k, FILE_KEYS) == "queries" for k in data if k not in FILE_KEYS
+        )
+        if not misspelled:  # else its unknown key says the fix ('querys': did you mean...)
+            checker.add(1, "no 'queries:' list in this file; put the queries under 'queries:'")
         raw_queries = []
     return defaults, raw_queries
 
