@@ -7,6 +7,17 @@ import re
 
 # (golden text, reported line, query id or None, fragments of the problem on that line)
 GOLDEN_ERRORS = {
+    "query-left-empty": (
+        """\
+        queries:
+          - id: rain-later
+            query:
+            relevant: {weather-forecast: 3}
+        """,
+        3,
+        "rain-later",
+        ["'query' must be non-empty text, got nothing (null); write the query's text"],
+    ),
     "grade-in-quotes": (
         """\
         queries:

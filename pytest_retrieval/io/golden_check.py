@@ -325,7 +325,9 @@ class Checker:
     def text(self, value: Any, line: int, qid: str | None) -> object:
         if isinstance(value, str) and value.strip():
             return value
-        self.add(line, f"'query' must be non-empty text, got {_type_name(value)} {value!r}", qid)
+        shown = "" if value is None else f" {value!r}"  # "nothing (null)" says it all
+        fix = "; write the query's text after 'query:'" if value is None else ""
+        self.add(line, f"'query' must be non-empty text, got {_type_name(value)}{shown}{fix}", qid)
         return INVALID
 
     def category(self, value: Any, line: int, qid: str | None) -> object:
