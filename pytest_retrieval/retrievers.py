@@ -172,9 +172,11 @@ def protocol_of(retriever: object, fixture: str) -> Protocol:
         _takes_one(method, "", "the list of queries", fixture)
         return Protocol("batch", _is_async(method), method, BATCH_METHOD)
     if not callable(retriever):
+        forgot = " (does the fixture end without `return search`?)" if retriever is None else ""
         raise ProtocolError(
             f"the '{fixture}' fixture must return a callable that takes the golden query (or "
-            f"an object with {BATCH_METHOD}(queries)); it returned {type(retriever).__name__}"
+            f"an object with {BATCH_METHOD}(queries)); it returned "
+            f"{type(retriever).__name__}{forgot}"
         )
     marked = bool(getattr(retriever, BATCH_ATTRIBUTE, False))
     via = "@pytest_retrieval.batch" if marked else "callable"

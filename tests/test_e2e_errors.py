@@ -473,6 +473,28 @@ def test_a_retriever_fixture_that_returns_no_callable_errors_its_items(
     assert record["outcome"] == "error"
     assert "list" in record["error"]
     assert record["metrics"] == {"ndcg@10": 0.0, "mrr": 0.0, "recall@20": 0.0}
+    # said whole once (the first item run), then where: not 7 times the same paragraph
+    text = e2e_unwrapped(result.stdout.str())
+    assert text.count("it returned list") == 1, text
+    assert text.count("fixture's value is not a retriever, as on golden/") == 6
+    coarse = e2e_run(pytester, "--retrieval-eval", "--retrieval-items=category")
+    lines = e2e_unwrapped(coarse.stdout.str())
+    assert lines.count("it returned list") == 1, lines  # in the first category's item
+    assert "query 'umbrella-needed': error: the same as query 'rain-tomorrow' above" in lines
+    assert "query 'convert-euros': error: the same as the failure of golden/catalog.yaml::" in lines
+
+
+def test_a_fixture_that_forgets_to_return_is_asked_whether_it_does(
+    pytester: pytest.Pytester,
+) -> None:
+    e2e_write_project(
+        pytester,
+        conftest="import pytest\n\n\n@pytest.fixture\ndef retriever():\n"
+        "    def search(query):\n        return []\n",
+    )
+    result = e2e_run(pytester, "--retrieval-eval", "-k", "rain-tomorrow")
+    text = e2e_unwrapped(result.stdout.str())
+    assert "it returned NoneType (does the fixture end without `return search`?)" in text
 
 
 def test_no_traceback_for_a_golden_error_under_verbose_flags(

@@ -342,10 +342,12 @@ def run_query(query: GoldenQuery, item: pytest.Item, retriever: object) -> None:
     fetcher = item.config.stash[FETCHER_KEY]
     if fetcher.replay is None:
         note_retriever(item.config, scorer.configuration, retriever)  # once per configuration
+    shown: str | None = None  # the item's failure, where not the record's error
     try:
         answer = fetcher.answer(item, query, scorer.configuration, retriever)
     except ProtocolError as exc:
         answer = Answer(error=str(exc))
+        shown = _protocol_error(item, scorer.configuration, str(exc))
     _no_outcome_from_the_retriever(answer)
     if answer.exception is not None and answer.origin in ("", query.id):
         scorer.error(query, answer.error or "", answer)
@@ -365,11 +367,16 @@ def run_query(query: GoldenQuery, item: pytest.Item, retriever: object) -> None:
             if failure.answer.exception is not None and failure.answer.origin in ("", query.id):
                 _raise_users(scorer, query, failure.answer.exception, record.error or "")
     scorer.done()
-    _verdict(scorer, query, record, ranking, answer)
+    _verdict(scorer, query, record, ranking, answer, shown)
 
 
 def _verdict(
-    scorer: _Scorer, query: GoldenQuery, record: QueryRecord, ranking: list[str], answer: Answer
+    scorer: _Scorer,
+    query: GoldenQuery,
+    record: QueryRecord,
+    ranking: list[str],
+    answer: Answer,
+    shown: str | None = None,
 ) -> None:
     __tracebackhide__ = _hide_for_users_errors
     configuration, config = scorer.configuration, scorer.item.config
@@ -377,7 +384,8 @@ def _verdict(
         where = ""
         if answer.origin and answer.origin != query.id and answer.exception is not None:
             where = f" (its traceback is under query '{answer.origin}' [{configuration}])"
-        text = f"{query.named(configuration)}: {record.error}{where}"
+        error = shown if shown is not None and record.error == answer.error else record.error
+        text = f"{query.named(configuration)}: {error}{where}"
         raise RetrieverError(fitted_text(config, text), pytrace=False)
     if record.violations:
         raise ExpectationFailed(
@@ -395,10 +403,14 @@ def run_queries(queries: Sequence[GoldenQuery], item: pytest.Item, retriever: ob
         note_retriever(item.config, scorer.configuration, retriever)
     wanted = asked(queries)
     progress = Progress(item.config, scorer.configuration, len(wanted))
+    said: dict[str, str] = {}  # an error shown whole on another item -> where
     try:
         answers = fetcher.answers(wanted, scorer.configuration, retriever, progress.update, item)
     except ProtocolError as exc:
         answers = [Answer(error=str(exc)) for _ in wanted]
+        if _protocol_error(item, scorer.configuration, str(exc)) != str(exc):
+            first = item.config.stash[SETUP_ERRORS_KEY][(scorer.configuration, str(exc))]
+            said[str(exc)] = f"the failure of {first}"
     finally:
         progress.clear()
     answers = [_no_outcome_from_the_retriever(a) for a in answers]
@@ -415,7 +427,7 @@ def run_queries(queries: Sequence[GoldenQuery], item: pytest.Item, retriever: ob
         _show_first_traceback(item, scorer.configuration, raised)
     name = getattr(item, "originalname", item.name)
     where = {query.id: f"{query.location}: " if query.location else "" for query in queries}
-    _coarse_verdict(scorer.item.config, name, scorer.configuration, scorer.records, where)
+    _coarse_verdict(scorer.item.config, name, scorer.configuration, scorer.records, where, said)
 
 
 def _repeat_answers(
@@ -488,12 +500,15 @@ def _coarse_verdict(
     configuration: str,
     records: list[QueryRecord],
     where: dict[str, str],
+    said: dict[str, str] | None = None,
 ) -> None:
     """The item's failure: a line for each query that failed or errored, at its file and
-    line (``where``: query id -> location)."""
+    line (``where``: query id -> location). An error two queries share is shown whole
+    once (``said``: errors shown whole on another item already, and where)."""
     __tracebackhide__ = _hide_for_users_errors
+    first = dict(said or {})  # an error's text -> where it is shown whole
     problems = [
-        "  " + where.get(r.id, "") + _problem_line(r)
+        "  " + where.get(r.id, "") + _problem_line(r, first)
         for r in records
         if r.outcome in ("error", "failed")
     ]
@@ -525,8 +540,14 @@ def _coarse_head(
     )
 
 
-def _problem_line(record: QueryRecord) -> str:
+def _problem_line(record: QueryRecord, first: dict[str, str]) -> str:
+    """A query's line in a coarse item's failure; an error another query of the item
+    had (a fixture's value that is no retriever: every query) is shown whole once."""
     if record.error is not None:
+        here = f"query '{record.id}' above"
+        shown = first.setdefault(record.error, here)
+        if shown != here:
+            return f"query '{record.id}': error: the same as {shown}"
         return f"query '{record.id}': error: {record.error}"
     if not record.violations:  # an xfail that passed under xfail_strict
         return f"query '{record.id}': XPASS(strict): it was expected to fail (xfail) but passed"
@@ -542,6 +563,22 @@ def _short(call: pytest.CallInfo[None]) -> str:
     text = f"{call.excinfo.typename}: {exception_text(call.excinfo.value)}".strip()
     first = text.splitlines()[0] if text else ""
     return first if len(first) <= 300 else first[:297] + "..."
+
+
+def _protocol_error(item: pytest.Item, configuration: str, text: str) -> str:
+    """What an item's failure says is wrong with the fixture's value: all of it on the
+    first item of its configuration in this process; on the others, where that is
+    (``-vv``: all of it on every one), as a fixture that raises is shown once. The
+    record keeps all of it (the JSON report's error)."""
+    seen = item.config.stash.setdefault(SETUP_ERRORS_KEY, {})
+    first = seen.setdefault((configuration, text), item.nodeid)
+    if first == item.nodeid or item.config.get_verbosity() >= 2:
+        return text
+    fixture = item.config.stash[SETTINGS_KEY].settings.fixture
+    return (
+        f"the '{fixture}' fixture's value is not a retriever, as on {first}, whose failure "
+        "says what it is and the fix (-vv: on every item)"
+    )
 
 
 def shorten_repeated_setup_error(
