@@ -121,6 +121,7 @@ class GateResult:
     removed: list[str] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # baselined queries skipped in this run
+    unanswered: list[str] = field(default_factory=list)  # changed ones that errored this run
     messages: list[str] = field(default_factory=list)
     mode: GateMode = "absolute"
     min_significant_n: int | None = None  # fewer queries: never significant after Holm
@@ -362,16 +363,19 @@ class _Pairing:
     changed: set[str]
     removed: set[str]
     skipped: set[str] = field(default_factory=set)  # in the baseline, skipped in this run
+    unanswered: set[str] = field(default_factory=set)  # changed, and errored in this run
 
     def update(self, other: _Pairing) -> None:
         self.added |= other.added
         self.changed |= other.changed
         self.removed |= other.removed
         self.skipped |= other.skipped
+        self.unanswered |= other.unanswered
 
     def note(self, result: GateResult) -> None:
         result.added, result.changed = sorted(self.added), sorted(self.changed)
         result.removed, result.skipped = sorted(self.removed), sorted(self.skipped)
+        result.unanswered = sorted(self.unanswered)
 
 
 def _pair(
@@ -387,6 +391,8 @@ def _pair(
             pairing.added.add(qid)
         elif old.fingerprint != current[qid].fingerprint:
             pairing.changed.add(qid)
+            if current[qid].outcome == "error":  # an update keeps its old entry
+                pairing.unanswered.add(qid)
         else:
             pairing.pairs.append((old, current[qid]))
     return pairing

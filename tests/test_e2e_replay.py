@@ -648,6 +648,27 @@ def test_the_update_command_a_replayed_run_suggests_replays_it_again(
     assert again.ret == pytest.ExitCode.OK and (pytester.path / "golden/none.json").exists()
 
 
+def test_a_query_edited_since_a_recording_is_not_sent_round_an_update_that_cannot_write_it(
+    pytester: pytest.Pytester, recorded: Any
+) -> None:
+    """The gate said to re-baseline a changed query; the update, replaying, kept its old
+    entry (it errored: the recording holds the old text), and the gate said it again."""
+    base = e2e_run(pytester, "--retrieval-eval", "--retrieval-update-baseline")
+    assert base.ret == pytest.ExitCode.OK
+    catalog = pytester.path / "golden" / "catalog.yaml"
+    catalog.write_text(catalog.read_text().replace("convert euros to dollars", "euros in dollars"))
+    result, _ = _replay(pytester)
+    text = " ".join(result.stdout.str().split())
+    assert (
+        "text or judgments changed since the baseline (left out of the comparison): convert-euros"
+    ) in text, text
+    assert (
+        "of those, errored in this run, so an update keeps their old entries until they answer "
+        "(a recording made before the edit holds the old text: record it again): convert-euros"
+    ) in text
+    assert "to re-baseline them" not in text
+
+
 def test_the_update_command_quotes_what_a_shell_would_split() -> None:
     from pytest_retrieval.baseline import update_hint
 

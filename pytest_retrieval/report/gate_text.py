@@ -254,9 +254,15 @@ def _notes(result: GateResult, width: int | None) -> list[str]:
             + (
                 f"; re-run `{hint}` to re-baseline them)"
                 if (hint := result.update_command())
+                and len(result.unanswered) < len(result.changed)
                 else ")"
             ),
             result.changed,
+        ),
+        (
+            "of those, errored in this run, so an update keeps their old entries until they "
+            "answer (a recording made before the edit holds the old text: record it again)",
+            result.unanswered,
         ),
     ]
     for title, ids in notes:
