@@ -172,6 +172,22 @@ def test_a_misnamed_retriever_fixture_names_the_ini_key(pytester: pytest.Pyteste
     assert re.search(r"fixtures? (that )?exist.*retriever", error), error
 
 
+def test_plain_pytest_that_collects_nothing_beside_golden_files_says_to_add_the_flag(
+    pytester: pytest.Pytester,
+) -> None:
+    e2e_write_project(pytester)
+    result = e2e_run(pytester)
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    hint = (
+        "golden/ holds golden queries, which pytest collects only with --retrieval-eval: run "
+        "`pytest --retrieval-eval` to evaluate them"
+    )
+    assert hint in result.stdout.str()
+    (pytester.path / "test_plain.py").write_text("def test_x():\n    pass\n")
+    ran = e2e_run(pytester)  # a run of tests says nothing of the golden files
+    assert ran.ret == pytest.ExitCode.OK and hint not in ran.stdout.str()
+
+
 def test_a_retriever_fixture_in_a_conftest_the_golden_files_cannot_see_says_where_it_is(
     pytester: pytest.Pytester,
 ) -> None:

@@ -4,8 +4,9 @@ Every pytest run of a project that installed the plugin loads this module, so it
 light: the options and ini keys (from the settings schema's generated table,
 :mod:`~pytest_retrieval.plugin.option_table`), the plugin's own hook
 specifications, the check of options given without ``--retrieval-eval``, and the
-collector's return at the very end of an evaluation. It imports nothing else of the
-plugin and registers no other hook. With
+collector's return at the very end of an evaluation; without ``--retrieval-eval``, a
+hint at the end of a run that collected nothing where golden files are. It imports
+nothing else of the plugin and registers no hook that runs per test. With
 ``--retrieval-eval`` it hands over to :mod:`pytest_retrieval.plugin.evaluation_hooks`,
 which collects golden files as items and runs them.
 """
@@ -13,6 +14,8 @@ which collects golden files as items and runs them.
 from __future__ import annotations
 
 import gc
+import itertools
+from pathlib import Path
 
 import pytest
 
@@ -70,11 +73,44 @@ def pytest_configure_unfreeze_last(config: pytest.Config) -> None:
         config.add_cleanup(gc.unfreeze)
 
 
+class _NothingCollectedHint:
+    """Without ``--retrieval-eval``: a run that collected nothing, in a project whose
+    golden folder holds golden files, says how to evaluate them (once, at the end;
+    nothing per test)."""
+
+    @staticmethod
+    def pytest_terminal_summary(
+        terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config
+    ) -> None:
+        if exitstatus != pytest.ExitCode.NO_TESTS_COLLECTED:
+            return
+        given = config.getini("retrieval_golden") or ["golden"]
+        found = [p for p in given if _holds_golden_files(config.rootpath / p)]
+        if found:
+            shown = found[0] + ("/" if (config.rootpath / found[0]).is_dir() else "")
+            terminalreporter.write_line(
+                f"{shown} holds golden queries, which pytest collects only with "
+                "--retrieval-eval: run `pytest --retrieval-eval` to evaluate them"
+            )
+
+
+def _holds_golden_files(path: Path) -> bool:
+    from ..io.golden_file import GOLDEN_SUFFIXES  # only when nothing was collected
+
+    if path.is_file():
+        return path.suffix.lower() in GOLDEN_SUFFIXES
+    return path.is_dir() and any(
+        p.suffix.lower() in GOLDEN_SUFFIXES for p in itertools.islice(path.rglob("*"), 10_000)
+    )
+
+
 def pytest_configure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput"):
         check_misread_paths(config)
     if not evaluation_on(config):
         _refuse_options_without_eval(config)
+        if not hasattr(config, "workerinput"):
+            config.pluginmanager.register(_NothingCollectedHint(), "retrieval-hint")
         return
     from . import evaluation_hooks  # the rest of the plugin: only for an evaluation run
 
