@@ -8,6 +8,7 @@ in pytest's warnings summary.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -261,6 +262,32 @@ def unmatched_ids_warnings(records: Mapping[str, Sequence[QueryRecord]]) -> list
             "pytest_retrieval_result_key hook)"
         )
         out.append(Advice(RetrievalGoldenWarning, text, answered[0].category))
+    return out
+
+
+_KEYWORD_WORD = re.compile(r"[\w:+\-.\[\]\\/]+")  # what -k reads as one word (pytest's)
+
+
+def unselectable_names(configurations: Sequence[str]) -> list[Advice]:
+    """Configurations whose names -k cannot give as one word (a space, a comma): they are
+    selected only by their parts, and other tools take the name apart too."""
+    out = []
+    for name in configurations:
+        if _KEYWORD_WORD.fullmatch(name):
+            continue
+        odd = sorted({c for c in name if not _KEYWORD_WORD.fullmatch(c)})
+        parts = [p for p in re.split(r"[^\w:+\-.\[\]\\/]+", name) if p]
+        select = f'-k "{" and ".join(parts)}"' if parts else "no -k"
+        shown = ", ".join("a space" if c == " " else repr(c) for c in odd)
+        fixed = re.sub(r"[^\w:+\-.\[\]\\/]+", "-", name).strip("-") or "name"
+        out.append(
+            Advice(
+                RetrievalSettingsWarning,
+                f"configuration {quoted(name)} holds {shown}, which -k cannot take in one word "
+                f"({select} selects it, and whatever else holds those parts): give the "
+                f"fixture's param an id without it, ids=[{fixed!r}, ...]",
+            )
+        )
     return out
 
 

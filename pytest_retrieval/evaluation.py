@@ -20,6 +20,7 @@ from .advice import (
     saturation_warnings,
     settings_warnings,
     unmatched_ids_warnings,
+    unselectable_names,
 )
 from .aggregate import ConfigurationSummary, summaries, summarize_rows
 from .bulk import with_paused_gc
@@ -122,6 +123,7 @@ def _warnings(
     tags = sorted({t for rs in records.values() for r in rs if r.evaluated for t in r.tags})
     warnings = (
         positional_names(configurations, settings.fixture)
+        + unselectable_names(configurations)
         + settings_warnings(configurations, categories, stats.reference, stats.weights)
         + group_by_warnings(group_bys, tags)
         + noise_warnings(

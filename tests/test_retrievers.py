@@ -90,3 +90,17 @@ def test_a_plain_value_that_is_no_result_gets_no_hook_advice() -> None:
     with pytest.raises(ResultShapeError) as info:
         rank_results([1.5])
     assert "pytest_retrieval_result_key" not in str(info.value)
+
+
+def test_a_configuration_name_k_cannot_take_in_one_word_is_advice_with_a_fix() -> None:
+    from pytest_retrieval.advice import unselectable_names
+
+    found = [str(a) for a in unselectable_names(["bm25", "dense/mini-lm", "bm25 v2", "a,b"])]
+    assert found == [
+        "configuration 'bm25 v2' holds a space, which -k cannot take in one word "
+        '(-k "bm25 and v2" selects it, and whatever else holds those parts): give the '
+        "fixture's param an id without it, ids=['bm25-v2', ...]",
+        "configuration 'a,b' holds ',', which -k cannot take in one word (-k \"a and b\" "
+        "selects it, and whatever else holds those parts): give the fixture's param an id "
+        "without it, ids=['a-b', ...]",
+    ]
