@@ -407,7 +407,7 @@ def test_qrels_writer_refuses_what_cannot_be_read_back(judgments, expected):
 @pytest.mark.parametrize(
     ("runs", "expected"),
     [
-        ({"my run": {"1": ["a"]}}, "query '1': run 'my run': the run tag 'my run' holds"),
+        ({"my run": {"1": ["a"]}}, "run 'my run': the run tag 'my run' holds whitespace"),
         ({"t": {"1": ["a", "a"]}}, "query '1': run 't': a document appears twice"),
         ({"t": {"1": [ScoredDoc("a", 1.0), ScoredDoc("b", 2.0)]}}, "query '1': the ranking is not"),
         ({"t": {"1": [ScoredDoc("a", 1.0), ScoredDoc("b", 1.0)]}}, "query '1': the ranking is not"),
@@ -419,6 +419,14 @@ def test_qrels_writer_refuses_what_cannot_be_read_back(judgments, expected):
 def test_run_writer_refuses_what_trec_eval_would_read_otherwise(runs, expected):
     message = error_of(run_text, runs, shown="out")
     assert message.startswith(f"out: {expected}"), message
+
+
+def test_a_run_tag_no_trec_file_can_hold_is_named_once_not_with_every_query():
+    message = error_of(run_text, {"my run": {str(q): ["a"] for q in range(50)}}, shown="out")
+    assert message == (
+        "out: run 'my run': the run tag 'my run' holds whitespace, which a TREC file cannot "
+        "hold; rename it"
+    ), message
 
 
 def test_writers_write_atomically_to_the_path(tmp_path):

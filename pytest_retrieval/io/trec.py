@@ -715,8 +715,8 @@ def _scored(ranking: RankedDocs, qid: str, log: ProblemLog) -> list[tuple[str, s
     return [(d.doc, repr(float(d.score))) for d in docs]
 
 
-def _run_problem(tag: str, qid: str, docs: Sequence[str]) -> str | None:
-    problem = _trec_id_problem(tag, "the run tag") or _qid_problem(qid)
+def _run_problem(qid: str, docs: Sequence[str]) -> str | None:
+    problem = _qid_problem(qid)
     for doc in docs:
         problem = problem or _trec_id_problem(doc, "the document id")
     if problem is None and len(set(docs)) != len(docs):
@@ -728,7 +728,7 @@ def _run_lines(tag: str, qid: str, ranking: RankedDocs, log: ProblemLog) -> list
     scored = _scored(ranking, qid, log)
     if scored is None:
         return []
-    problem = _run_problem(tag, qid, [doc for doc, _ in scored])
+    problem = _run_problem(qid, [doc for doc, _ in scored])
     if problem:
         log.add(0, f"run '{tag}': {problem}", str(qid))
         return []
@@ -746,9 +746,14 @@ def run_text(runs: Mapping[str, Mapping[str, RankedDocs]], *, shown: str = "run"
     already be in trec_eval's order. An empty ranking has no line.
     """
     log = ProblemLog(shown)
+    for tag in runs:  # named once, not with each of its queries
+        problem = _trec_id_problem(tag, "the run tag")
+        if problem:
+            log.add(0, f"run '{tag}': {problem}")
     lines = [
         line
         for tag, queries in runs.items()
+        if not _trec_id_problem(tag, "the run tag")
         for qid, ranking in queries.items()
         for line in _run_lines(tag, qid, ranking, log)
     ]
