@@ -8,8 +8,9 @@ file is :mod:`pytest_retrieval.io.baseline_file`.
 
 from __future__ import annotations
 
+import math
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .bulk import with_paused_gc
@@ -116,6 +117,42 @@ class UpdateOutcome:
     dropped: list[str]  # "configuration/query" no longer in any golden file
     reset: list[str]  # settings that differed: the previous baseline was discarded
     errored: list[str]  # "configuration/query" that errored: not written, previous entry kept
+    moved: list[MeanMove] = field(default_factory=list)  # means the update changes, drops first
+
+
+@dataclass(frozen=True)
+class MeanMove:
+    """A configuration's mean over every baselined query, before and after an update."""
+
+    configuration: str
+    metric: str
+    before: float
+    after: float
+
+    def text(self) -> str:
+        delta = self.after - self.before
+        before, after = f"{self.before:.3f}", f"{self.after:.3f}"
+        return f"{self.configuration} {self.metric} {before} -> {after} ({delta:+.3f})"
+
+
+def _mean(records: Iterable[QueryRecord], metric: str) -> float | None:
+    values = [v for r in records if (v := r.metrics.get(metric)) is not None]
+    return math.fsum(values) / len(values) if values else None
+
+
+def mean_moves(before: Baseline, after: Baseline, metrics: Sequence[str]) -> list[MeanMove]:
+    """The means (every baselined query) an update moves by 0.0005 or more, the largest
+    drops first: what a reviewer of the new baseline wants to see before accepting it."""
+    moves = []
+    for name, queries in after.configurations.items():
+        old = before.configurations.get(name)
+        if not old:
+            continue
+        for metric in metrics:
+            was, now = _mean(old.values(), metric), _mean(queries.values(), metric)
+            if was is not None and now is not None and abs(now - was) >= 0.0005:
+                moves.append(MeanMove(name, metric, was, now))
+    return sorted(moves, key=lambda m: (m.after - m.before, m.configuration, m.metric))
 
 
 def _kept_from(
@@ -180,4 +217,5 @@ def merge_update(
         retrievers={n: m for n, m in sorted(retrievers.items()) if n in configurations},
     )
     kept = {k: v for k, v in kept.items() if v}
-    return UpdateOutcome(baseline, updated, kept, dropped, reset, errored)
+    moved = mean_moves(previous, baseline, settings.metric_names) if previous and not reset else []
+    return UpdateOutcome(baseline, updated, kept, dropped, reset, errored, moved)

@@ -78,6 +78,18 @@ def test_an_update_over_a_subset_replaces_those_and_keeps_the_rest() -> None:
     assert done.baseline.configurations["fused"]["b"].metrics["mrr"] == 0.5
 
 
+def test_an_update_says_which_means_it_moves_the_largest_drop_first() -> None:
+    # an update does not gate: its reviewer sees what it accepts
+    old = previous(record("a", value=0.5), record("b", value=1.0), record("a", "bm25", 0.5))
+    golden = {"a": "golden/a.yaml", "b": "golden/a.yaml"}
+    run = results_of(record("a", value=0.0), record("a", "bm25", value=0.5002))
+    done = merge_update(old, run, SETTINGS, facts(golden, set()), PROVENANCE)
+    assert [m.text() for m in done.moved] == [
+        f"fused {name} 0.750 -> 0.500 (-0.250)" for name in sorted(SETTINGS.metric_names)
+    ]  # bm25 moved by 0.0002: not a move
+    assert merge_update(None, run, SETTINGS, facts(golden, set()), PROVENANCE).moved == []
+
+
 def test_an_errored_query_keeps_its_previous_entry_and_is_named() -> None:
     old = previous(record("a", value=0.75))
     golden = {"a": "golden/a.yaml"}

@@ -522,6 +522,17 @@ def test_update_writes_a_complete_sorted_one_line_per_query_baseline(project: py
     ]
 
 
+def test_an_update_over_a_degraded_run_shows_what_it_accepts(project: pytest.Pytester):
+    baselined(project)
+    set_plan(project, DEGRADED)
+    done = update(project)
+    moved = [line for line in done.lines if "means over every baselined query" in line]
+    assert len(moved) == 1, done.text
+    assert moved[0].startswith(
+        "  means over every baselined query, before -> after: fused mrr 1.000 -> 0.833 (-0.167)"
+    ), moved
+
+
 def test_baseline_file_gets_ordinary_permissions(project: pytest.Pytester):
     """The baseline is a file to commit and share: readable as any file the user writes.
 

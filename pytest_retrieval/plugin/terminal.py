@@ -86,7 +86,19 @@ def _update_lines(update: UpdateOutcome, shown: str) -> list[tuple[str, bool]]:
         ),
     )
     lines += [(f"  {title}: {items}", warn) for title, items, warn in notes if items]
+    if update.moved:  # an update does not gate: what it accepts, for its reviewer
+        shown = "; ".join(m.text() for m in update.moved[:MOVES_SHOWN])
+        more = (
+            f"; {len(update.moved) - MOVES_SHOWN} more" if len(update.moved) > MOVES_SHOWN else ""
+        )
+        dropped = any(m.after < m.before for m in update.moved)
+        lines.append(
+            (f"  means over every baselined query, before -> after: {shown}{more}", dropped)
+        )
     return lines
+
+
+MOVES_SHOWN = 6
 
 
 def _advice_lines(session: Summary, summary_shown: bool) -> list[tuple[str, str | None]]:
