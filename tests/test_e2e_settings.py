@@ -190,13 +190,14 @@ BAD_VALUES = [
     (
         (),
         "retrieval_timeout = -1",
-        "retrieval_timeout must be a duration >= 0: seconds (5, 0.5) or with a unit (500ms, 2s), "
-        "0 for no limit; got '-1'",
+        "pytest.ini:5: retrieval_timeout must be a duration >= 0: seconds (5, 0.5) or with a "
+        "unit (500ms, 2s), 0 for no limit; got '-1'",
     ),
     (
         (),
         "retrieval_latency_budget = p95=fast",
-        "retrieval_latency_budget: 'p95=fast' needs a duration with its unit (200ms, 2s)",
+        "pytest.ini:5: retrieval_latency_budget: 'p95=fast' needs a duration with its unit "
+        "(200ms, 2s)",
     ),
     (
         ("--retrieval-latency-budget=p96=2s",),

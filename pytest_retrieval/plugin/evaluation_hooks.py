@@ -23,6 +23,7 @@ from ..advice import RetrievalSettingsWarning
 from ..bulk import Settler, freeze_at_exit
 from ..golden import GoldenSet
 from ..io.golden_file import dangling_links_in, golden_path_problems, is_golden_file
+from ..io.ini import key_line
 from ..model import rows_text
 from ..settings import (
     GOLDEN,
@@ -110,14 +111,28 @@ def _parse(config: pytest.Config) -> RunSettings:
 
 def _as_given(config: pytest.Config, message: str) -> str:
     """A setting's error named as the user gave it: the option, when it came from the
-    command line (the messages name the ini key)."""
+    command line (the messages name the ini key); else, when the ini file gave it, that
+    file and line first (as a golden file's problems are named)."""
     given = option_values(config)
     for setting in SCHEMA:
-        if setting.option is None or given.get(setting.name) in (None, [], False):
+        if not message.startswith((f"{setting.name}:", f"{setting.name} ")):
             continue
-        if message.startswith((f"{setting.name}:", f"{setting.name} ")):
+        if setting.option is not None and given.get(setting.name) not in (None, [], False):
             return setting.option + message[len(setting.name) :]
+        return _in_ini_file(config, setting.name, message)
     return message
+
+
+def _in_ini_file(config: pytest.Config, key: str, message: str) -> str:
+    """``pytest.ini:4: MESSAGE`` when the ini file (not ``-o``) gave the key."""
+    overrides = getattr(config.option, "override_ini", None) or []
+    if config.inipath is None or any(str(o).split("=", 1)[0].strip() == key for o in overrides):
+        return message
+    try:
+        line = key_line(config.inipath.read_text(encoding="utf-8"), key)
+    except (OSError, UnicodeDecodeError):
+        return message
+    return message if line is None else f"{shown_path(config, config.inipath)}:{line}: {message}"
 
 
 def _golden_source(config: pytest.Config) -> str:
