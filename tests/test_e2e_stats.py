@@ -442,6 +442,16 @@ def test_group_by_tags_adds_tables(pytester: pytest.Pytester) -> None:
         row = table["rolling"]
         lo, hi = row["ci"]["mrr"]
         assert re.search(rf"rolling\s+{row['n']}\s+{row['mrr']:.3f} ±{(hi - lo) / 2:.3f}", section)
+    # the HTML page shows the same rows, a table per grouping
+    run(pytester, "--retrieval-report=page.html", "--retrieval-group-by", "tag:core,rolling")
+    page = (pytester.path / "page.html").read_text(encoding="utf-8")
+    caption = page.split("By tag core/rolling: mean [95% interval]")[1].split("</table>")[0]
+    for configuration in MAIN_CONFIGURATIONS:
+        row = groups[configuration]["rolling"]
+        assert re.search(
+            rf"{re.escape(configuration)}</th><td>rolling</td><td class=\"num\">{row['n']}<",
+            caption,
+        )
     # without the option there is no group table
     plain = run_report(pytester, name="plain")[1]
     assert "groups" not in plain

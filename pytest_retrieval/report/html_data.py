@@ -1,10 +1,11 @@
 """What the HTML page shows, taken from a :class:`RunReport`: a typed :class:`PageData`. Pure.
 
-Means with their intervals per configuration and category, the paired comparisons, the
-gate's verdict with its breached rows, every query's row (ranked ids with their grades,
-why it failed, how its judged results moved since the baseline, its text), the
-retrievers' metadata, each configuration's latency, and with a history log each ``all``
-mean's trend over the logged runs of each label (this run's label first).
+Means with their intervals per configuration and category (and per tag, for each
+``--retrieval-group-by``), the paired comparisons, the gate's verdict with its breached
+rows, every query's row (ranked ids with their grades, why it failed, how its judged
+results moved since the baseline, its text), the retrievers' metadata, each
+configuration's latency, and with a history log each ``all`` mean's trend over the
+logged runs of each label (this run's label first).
 """
 
 from __future__ import annotations
@@ -33,12 +34,32 @@ def _cell(s: Slice, metric: str) -> hp.MetricCell:
     return hp.MetricCell(s.row.values.get(metric), *(bounds or (None, None)))
 
 
+def _row_means(configuration: str, name: str, s: Slice, metrics: Sequence[str]) -> hp.CategoryMeans:
+    return hp.CategoryMeans(configuration, name, s.row.n, {m: _cell(s, m) for m in metrics})
+
+
 def _means(report: RunReport) -> list[hp.CategoryMeans]:
     evaluation = report.evaluation
     return [
-        hp.CategoryMeans(c, name, s.row.n, {m: _cell(s, m) for m in evaluation.metrics})
+        _row_means(c, name, s, evaluation.metrics)
         for c in evaluation.summaries
         for name, s in evaluation.rows(c)
+    ]
+
+
+def _groups(report: RunReport) -> list[hp.GroupTable]:
+    """The ``--retrieval-group-by`` tables: per title, each configuration's rows."""
+    evaluation = report.evaluation
+    return [
+        hp.GroupTable(
+            title,
+            [
+                _row_means(c, name, s, evaluation.metrics)
+                for c, rows in table.items()
+                for name, s in rows.items()
+            ],
+        )
+        for title, table in evaluation.groups.items()
     ]
 
 
@@ -183,6 +204,7 @@ def page_data(report: RunReport) -> hp.PageData:
         generated=report.generated.replace("T", " ").replace("+00:00", " UTC"),
         retrievers=_retrievers(report.retrievers),
         latency=_latency(report),
+        groups=_groups(report),
         queries_note=note,
         incomplete=report.incomplete_line(),
     )

@@ -130,6 +130,15 @@ class CategoryMeans:
 
 
 @dataclass(frozen=True)
+class GroupTable:
+    """The rows of one ``--retrieval-group-by`` table: each configuration's means per
+    value of the tag (``category`` of each row holds the value)."""
+
+    title: str
+    rows: Sequence[CategoryMeans]
+
+
+@dataclass(frozen=True)
 class ComparisonRow:
     """A paired comparison with the reference (CONTRACT section 6), one metric."""
 
@@ -256,6 +265,7 @@ class PageData:
     trends: Sequence[TrendChart] = ()
     retrievers: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     latency: Sequence[LatencyRow] = ()
+    groups: Sequence[GroupTable] = ()
     queries_note: str = ""  # e.g. that the table shows a part of the rows
     incomplete: str = ""  # the run did not run every item: the numbers are partial
     warnings: Sequence[str] = ()
@@ -445,6 +455,19 @@ def _overview(data: PageData) -> Raw:
     head += [el("th", m, cls="num") for m in data.metrics]
     caption = f"{data.overall}: mean [95% interval]; best in bold"
     return _table(caption, el("tr", head), body, cls="overview")
+
+
+def _group_table(data: PageData, group: GroupTable) -> Raw:
+    """A ``--retrieval-group-by`` table: a row per configuration and tag value."""
+    body = []
+    for r in group.rows:
+        cells = [_interval_cell(r.means.get(m, MetricCell(None)), False) for m in data.metrics]
+        name = el("th", _swatch(data, r.configuration), r.configuration, scope="row")
+        body.append(el("tr", name, el("td", r.category), el("td", r.n, cls="num"), cells))
+    head = [el("th", "configuration"), el("th", group.title), el("th", "n", cls="num")]
+    head += [el("th", m, cls="num") for m in data.metrics]
+    caption = f"By {group.title}: mean [95% interval]"
+    return _table(caption, el("tr", head), body, cls="overview groups")
 
 
 def _retrievers(data: PageData) -> Raw | None:
@@ -658,6 +681,7 @@ def _body(data: PageData) -> Raw:
         "section",
         el("h2", "Summary"),
         _overview(data),
+        [_group_table(data, g) for g in data.groups],
         _retrievers(data),
         _latency(data),
         id="summary",
