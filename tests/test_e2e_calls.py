@@ -403,6 +403,35 @@ def test_an_async_retriever_runs_concurrently_and_scores_as_per_query(
         assert block["latency"]["batch_share"] == 0
 
 
+SYNC_RETURNING_COROUTINES = """\
+import asyncio
+
+
+def make(configuration):
+    async def fetch(query):
+        await asyncio.sleep(0)
+        return answer(configuration, query)
+
+    def search(query):  # a plain def handing back the client's coroutine
+        return fetch(query)
+
+    return search
+"""
+
+
+def test_a_plain_def_returning_a_coroutine_is_awaited_one_at_a_time(
+    pytester: pytest.Pytester, plain_report: Any
+) -> None:
+    """docs/retrievers.md: each coroutine it returns is awaited; it is a per-query kind."""
+    _project(pytester, SYNC_RETURNING_COROUTINES)
+    result, report = _report(pytester)
+    result.assert_outcomes(passed=14)
+    assert e2e_without_latency(report)["configurations"] == plain_report
+    for block in report["configurations"].values():
+        assert block["retriever_kind"]["kind"] == "per-query"
+        assert block["retriever_kind"]["async"] is False
+
+
 FLIGHTS_COUNTED = """\
 import asyncio
 
