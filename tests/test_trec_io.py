@@ -357,11 +357,13 @@ def test_classic_topic_errors(tmp_path, text, expected):
 
 
 def test_tsv_topics(tmp_path):
-    path = write(tmp_path, "q.tsv", "00123\tis it going to rain\n\n7\t  spaced\ttab  \n")
+    text = "00123\tis it going to rain\n\n7\t  spaced\ttab  \n8\tline \r ends\rleft\r\n"
+    path = write(tmp_path, "q.tsv", text)
     topics = read_topics(path, shown="q.tsv")
     assert {qid: t.title for qid, t in topics.items()} == {
         "00123": "is it going to rain",
         "7": "spaced\ttab",
+        "8": "line ends left",  # a bare CR inside a text is a space, not a line break
     }
     assert topics["7"].line == 3 and topics["7"].path == "q.tsv"
     bad = write(tmp_path, "bad.tsv", "1\tok\nno tab here\n1\tagain\n")

@@ -587,7 +587,9 @@ def _tsv_topics(path: Path, log: ProblemLog) -> dict[str, Topic]:
         if qid in topics:
             log.add(number, f"topic defined twice (first on line {topics[qid].line})", qid)
             continue
-        topics[qid] = Topic(qid, query.strip(), path=log.shown, line=number)
+        # a stray line break (a bare CR an old file's line ends left) becomes one space
+        text = " ".join(part.strip() for part in query.splitlines() if part.strip())
+        topics[qid] = Topic(qid, text, path=log.shown, line=number)
     return topics
 
 
@@ -607,9 +609,10 @@ def read_topics(
     Two formats: the classic one (``<top> <num> Number: 401 <title> ... <desc>
     Description: ... <narr> Narrative: ... </top>``; the labels after the tags are
     removed, a field's lines are joined with single spaces) and ``qid<TAB>text``
-    (the text becomes the title). ``auto`` picks the classic one when the first
-    non-blank line starts with ``<``. Which field becomes the query text is chosen
-    when converting (:func:`qrels_to_golden`).
+    (the text becomes the title; a line break inside it, as a bare CR, one space).
+    ``auto`` picks the classic one when the first non-blank line starts with ``<``.
+    Which field becomes the query text is chosen when converting
+    (:func:`qrels_to_golden`).
     """
     log = ProblemLog(shown or str(path))
     classic = format == "trec" or (format == "auto" and _looks_like_sgml(path, log.shown))
