@@ -64,6 +64,7 @@ class Advice:
     kind: type[RetrievalWarning]
     text: str
     category: str | None = None
+    at_fixture: bool = False  # about the retriever fixture: shown where it is defined
 
     def __str__(self) -> str:
         return self.text
@@ -239,6 +240,7 @@ def positional_names(configurations: Sequence[str], fixture: str) -> list[Advice
             f"configurations {', '.join(positional)} are named by their position among the "
             f"'{fixture}' fixture's params: reordering the params would swap their baselines. "
             f"Give each a name: @pytest.fixture(params=[...], ids=['bm25', 'dense'])",
+            at_fixture=True,
         )
     ]
 

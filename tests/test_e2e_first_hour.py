@@ -358,8 +358,13 @@ def test_unnamed_params_get_a_warning_that_shows_how_to_name_them(
         "retriever1",
     ]
     text = " ".join(result.stdout.str().split())
-    assert "RetrievalSettingsWarning: configurations retriever0, retriever1 are named by" in text
+    # located where the params are written (the decorator's line), not at a golden file
+    assert (
+        "conftest.py:9: RetrievalSettingsWarning: configurations retriever0, retriever1 "
+        "are named by"
+    ) in text
     assert "ids=['bm25', 'dense']" in text
+    assert '@pytest.fixture(params=[Engine("bm25"), Engine("dense")])' in text
 
 
 # ----------------------------------------------------------- 11. warnings the pytest way

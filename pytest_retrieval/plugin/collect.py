@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import inspect
 import types
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -271,10 +271,9 @@ FIXTURE_EXAMPLE = """\
         return lambda query: engine.search(query.text, k=20)"""
 
 
-def _conftest_fixtures(config: pytest.Config) -> dict[str, list[Path]]:
-    """Fixtures the project's conftest.py files define (what the user may have meant),
-    each with the conftest.py files that define it."""
-    found: dict[str, list[Path]] = {}
+def _conftest_fixture_defs(config: pytest.Config) -> Iterator[tuple[str, Path, object]]:
+    """Each fixture the project's conftest.py files define: its name, the conftest.py
+    and the decorated function."""
     for plugin in config.pluginmanager.get_plugins():
         where = str(getattr(plugin, "__file__", "") or "")
         if not where.endswith("conftest.py"):
@@ -284,9 +283,38 @@ def _conftest_fixtures(config: pytest.Config) -> dict[str, list[Path]]:
                 value, "_pytestfixturefunction", None
             )
             if marker is not None:
-                name = getattr(marker, "name", None) or attribute
-                found.setdefault(name, []).append(Path(where))
+                yield getattr(marker, "name", None) or attribute, Path(where), value
+
+
+def _conftest_fixtures(config: pytest.Config) -> dict[str, list[Path]]:
+    """Fixtures the project's conftest.py files define (what the user may have meant),
+    each with the conftest.py files that define it."""
+    found: dict[str, list[Path]] = {}
+    for name, where, _ in _conftest_fixture_defs(config):
+        found.setdefault(name, []).append(where)
     return dict(sorted(found.items()))
+
+
+def _decorator_line(value: object) -> int | None:
+    """The first line of a fixture function as defined (its decorator's line)."""
+    for _ in range(20):  # through the fixture definition and any functools.wraps
+        wrapped = getattr(value, "__wrapped__", None)
+        if wrapped is None:
+            break
+        value = wrapped
+    code = getattr(value, "__code__", None)
+    return None if code is None else int(code.co_firstlineno)
+
+
+def fixture_place(config: pytest.Config, fixture: str) -> tuple[str, int] | None:
+    """Where the one conftest.py fixture named ``fixture`` is defined: its file (as the
+    warnings show paths) and its decorator's line; None when not exactly one."""
+    places = []
+    for name, where, value in _conftest_fixture_defs(config):
+        line = _decorator_line(value)
+        if name == fixture and line is not None:
+            places.append((_shown_path(config, where), line))
+    return places[0] if len(places) == 1 else None
 
 
 def _shown_path(config: pytest.Config, path: Path) -> str:

@@ -47,6 +47,7 @@ from ..report.gate_text import REPORT_WIDTH, explain, headline
 from ..report.run_report import GoldenInfo, RunReport
 from ..report.writers import ReportsInterrupted, write_reports
 from ..settings import RunSettings, Tolerances, unknown_ini_keys
+from .collect import fixture_place
 from .gate_case import log_verdict
 from .gathered import Gathered
 from .keys import COLLECTED_KEY, GOLDEN_ROOTS_KEY, OUTBOX_KEY, REPLAY_KEY, SELECTED_KEY
@@ -573,8 +574,11 @@ class RetrievalSession:
         found = unknown_key_advice(self.config)
         if self.results:
             where = self._advice_locations()
+            fixture = fixture_place(self.config, self.run.settings.fixture)
             for advice in self.evaluation.warnings:
                 path, line = where.get(advice.category or "", where.get("", ("retrieval", 1)))
+                if advice.at_fixture and fixture is not None:
+                    path, line = fixture
                 found.append((advice.kind, advice.text, path, line))
         with (
             sources_cut(self.config, [path for _, _, path, _ in found]),
