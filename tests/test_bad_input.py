@@ -368,7 +368,15 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
     ),
     "bad-indent": (
         "queries:\n  - id: a\n    query: q\n   relevant: {x: 1}\n",
-        "golden/bad.yaml:4: YAML syntax error: while parsing a block collection did not find expected '-' indicator (the construct began on line 2); fix the YAML at this line",
+        "golden/bad.yaml:4: YAML syntax error: while parsing a block collection did not find expected '-' indicator (the construct began on line 2); check this line's indentation against the lines above: the keys of one query line up under its 'id:', and each query's '- ' lines up with the others'",
+    ),
+    "key-indented-too-far": (
+        "queries:\n  - id: a\n    query: q\n      relevant: {x: 1}\n",
+        "golden/bad.yaml:4: YAML syntax error: mapping values are not allowed in this context; check this line's indentation against the lines above: the keys of one query line up under its 'id:', and each query's '- ' lines up with the others'",
+    ),
+    "colon-in-unquoted-text": (
+        "queries:\n  - id: a\n    query: error: disk full\n    relevant: {x: 1}\n",
+        "golden/bad.yaml:3: YAML syntax error: mapping values are not allowed in this context; the value holds ': ', which YAML reads as another key: put it in quotes",
     ),
     "relevant-id-twice": (
         "queries:\n  - id: a\n    query: q\n    relevant: [x, x]\n",

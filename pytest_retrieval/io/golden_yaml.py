@@ -262,7 +262,7 @@ def _syntax_problem(exc: yaml.MarkedYAMLError, text: str, shown: str) -> Problem
     began = ""
     if exc.context_mark is not None and lines(exc.context_mark) != line:
         began = f" (the construct began on line {lines(exc.context_mark)})"
-    fix = "fix the YAML at this line"
+    fix = _layout_fix(what, text, line) or "fix the YAML at this line"
     if _tab_indented(text, line):
         fix = "the line is indented with a tab: YAML indents with spaces only"
     odd = _odd_break_before(text, line)
@@ -272,6 +272,30 @@ def _syntax_problem(exc: yaml.MarkedYAMLError, text: str, shown: str) -> Problem
             "reads as a line break (a comment ends there, the rest is read as YAML); remove it"
         )
     return Problem(shown, line, f"YAML syntax error: {what}{began}; {fix}")
+
+
+_INDENTATION_SIGNS = (
+    "mapping values are not allowed",
+    "expected <block end>",
+    "expected '-'",
+    "block mapping did not find expected key",
+)
+
+
+def _layout_fix(what: str, text: str, line: int) -> str | None:
+    """The likely fix of the errors a misplaced key or an unquoted ``: `` gives, which
+    YAML words in its own terms (block ends, mapping values, indicators)."""
+    if not any(sign in what for sign in _INDENTATION_SIGNS):
+        return None
+    lines = text.splitlines()
+    here = lines[line - 1] if 0 < line <= len(lines) else ""
+    _key, colon, value = here.partition(": ")
+    if colon and ": " in value and not value.lstrip().startswith(("'", '"', "{", "[")):
+        return "the value holds ': ', which YAML reads as another key: put it in quotes"
+    return (
+        "check this line's indentation against the lines above: the keys of one query "
+        "line up under its 'id:', and each query's '- ' lines up with the others'"
+    )
 
 
 def _odd_break_before(text: str, line: int) -> tuple[int, str] | None:
