@@ -116,6 +116,19 @@ def test_qrels_errors_name_file_line_query_and_fix(tmp_path, line, expected):
     assert message.startswith(expected), message
 
 
+def test_grades_above_the_maximum_past_the_first_three_are_one_line(tmp_path):
+    """A qrels file on a wider scale had printed a line per judgment (50, then a count)."""
+    lines = [f"{q} 0 d{d} {4 + (q + d) % 3}" for q in range(10) for d in range(5)]
+    path = write(tmp_path, "q", "\n".join(["9 0 x 1", *lines]) + "\n")
+    with pytest.raises(FormatError) as info:
+        read_qrels(path, max_grade=3, shown="q")
+    assert [p.line for p in info.value.problems] == [2, 3, 4, 0]
+    assert str(info.value.problems[-1]) == (
+        "q: 47 more grades above 3 (50 in all, the highest 6): set retrieval_max_grade = 6 "
+        "in the ini file (the plugin reads the same key) or map the grades down"
+    )
+
+
 def test_qrels_reports_every_problem_at_once(tmp_path):
     path = write(tmp_path, "q", "1 0 a 9\n1 0 b 1\nbroken\n2 0 c x\n")
     with pytest.raises(FormatError) as info:

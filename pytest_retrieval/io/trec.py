@@ -195,6 +195,9 @@ def _fields_hint(fields: list[str]) -> str:
     return "ids cannot hold spaces"
 
 
+ABOVE_SHOWN = 3  # grades above the maximum named one by one; the rest in one line
+
+
 @dataclass
 class _QrelsBuilder:
     """Collects a qrels file's judgments line by line, recording every problem."""
@@ -205,6 +208,7 @@ class _QrelsBuilder:
     first_line: dict[str, int] = field(default_factory=dict)
     unjudged: dict[str, int] = field(default_factory=dict)
     seen: dict[tuple[str, str], int] = field(default_factory=dict)
+    above: list[int] = field(default_factory=list)  # each grade above max_grade
 
     def add(self, number: int, fields: list[str]) -> None:
         """Take one data line (its fields)."""
@@ -253,13 +257,15 @@ class _QrelsBuilder:
             return None
         grade = int(rel)
         if grade > self.max_grade:
-            self.log.add(
-                number,
-                f"grade {grade} of document '{doc}' is above {self.max_grade} "
-                "(retrieval_max_grade); raise retrieval_max_grade in the ini file (the "
-                "plugin reads the same key) or map the grades down",
-                qid,
-            )
+            self.above.append(grade)
+            if len(self.above) <= ABOVE_SHOWN:  # the rest are summed up by finish()
+                self.log.add(
+                    number,
+                    f"grade {grade} of document '{doc}' is above {self.max_grade} "
+                    "(retrieval_max_grade); raise retrieval_max_grade in the ini file (the "
+                    "plugin reads the same key) or map the grades down",
+                    qid,
+                )
             return None
         if grade < UNJUDGED_GRADE:
             self.log.add(
@@ -270,6 +276,18 @@ class _QrelsBuilder:
             )
             return None
         return grade
+
+    def finish(self) -> None:
+        """The file has ended: grades above the maximum past the first few, in one line."""
+        if len(self.above) > ABOVE_SHOWN:
+            highest = max(self.above)
+            self.log.add(
+                0,
+                f"{len(self.above) - ABOVE_SHOWN} more grades above {self.max_grade} "
+                f"({len(self.above)} in all, the highest {highest}): set retrieval_max_grade "
+                f"= {highest} in the ini file (the plugin reads the same key) or map the "
+                "grades down",
+            )
 
     def result(self) -> Qrels:
         """The judgments read (meaningful when no problem was recorded)."""
@@ -293,6 +311,7 @@ def read_qrels(path: Path, *, max_grade: int = 3, shown: str | None = None) -> Q
     builder = _QrelsBuilder(log, max_grade)
     for number, fields in data_fields(path, log.shown):
         builder.add(number, fields)
+    builder.finish()
     if not builder.grades and not log.problems:
         log.add(0, "the file holds no judgments; a qrels line is 'qid iter docno rel'")
     log.raise_if_any()
