@@ -43,6 +43,35 @@ def test_several_options_without_retrieval_eval_are_named_together(
     )
 
 
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ("--retrieval-evl", "--retrieval-evl: no such option; did you mean --retrieval-eval?"),
+        (
+            "--retrieval-reprot=out.json",
+            "--retrieval-reprot: no such option; did you mean --retrieval-report?",
+        ),
+        (
+            "--retrieval-baseline-update",
+            "--retrieval-baseline-update: no such option; did you mean "
+            "--retrieval-update-baseline?",
+        ),
+        (
+            "--retrieval-zzzzzzzz",
+            "--retrieval-zzzzzzzz: no such option; pytest --help lists the retrieval options",
+        ),
+    ],
+)
+def test_a_misspelled_option_is_named_with_the_closest_one(
+    pytester: pytest.Pytester, e2e_project: Path, given: str, said: str
+) -> None:
+    """argparse had said only 'unrecognized arguments: --retrieval-reprot=out.json'."""
+    result = e2e_run(pytester, "--retrieval-eval", given)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert f"ERROR: {said}" in result.stderr.str()
+    assert not (pytester.path / "out.json").exists()
+
+
 def test_ini_settings_without_retrieval_eval_are_fine(pytester: pytest.Pytester) -> None:
     """Ini keys are project configuration: a plain test run must not trip on them."""
     e2e_write_project(

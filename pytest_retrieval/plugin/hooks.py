@@ -3,7 +3,8 @@
 Every pytest run of a project that installed the plugin loads this module, so it is
 light: the options and ini keys (from the settings schema's generated table,
 :mod:`~pytest_retrieval.plugin.option_table`), the plugin's own hook
-specifications, the check of options given without ``--retrieval-eval``, and the
+specifications, the check of options given without ``--retrieval-eval`` (and of a
+misspelled ``--retrieval-`` option, named with the closest one), and the
 collector's return at the very end of an evaluation; without ``--retrieval-eval``, a
 hint at the end of a run that collected nothing where golden files are. It imports
 nothing else of the plugin and registers no hook that runs per test. With
@@ -13,6 +14,7 @@ which collects golden files as items and runs them.
 
 from __future__ import annotations
 
+import difflib
 import gc
 import itertools
 from pathlib import Path
@@ -50,6 +52,37 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             )
         if setting.ini is not None:  # no default: a key written empty is told from one left out
             parser.addini(setting.name, setting.help, type=setting.ini, default=None)  # type: ignore[arg-type]
+
+
+def _unknown_option(arg: str) -> str | None:
+    """``--retrieval-reprot=r.json``: the message for an option of ours that does not
+    exist, with the closest one; None for any other argument."""
+    name = arg.split("=", 1)[0]
+    if not name.startswith("--retrieval"):
+        return None
+    known = [s.option for s in DECLARED if s.option is not None]
+    if name in known:
+        return None
+    tail = len("--retrieval-")  # the shared prefix would make every name look close
+    words = sorted(name[tail:].split("-"))
+    close = [k[tail:] for k in known if sorted(k[tail:].split("-")) == words]  # word order
+    close = close or difflib.get_close_matches(name[tail:], [k[tail:] for k in known], n=1)
+    hint = (
+        f"did you mean --retrieval-{close[0]}?"
+        if close
+        else "pytest --help lists the retrieval options"
+    )
+    return f"{name}: no such option; {hint}"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(args: list[str]) -> None:
+    """A misspelled ``--retrieval-...`` option gets the closest one by name (argparse
+    said only 'unrecognized arguments')."""
+    for arg in itertools.takewhile(lambda a: a != "--", args):
+        message = _unknown_option(arg)
+        if message is not None:
+            raise pytest.UsageError(message)
 
 
 def _refuse_options_without_eval(config: pytest.Config) -> None:
