@@ -66,6 +66,18 @@ def plain_report(pytester: pytest.Pytester) -> Any:
     return e2e_without_latency(report)["configurations"]
 
 
+def _scored_as_plain(
+    pytester: pytest.Pytester, plain_report: Any, body: str, ini: str = E2E_INI
+) -> Any:
+    """Run the project with ``body``'s retriever: every item passes and the numbers are
+    the plain per-query retriever's; the report, for what else the test checks."""
+    _project(pytester, body, ini=ini)
+    result, report = _report(pytester)
+    result.assert_outcomes(passed=14)
+    assert e2e_without_latency(report)["configurations"] == plain_report
+    return report
+
+
 def _calls(pytester: pytest.Pytester) -> list[list[object]]:
     path = pytester.path / "calls.jsonl"
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
@@ -99,10 +111,9 @@ def make(configuration):
 def test_a_batch_retriever_is_called_in_chunks_and_scores_as_per_query(
     pytester: pytest.Pytester, plain_report: Any
 ) -> None:
-    _project(pytester, BATCH, ini=E2E_INI + "retrieval_batch_size = 3\n")
-    result, report = _report(pytester)
-    result.assert_outcomes(passed=14)
-    assert e2e_without_latency(report)["configurations"] == plain_report
+    report = _scored_as_plain(
+        pytester, plain_report, BATCH, ini=E2E_INI + "retrieval_batch_size = 3\n"
+    )
     calls = _calls(pytester)
     for configuration in ("bm25", "dense"):
         chunks = [ids for name, ids in calls if name == configuration]
@@ -173,10 +184,7 @@ def make(configuration):
 def test_a_callable_marked_batch_takes_lists_of_queries(
     pytester: pytest.Pytester, plain_report: Any
 ) -> None:
-    _project(pytester, DECORATED)
-    result, report = _report(pytester)
-    result.assert_outcomes(passed=14)
-    assert e2e_without_latency(report)["configurations"] == plain_report
+    _scored_as_plain(pytester, plain_report, DECORATED)
 
 
 def test_batch_and_per_query_skip_the_queries_marked_skip(pytester: pytest.Pytester) -> None:
@@ -393,10 +401,9 @@ def pytest_sessionfinish(session):
 def test_an_async_retriever_runs_concurrently_and_scores_as_per_query(
     pytester: pytest.Pytester, plain_report: Any
 ) -> None:
-    _project(pytester, ASYNC, ini=E2E_INI + "retrieval_concurrency = 3\n")
-    result, report = _report(pytester)
-    result.assert_outcomes(passed=14)
-    assert e2e_without_latency(report)["configurations"] == plain_report
+    report = _scored_as_plain(
+        pytester, plain_report, ASYNC, ini=E2E_INI + "retrieval_concurrency = 3\n"
+    )
     assert (pytester.path / "in_flight.txt").read_text() == "3"
     for block in report["configurations"].values():
         assert block["latency"]["p50_ms"] >= 19  # each call awaited 20 ms
@@ -423,10 +430,7 @@ def test_a_plain_def_returning_a_coroutine_is_awaited_one_at_a_time(
     pytester: pytest.Pytester, plain_report: Any
 ) -> None:
     """docs/retrievers.md: each coroutine it returns is awaited; it is a per-query kind."""
-    _project(pytester, SYNC_RETURNING_COROUTINES)
-    result, report = _report(pytester)
-    result.assert_outcomes(passed=14)
-    assert e2e_without_latency(report)["configurations"] == plain_report
+    report = _scored_as_plain(pytester, plain_report, SYNC_RETURNING_COROUTINES)
     for block in report["configurations"].values():
         assert block["retriever_kind"]["kind"] == "per-query"
         assert block["retriever_kind"]["async"] is False
@@ -464,10 +468,7 @@ def test_per_query_items_keep_two_chunks_of_an_async_retriever_in_flight(
 ) -> None:
     # one chunk ahead left the calls idle while its items were scored
     ini = E2E_INI + "retrieval_concurrency = 1\nretrieval_batch_size = 1\n"
-    _project(pytester, FLIGHTS_COUNTED, ini=ini)
-    result, report = _report(pytester)
-    result.assert_outcomes(passed=14)
-    assert e2e_without_latency(report)["configurations"] == plain_report
+    _scored_as_plain(pytester, plain_report, FLIGHTS_COUNTED, ini=ini)
     assert (pytester.path / "flights.txt").read_text() == "2"
 
 
@@ -492,10 +493,7 @@ def test_an_async_retriever_returning_one_refilled_list_scores_as_per_query(
 ) -> None:
     # its calls are made ahead of their items: each answer is copied as it comes back,
     # or every query of a chunk would be scored on the last call's results
-    _project(pytester, REUSED_LIST)
-    result, report = _report(pytester)
-    result.assert_outcomes(passed=14)
-    assert e2e_without_latency(report)["configurations"] == plain_report
+    _scored_as_plain(pytester, plain_report, REUSED_LIST)
 
 
 PIPELINED = """\
@@ -697,10 +695,7 @@ def test_an_async_batch_retriever_and_the_anyio_plugin_get_along(
     pytester: pytest.Pytester, plain_report: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PYTEST_ADDOPTS", "--assert=plain -p no:hypothesispytest")  # anyio on
-    _project(pytester, ASYNC_BATCH)
-    result, report = _report(pytester)
-    result.assert_outcomes(passed=14)
-    assert e2e_without_latency(report)["configurations"] == plain_report
+    _scored_as_plain(pytester, plain_report, ASYNC_BATCH)
 
 
 LOOP_IN_FIXTURE = """\
@@ -721,10 +716,7 @@ def make(configuration):
 def test_an_async_retriever_whose_fixture_used_asyncio_itself(
     pytester: pytest.Pytester, plain_report: Any
 ) -> None:
-    _project(pytester, LOOP_IN_FIXTURE)
-    result, report = _report(pytester)
-    result.assert_outcomes(passed=14)
-    assert e2e_without_latency(report)["configurations"] == plain_report
+    _scored_as_plain(pytester, plain_report, LOOP_IN_FIXTURE)
 
 
 # --------------------------------------------------------------------------- other loops
@@ -812,10 +804,7 @@ def test_a_client_made_in_the_first_call_works(
     pytester: pytest.Pytester, plain_report: Any, batch: bool
 ) -> None:
     """The README's pattern: the client made lazily, inside the retriever's coroutine."""
-    _project(pytester, f"MADE = 'lazily'\nBATCH = {batch}\n" + LOOP_CLIENT)
-    result, report = _report(pytester)
-    result.assert_outcomes(passed=14)
-    assert e2e_without_latency(report)["configurations"] == plain_report
+    _scored_as_plain(pytester, plain_report, f"MADE = 'lazily'\nBATCH = {batch}\n" + LOOP_CLIENT)
 
 
 def test_a_sync_retriever_raising_about_another_loop_gets_no_note(
