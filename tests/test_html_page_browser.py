@@ -225,6 +225,26 @@ def test_fits_a_laptop_screen_and_a_narrow_one(browser: Browser, report: Path) -
         assert abs(height - lines) < 1.5, (lines, height)
 
 
+def test_a_long_gate_explanation_scrolls_in_its_box_and_prints_whole(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """A gate naming hundreds of queries had pushed the summary several screens down."""
+    data = sample_page_data()
+    assert data.verdict is not None
+    text = "\n".join(f"  query q{i:03d}: ndcg@10 0.900 -> 0.400" for i in range(300))
+    long = dataclasses.replace(data, verdict=dataclasses.replace(data.verdict, text=text))
+    path = tmp_path / "long.html"
+    path.write_text(hp.render_page(long), encoding="utf-8")
+    tab = browser.open(path.as_uri(), width=1366, height=768)
+    pre = "document.querySelector('.verdict pre')"
+    shown, whole = value(tab, f"{pre}.clientHeight"), value(tab, f"{pre}.scrollHeight")
+    assert isinstance(shown, (int, float)) and isinstance(whole, (int, float))
+    assert shown <= 0.6 * 768 < whole  # scrolls inside its box
+    assert value(tab, f"{pre}.tabIndex") == 0  # and by keyboard
+    tab.call("Emulation.setEmulatedMedia", {"media": "print"})
+    assert value(tab, f"getComputedStyle({pre}).maxHeight") == "none"
+
+
 def test_print_hides_controls_and_keeps_rows_whole(browser: Browser, report: Path) -> None:
     page = browser.open(report.as_uri(), width=794, height=1123)
     page.call("Emulation.setEmulatedMedia", {"media": "print"})

@@ -399,7 +399,7 @@ def _verdict(verdict: Verdict | None) -> Raw | None:
         el("p", el("span", verdict.word.upper(), cls="word"), " regression gate", cls="headline"),
         el(
             "div",
-            el("pre", verdict.text) if verdict.text else None,
+            el("pre", verdict.text, tabindex="0") if verdict.text else None,
             _breached_table(verdict.breached) if verdict.breached else None,
             cls="verdict-body",
         ),
@@ -745,8 +745,8 @@ code,pre,.ranked li{
 .verdict .headline{margin:0;font-size:16px}
 .verdict .word{font-weight:700;letter-spacing:.04em}
 .verdict-body{display:flex;flex-wrap:wrap;gap:8px 40px;align-items:flex-start}
-.verdict pre{margin:8px 0 0;white-space:pre;overflow-x:auto;font-size:12.5px;line-height:1.4;
- flex:1 1 100%;min-width:0}
+.verdict pre{margin:8px 0 0;white-space:pre;overflow:auto;font-size:12.5px;line-height:1.4;
+ flex:1 1 100%;min-width:0;max-height:min(30em,60vh)}
 .glance{display:flex;flex-wrap:wrap;gap:0 48px;align-items:flex-start}
 .glance>section{flex:0 1 auto;min-width:0}.glance>.warnings{flex:1 1 320px}
 .toc{display:flex;gap:16px;font-size:13px;margin:4px 0 0}
@@ -829,7 +829,7 @@ button.sort:focus-visible,select:focus-visible{outline:2px solid #0969da;outline
  .qtext,.reason,.moves{font-size:7.5pt}
  thead{display:table-header-group}
  tr,figure,.verdict,.overview{break-inside:avoid}
- .verdict pre{white-space:pre-wrap;font-size:7.5pt}
+ .verdict pre{white-space:pre-wrap;font-size:7.5pt;max-height:none;overflow:visible}
  h2,h3{break-after:avoid}
  .charts{display:block}
  svg.chart{max-height:24cm}
