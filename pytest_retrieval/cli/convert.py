@@ -110,7 +110,9 @@ def _import_parsers(commands: Commands) -> None:
         "--topic-field",
         default="title",
         choices=("title", "description", "narrative"),
-        help="the topic field that becomes the query text (default: title)",
+        metavar="FIELD",  # the choices in the usage line would pass 80 columns
+        help="the topic field that becomes the query text: title (the default), "
+        "description or narrative",
     )
     trec.add_argument(
         "--run",
