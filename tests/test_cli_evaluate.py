@@ -269,6 +269,64 @@ def test_compare_refuses_reports_made_with_other_settings(tmp_path):
     assert "compare: REFUSED" in said and "gain: baseline 'exponential', this run 'linear'" in said
 
 
+def test_compare_names_the_queries_one_report_lacks_not_pairing_the_rest_in_silence(
+    tmp_path, monkeypatch
+):
+    """A query of A missing from B (and one of B missing from A) was left out of every
+    row with no word: the table looked like the whole set. Each way is named now, with
+    the count and the first ids; the exit code is the gate's."""
+    monkeypatch.setenv("COLUMNS", "200")
+    project = _project(tmp_path)
+    cli("evaluate", "runs/bm25.run", "runs/dense.run", "--report", "a.json", cwd=project)
+    data = load_json(project / "a.json")
+    configurations = data["configurations"]
+    assert isinstance(configurations, dict)
+    for name in ("bm25", "dense"):
+        del configurations[name]["queries"]["fx-exact"]
+    del configurations["dense"]["queries"]["lottery"]
+    (project / "b.json").write_text(json.dumps(data), encoding="utf-8")
+    ran = cli("compare", "a.json", "b.json", cwd=project)
+    assert ran.code == 0, ran.out + ran.err
+    assert ran.lines[:2] == [
+        "1 query of a.json is not in b.json (configuration 'bm25'), not compared: fx-exact",
+        "2 queries of a.json are not in b.json (configuration 'dense'), not compared: "
+        "fx-exact, lottery",
+    ]
+    back = cli("compare", "b.json", "a.json", cwd=project)
+    assert back.lines[0] == (
+        "1 query of a.json is not in b.json (configuration 'bm25'), not compared: fx-exact"
+    )
+    assert "added since the baseline" not in back.out  # named once, above the table
+    same = cli("compare", "a.json", "a.json", cwd=project)
+    assert "is not in a.json" not in same.out
+
+
+def test_compare_refuses_a_report_cut_short_or_of_an_incomplete_run(tmp_path):
+    """A report of a run stopped early (-x, Ctrl-C) was compared on the queries that ran;
+    a file cut short said only 'Expecting ',' delimiter'."""
+    project = _project(tmp_path)
+    cli("evaluate", "runs/bm25.run", "--report", "a.json", cwd=project)
+    data = load_json(project / "a.json")
+    data.update(complete=False, incomplete="stopped early: -x")
+    (project / "b.json").write_text(json.dumps(data), encoding="utf-8")
+    ran = cli("compare", "a.json", "b.json", cwd=project)
+    assert ran.code == 2, ran.out
+    assert ran.err == (
+        "pytest-retrieval: error: b.json is the report of an incomplete run (stopped early: "
+        "-x): it holds only the queries that ran; compare the report of a run that went to "
+        "the end\n"
+    )
+    text = (project / "a.json").read_text(encoding="utf-8")
+    (project / "c.json").write_text(text[: len(text) // 2], encoding="utf-8")
+    cut = cli("compare", "c.json", "a.json", cwd=project)
+    assert cut.code == 2 and cut.out == ""
+    assert "c.json:" in cut.err and ": the JSON ends early (the file is cut short" in cut.err
+    data.update(complete="no")
+    (project / "b.json").write_text(json.dumps(data), encoding="utf-8")
+    wrong = cli("compare", "a.json", "b.json", cwd=project)
+    assert wrong.err.strip().endswith("b.json: 'complete' must be true or false, not 'no'")
+
+
 def test_evaluate_input_errors_exit_2(tmp_path):
     project = _project(tmp_path)
     assert cli("evaluate", "nope.run", cwd=project).code == 2
@@ -292,7 +350,8 @@ def test_evaluate_input_errors_exit_2(tmp_path):
     [
         ("[]", "not a pytest-retrieval JSON report"),
         ('{"format": "pytest-retrieval-report", "version": 2}', "report version 2"),
-        ("{", "r.json:1: not valid JSON"),
+        ("{", "r.json:1: the JSON ends early (the file is cut short"),
+        ("{]", "r.json:1: not valid JSON"),
         ("[" * 100_000 + "]" * 100_000, "r.json: nested too deeply to be a JSON report"),
         (
             json.dumps(

@@ -370,8 +370,39 @@ def _refuse_unknown_configurations(
             )
 
 
+def _complete_report(ctx: Context, given: str) -> ReportFile:
+    """A report of a run that ran every item: one cut short (``"complete": false``)
+    holds only what ran, and would be compared on those queries in silence."""
+    report = read_report_file(ctx, given, "compare")
+    if report.incomplete is not None:
+        raise CliError(
+            f"{report.path} is the report of an incomplete run ({report.incomplete}): it "
+            "holds only the queries that ran; compare the report of a run that went to the end"
+        )
+    return report
+
+
+def _unpaired(a: ReportFile, b: ReportFile, configurations: Sequence[str]) -> list[str]:
+    """The queries one report holds and the other lacks, which compare cannot pair: a
+    line for each way (and set of ids), with the count and the first few ids."""
+    lines = []
+    for first, second in ((a, b), (b, a)):
+        groups: dict[tuple[str, ...], list[str]] = {}
+        for name in configurations:
+            only = set(first.configurations[name]) - set(second.configurations[name])
+            if only:
+                groups.setdefault(tuple(sorted(only)), []).append(f"'{name}'")
+        for ids, names in groups.items():
+            lines.append(
+                f"{queries_of(len(ids), first.path)} not in {second.path} "
+                f"(configuration{'s' if len(names) > 1 else ''} {', '.join(names)}), "
+                f"not compared: {some_ids(list(ids))}"
+            )
+    return lines
+
+
 def run_compare(ctx: Context, args: argparse.Namespace) -> int:
-    a, b = read_report_file(ctx, args.a, "compare"), read_report_file(ctx, args.b, "compare")
+    a, b = _complete_report(ctx, args.a), _complete_report(ctx, args.b)
     baseline = Baseline(settings=a.raw_settings, configurations=a.configurations)
     names = frozenset(b.configurations)
     computed = [m.name for m in b.settings.metrics]
@@ -385,6 +416,7 @@ def run_compare(ctx: Context, args: argparse.Namespace) -> int:
     result = run_gate(
         baseline, a.path, b.results(), b.settings, gate, ctx.run.stats, facts, update=""
     )
+    result.added = []  # B's queries A lacks are named below, with A's that B lacks
     if a.golden.sha256 and b.golden.sha256 and a.golden.sha256 != b.golden.sha256:
         ctx.notice(
             f"note: the golden sets differ ({a.path}: {a.golden.queries} queries, {b.path}: "
@@ -392,6 +424,8 @@ def run_compare(ctx: Context, args: argparse.Namespace) -> int:
             "changed is compared all the same"
         )
     width = ctx.width()
+    for line in _unpaired(a, b, gate.configurations):
+        ctx.say_wrapped(line)
     if result.rows:
         ctx.say_wrapped(
             f"{b.path} against {a.path} ({HEADERS[4]} = A, {HEADERS[5]} = B), paired by query id:"
