@@ -198,6 +198,59 @@ def test_evaluate_writes_markdown_and_html_and_gates_on_a_baseline(tmp_path):
     assert loose.code == 0, loose.out
 
 
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        (
+            "not json",
+            "pytest-retrieval: error: b.json is not valid JSON (line 1, column 1: Expecting "
+            "value); fix the file, or delete it and write a new one with `pytest "
+            "--retrieval-eval --retrieval-update-baseline --retrieval-baseline=b.json "
+            "--retrieval-replay=runs/dense.run`",
+        ),
+        (
+            '{"format": "ranx-run"}',
+            'pytest-retrieval: error: b.json is not a pytest-retrieval baseline (no "format": '
+            '"pytest-retrieval-baseline"); fix the file, or delete it and write a new one',
+        ),
+        (
+            None,  # no file
+            "pytest-retrieval: error: --baseline b.json: no such file; write one with `pytest "
+            "--retrieval-eval --retrieval-update-baseline --retrieval-baseline=b.json "
+            "--retrieval-replay=runs/dense.run`",
+        ),
+        (
+            "REPORT",
+            "pytest-retrieval: error: --baseline b.json is a pytest-retrieval JSON report "
+            "(written by --retrieval-report), not a baseline; compare two reports with "
+            "`pytest-retrieval compare b.json NEW.json`, or gate against a baseline written by "
+            "`pytest --retrieval-eval --retrieval-update-baseline "
+            "--retrieval-replay=runs/dense.run`",
+        ),
+        (
+            GOLDEN,
+            "pytest-retrieval: error: --baseline b.yaml is a golden file, not a baseline; give "
+            "the baseline file",
+        ),
+    ],
+)
+def test_a_baseline_that_cannot_be_used_is_one_line_with_the_fix_before_any_scoring(
+    tmp_path, text, says
+):
+    """Each was scored in full, its tables printed, then 'retrieval gate: REFUSED' (exit
+    1) with no word of how to make a baseline; a missing one said only 'no such file'."""
+    project = _project(tmp_path)
+    name = "b.yaml" if text == GOLDEN else "b.json"
+    if text == "REPORT":
+        cli("evaluate", "runs/dense.run", "--report", name, cwd=project)
+    elif text is not None:
+        (project / name).write_text(text, encoding="utf-8")
+    ran = cli("evaluate", "runs/dense.run", "--baseline", name, cwd=project)
+    assert ran.code == 2, ran.out + ran.err
+    assert ran.out == ""
+    assert len(ran.err.splitlines()) == 1 and ran.err.startswith(says), ran.err
+
+
 def test_compare_exits_1_when_b_regresses(tmp_path):
     project = _project(tmp_path)
     cli("evaluate", "runs/bm25.run", "runs/dense.run", "--report", "a.json", cwd=project)
