@@ -586,7 +586,10 @@ def test_an_output_path_that_is_a_folder_or_under_a_file_is_named_as_given(tmp_p
     (project / "out").mkdir()
     ran = cli("export", "trec", "-o", "out", cwd=project)
     assert ran.code == 2 and ".tmp" not in ran.err, ran.err
-    assert f"{project / 'out'}: is a folder: give the path of a file" in ran.err
+    assert ran.err == (
+        "pytest-retrieval: error: -o out is a folder: give the path of a file (in it, or "
+        "beside it)\n"
+    )
     ran = cli("evaluate", "runs/bm25.run", "--report", "runs/bm25.run/r.json", cwd=project)
     assert "File exists" not in ran.out + ran.err
     assert (
@@ -594,6 +597,39 @@ def test_an_output_path_that_is_a_folder_or_under_a_file_is_named_as_given(tmp_p
         "path is a file, not a folder"
     ) in ran.out + ran.err
     assert not list(project.rglob("*.tmp"))
+
+
+def test_o_dash_is_standard_output_where_a_command_prints_and_a_folder_is_refused_first(
+    tmp_path,
+):
+    """`export trec -o -` and `pool -o -` wrote a file named '-' (`import -o -` said
+    'write .yaml, .yml or .jsonl'); `export run -o -` made a folder named '-'; `pool -o
+    FOLDER` pooled, then named the folder by its absolute path."""
+    project = _project(tmp_path)
+    cli("evaluate", "runs/bm25.run", "--report", "a.json", cwd=project)
+    (project / "q.qrels").write_text("rain-tomorrow 0 weather-forecast 3\n", encoding="utf-8")
+    for args in (
+        ["export", "trec"],
+        ["pool", "--depth", "2", "a.json"],
+        ["import", "trec", "q.qrels"],
+    ):
+        plain, dashed = cli(*args, cwd=project), cli(*args, "-o", "-", cwd=project)
+        assert dashed.code == plain.code == 0, dashed.err
+        assert dashed.out == plain.out and dashed.out, args
+        (project / "out").mkdir(exist_ok=True)
+        folder = cli(*args, "-o", "out", cwd=project)
+        assert folder.code == 2 and folder.out == "", args
+        says = "-o out is a folder: give the path of a file (in it, or beside it)\n"
+        assert folder.err.endswith(says), folder.err
+    ran = cli("export", "run", "a.json", "-o", "-", cwd=project)
+    assert ran.code == 2
+    assert ran.err == (
+        "pytest-retrieval: error: -o -: export run writes a run file per configuration into a "
+        "folder, which standard output cannot hold; give a folder (-o runs)\n"
+    )
+    corpus = cli("import", "trec", "q.qrels", "-o", "g.yaml", "--corpus", "-", cwd=project)
+    assert corpus.code == 2 and "--corpus -: the document ids are written to a file" in corpus.err
+    assert not (project / "-").exists() and not (project / "g.yaml").exists()
 
 
 @pytest.mark.parametrize(
