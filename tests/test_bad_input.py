@@ -1949,6 +1949,59 @@ def test_a_damaged_or_edited_recording_is_refused_naming_its_line(
     assert str(raised.value) == says
 
 
+WRONG_TYPED_RECORDINGS = {
+    # "false" (text) was read as true: a latency shown as a batch call's share
+    "shared-text": (
+        [RECORDING_HEADER, ENTRY.replace('"text"', '"shared": "false", "text"'), FOOTER],
+        "run.jsonl:2: not a recording entry ('shared' must be true or false, got \"false\"); "
+        "the recording is damaged: record again",
+    ),
+    # a list was read as no filters: a replay compares them to see a recording is stale
+    "filters-a-list": (
+        [RECORDING_HEADER, ENTRY.replace('"text"', '"filters": ["network"], "text"'), FOOTER],
+        "run.jsonl:2: not a recording entry ('filters' must be an object (the query's "
+        'filters), got ["network"]); the recording is damaged: record again',
+    ),
+    # true == 1 in Python: a header with "version": true was read as version 1
+    "version-true": (
+        [RECORDING_HEADER.replace('"version": 1', '"version": true'), ENTRY, FOOTER],
+        "run.jsonl:1: recording version true; this plugin reads 1",
+    ),
+    "settings-text": (
+        [RECORDING_HEADER.replace('"settings": {}', '"settings": "ndcg@10"'), ENTRY, FOOTER],
+        "run.jsonl:1: the header's 'settings' must be an object (the run's settings), got "
+        '"ndcg@10": the recording was edited; record again',
+    ),
+    "golden-a-number": (
+        [RECORDING_HEADER, ENTRY, FOOTER.replace("}", ', "golden": 5}')],
+        "run.jsonl:3: the last line's 'golden' must be text (the golden set's digest), got 5: "
+        "the recording was edited; record again",
+    ),
+    "retrievers-a-list": (
+        [RECORDING_HEADER, ENTRY, FOOTER.replace("}", ', "retrievers": ["bm25"]}')],
+        "run.jsonl:3: the last line's 'retrievers' must be an object (configuration -> what "
+        'its retriever said), got ["bm25"]: the recording was edited; record again',
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(WRONG_TYPED_RECORDINGS))
+def test_a_recording_field_of_the_wrong_type_is_refused_naming_it_and_the_type(
+    tmp_path: Path, case: str
+) -> None:
+    """Each was read as something else, in silence (the header's and the footer's
+    fields, an entry's shared and filters)."""
+    from pytest_retrieval.io.common import FormatError
+    from pytest_retrieval.io.recording import read_recording
+
+    lines, says = WRONG_TYPED_RECORDINGS[case]
+    recording = tmp_path / "run.jsonl"
+    recording.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(FormatError) as raised:
+        read_recording(recording, "run.jsonl")
+    assert str(raised.value) == says
+
+
 def test_a_recording_line_giving_a_key_twice_is_refused_naming_it(tmp_path: Path) -> None:
     """JSON keeps the last of a repeated key: a hand-edited line replayed the second
     'results' without a word."""

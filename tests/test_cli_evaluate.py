@@ -198,6 +198,59 @@ def test_evaluate_writes_markdown_and_html_and_gates_on_a_baseline(tmp_path):
     assert loose.code == 0, loose.out
 
 
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        (
+            "not json",
+            "pytest-retrieval: error: b.json is not valid JSON (line 1, column 1: Expecting "
+            "value); fix the file, or delete it and write a new one with `pytest "
+            "--retrieval-eval --retrieval-update-baseline --retrieval-baseline=b.json "
+            "--retrieval-replay=runs/dense.run`",
+        ),
+        (
+            '{"format": "ranx-run"}',
+            'pytest-retrieval: error: b.json is not a pytest-retrieval baseline (no "format": '
+            '"pytest-retrieval-baseline"); fix the file, or delete it and write a new one',
+        ),
+        (
+            None,  # no file
+            "pytest-retrieval: error: --baseline b.json: no such file; write one with `pytest "
+            "--retrieval-eval --retrieval-update-baseline --retrieval-baseline=b.json "
+            "--retrieval-replay=runs/dense.run`",
+        ),
+        (
+            "REPORT",
+            "pytest-retrieval: error: --baseline b.json is a pytest-retrieval JSON report "
+            "(written by --retrieval-report), not a baseline; compare two reports with "
+            "`pytest-retrieval compare b.json NEW.json`, or gate against a baseline written by "
+            "`pytest --retrieval-eval --retrieval-update-baseline "
+            "--retrieval-replay=runs/dense.run`",
+        ),
+        (
+            GOLDEN,
+            "pytest-retrieval: error: --baseline b.yaml is a golden file, not a baseline; give "
+            "the baseline file",
+        ),
+    ],
+)
+def test_a_baseline_that_cannot_be_used_is_one_line_with_the_fix_before_any_scoring(
+    tmp_path, text, says
+):
+    """Each was scored in full, its tables printed, then 'retrieval gate: REFUSED' (exit
+    1) with no word of how to make a baseline; a missing one said only 'no such file'."""
+    project = _project(tmp_path)
+    name = "b.yaml" if text == GOLDEN else "b.json"
+    if text == "REPORT":
+        cli("evaluate", "runs/dense.run", "--report", name, cwd=project)
+    elif text is not None:
+        (project / name).write_text(text, encoding="utf-8")
+    ran = cli("evaluate", "runs/dense.run", "--baseline", name, cwd=project)
+    assert ran.code == 2, ran.out + ran.err
+    assert ran.out == ""
+    assert len(ran.err.splitlines()) == 1 and ran.err.startswith(says), ran.err
+
+
 def test_compare_exits_1_when_b_regresses(tmp_path):
     project = _project(tmp_path)
     cli("evaluate", "runs/bm25.run", "runs/dense.run", "--report", "a.json", cwd=project)
@@ -269,6 +322,64 @@ def test_compare_refuses_reports_made_with_other_settings(tmp_path):
     assert "compare: REFUSED" in said and "gain: baseline 'exponential', this run 'linear'" in said
 
 
+def test_compare_names_the_queries_one_report_lacks_not_pairing_the_rest_in_silence(
+    tmp_path, monkeypatch
+):
+    """A query of A missing from B (and one of B missing from A) was left out of every
+    row with no word: the table looked like the whole set. Each way is named now, with
+    the count and the first ids; the exit code is the gate's."""
+    monkeypatch.setenv("COLUMNS", "200")
+    project = _project(tmp_path)
+    cli("evaluate", "runs/bm25.run", "runs/dense.run", "--report", "a.json", cwd=project)
+    data = load_json(project / "a.json")
+    configurations = data["configurations"]
+    assert isinstance(configurations, dict)
+    for name in ("bm25", "dense"):
+        del configurations[name]["queries"]["fx-exact"]
+    del configurations["dense"]["queries"]["lottery"]
+    (project / "b.json").write_text(json.dumps(data), encoding="utf-8")
+    ran = cli("compare", "a.json", "b.json", cwd=project)
+    assert ran.code == 0, ran.out + ran.err
+    assert ran.lines[:2] == [
+        "1 query of a.json is not in b.json (configuration 'bm25'), not compared: fx-exact",
+        "2 queries of a.json are not in b.json (configuration 'dense'), not compared: "
+        "fx-exact, lottery",
+    ]
+    back = cli("compare", "b.json", "a.json", cwd=project)
+    assert back.lines[0] == (
+        "1 query of a.json is not in b.json (configuration 'bm25'), not compared: fx-exact"
+    )
+    assert "added since the baseline" not in back.out  # named once, above the table
+    same = cli("compare", "a.json", "a.json", cwd=project)
+    assert "is not in a.json" not in same.out
+
+
+def test_compare_refuses_a_report_cut_short_or_of_an_incomplete_run(tmp_path):
+    """A report of a run stopped early (-x, Ctrl-C) was compared on the queries that ran;
+    a file cut short said only 'Expecting ',' delimiter'."""
+    project = _project(tmp_path)
+    cli("evaluate", "runs/bm25.run", "--report", "a.json", cwd=project)
+    data = load_json(project / "a.json")
+    data.update(complete=False, incomplete="stopped early: -x")
+    (project / "b.json").write_text(json.dumps(data), encoding="utf-8")
+    ran = cli("compare", "a.json", "b.json", cwd=project)
+    assert ran.code == 2, ran.out
+    assert ran.err == (
+        "pytest-retrieval: error: b.json is the report of an incomplete run (stopped early: "
+        "-x): it holds only the queries that ran; compare the report of a run that went to "
+        "the end\n"
+    )
+    text = (project / "a.json").read_text(encoding="utf-8")
+    (project / "c.json").write_text(text[: len(text) // 2], encoding="utf-8")
+    cut = cli("compare", "c.json", "a.json", cwd=project)
+    assert cut.code == 2 and cut.out == ""
+    assert "c.json:" in cut.err and ": the JSON ends early (the file is cut short" in cut.err
+    data.update(complete="no")
+    (project / "b.json").write_text(json.dumps(data), encoding="utf-8")
+    wrong = cli("compare", "a.json", "b.json", cwd=project)
+    assert wrong.err.strip().endswith("b.json: 'complete' must be true or false, not 'no'")
+
+
 def test_evaluate_input_errors_exit_2(tmp_path):
     project = _project(tmp_path)
     assert cli("evaluate", "nope.run", cwd=project).code == 2
@@ -292,7 +403,8 @@ def test_evaluate_input_errors_exit_2(tmp_path):
     [
         ("[]", "not a pytest-retrieval JSON report"),
         ('{"format": "pytest-retrieval-report", "version": 2}', "report version 2"),
-        ("{", "r.json:1: not valid JSON"),
+        ("{", "r.json:1: the JSON ends early (the file is cut short"),
+        ("{]", "r.json:1: not valid JSON"),
         ("[" * 100_000 + "]" * 100_000, "r.json: nested too deeply to be a JSON report"),
         (
             json.dumps(
@@ -474,7 +586,10 @@ def test_an_output_path_that_is_a_folder_or_under_a_file_is_named_as_given(tmp_p
     (project / "out").mkdir()
     ran = cli("export", "trec", "-o", "out", cwd=project)
     assert ran.code == 2 and ".tmp" not in ran.err, ran.err
-    assert f"{project / 'out'}: is a folder: give the path of a file" in ran.err
+    assert ran.err == (
+        "pytest-retrieval: error: -o out is a folder: give the path of a file (in it, or "
+        "beside it)\n"
+    )
     ran = cli("evaluate", "runs/bm25.run", "--report", "runs/bm25.run/r.json", cwd=project)
     assert "File exists" not in ran.out + ran.err
     assert (
@@ -482,6 +597,39 @@ def test_an_output_path_that_is_a_folder_or_under_a_file_is_named_as_given(tmp_p
         "path is a file, not a folder"
     ) in ran.out + ran.err
     assert not list(project.rglob("*.tmp"))
+
+
+def test_o_dash_is_standard_output_where_a_command_prints_and_a_folder_is_refused_first(
+    tmp_path,
+):
+    """`export trec -o -` and `pool -o -` wrote a file named '-' (`import -o -` said
+    'write .yaml, .yml or .jsonl'); `export run -o -` made a folder named '-'; `pool -o
+    FOLDER` pooled, then named the folder by its absolute path."""
+    project = _project(tmp_path)
+    cli("evaluate", "runs/bm25.run", "--report", "a.json", cwd=project)
+    (project / "q.qrels").write_text("rain-tomorrow 0 weather-forecast 3\n", encoding="utf-8")
+    for args in (
+        ["export", "trec"],
+        ["pool", "--depth", "2", "a.json"],
+        ["import", "trec", "q.qrels"],
+    ):
+        plain, dashed = cli(*args, cwd=project), cli(*args, "-o", "-", cwd=project)
+        assert dashed.code == plain.code == 0, dashed.err
+        assert dashed.out == plain.out and dashed.out, args
+        (project / "out").mkdir(exist_ok=True)
+        folder = cli(*args, "-o", "out", cwd=project)
+        assert folder.code == 2 and folder.out == "", args
+        says = "-o out is a folder: give the path of a file (in it, or beside it)\n"
+        assert folder.err.endswith(says), folder.err
+    ran = cli("export", "run", "a.json", "-o", "-", cwd=project)
+    assert ran.code == 2
+    assert ran.err == (
+        "pytest-retrieval: error: -o -: export run writes a run file per configuration into a "
+        "folder, which standard output cannot hold; give a folder (-o runs)\n"
+    )
+    corpus = cli("import", "trec", "q.qrels", "-o", "g.yaml", "--corpus", "-", cwd=project)
+    assert corpus.code == 2 and "--corpus -: the document ids are written to a file" in corpus.err
+    assert not (project / "-").exists() and not (project / "g.yaml").exists()
 
 
 @pytest.mark.parametrize(

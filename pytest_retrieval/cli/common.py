@@ -84,6 +84,12 @@ class Parser(argparse.ArgumentParser):
 Commands: TypeAlias = "argparse._SubParsersAction[Parser]"
 
 
+def output_file(given: str) -> str | None:
+    """An ``-o FILE`` of a command that prints to standard output without it: ``-`` is
+    standard output too (None), as Unix tools take it, not a file named ``-``."""
+    return None if given == "-" else given
+
+
 @dataclass
 class Context:
     """One command's world: the folder it runs in, the ini settings, where it writes."""
@@ -156,6 +162,8 @@ class Context:
         golden file or a conftest.py given to ``export trec -o`` or ``pool -o``)."""
         path = self.path(given)
         what = f"{option} {given}"
+        if path.is_dir():
+            raise CliError(f"{what} is a folder: give the path of a file (in it, or beside it)")
         if path.resolve() in {self.path(p).resolve() for p in reads}:
             raise CliError(f"{what} is {READ_BY_THE_COMMAND}")
         if kind and _has_content(path) and not _OF_KIND[kind](path):

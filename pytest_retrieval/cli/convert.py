@@ -35,6 +35,7 @@ from .common import (
     add_common,
     golden_or_fail,
     other_file,
+    output_file,
     read_report_file,
 )
 
@@ -53,8 +54,9 @@ def _output_options(parser: argparse.ArgumentParser) -> None:
         "-o",
         "--output",
         metavar="FILE",
+        type=output_file,
         help="the golden file to write: .yaml/.yml (YAML) or .jsonl (one query per line); "
-        "default: YAML on standard output",
+        "default (or -): YAML on standard output",
     )
     parser.add_argument(
         "--corpus",
@@ -110,7 +112,9 @@ def _import_parsers(commands: Commands) -> None:
         "--topic-field",
         default="title",
         choices=("title", "description", "narrative"),
-        help="the topic field that becomes the query text (default: title)",
+        metavar="FIELD",  # the choices in the usage line would pass 80 columns
+        help="the topic field that becomes the query text: title (the default), "
+        "description or narrative",
     )
     trec.add_argument(
         "--run",
@@ -148,7 +152,11 @@ def _export_parsers(commands: Commands) -> None:
         help="golden files or folders (default: retrieval_golden)",
     )
     qrels.add_argument(
-        "-o", "--output", metavar="FILE", help="the qrels file (default: standard output)"
+        "-o",
+        "--output",
+        metavar="FILE",
+        type=output_file,
+        help="the qrels file (default, or -: standard output)",
     )
     add_common(qrels)
     run = formats.add_parser("run", help="a JSON report to one TREC run file per configuration")
@@ -204,6 +212,11 @@ def _corpus(ctx: Context, given: str | None, ids: set[str]) -> None:
 def _refuse_overwriting(ctx: Context, args: argparse.Namespace, inputs: Sequence[Path]) -> None:
     """``-o`` and ``--corpus`` write files: never over a file this import reads (``--corpus
     qrels.txt`` replaced the qrels with document ids), nor both on one path."""
+    if args.corpus == "-":  # standard output holds the golden file (without -o)
+        raise CliError(
+            "--corpus -: the document ids are written to a file, not to standard output; "
+            "give a path (--corpus corpus.txt)"
+        )
     given = [("-o", args.output), ("--corpus", args.corpus)]
     outputs = [(f"{option} {name}", ctx.path(name)) for option, name in given if name]
     read = {p.resolve() for p in inputs}
@@ -216,6 +229,8 @@ def _refuse_overwriting(ctx: Context, args: argparse.Namespace, inputs: Sequence
         kind = other_file(path)  # a golden file -o replaces; the plugin's other files, never
         if kind is not None and (kind != "a golden file" or what.startswith("--corpus")):
             raise CliError(f"{what} is {kind}: writing would destroy it; write to another path")
+    if args.output is not None:
+        ctx.output("-o", args.output)  # not a folder
     if len(outputs) == 2 and outputs[0][1].resolve() == outputs[1][1].resolve():
         raise CliError(f"{outputs[0][0]} and {outputs[1][0]} are one file: give each its own path")
     if args.corpus:
@@ -387,6 +402,11 @@ def _run_file(folder: Path, name: str, records: Mapping[str, QueryRecord]) -> _R
 
 
 def export_run(ctx: Context, args: argparse.Namespace) -> int:
+    if args.output == "-":  # no file named "-", and no folder of that name
+        raise CliError(
+            "-o -: export run writes a run file per configuration into a folder, which "
+            "standard output cannot hold; give a folder (-o runs)"
+        )
     path = _input(ctx, args.report)
     report = read_report_file(ctx, args.report, "export run")
     folder = ctx.path(args.output)

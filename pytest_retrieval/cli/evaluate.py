@@ -8,12 +8,13 @@ import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..baseline import Baseline, BaselineError, BaselineMissing, RunFacts
+from ..baseline import Baseline, BaselineError, BaselineMissing, RunFacts, update_hint
 from ..evaluation import analyse
 from ..gate import GateResult, run_gate
 from ..golden import GoldenQuery
 from ..io.baseline_file import read_baseline
 from ..io.common import FormatError, did_you_mean, queries_of, some_ids
+from ..io.file_kinds import BASELINE_KIND, REPORT_KIND
 from ..io.recording import is_recording
 from ..io.report_json import ReportFile, looks_like_report
 from ..io.trec import REORDERED, read_run
@@ -37,6 +38,7 @@ from .common import (
     add_common,
     golden_or_fail,
     other_file,
+    plugin_file_kind,
     read_report_file,
 )
 
@@ -264,23 +266,52 @@ def _notes(
             ctx.notice(f"note: {note}")
 
 
-def _gate(
-    ctx: Context,
-    args: argparse.Namespace,
-    queries: Sequence[GoldenQuery],
-    runs: Sequence[Recorded],
-    scored: Scored,
-) -> GateResult | None:
+def _write_one(ctx: Context, args: argparse.Namespace, path: str) -> str:
+    """The plugin's command that writes a baseline at ``path`` ("": the default one),
+    replaying the TREC runs given (a JSON report cannot be replayed: then the live
+    retrievers')."""
+    runs = [] if any(looks_like_report(ctx.path(r)) for r in args.runs) else args.runs
+    return f"`{update_hint(path, runs)}`"
+
+
+def _baseline(ctx: Context, args: argparse.Namespace) -> Baseline | None:
+    """The baseline of ``--baseline``, read before anything is scored; a file that is no
+    baseline (not JSON, unreadable, a report, a golden file) is a usage error in one line."""
     if args.baseline is None:
         return None
     path = ctx.path(args.baseline)
-    shown = ctx.shown(path)
+    given = f"--baseline {args.baseline}"
+    kind = plugin_file_kind(path)
+    if kind == REPORT_KIND:
+        raise CliError(
+            f"{given} is a pytest-retrieval {REPORT_KIND}, not a baseline; compare two "
+            f"reports with `pytest-retrieval compare {args.baseline} NEW.json`, or gate "
+            f"against a baseline written by {_write_one(ctx, args, '')}"
+        )
+    if kind != BASELINE_KIND and (what := other_file(path)) is not None:
+        raise CliError(f"{given} is {what}, not a baseline; give the baseline file")
     try:
-        baseline = read_baseline(path, shown)
+        return read_baseline(path, ctx.shown(path))
     except BaselineMissing:
-        raise CliError(f"--baseline {args.baseline}: no such file") from None
+        raise CliError(
+            f"{given}: no such file; write one with {_write_one(ctx, args, args.baseline)}"
+        ) from None
     except BaselineError as exc:
-        return GateResult(verdict="refused", baseline=shown, messages=[str(exc)])
+        raise CliError(
+            f"{exc}; fix the file, or delete it and write a new one with "
+            f"{_write_one(ctx, args, args.baseline)}"
+        ) from None
+
+
+def _gate(
+    ctx: Context,
+    args: argparse.Namespace,
+    baseline: Baseline,
+    queries: Sequence[GoldenQuery],
+    runs: Sequence[Recorded],
+    scored: Scored,
+) -> GateResult:
+    shown = ctx.shown(ctx.path(args.baseline))
     names = frozenset(run.name for run in runs)
     existing = frozenset(p for p in baseline.files() if (ctx.rootdir / p).exists())
     facts = RunFacts({q.id: q.path for q in queries}, existing, names, names)
@@ -315,6 +346,7 @@ def run_evaluate(ctx: Context, args: argparse.Namespace) -> int:
         raise CliError("--tolerance is the gate's: give --baseline PATH to gate against")
     _gate_settings(ctx, args.tolerance, _metric_names(ctx))  # refused before any file is read
     _refuse_folders_and_repeats(ctx, args)
+    baseline = _baseline(ctx, args)
     queries = golden_or_fail(ctx, args.golden)
     runs = _all_runs(ctx, args.runs)
     settings = ctx.run.settings
@@ -332,7 +364,7 @@ def run_evaluate(ctx: Context, args: argparse.Namespace) -> int:
             f"{where.get(record.id) or record.path}: query '{record.id}' "
             f"[{record.configuration}]: {record.outcome}: {why(record)}"
         )
-    gate = _gate(ctx, args, queries, runs, scored)
+    gate = None if baseline is None else _gate(ctx, args, baseline, queries, runs, scored)
     tolerance = _gate_settings(ctx, args.tolerance, _metric_names(ctx)).tolerance
     if gate is not None:
         ctx.say("")
@@ -370,8 +402,39 @@ def _refuse_unknown_configurations(
             )
 
 
+def _complete_report(ctx: Context, given: str) -> ReportFile:
+    """A report of a run that ran every item: one cut short (``"complete": false``)
+    holds only what ran, and would be compared on those queries in silence."""
+    report = read_report_file(ctx, given, "compare")
+    if report.incomplete is not None:
+        raise CliError(
+            f"{report.path} is the report of an incomplete run ({report.incomplete}): it "
+            "holds only the queries that ran; compare the report of a run that went to the end"
+        )
+    return report
+
+
+def _unpaired(a: ReportFile, b: ReportFile, configurations: Sequence[str]) -> list[str]:
+    """The queries one report holds and the other lacks, which compare cannot pair: a
+    line for each way (and set of ids), with the count and the first few ids."""
+    lines = []
+    for first, second in ((a, b), (b, a)):
+        groups: dict[tuple[str, ...], list[str]] = {}
+        for name in configurations:
+            only = set(first.configurations[name]) - set(second.configurations[name])
+            if only:
+                groups.setdefault(tuple(sorted(only)), []).append(f"'{name}'")
+        for ids, names in groups.items():
+            lines.append(
+                f"{queries_of(len(ids), first.path)} not in {second.path} "
+                f"(configuration{'s' if len(names) > 1 else ''} {', '.join(names)}), "
+                f"not compared: {some_ids(list(ids))}"
+            )
+    return lines
+
+
 def run_compare(ctx: Context, args: argparse.Namespace) -> int:
-    a, b = read_report_file(ctx, args.a, "compare"), read_report_file(ctx, args.b, "compare")
+    a, b = _complete_report(ctx, args.a), _complete_report(ctx, args.b)
     baseline = Baseline(settings=a.raw_settings, configurations=a.configurations)
     names = frozenset(b.configurations)
     computed = [m.name for m in b.settings.metrics]
@@ -385,6 +448,7 @@ def run_compare(ctx: Context, args: argparse.Namespace) -> int:
     result = run_gate(
         baseline, a.path, b.results(), b.settings, gate, ctx.run.stats, facts, update=""
     )
+    result.added = []  # B's queries A lacks are named below, with A's that B lacks
     if a.golden.sha256 and b.golden.sha256 and a.golden.sha256 != b.golden.sha256:
         ctx.notice(
             f"note: the golden sets differ ({a.path}: {a.golden.queries} queries, {b.path}: "
@@ -392,6 +456,8 @@ def run_compare(ctx: Context, args: argparse.Namespace) -> int:
             "changed is compared all the same"
         )
     width = ctx.width()
+    for line in _unpaired(a, b, gate.configurations):
+        ctx.say_wrapped(line)
     if result.rows:
         ctx.say_wrapped(
             f"{b.path} against {a.path} ({HEADERS[4]} = A, {HEADERS[5]} = B), paired by query id:"

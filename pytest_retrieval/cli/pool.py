@@ -26,6 +26,7 @@ from .common import (
     Context,
     add_common,
     golden_or_fail,
+    output_file,
     read_report_file,
 )
 
@@ -46,7 +47,11 @@ def add_parsers(commands: Commands) -> None:
         "--depth", type=int, required=True, metavar="N", help="pool each configuration's top N"
     )
     pool.add_argument(
-        "-o", "--output", metavar="FILE", help="the worklist to write (default: standard output)"
+        "-o",
+        "--output",
+        metavar="FILE",
+        type=output_file,
+        help="the worklist to write (default, or -: standard output)",
     )
     pool.add_argument(
         "--golden",

@@ -72,6 +72,12 @@ def loads_json(text: str, **options: object) -> object:
 _DECODER = json.JSONDecoder()
 
 
+def cut_short(exc: json.JSONDecodeError, text: str) -> bool:
+    """True when the JSON text is valid up to where it ends: a file cut short (a copy or
+    a write that stopped), not one with a mistake inside."""
+    return bool(text.strip()) and exc.pos >= len(text.rstrip())
+
+
 def decode_json(text: str, decoder: json.JSONDecoder = _DECODER) -> object:
     """:func:`loads_json` with a decoder made once (``json.loads`` with options makes one
     per call, which shows over a million lines)."""

@@ -331,18 +331,39 @@ def _name(data: Mapping[str, object], key: str) -> str:
     return value
 
 
+def _filters(data: Mapping[str, object]) -> dict[str, object]:
+    """The query's filters as recorded: an object (left out when it had none); a list
+    or text is refused, not read as no filters (a replay compares them)."""
+    filters = data.get("filters")
+    if filters is None:
+        return {}
+    if not isinstance(filters, dict):
+        raise ValueError(
+            f"'filters' must be an object (the query's filters), got {json.dumps(filters)}"
+        )
+    return filters
+
+
+def _shared(data: Mapping[str, object]) -> bool:
+    """Whether the latency was a batch call's share: true or false ("false", text, would
+    read as true)."""
+    shared = data.get("shared", False)
+    if not isinstance(shared, bool):
+        raise ValueError(f"'shared' must be true or false, got {json.dumps(shared)}")
+    return shared
+
+
 def _entry(data: Mapping[str, object], log: ProblemLog, number: int) -> Recorded | None:
     try:
-        filters = data.get("filters") or {}
         results, keyed = _results(data)
         return Recorded(
             configuration=_name(data, "configuration"),
             id=_name(data, "id"),
             text=_name(data, "text"),  # what replay checks staleness against
             results=results,
-            filters=filters if isinstance(filters, dict) else {},
+            filters=_filters(data),
             latency_ms=_latency(data),
-            shared=bool(data.get("shared", False)),
+            shared=_shared(data),
             error=_error(data),
             keyed=keyed,
         )
@@ -361,11 +382,20 @@ def _header(line: str, log: ProblemLog) -> Mapping[str, object]:
         log.add(1, f"not a recording: the first line is not a '{FORMAT}' header")
         log.raise_if_any()
     assert isinstance(header, dict)  # raise_if_any raised otherwise
-    if header.get("version") != VERSION:
-        log.add(1, f"recording version {header.get('version')!r}; this plugin reads {VERSION}")
+    version = header.get("version")
+    if type(version) is not int or version != VERSION:  # true is no version (true == 1)
+        log.add(1, f"recording version {json.dumps(version)}; this plugin reads {VERSION}")
         log.raise_if_any()
-    settings = header.get("settings")
-    return settings if isinstance(settings, dict) else {}
+    settings = header.get("settings", {})
+    if not isinstance(settings, dict):
+        log.add(
+            1,
+            "the header's 'settings' must be an object (the run's settings), got "
+            f"{json.dumps(settings)}: the recording was edited; record again",
+        )
+        log.raise_if_any()
+    checked: dict[str, object] = settings
+    return checked
 
 
 def read_recording(path: Path, shown: str | None = None) -> Recording:
@@ -479,6 +509,19 @@ def _check_count(footer: Mapping[str, object], found: int, log: ProblemLog, last
     writes (a count of 1.0 would not be compared, "false" would read as true)."""
     counted, complete = footer.get("entries"), footer.get("complete", False)
     edited = "the recording was edited; record again"
+    golden, retrievers = footer.get("golden", ""), footer.get("retrievers", {})
+    if not isinstance(golden, str):
+        log.add(
+            last,
+            "the last line's 'golden' must be text (the golden set's digest), got "
+            f"{json.dumps(golden)}: {edited}",
+        )
+    if not isinstance(retrievers, dict):
+        log.add(
+            last,
+            "the last line's 'retrievers' must be an object (configuration -> what its "
+            f"retriever said), got {json.dumps(retrievers)}: {edited}",
+        )
     if not isinstance(complete, bool):
         log.add(
             last,

@@ -25,7 +25,7 @@ from ..settings import (
     parse_settings,
 )
 from .baseline_file import given_twice, keys_read
-from .common import NestedTooDeeply, loads_json
+from .common import NestedTooDeeply, cut_short, loads_json
 from .repeated_keys import first_repeat, keys_hold_once
 
 FORMAT = "pytest-retrieval-report"
@@ -62,6 +62,7 @@ class ReportFile:
     configurations: dict[str, dict[str, QueryRecord]]
     verdict: str | None = None  # the gate's, when the run gated
     raw_settings: dict[str, object] = field(default_factory=dict)
+    incomplete: str | None = None  # why its run did not run every item ("complete": false)
 
     def results(self) -> Results:
         """Every record as a run's :class:`Results` (configurations in the report's order)."""
@@ -78,6 +79,11 @@ def _load(text: str, shown: str) -> dict[str, object]:
     except NestedTooDeeply:
         raise ReportError(f"{shown}: nested too deeply to be a JSON report") from None
     except json.JSONDecodeError as exc:
+        if cut_short(exc, text):
+            raise ReportError(
+                f"{shown}:{exc.lineno}: the JSON ends early (the file is cut short: a copy or "
+                "a write that stopped?); write the report again"
+            ) from None
         raise ReportError(
             f"{shown}:{exc.lineno}: not valid JSON (column {exc.colno}: {exc.msg})"
         ) from None
@@ -167,6 +173,17 @@ def _in_range(record: QueryRecord, skip: bool) -> None:
             raise RecordError(problem)
 
 
+def _incomplete(data: dict[str, object], shown: str) -> str | None:
+    """Why the report's run did not run every item (``"complete": false``), else None."""
+    complete = data.get("complete", True)
+    if not isinstance(complete, bool):
+        raise ReportError(f"{shown}: 'complete' must be true or false, not {complete!r}")
+    if complete:
+        return None
+    reason = data.get("incomplete")
+    return str(reason) if isinstance(reason, str) and reason else "stopped early"
+
+
 def parse_report(text: str, shown: str = "report") -> ReportFile:
     """Parse a JSON report's text; :class:`ReportError` says what is wrong."""
     data = _load(text, shown)
@@ -187,6 +204,7 @@ def parse_report(text: str, shown: str = "report") -> ReportFile:
         configurations=parsed,
         verdict=str(verdict) if verdict is not None else None,
         raw_settings=raw_settings,
+        incomplete=_incomplete(data, shown),
     )
 
 
