@@ -1,0 +1,77 @@
+"""Input a user meets as a silent change: values YAML reads as another type, files the
+plugin would pass over, settings that mean something else than written. Each runs end
+to end and checks the message the user sees."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import e2e_run, e2e_unwrapped, e2e_write_project
+
+MISREAD_YAML = """\
+queries:
+  - id: yes
+    query: a
+    relevant: {d1: 1}
+  - id: 2024-01-01
+    query: b
+    relevant: {d1: 1}
+  - id: q3
+    query: no
+    relevant: {d1: 1}
+  - id: q4
+    query: null
+    relevant: {d1: 1}
+  - id: q5
+    query: c
+    relevant: {on: 1, 010: 2, 1.10: 1, 42: 1}
+  - id: q6
+    query: d
+    relevant: [d1]
+    forbid: [off, 2024-01-01]
+"""
+
+
+def test_values_yaml_reads_as_another_type_are_named_as_written_with_the_quotes(
+    pytester: pytest.Pytester,
+) -> None:
+    e2e_write_project(pytester)
+    (pytester.path / "golden" / "misread.yaml").write_text(MISREAD_YAML, encoding="utf-8")
+    result = e2e_run(pytester, "--retrieval-eval")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    out = e2e_unwrapped(result.stdout.str())
+    said = "is read by YAML as"
+    for line, qid, what, written, kind in [
+        (2, "yes", "id", "yes", "the boolean true"),
+        (5, "2024-01-01", "id", "2024-01-01", "a date"),
+        (9, "q3", "query text", "no", "the boolean false"),
+        (12, "q4", "query text", "null", "null (no value)"),
+        (16, "q5", "'relevant': id", "on", "the boolean true"),
+        (16, "q5", "'relevant': id", "010", "the number 8"),
+        (16, "q5", "'relevant': id", "1.10", "the number 1.1"),
+        (20, "q6", "'forbid': id", "off", "the boolean false"),
+        (20, "q6", "'forbid': id", "2024-01-01", "a date"),
+    ]:
+        message = f"golden/misread.yaml:{line}: query '{qid}': {what} {written} {said} {kind}"
+        assert message in out, message
+        assert f"quote it ('{written}') to keep it as text" in out
+    assert "'42'" not in out  # an integer id that prints back as written is fine
+
+
+def test_an_integer_document_id_written_plainly_is_judged_as_its_text(
+    pytester: pytest.Pytester,
+) -> None:
+    e2e_write_project(pytester)
+    pytester.makeconftest(
+        "import pytest\n\n@pytest.fixture\ndef retriever():\n    return lambda query: [42]\n"
+    )
+    golden = pytester.path / "golden"
+    for old in golden.iterdir():
+        old.unlink()
+    (golden / "ints.yaml").write_text(
+        "queries:\n  - {id: 7, query: a, relevant: {42: 1}, expect: {mrr: 1.0}}\n",
+        encoding="utf-8",
+    )
+    result = e2e_run(pytester, "--retrieval-eval")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    result.assert_outcomes(passed=1)
