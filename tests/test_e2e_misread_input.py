@@ -75,3 +75,36 @@ def test_an_integer_document_id_written_plainly_is_judged_as_its_text(
     result = e2e_run(pytester, "--retrieval-eval")
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     result.assert_outcomes(passed=1)
+
+
+def test_a_json_file_of_queries_in_the_golden_folder_is_named_as_not_read(
+    pytester: pytest.Pytester,
+) -> None:
+    """Only .yaml, .yml and .jsonl are golden files: a .json or .ndjson of queries beside
+    them was passed over in silence. Not the plugin's own files (the baseline, a report,
+    a recording, written into the golden folder), nor JSON without a query's keys."""
+    e2e_write_project(pytester)
+    golden = pytester.path / "golden"
+    query = '{"id": "extra", "query": "b", "relevant": {"d1": 1}}'
+    (golden / "more.json").write_text(f"[{query}]\n", encoding="utf-8")
+    (golden / "more.ndjson").write_text(f"{query}\n", encoding="utf-8")
+    (golden / "corpus.json").write_text('{"docs": ["d1"]}\n', encoding="utf-8")
+    own = ("--retrieval-report=golden/report.json", "--retrieval-record=golden/calls.json")
+    first = e2e_run(pytester, "--retrieval-eval", "--retrieval-update-baseline", *own)
+    assert first.ret == pytest.ExitCode.OK, first.stdout.str()
+    assert (golden / "baseline.json").is_file() and (golden / "report.json").is_file()
+    result = e2e_run(pytester, "--retrieval-eval")
+    out = " ".join(result.stdout.str().split())  # the warnings summary's lines joined
+    assert (
+        "golden/more.json:1: RetrievalGoldenWarning: golden/more.json is not read as a golden "
+        "file (only .yaml, .yml and .jsonl are), so none of its queries run: write its queries "
+        "one per line in golden/more.jsonl (JSON Lines), or as YAML"
+    ) in out
+    assert (
+        "golden/more.ndjson is not read as a golden file (only .yaml, .yml and .jsonl are), so "
+        "none of its queries run: rename it golden/more.jsonl if it holds one query object per "
+        "line"
+    ) in out
+    for quiet in ("corpus.json", "baseline.json", "report.json", "calls.json"):
+        assert f"golden/{quiet} is not read" not in out
+    assert out.count("is not read as a golden file") == 2
