@@ -1038,6 +1038,22 @@ RESULT_CASES: dict[str, tuple[object, str]] = {
         [types.SimpleNamespace(id="a", score="high")],
         "result at rank 1 has the score str 'high', not a number: SimpleNamespace namespace(id='a', score='high'); return the score as a number",
     ),
+    "faiss-padding": (  # FAISS pads with -1 when it finds fewer than k
+        [7, 3, -1, -1],
+        "result at rank 3 has the id -1: FAISS pads its results with -1 when it finds fewer than k, and -1 is no document; drop them: [i for i in ids if i != -1]",
+    ),
+    "faiss-padding-pair": (
+        [(7, 0.9), (-1, 3.4e38)],
+        "result at rank 2 has the id -1: FAISS pads its results with -1",
+    ),
+    "faiss-padding-as-text": (  # [str(i) for i in I[0]]
+        ["7", "-1"],
+        "result at rank 2 has the id '-1': FAISS pads its results with -1 when it finds fewer than k, and -1 is no document; drop them: [i for i in ids if i != '-1']",
+    ),
+    "faiss-padding-as-text-pair": (
+        [("7", 0.5), ("-1", 0.0)],
+        "result at rank 2 has the id '-1': FAISS pads its results with -1",
+    ),
     "padded-id": (
         ["a", " b"],
         "result at rank 2 has the id str ' b', with white space at its start or end, which no judgment matches (the golden files refuse such ids); return 'b' (strip the ids)",

@@ -4,6 +4,8 @@ to end and checks the message the user sees."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from conftest import e2e_run, e2e_unwrapped, e2e_write_project
@@ -108,3 +110,38 @@ def test_a_json_file_of_queries_in_the_golden_folder_is_named_as_not_read(
     for quiet in ("corpus.json", "baseline.json", "report.json", "calls.json"):
         assert f"golden/{quiet} is not read" not in out
     assert out.count("is not read as a golden file") == 2
+
+
+FAISS_CONFTEST = """\
+import pytest
+
+@pytest.fixture(params=["ids", "text"])
+def retriever(request):
+    padded = [-1, -1] if request.param == "ids" else ["-1", "-1"]
+    return lambda query: ["weather-forecast", *padded]
+"""
+
+
+def test_faiss_padding_of_minus_one_is_an_error_scoring_0_not_a_document(
+    pytester: pytest.Pytester,
+) -> None:
+    """FAISS returns -1 for the hits it did not find: scored as a document id before,
+    now the query's error, named, with the fix."""
+    e2e_write_project(pytester, conftest=FAISS_CONFTEST)
+    result = e2e_run(
+        pytester, "--retrieval-eval", "-k", "rain-tomorrow", "--retrieval-report=r.json"
+    )
+    out = e2e_unwrapped(result.stdout.str())
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    for config in ("ids", "text"):
+        assert f"query 'rain-tomorrow' [{config}] (golden/catalog.yaml:" in out
+    assert (
+        "result at rank 2 has the id -1: FAISS pads its results with -1 when it finds fewer "
+        "than k, and -1 is no document; drop them: [i for i in ids if i != -1]"
+    ) in out
+    assert "drop them: [i for i in ids if i != '-1']" in out
+    report = json.loads((pytester.path / "r.json").read_text(encoding="utf-8"))
+    for config in ("ids", "text"):
+        query = report["configurations"][config]["queries"]["rain-tomorrow"]
+        assert query["outcome"] == "error"
+        assert set(query["metrics"].values()) == {0.0}
