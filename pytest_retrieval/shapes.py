@@ -80,6 +80,8 @@ def _result_id(result: Any, rank: int) -> str:
             raise _empty_id(rank)
         if doc.strip() != doc:
             raise _padded_id(rank, doc)
+        if doc == PADDING:
+            raise _padding(rank, doc)
         return doc
     if isinstance(doc, numbers.Integral) and not isinstance(doc, bool):
         return _integer_id(doc, rank)  # 42, or numpy's int64 from a vector index
@@ -184,12 +186,27 @@ def _as_float(score: numbers.Real | decimal.Decimal) -> float | None:
 
 def _integer_id(value: numbers.Integral, rank: int) -> str:
     try:
-        return str(int(value))
+        text = str(int(value))
     except ValueError:  # beyond the interpreter's limit on digits written as text
         raise ResultShapeError(
             f"result at rank {rank} is an integer id too long to write as text "
             f"({int(value).bit_length()} bits); return ids as text"
         ) from None
+    if text == PADDING:
+        raise _padding(rank, -1)
+    return text
+
+
+PADDING = "-1"  # what FAISS returns for a hit it did not find (fewer than k)
+
+
+def _padding(rank: int, written: object) -> ResultShapeError:
+    """A -1 among the results: FAISS's padding, never a document."""
+    return ResultShapeError(
+        f"result at rank {rank} has the id {written!r}: FAISS pads its results with -1 when "
+        f"it finds fewer than k, and -1 is no document; drop them: [i for i in ids if i != "
+        f"{written!r}]"
+    )
 
 
 def _empty_id(rank: int) -> ResultShapeError:
@@ -306,6 +323,8 @@ def _plain_ids(results: list[Any]) -> list[str] | None:
     padded = _padded_at(ids, joined)
     if padded is not None:
         raise _padded_id(padded, ids[padded - 1])
+    if PADDING in joined and PADDING in ids:  # the first test at C speed, on one string
+        raise _padding(ids.index(PADDING) + 1, PADDING)
     return ids
 
 

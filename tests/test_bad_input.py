@@ -226,7 +226,7 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
     ),
     "tags-number-item": (
         "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    tags: [core, 1.5]\n",
-        "golden/bad.yaml:5: query 'a': 'tags' must hold only text, got a number",
+        "golden/bad.yaml:5: query 'a': 'tags': tag 1.5 is read by YAML as the number 1.5; quote it ('1.5') to keep it as text",
     ),
     "forbid-string": (
         "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    forbid: x\n",
@@ -299,7 +299,35 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
     ),
     "id-bool": (
         "queries:\n  - id: yes\n    query: q\n    relevant: {x: 1}\n",
-        "golden/bad.yaml:2: 'id' must be non-empty text, got true/false (YAML reads yes, no, on, off, true and false as booleans: quote the id)",
+        "golden/bad.yaml:2: query 'yes': id yes is read by YAML as the boolean true (yes, no, on, off, true, false); quote it ('yes') to keep it as text",
+    ),
+    "id-date": (
+        "queries:\n  - id: 2024-01-01\n    query: q\n    relevant: {x: 1}\n",
+        "golden/bad.yaml:2: query '2024-01-01': id 2024-01-01 is read by YAML as a date; quote it ('2024-01-01') to keep it as text",
+    ),
+    "id-float": (
+        "queries:\n  - id: 1.10\n    query: q\n    relevant: {x: 1}\n",
+        "golden/bad.yaml:2: query '1.10': id 1.10 is read by YAML as the number 1.1; quote it ('1.10') to keep it as text",
+    ),
+    "query-text-no": (
+        "queries:\n  - id: a\n    query: No\n    relevant: {x: 1}\n",
+        "golden/bad.yaml:3: query 'a': query text No is read by YAML as the boolean false (yes, no, on, off, true, false); quote it ('No') to keep it as text",
+    ),
+    "category-off": (
+        "queries:\n  - id: a\n    query: q\n    category: off\n    relevant: {x: 1}\n",
+        "golden/bad.yaml:4: query 'a': category off is read by YAML as the boolean false (yes, no, on, off, true, false); quote it ('off') to keep it as text",
+    ),
+    "doc-key-date": (
+        "queries:\n  - id: a\n    query: q\n    relevant:\n      2024-01-01: 3\n",
+        "golden/bad.yaml:5: query 'a': 'relevant': id 2024-01-01 is read by YAML as a date; quote it ('2024-01-01') to keep it as text",
+    ),
+    "doc-null-in-list": (
+        "queries:\n  - id: a\n    query: q\n    relevant: [doc, ~]\n",
+        "golden/bad.yaml:4: query 'a': 'relevant': id ~ is read by YAML as null (no value); quote it ('~') to keep it as text",
+    ),
+    "tag-yes": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    tags: [yes]\n",
+        "golden/bad.yaml:5: query 'a': 'tags': tag yes is read by YAML as the boolean true (yes, no, on, off, true, false); quote it ('yes') to keep it as text",
     ),
     "id-missing": (
         "queries:\n  - query: q\n    relevant: {x: 1}\n",
@@ -1017,6 +1045,22 @@ RESULT_CASES: dict[str, tuple[object, str]] = {
     "text-score-object": (
         [types.SimpleNamespace(id="a", score="high")],
         "result at rank 1 has the score str 'high', not a number: SimpleNamespace namespace(id='a', score='high'); return the score as a number",
+    ),
+    "faiss-padding": (  # FAISS pads with -1 when it finds fewer than k
+        [7, 3, -1, -1],
+        "result at rank 3 has the id -1: FAISS pads its results with -1 when it finds fewer than k, and -1 is no document; drop them: [i for i in ids if i != -1]",
+    ),
+    "faiss-padding-pair": (
+        [(7, 0.9), (-1, 3.4e38)],
+        "result at rank 2 has the id -1: FAISS pads its results with -1",
+    ),
+    "faiss-padding-as-text": (  # [str(i) for i in I[0]]
+        ["7", "-1"],
+        "result at rank 2 has the id '-1': FAISS pads its results with -1 when it finds fewer than k, and -1 is no document; drop them: [i for i in ids if i != '-1']",
+    ),
+    "faiss-padding-as-text-pair": (
+        [("7", 0.5), ("-1", 0.0)],
+        "result at rank 2 has the id '-1': FAISS pads its results with -1",
     ),
     "padded-id": (
         ["a", " b"],

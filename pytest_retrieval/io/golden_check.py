@@ -9,12 +9,14 @@ naming the file, the line, the query id, what is wrong and how to fix it.
 
 from __future__ import annotations
 
+import datetime
 import decimal
 import difflib
 import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, TypeGuard
 
 from ..golden import (
@@ -40,17 +42,24 @@ MAX_DEPTH = 64  # mappings and lists nested deeper are refused (a golden file ne
 # --------------------------------------------------------------------------- values with lines
 
 
+_NONE_WRITTEN: Mapping[Any, str] = MappingProxyType({})
+
+
 class Lines(dict[Any, Any]):
-    """A mapping that remembers the 1-based line of itself and of each key."""
+    """A mapping that remembers the 1-based line of itself and of each key, and (YAML)
+    how each key and value YAML read as a boolean, null, a float or a date was written."""
 
     line: int = 0
     key_lines: dict[Any, int]
     duplicates: list[tuple[Any, int, int]]
+    key_written: Mapping[Any, str] = _NONE_WRITTEN
+    written: Mapping[Any, str] = _NONE_WRITTEN
 
 
 class Seq(list[Any]):
     line: int = 0
     item_lines: list[int]
+    item_written: Mapping[int, str] = _NONE_WRITTEN
 
 
 class Int(int):
@@ -194,6 +203,27 @@ def _misread(value: Any, what: str = "id") -> str | None:
     return None
 
 
+def yaml_misread(value: Any, written: str | None, what: str = "id") -> str | None:
+    """Why a value meant as text that YAML read as a boolean, null, a float or a date
+    (``no``, ``null``, ``1.10``, ``2024-01-01``) is refused, named as written; None for
+    any other value, or when how it was written is not known (JSON's true is a boolean)."""
+    if not written:
+        return None
+    if isinstance(value, bool):
+        kind = f"the boolean {str(value).lower()} (yes, no, on, off, true, false)"
+    elif value is None:
+        kind = "null (no value)"
+    elif isinstance(value, float):
+        kind = f"the number {value!r}"
+    elif isinstance(value, datetime.datetime):
+        kind = "a date and time"
+    elif isinstance(value, datetime.date):
+        kind = "a date"
+    else:
+        return None
+    return f"{what} {written} is read by YAML as {kind}; quote it ('{written}') to keep it as text"
+
+
 def _escaped(text: str) -> str:
     """``repr(text)`` with its invisible characters escaped too (``'x\\u200b'``)."""
     return _INVISIBLE.sub(lambda found: escape(found.group()), repr(text))
@@ -283,6 +313,19 @@ def _forbidden_otherwise(relevant: Any, forbid: Any) -> list[tuple[str, str]]:
     return [(f, judged[k]) for f in forbid if (k := id_key(f)) in judged and judged[k] != f]
 
 
+def key_what(key: str) -> str:
+    """What one item of a list of text is called in a message: a tag, or an id."""
+    return "tag" if key == "tags" else "id"
+
+
+def _item_written(items: Sequence[Any], index: int) -> str | None:
+    return items.item_written.get(index) if isinstance(items, Seq) else None
+
+
+def _written(mapping: Any, key: Any) -> str | None:
+    return mapping.written.get(key) if isinstance(mapping, Lines) else None
+
+
 def _line_of(mapping: Any, key: Any) -> int:
     if isinstance(mapping, Lines):
         return mapping.key_lines.get(key, mapping.line)
@@ -369,6 +412,10 @@ class Checker:
         for index, item in enumerate(value):
             text = _as_id(item)
             item_line = value.item_lines[index] if isinstance(value, Seq) else line
+            misread = yaml_misread(item, _item_written(value, index), key_what(key))
+            if misread is not None:
+                self.add(item_line, f"'{key}': {misread}", qid)
+                continue
             if text is None:
                 self.add(item_line, f"'{key}' must hold only text, got {_type_name(item)}", qid)
                 continue
@@ -419,7 +466,12 @@ class Checker:
             return INVALID
         grades: dict[str, int] = {}
         forms: dict[str, str] = {}  # id_key -> the id as first written
+        written = value.key_written if isinstance(value, Lines) else _NONE_WRITTEN
         for key, grade in value.items():
+            misread = yaml_misread(key, written.get(key))
+            if misread is not None:
+                self.add(_line_of(value, key) or line, f"'relevant': {misread}", qid)
+                continue
             self._grade((grades, forms), key, grade, _line_of(value, key) or line, qid)
         return grades
 
@@ -429,7 +481,10 @@ class Checker:
         for index, item in enumerate(value):
             doc = _as_id(item)
             item_line = value.item_lines[index] if isinstance(value, Seq) else line
-            if doc is None:
+            misread = yaml_misread(item, _item_written(value, index))
+            if misread is not None:
+                self.add(item_line, f"'relevant': {misread}", qid)
+            elif doc is None:
                 fix = _LIST_OF_GRADES if isinstance(item, Mapping) else ""
                 self.add(
                     item_line, f"'relevant' list must hold ids, got {_type_name(item)}{fix}", qid
@@ -575,6 +630,9 @@ FIELDS: dict[str, Field] = {
 assert set(FIELDS) | {"id"} == set(QUERY_KEYS), "every query key has a check"
 
 
+_TEXT_KEYS = {"query": "query text", "category": "category"}  # text a word may be misread as
+
+
 def _field_value(
     checker: Checker,
     key: str,
@@ -585,6 +643,11 @@ def _field_value(
     own_line, qid = where
     spec = FIELDS[key]
     line = _line_of(raw, key)
+    if key in _TEXT_KEYS and key in raw:
+        misread = yaml_misread(raw[key], _written(raw, key), _TEXT_KEYS[key])
+        if misread is not None:
+            checker.add(line, misread, qid)
+            return INVALID
     if spec.missing:
         if key not in raw:
             if not _misspelled(raw, key):
@@ -600,6 +663,11 @@ def _query_id(checker: Checker, raw: Mapping[Any, Any], line: int) -> tuple[str 
     qid = _as_id(raw.get("id"))
     if qid is None and "id" not in raw and _misspelled(raw, "id"):
         return None, False  # its unknown key says the fix ('qid': did you mean 'id'?)
+    written = _written(raw, "id")
+    misread = yaml_misread(raw.get("id"), written)
+    if misread is not None:  # named as written (yes, 2024-01-01), as YAML's numbers are
+        checker.add(_line_of(raw, "id"), misread, written)
+        return written, False
     if qid is None:
         checker.add(
             line,

@@ -15,7 +15,7 @@ from pathlib import Path
 from ..bulk import paused_gc
 from ..golden import GoldenFileError, GoldenQuery, Problem
 from ..quoting import SHOWN, quoted
-from .file_kinds import HEAD_BYTES, kind_of_head
+from .file_kinds import HEAD_BYTES, kind_of_head, own_file_kind
 from .golden_check import check_file
 from .golden_jsonl import parse_jsonl
 from .golden_yaml import parse_yaml
@@ -30,6 +30,38 @@ def is_golden_file(path: Path) -> bool:
     """Whether a file is a golden file by its suffix: ``.yaml``, ``.yml``, ``.jsonl``, in
     any letter case (what the plugin collects)."""
     return path.suffix.lower() in GOLDEN_SUFFIXES
+
+
+# JSON files a user may take for golden files: not read, so their queries would be missing
+NOT_GOLDEN_JSON = (".json", ".ndjson")
+# a key of a golden query (or another tool's name for one) in a file's start
+_QUERY_KEYS_HEAD = (b'"query"', b'"queries"', b'"relevant"', b'"qrels"', b'"question"')
+
+
+def unread_json_note(path: Path, shown: str) -> str | None:
+    """What to say of a ``.json`` or ``.ndjson`` file in a golden folder that looks like
+    golden queries (a query's key in its first bytes; not one of the plugin's own files,
+    the baseline, a report, a recording): it is not read. None for any other file."""
+    suffix = path.suffix.lower()
+    if suffix not in NOT_GOLDEN_JSON or own_file_kind(path) is not None:
+        return None
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(HEAD_BYTES)
+    except OSError:
+        return None
+    if not any(key in head for key in _QUERY_KEYS_HEAD):
+        return None
+    jsonl = shown[: len(shown) - len(suffix)] + JSONL_SUFFIX
+    fix = (
+        f"rename it {jsonl} if it holds one query object per line"
+        if suffix == ".ndjson"
+        else f"write its queries one per line in {jsonl} (JSON Lines), or as YAML"
+    )
+    return (
+        f"{shown} is not read as a golden file (only .yaml, .yml and .jsonl are), so "
+        f"none of its queries run: {fix}"
+    )
 
 
 def golden_files_in(folder: Path, skipped: Sequence[str] = NORECURSEDIRS) -> list[Path]:

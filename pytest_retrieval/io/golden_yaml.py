@@ -30,6 +30,9 @@ except ImportError:  # pragma: no cover - depends on how PyYAML was built
 EXPANSION = 8  # values after alias expansion, per character of the file (then refused)
 MIN_BUDGET = 100_000
 _MERGE = "tag:yaml.org,2002:merge"
+# what YAML reads a plain word as, other than text or an integer: kept as written
+# (Lines.written...), so a value meant as text is named as written (no, 1.10, 2024-01-01)
+_NOT_TEXT = frozenset(f"tag:yaml.org,2002:{t}" for t in ("bool", "null", "float", "timestamp"))
 # Python refuses to read (or print) integers past this many decimal digits (0: no limit)
 _DIGIT_LIMIT: int = getattr(sys, "get_int_max_str_digits", lambda: 0)()
 _TOO_LARGE = 10**_DIGIT_LIMIT
@@ -101,10 +104,14 @@ def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> Lines:
     result.line = loader.lines(node.start_mark)
     result.key_lines = {}
     result.duplicates = []
+    result.key_written = key_written = {}
+    result.written = written = {}
     mine: set[Any] = set()
     for index, (key_node, value_node) in enumerate(node.value):
         key = loader.construct_object(key_node, deep=True)
         line = loader.lines(key_node.start_mark)
+        if key_node.tag in _NOT_TEXT:
+            key_written[key] = key_node.value
         try:
             hash(key)
         except TypeError:
@@ -116,6 +123,8 @@ def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> Lines:
             mine.add(key)
         result[key] = loader.construct_object(value_node, deep=True)
         result.key_lines[key] = line
+        if value_node.tag in _NOT_TEXT:
+            written[key] = value_node.value
     return result
 
 
@@ -123,6 +132,7 @@ def _construct_sequence(loader: _LineLoader, node: yaml.SequenceNode) -> Seq:
     result = Seq(loader.construct_object(child, deep=True) for child in node.value)
     result.line = loader.lines(node.start_mark)
     result.item_lines = [loader.lines(child.start_mark) for child in node.value]
+    result.item_written = {i: n.value for i, n in enumerate(node.value) if n.tag in _NOT_TEXT}
     return result
 
 

@@ -19,10 +19,16 @@ from typing import Any
 
 import pytest
 
-from ..advice import RetrievalSettingsWarning
+from ..advice import RetrievalGoldenWarning, RetrievalSettingsWarning
 from ..bulk import Settler, freeze_at_exit
 from ..golden import GoldenSet
-from ..io.golden_file import dangling_links_in, golden_path_problems, is_golden_file
+from ..io.golden_file import (
+    NOT_GOLDEN_JSON,
+    dangling_links_in,
+    golden_path_problems,
+    is_golden_file,
+    unread_json_note,
+)
 from ..io.ini import key_line
 from ..model import rows_text
 from ..settings import (
@@ -63,7 +69,7 @@ from .metric_hooks import install_custom_metrics
 from .nodes import REPLAY_ARG, golden_ids, golden_of, item_configuration, nothing_to_find_ids
 from .options import option_values
 from .output_paths import refuse_clashing_outputs
-from .outputs import shown_path, warning_text
+from .outputs import shown_path, warn_at_golden_line, warning_text
 from .replaying import load_for_run, share_with_worker
 from .result_keys import stash_result_keys
 from .session import RetrievalSession
@@ -262,6 +268,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     config = parent.config
     if not is_golden_file(file_path):
+        if file_path.suffix.lower() in NOT_GOLDEN_JSON:
+            _advise_of_unread_json(config, file_path)
         return None
     resolved = file_path.resolve()
     if not _is_golden(config, file_path, resolved):
@@ -289,6 +297,24 @@ def pytest_make_collect_report(
             if _is_golden(config, link, Path(os.path.abspath(link)))
         )
     return report
+
+
+def _advise_of_unread_json(config: pytest.Config, path: Path) -> None:
+    """A ``.json`` or ``.ndjson`` file of golden queries in a golden folder, which would be
+    passed over in silence: a golden warning naming it and the fix (once, not in every
+    xdist worker); under ``-W error`` a collection error saying the same."""
+    if getattr(config, "workerinput", {}).get("workerid", "gw0") != "gw0":
+        return
+    if not _is_golden(config, path, path.resolve()):
+        return
+    shown = shown_path(config, path)
+    text = unread_json_note(path, shown)
+    if text is None:
+        return
+    try:
+        warn_at_golden_line(config, RetrievalGoldenWarning, text, shown, 1)
+    except RetrievalGoldenWarning:
+        raise pytest.Collector.CollectError(f"{text} (-W error)") from None
 
 
 def _warn_once_of_a_second_path(config: pytest.Config, again: Path, first: Path) -> None:

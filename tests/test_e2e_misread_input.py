@@ -1,0 +1,147 @@
+"""Input a user meets as a silent change: values YAML reads as another type, files the
+plugin would pass over, settings that mean something else than written. Each runs end
+to end and checks the message the user sees."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import e2e_run, e2e_unwrapped, e2e_write_project
+
+MISREAD_YAML = """\
+queries:
+  - id: yes
+    query: a
+    relevant: {d1: 1}
+  - id: 2024-01-01
+    query: b
+    relevant: {d1: 1}
+  - id: q3
+    query: no
+    relevant: {d1: 1}
+  - id: q4
+    query: null
+    relevant: {d1: 1}
+  - id: q5
+    query: c
+    relevant: {on: 1, 010: 2, 1.10: 1, 42: 1}
+  - id: q6
+    query: d
+    relevant: [d1]
+    forbid: [off, 2024-01-01]
+"""
+
+
+def test_values_yaml_reads_as_another_type_are_named_as_written_with_the_quotes(
+    pytester: pytest.Pytester,
+) -> None:
+    e2e_write_project(pytester)
+    (pytester.path / "golden" / "misread.yaml").write_text(MISREAD_YAML, encoding="utf-8")
+    result = e2e_run(pytester, "--retrieval-eval")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    out = e2e_unwrapped(result.stdout.str())
+    said = "is read by YAML as"
+    for line, qid, what, written, kind in [
+        (2, "yes", "id", "yes", "the boolean true"),
+        (5, "2024-01-01", "id", "2024-01-01", "a date"),
+        (9, "q3", "query text", "no", "the boolean false"),
+        (12, "q4", "query text", "null", "null (no value)"),
+        (16, "q5", "'relevant': id", "on", "the boolean true"),
+        (16, "q5", "'relevant': id", "010", "the number 8"),
+        (16, "q5", "'relevant': id", "1.10", "the number 1.1"),
+        (20, "q6", "'forbid': id", "off", "the boolean false"),
+        (20, "q6", "'forbid': id", "2024-01-01", "a date"),
+    ]:
+        message = f"golden/misread.yaml:{line}: query '{qid}': {what} {written} {said} {kind}"
+        assert message in out, message
+        assert f"quote it ('{written}') to keep it as text" in out
+    assert "'42'" not in out  # an integer id that prints back as written is fine
+
+
+def test_an_integer_document_id_written_plainly_is_judged_as_its_text(
+    pytester: pytest.Pytester,
+) -> None:
+    e2e_write_project(pytester)
+    pytester.makeconftest(
+        "import pytest\n\n@pytest.fixture\ndef retriever():\n    return lambda query: [42]\n"
+    )
+    golden = pytester.path / "golden"
+    for old in golden.iterdir():
+        old.unlink()
+    (golden / "ints.yaml").write_text(
+        "queries:\n  - {id: 7, query: a, relevant: {42: 1}, expect: {mrr: 1.0}}\n",
+        encoding="utf-8",
+    )
+    result = e2e_run(pytester, "--retrieval-eval")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    result.assert_outcomes(passed=1)
+
+
+def test_a_json_file_of_queries_in_the_golden_folder_is_named_as_not_read(
+    pytester: pytest.Pytester,
+) -> None:
+    """Only .yaml, .yml and .jsonl are golden files: a .json or .ndjson of queries beside
+    them was passed over in silence. Not the plugin's own files (the baseline, a report,
+    a recording, written into the golden folder), nor JSON without a query's keys."""
+    e2e_write_project(pytester)
+    golden = pytester.path / "golden"
+    query = '{"id": "extra", "query": "b", "relevant": {"d1": 1}}'
+    (golden / "more.json").write_text(f"[{query}]\n", encoding="utf-8")
+    (golden / "more.ndjson").write_text(f"{query}\n", encoding="utf-8")
+    (golden / "corpus.json").write_text('{"docs": ["d1"]}\n', encoding="utf-8")
+    own = ("--retrieval-report=golden/report.json", "--retrieval-record=golden/calls.json")
+    first = e2e_run(pytester, "--retrieval-eval", "--retrieval-update-baseline", *own)
+    assert first.ret == pytest.ExitCode.OK, first.stdout.str()
+    assert (golden / "baseline.json").is_file() and (golden / "report.json").is_file()
+    result = e2e_run(pytester, "--retrieval-eval")
+    out = " ".join(result.stdout.str().split())  # the warnings summary's lines joined
+    assert (
+        "golden/more.json:1: RetrievalGoldenWarning: golden/more.json is not read as a golden "
+        "file (only .yaml, .yml and .jsonl are), so none of its queries run: write its queries "
+        "one per line in golden/more.jsonl (JSON Lines), or as YAML"
+    ) in out
+    assert (
+        "golden/more.ndjson is not read as a golden file (only .yaml, .yml and .jsonl are), so "
+        "none of its queries run: rename it golden/more.jsonl if it holds one query object per "
+        "line"
+    ) in out
+    for quiet in ("corpus.json", "baseline.json", "report.json", "calls.json"):
+        assert f"golden/{quiet} is not read" not in out
+    assert out.count("is not read as a golden file") == 2
+
+
+FAISS_CONFTEST = """\
+import pytest
+
+@pytest.fixture(params=["ids", "text"])
+def retriever(request):
+    padded = [-1, -1] if request.param == "ids" else ["-1", "-1"]
+    return lambda query: ["weather-forecast", *padded]
+"""
+
+
+def test_faiss_padding_of_minus_one_is_an_error_scoring_0_not_a_document(
+    pytester: pytest.Pytester,
+) -> None:
+    """FAISS returns -1 for the hits it did not find: scored as a document id before,
+    now the query's error, named, with the fix."""
+    e2e_write_project(pytester, conftest=FAISS_CONFTEST)
+    result = e2e_run(
+        pytester, "--retrieval-eval", "-k", "rain-tomorrow", "--retrieval-report=r.json"
+    )
+    out = e2e_unwrapped(result.stdout.str())
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    for config in ("ids", "text"):
+        assert f"query 'rain-tomorrow' [{config}] (golden/catalog.yaml:" in out
+    assert (
+        "result at rank 2 has the id -1: FAISS pads its results with -1 when it finds fewer "
+        "than k, and -1 is no document; drop them: [i for i in ids if i != -1]"
+    ) in out
+    assert "drop them: [i for i in ids if i != '-1']" in out
+    report = json.loads((pytester.path / "r.json").read_text(encoding="utf-8"))
+    for config in ("ids", "text"):
+        query = report["configurations"][config]["queries"]["rain-tomorrow"]
+        assert query["outcome"] == "error"
+        assert set(query["metrics"].values()) == {0.0}
