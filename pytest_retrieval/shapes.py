@@ -105,6 +105,30 @@ def _hook_hint(value: Any) -> str:
     )
 
 
+_RESULT_KEYS = {"id", "doc_id", "docid", "_id", "score", "document", "text"}
+
+
+def _mapping_problem(returned: Mapping[Any, Any]) -> str:
+    """A mapping returned: scores by id (a run's dict, as ranx and pytrec_eval take it)
+    are told how to rank them; one result's fields, to return a list of them."""
+    shown = _describe(returned)
+    values = list(itertools.islice(returned.values(), 1000))
+    if values and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        return (
+            f"the retriever returned a mapping of scores ({shown}), which has no rank order; "
+            "rank it: return sorted(scores.items(), key=lambda item: item[1], reverse=True)"
+        )
+    if returned and set(map(str, returned)) <= _RESULT_KEYS:
+        return (
+            f"the retriever returned one result ({shown}), not a ranking; return a list "
+            "of results, best first ([result, ...])"
+        )
+    return (
+        f"the retriever returned a mapping ({shown}), which has no rank order; return a "
+        "list such as [(doc_id, score), ...]"
+    )
+
+
 def _swapped(pair: tuple[Any, Any]) -> str:
     """Why a pair's second item may not be a score: (position, id) from enumerate, or
     (score, id) the wrong way round."""
@@ -256,10 +280,7 @@ def _results(returned: Any) -> list[Any]:
             "(iterating it gives byte values); return a list of results, e.g. [doc_id, ...]"
         )
     if isinstance(returned, Mapping):
-        raise ResultShapeError(
-            f"the retriever returned a mapping ({_describe(returned)}), which has no rank "
-            "order; return a list such as [(doc_id, score), ...]"
-        )
+        raise ResultShapeError(_mapping_problem(returned))
     if hasattr(returned, "columns") and hasattr(returned, "itertuples"):
         raise ResultShapeError(
             f"the retriever returned a {type(returned).__name__} (iterating it gives its column "

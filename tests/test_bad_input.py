@@ -942,8 +942,16 @@ RESULT_CASES: dict[str, tuple[object, str]] = {
         "the retriever returned ZeroD zero-d, a 0-d array (one value), not a ranked sequence of results; return a list of results (a 1-d array's .tolist())",
     ),
     "mapping": (
-        {"doc-1": 0.9},
-        "the retriever returned a mapping (dict {'doc-1': 0.9}), which has no rank order; return a list such as [(doc_id, score), ...]",
+        {"doc-1": "relevant"},
+        "the retriever returned a mapping (dict {'doc-1': 'relevant'}), which has no rank order; return a list such as [(doc_id, score), ...]",
+    ),
+    "mapping-of-scores": (  # a run's dict, as ranx and pytrec_eval take one
+        {"doc-1": 0.9, "doc-2": 3},
+        "the retriever returned a mapping of scores (dict {'doc-1': 0.9, 'doc-2': 3}), which has no rank order; rank it: return sorted(scores.items(), key=lambda item: item[1], reverse=True)",
+    ),
+    "one-result": (
+        {"id": "doc-1", "score": 0.9},
+        "the retriever returned one result (dict {'id': 'doc-1', 'score': 0.9}), not a ranking; return a list of results, best first ([result, ...])",
     ),
     "set": (
         {"a"},
