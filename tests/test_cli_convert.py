@@ -137,6 +137,19 @@ def test_import_with_a_run_reports_how_much_of_it_is_judged(tmp_path):
     )
 
 
+def test_import_keeps_the_ids_of_a_corpus_list_already_there(tmp_path):
+    """A 40-id corpus list became the 5 judged ids of the qrels, and validate --corpus
+    then called every other judged id of the golden files unknown."""
+    project = _project(tmp_path)
+    (project / "c.txt").write_text("d1\nother-1\nother-2\n", encoding="utf-8")
+    ran = cli("import", "trec", "qrels.txt", "--corpus", "c.txt", cwd=project)
+    assert ran.code == 0, ran.err
+    assert (project / "c.txt").read_text(encoding="utf-8").split() == sorted(
+        ["D-07", "d1", "x9", "other-1", "other-2"]
+    )
+    assert "added 2 document ids to the 3 in c.txt (5 in all)" in ran.notes
+
+
 def test_import_and_evaluate_cover_a_run_at_the_same_cut(tmp_path):
     """judged@k has the cut of evaluate: the deepest of retrieval_metrics (20 by default,
     recall@20), so the two commands print the same figure under the same label; import

@@ -12,7 +12,7 @@ from ..golden import DEFAULT_CATEGORY, GoldenFileError, GoldenQuery
 from ..io.atomic import write_all_atomic
 from ..io.beir import read_beir
 from ..io.common import FormatError, category_problem, counted, some_ids
-from ..io.corpus import read_categories, write_corpus
+from ..io.corpus import read_categories, read_corpus, write_corpus
 from ..io.golden_writer import golden_yaml, write_golden_jsonl, write_golden_yaml
 from ..io.trec import (
     Run,
@@ -61,7 +61,8 @@ def _output_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--corpus",
         metavar="FILE",
-        help="also write the known document ids, one per line (for validate --corpus)",
+        help="also write the known document ids, one per line (for validate --corpus); "
+        "ids already in the file are kept",
     )
     parser.add_argument(
         "--categories",
@@ -204,8 +205,20 @@ def _write_golden(ctx: Context, args: argparse.Namespace, queries: Sequence[Gold
 
 
 def _corpus(ctx: Context, given: str | None, ids: set[str]) -> None:
-    if given is not None:
-        count = write_corpus(ctx.path(given), ids)
+    """Write the ids to ``--corpus``; an id list already there keeps its ids (a qrels
+    file knows only the judged documents: replacing the list would drop the others)."""
+    if given is None:
+        return
+    path = ctx.path(given)
+    try:
+        kept = read_corpus(path, given) if path.is_file() and path.stat().st_size else frozenset()
+    except FormatError as exc:
+        raise CliError(str(exc)) from None
+    count = write_corpus(path, ids | kept)
+    if kept:
+        added = count - len(kept)
+        ctx.note(f"added {added} document ids to the {len(kept)} in {given} ({count} in all)")
+    else:
         ctx.note(f"wrote {count} document ids to {given}")
 
 
