@@ -679,6 +679,16 @@ def test_degraded_category_fails_although_every_item_passed(project: pytest.Pyte
     lex3 = [line.replace("lex-2", "lex-3") for line in lex2]
     assert lines[block + 1 : block + 5] == [*lex2, *lex3]
     assert sum(line.startswith("  fused lex-") for line in lines) == 2
+    assert not any("more degraded" in line for line in lines)  # both are named
+    # the last words say what to do when the drop is meant
+    assert " ".join(" ".join(lines).split()).endswith(
+        "if these drops are intended, run `pytest --retrieval-eval "
+        "--retrieval-update-baseline` and commit the baseline"
+    )
+    # a degraded query the list leaves out is counted, not silently missing
+    one = " ".join(" ".join(gate_lines(run(project, "--retrieval-diff", "1"))).split())
+    assert "fused lex-3" not in one
+    assert "fused: 1 more degraded query not named here (on rows within the tolerance" in one
 
     # the pages: the explanation wrapped at 100 columns, the same words as the terminal's
     again = run(project, "--retrieval-report=report.md")

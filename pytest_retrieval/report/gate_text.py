@@ -139,7 +139,33 @@ def _dropped(breached: Sequence[GateRow]) -> list[_Dropped]:
     return list(found.values())
 
 
-def _worst_lines(breached: Sequence[GateRow], width: int | None) -> list[str]:
+def _unnamed_lines(result: GateResult, dropped: Sequence[_Dropped], width: int | None) -> list[str]:
+    """Per configuration, the degraded queries the list above does not name: they dropped
+    on rows within the tolerance, or past the worst shown per row."""
+    lines = []
+    for name, counts in result.counts.items():
+        more = counts.degraded - len({d.query.id for d in dropped if d.configuration == name})
+        if more > 0:
+            text = (
+                f"{name}: {counted(more, 'more degraded query', 'more degraded queries')} not "
+                "named here (on rows within the tolerance, or past the worst shown per "
+                "breached row, as many as --retrieval-diff N sets; the JSON report has every "
+                "query's values)"
+            )
+            lines += _wrap(text, width, "  ", "    ")
+    return lines
+
+
+def _intended_lines(result: GateResult, width: int | None) -> list[str]:
+    """What to do when the breached drops are meant: the update that records them."""
+    hint = result.update_command()
+    if not hint or not result.blocking:
+        return []
+    text = f"if these drops are intended, run `{hint}` and commit the baseline"
+    return ["", *_wrap(text, width, "", "  ")]
+
+
+def _worst_lines(result: GateResult, breached: Sequence[GateRow], width: int | None) -> list[str]:
     dropped = _dropped(breached)
     if not dropped:
         return []
@@ -154,7 +180,7 @@ def _worst_lines(breached: Sequence[GateRow], width: int | None) -> list[str]:
         head = f"{d.configuration} {d.query.id} ({d.category}): {', '.join(d.drops)}"
         lines += _wrap(head, width, "  ", "      ")
         lines += _wrap(worst_detail(d.query), width, "    ", "      ")
-    return lines
+    return lines + _unnamed_lines(result, dropped, width)
 
 
 def worst_detail(q: WorstQuery) -> str:
@@ -346,9 +372,11 @@ def explain(
                 for r in breached
             )
             lines += _wrap(f"breached: {named}", width, "  ", "    ")
-        lines += _worst_lines(breached, width)
+        lines += _worst_lines(result, breached, width)
     for breach in result.latency:
         lines += _wrap(breach.message(), width, "  ", "    ")
     lines += _significance_lines(result, width)
     lines += _notes(result, width)
+    if breached:
+        lines += _intended_lines(result, width)
     return "\n".join(lines)
