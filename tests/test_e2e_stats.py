@@ -349,6 +349,13 @@ def test_retrieval_reference_and_alpha_from_the_ini(pytester: pytest.Pytester) -
     terminal = result.stdout.str()
     assert "paired comparison with dense" in terminal
     assert not [ln for ln in terminal.splitlines() if re.match(r"\s*sparse\s+a\s.*\*", ln)]
+    # an interval clear of 0 without its * is explained, not left to look contradictory
+    clear = [r for r in rows.values() if r["ci"][0] > 0 or r["ci"][1] < 0]
+    assert clear  # a's mrr, at least
+    assert (
+        f"{len(clear)} differences have a 95% interval clear of 0 but no *: a * needs a "
+        "paired sign-flip test's p, Holm-corrected across all 12 rows, below retrieval_alpha"
+    ) in " ".join(terminal.split())
 
 
 def test_a_misspelled_reference_is_not_silently_ignored(pytester: pytest.Pytester) -> None:

@@ -19,7 +19,9 @@ from typing import Literal
 
 from tabulate import tabulate
 
+from ..comparisons import Comparisons
 from ..evaluation import Evaluation
+from ..io.common import counted
 from ..model import ALL, WEIGHTED
 from ..quoting import short, shortened
 from ..slices import Slice
@@ -121,12 +123,32 @@ def significant_lines(evaluation: Evaluation, width: int) -> list[str]:
     ref = comparisons.reference
     if not found:
         text = f"no difference from {ref} is significant after Holm correction"
-        return textwrap.wrap(text, width, subsequent_indent="  ", break_on_hyphens=False)
-    lines = [f"significant differences from {ref} (* above; Holm-corrected):"]
+        lines = textwrap.wrap(text, width, subsequent_indent="  ", break_on_hyphens=False)
+    else:
+        lines = [f"significant differences from {ref} (* above; Holm-corrected):"]
     for (configuration, metric), parts in found.items():
         text = f"{configuration} {metric}: " + ", ".join(parts)
         lines += textwrap.wrap(text, width, initial_indent="  ", subsequent_indent="      ")
-    return lines
+    return lines + _clear_but_not_significant(comparisons, width)
+
+
+def _clear_but_not_significant(comparisons: Comparisons, width: int) -> list[str]:
+    """Why a difference whose interval is clear of 0 can lack its ``*``: the interval is
+    the row's own bootstrap, the star a sign-flip test's p corrected across every row."""
+    clear = [
+        r
+        for r in comparisons.rows
+        if not r.significant and r.ci is not None and (r.ci[0] > 0 or r.ci[1] < 0)
+    ]
+    if not clear:
+        return []
+    text = (
+        f"{counted(len(clear), 'difference')} {'has' if len(clear) == 1 else 'have'} a 95% "
+        "interval clear of 0 but no *: a * needs a paired sign-flip test's p, "
+        f"Holm-corrected across all {len(comparisons.rows)} rows, below retrieval_alpha "
+        "(each p is in the Markdown and JSON reports)"
+    )
+    return textwrap.wrap(text, width, initial_indent="  ", subsequent_indent="  ")
 
 
 def _titled(title: str, lines: list[str], width: int) -> list[str]:
