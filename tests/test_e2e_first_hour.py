@@ -370,6 +370,31 @@ def test_unnamed_params_get_a_warning_that_shows_how_to_name_them(
 # ----------------------------------------------------------- 11. warnings the pytest way
 
 
+def test_a_categorys_advice_points_at_the_file_holding_most_of_its_queries(
+    pytester: pytest.Pytester,
+) -> None:
+    """An imported file's one query with the smallest id ("001") had drawn every warning
+    about its category, though the category's queries were elsewhere."""
+    pytester.makefile(".ini", pytest="[pytest]\nretrieval_golden = golden\n")
+    pytester.makeconftest(
+        "import pytest\n\n@pytest.fixture\ndef retriever():\n    return lambda q: ['d']\n"
+    )
+    golden = pytester.path / "golden"
+    golden.mkdir()
+    one = "queries:\n  - {id: '001', query: imported, category: exact, relevant: {d: 1}}\n"
+    (golden / "imported.yaml").write_text(one, encoding="utf-8")
+    rows = "".join(
+        f"  - {{id: q{i}, query: text {i}, category: exact, relevant: {{d: 1}}}}\n"
+        for i in range(4)
+    )
+    (golden / "main.yaml").write_text("# mine\nqueries:\n" + rows, encoding="utf-8")
+    result = e2e_run(pytester, "--retrieval-eval")
+    assert result.ret == pytest.ExitCode.OK
+    text = result.stdout.str()
+    assert "golden/main.yaml:3: RetrievalNoiseWarning: exact: n=5" in text
+    assert "imported.yaml:2: RetrievalNoiseWarning" not in text
+
+
 def test_advice_is_a_pytest_warning_that_w_error_turns_into_a_failure(
     pytester: pytest.Pytester,
 ) -> None:

@@ -592,18 +592,24 @@ class RetrievalSession:
                     self.escalated.append(said)
 
     def _advice_locations(self) -> dict[str, tuple[str, int]]:
-        """category -> (golden file, line of its first query); "" -> the first file. The
-        lines are those every process gathered (under xdist the controller collects no
-        golden file: its workers' lines are the ones there are)."""
+        """category -> (the golden file holding most of its queries, the line of its first
+        one there); "" -> the same over every query. The lines are those every process
+        gathered (under xdist the controller collects no golden file: its workers' lines
+        are the ones there are)."""
         lines = {qid: line for qid, (line, _) in self.gathered.places.items()}
-        found: dict[str, tuple[str, int]] = {}
+        counts: dict[str, Counter[str]] = {}
+        first: dict[tuple[str, str], int] = {}
         for record in self.results.all_records():
             if record.path:
-                here = (record.path, lines.get(record.id, 1))
+                line = lines.get(record.id, 1)
                 for key in (record.category, ""):
-                    known = found.get(key)
-                    if known is None or (known[0] == here[0] and here[1] < known[1]):
-                        found[key] = here
+                    counts.setdefault(key, Counter())[record.path] += 1
+                    spot = (key, record.path)
+                    first[spot] = min(first.get(spot, line), line)
+        found = {}
+        for key, held in counts.items():
+            path = held.most_common(1)[0][0]
+            found[key] = (path, first[key, path])
         return found
 
     # -- output -----------------------------------------------------------------------
