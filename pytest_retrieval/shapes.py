@@ -268,7 +268,9 @@ def _results(returned: Any) -> list[Any]:
             raise _too_many(returned)
         return returned
     if returned is None:
-        raise ResultShapeError("the retriever returned None; return a ranked list of results")
+        raise ResultShapeError(
+            "the retriever returned None; return a ranked list of results ([] when nothing matches)"
+        )
     if isinstance(returned, str):
         raise ResultShapeError(
             f"the retriever returned a bare string ({_describe(returned)}); "

@@ -918,7 +918,10 @@ def test_a_tag_or_category_in_two_unicode_forms_across_files_is_refused(
 # --------------------------------------------------------------------------- retriever results
 
 RESULT_CASES: dict[str, tuple[object, str]] = {
-    "none": (None, "the retriever returned None; return a ranked list of results"),
+    "none": (
+        None,
+        "the retriever returned None; return a ranked list of results ([] when nothing matches)",
+    ),
     "number": (5, "the retriever returned int 5, not a ranked sequence of results"),
     "float": (0.5, "the retriever returned float 0.5, not a ranked sequence of results"),
     "text": (
