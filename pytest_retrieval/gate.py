@@ -10,7 +10,7 @@ update the baseline. Its text is :mod:`pytest_retrieval.report.gate_text`.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -667,12 +667,29 @@ def _gated_pairs(
     status, message = _configuration_status(name, baseline, records, facts, named, update)
     if status != "compare":
         return status, message, []
-    pairing = _pair(baseline.configurations[name], records, facts)
+    stored = baseline.configurations[name]
+    pairing = _pair(stored, records, facts)
     total.update(pairing)
     if not pairing.pairs:
         status, message = _no_data(name, pairing, update, facts)
         return status, message, []
-    return "compare", message, pairing.pairs
+    return "compare", message or _unselected(name, stored, records, pairing), pairing.pairs
+
+
+def _unselected(
+    name: str, stored: Mapping[str, QueryRecord], records: Sequence[QueryRecord], pairing: _Pairing
+) -> str:
+    """A run of part of the golden set (``-k``, ``-m``, paths): every row, ``all`` too, is
+    the mean over the queries both sides have, which the numbers alone do not show."""
+    ran = {r.id for r in records}
+    left = sum(1 for q in stored if q not in ran and q not in pairing.removed)
+    if not left:
+        return ""
+    return (
+        f"{name}: {counted(left, 'query', 'queries')} of the baseline's not in this run (-k, "
+        "-m or the paths given): each row, 'all' too, compares the "
+        f"{len(pairing.pairs)} run, on both sides"
+    )
 
 
 def run_gate(

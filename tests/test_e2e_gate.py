@@ -1008,6 +1008,14 @@ def test_removed_query_is_listed_then_dropped_on_update(project: pytest.Pytester
     assert_passed(done)
     assert done.gate["removed"] == []
     assert rows_by_key(done.gate)["bm25", "adversarial", "ndcg@10"]["n"] == 3
+    # ... and the explanation says the rows are over the queries run, 'all' included
+    said = " ".join(" ".join(done.lines).split())
+    for name in CONFIGS:
+        assert (
+            f"{name}: 1 query of the baseline's not in this run (-k, -m or the paths given): "
+            f"each row, 'all' too, compares the {len(QUERY_IDS) - 1} run, on both sides"
+        ) in said
+    assert "not in this run" not in " ".join(run(project).lines)  # the whole set: no note
 
     files = {**FILES, "golden/adversarial.yaml": ["adv-1", "adv-2", "adv-3"]}
     write_golden(project, files)
