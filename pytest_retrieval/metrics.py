@@ -368,6 +368,26 @@ def _plan(metrics: Sequence[Metric]) -> list[_Step]:
     return found
 
 
+def _nothing(found: Pass, judgments: Judgments) -> dict[str, bool]:
+    """Which of the metrics' "nothing to find" cases a query's judgments are in."""
+    return {
+        "no-relevant": not found.relevant,
+        "no-gain": found.relevant == 0 and max(judgments.values(), default=0) <= 0,
+        "never": False,
+    }
+
+
+def never_scored(
+    metrics: Sequence[Metric], judgments: Judgments, conventions: Conventions
+) -> list[str]:
+    """The metrics that are n/a on every ranking of a query with these judgments (under
+    ``empty = skip``, those it has nothing to find for); no metric is called."""
+    if conventions.empty != "skip":
+        return []
+    nothing = _nothing(Pass([], judgments, conventions.relevance_threshold), judgments)
+    return [name for name, empty_when, *_ in _plan(metrics) if nothing[empty_when]]
+
+
 def evaluate(
     ranking: Ranking,
     judgments: Judgments,
@@ -380,11 +400,7 @@ def evaluate(
     metric that raises or returns something outside 0..1 is a :class:`CustomMetricError`.
     """
     found = Pass(ranking, judgments, conventions.relevance_threshold)
-    nothing = {
-        "no-relevant": not found.relevant,
-        "no-gain": found.relevant == 0 and max(judgments.values(), default=0) <= 0,
-        "never": False,
-    }
+    nothing = _nothing(found, judgments)
     returned = len(ranking) > 0
     out: dict[str, float | None] = {}
     given: MetricInput | None = None

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .golden import GoldenQuery
+from .golden import GoldenQuery, Problem
 from .io.common import counted
-from .metrics import CustomMetricError, Metric, evaluate, parse_metrics
+from .metrics import CustomMetricError, Metric, evaluate, never_scored, parse_metrics
 from .model import Outcome, QueryRecord
 from .quoting import query_text, result_ids
 from .settings import Settings
@@ -119,6 +119,31 @@ def score_query(
     record.violations = check_expectations(query, ranking, values)
     record.outcome = outcome_of(record.violations, None, expect)
     return record, ranking
+
+
+def unchecked_expectations(queries: Sequence[GoldenQuery], settings: Settings) -> list[Problem]:
+    """Advice on each query whose ``expect`` names a metric that is n/a on every ranking
+    (``retrieval_empty = skip`` and no document judged relevant): it is never checked,
+    so without this the item would pass whatever came back."""
+    advice = []
+    for query in queries:
+        if not query.expect or settings.conventions.empty != "skip":
+            continue
+        never = never_scored(
+            parse_metrics(list(query.expect)), query.relevant, settings.conventions
+        )
+        if never:
+            advice.append(
+                Problem(
+                    query.path,
+                    query.line,
+                    f"'expect' ({', '.join(never)}) is never checked: the query judges no "
+                    "document relevant, and retrieval_empty = skip leaves its metrics out "
+                    "(n/a); remove it ('forbid' is still checked), or judge a relevant document",
+                    query.id,
+                )
+            )
+    return advice
 
 
 def check_expectations(

@@ -11,6 +11,7 @@ objects the cores receive (:class:`RunSettings`), the README's table
 
 from __future__ import annotations
 
+import decimal
 import difflib
 import functools
 import math
@@ -319,12 +320,27 @@ def _seconds(key: str, raw: Raw) -> float | None:
             f"for no limit; got {quoted(text)}"
         )
     seconds = value / 1000 if unit == "ms" else value
+    if seconds == 0 and not _written_zero(number):  # 1e-400: below a float's smallest
+        raise SettingsError(
+            f"{key} must be 0 (no limit) or a positive duration: {quoted(text)} is too small "
+            "for a float and would read as 0, no limit; write a duration a call can take "
+            "(500ms, 2s), or 0 for no limit"
+        )
     if seconds > threading.TIMEOUT_MAX:  # a wait past it raises OverflowError in every call
         raise SettingsError(
             f"{key} must be at most {int(threading.TIMEOUT_MAX)} s (the longest wait the "
             f"platform allows), got {quoted(text)}; for no limit, write 0"
         )
     return seconds or None  # 0: no deadline
+
+
+def _written_zero(number: str) -> bool:
+    """Whether a number a float reads as 0 is 0 as written (0, 0.0, 0e5), not a positive
+    number too small for a float (1e-400)."""
+    try:
+        return decimal.Decimal(number) == 0
+    except decimal.InvalidOperation:  # pragma: no cover - float() read it
+        return True
 
 
 ItemsMode = Literal["query", "category", "shard"]

@@ -1357,6 +1357,12 @@ SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
         "retrieval_timeout must be a duration >= 0: seconds (5, 0.5) or with a unit (500ms, 2s), "
         "0 for no limit; got '-1'",
     ),
+    "timeout-underflow": (  # read as 0.0: no limit
+        {"retrieval_timeout": "1e-400"},
+        "retrieval_timeout must be 0 (no limit) or a positive duration: '1e-400' is too small "
+        "for a float and would read as 0, no limit; write a duration a call can take (500ms, "
+        "2s), or 0 for no limit",
+    ),
     "timeout-word": (
         {"retrieval_timeout": "soon"},
         "retrieval_timeout must be a duration: seconds (5, 0.5) or with a unit (500ms, 2s), got 'soon'",

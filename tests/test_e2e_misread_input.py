@@ -145,3 +145,37 @@ def test_faiss_padding_of_minus_one_is_an_error_scoring_0_not_a_document(
         query = report["configurations"][config]["queries"]["rain-tomorrow"]
         assert query["outcome"] == "error"
         assert set(query["metrics"].values()) == {0.0}
+
+
+def test_an_expect_never_checked_under_retrieval_empty_skip_is_named(
+    pytester: pytest.Pytester,
+) -> None:
+    """Under retrieval_empty = skip a query with nothing relevant has no metric values, so
+    its expect was passed over in silence: the item passed whatever came back."""
+    e2e_write_project(pytester)
+    pytester.makeconftest(
+        "import pytest\n\n@pytest.fixture\ndef retriever():\n    return lambda query: ['x']\n"
+    )
+    golden = pytester.path / "golden"
+    for old in golden.iterdir():
+        old.unlink()
+    (golden / "skip.yaml").write_text(
+        "queries:\n"
+        "  - {id: found, query: a, relevant: {x: 1}, expect: {mrr: 1.0}}\n"
+        "  - {id: nothing, query: b, relevant: {}, expect: {mrr: 1.0}}\n"
+        "  - {id: graded-0, query: c, relevant: {x: 0}, expect: {ndcg@5: 0.5}, forbid: [y]}\n",
+        encoding="utf-8",
+    )
+    result = e2e_run(pytester, "--retrieval-eval", "-o", "retrieval_empty=skip")
+    out = " ".join(result.stdout.str().split())
+    for line, qid, metric in [(3, "nothing", "mrr"), (4, "graded-0", "ndcg@5")]:
+        assert (
+            f"golden/skip.yaml:{line}: RetrievalGoldenWarning: query '{qid}': 'expect' ({metric}) "
+            "is never checked: the query judges no document relevant, and retrieval_empty = "
+            "skip leaves its metrics out (n/a); remove it ('forbid' is still checked), or judge "
+            "a relevant document"
+        ) in out
+    assert "query 'found'" not in out
+    quiet = e2e_run(pytester, "--retrieval-eval")  # abstain: checked (and failed), no advice
+    assert "never checked" not in quiet.stdout.str()
+    quiet.assert_outcomes(passed=1, failed=2)

@@ -222,6 +222,20 @@ BAD_VALUES = [
         "pytest.ini:5: retrieval_timeout must be a duration >= 0: seconds (5, 0.5) or with a "
         "unit (500ms, 2s), 0 for no limit; got '-1'",
     ),
+    (  # 1e-400 underflows to 0.0, which was no limit
+        (),
+        "retrieval_timeout = 1e-400",
+        "pytest.ini:5: retrieval_timeout must be 0 (no limit) or a positive duration: '1e-400' "
+        "is too small for a float and would read as 0, no limit; write a duration a call can "
+        "take (500ms, 2s), or 0 for no limit",
+    ),
+    (
+        ("--retrieval-timeout=1e-322ms",),
+        "",
+        "--retrieval-timeout must be 0 (no limit) or a positive duration: '1e-322ms' is too "
+        "small for a float and would read as 0, no limit; write a duration a call can take "
+        "(500ms, 2s), or 0 for no limit",
+    ),
     (
         (),
         "retrieval_latency_budget = p95=fast",
@@ -251,7 +265,16 @@ BAD_VALUES = [
 @pytest.mark.parametrize(
     ("args", "ini_line", "says"),
     BAD_VALUES,
-    ids=["items", "timeout", "budget-unit", "budget-statistic", "timeout-text", "report-suffix"],
+    ids=[
+        "items",
+        "timeout",
+        "timeout-underflow",
+        "timeout-underflow-ms",
+        "budget-unit",
+        "budget-statistic",
+        "timeout-text",
+        "report-suffix",
+    ],
 )
 def test_a_bad_value_is_one_usage_error_fitted_to_the_terminal(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...],

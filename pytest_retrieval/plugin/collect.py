@@ -22,6 +22,7 @@ from ..advice import RetrievalGoldenWarning, RetrievalSettingsWarning
 from ..golden import GoldenFileError, Problem
 from ..io.golden_file import load_golden_file
 from ..quoting import SHOWN, quoted
+from ..scoring import unchecked_expectations
 from ..sharding import deselect_note, item_groups, keyword_note, query_ids_in_keyword
 from .item import ExpectationFailed, run_queries, run_query
 from .keys import COLLECTED_KEY, GOLDEN_SET_KEY, KEYWORD_NAMES_KEY, SETTINGS_KEY
@@ -115,7 +116,8 @@ class GoldenFile(pytest.Module):
         shown = self.nodeid.split("::")[0] or self.path.name
         try:
             queries = load_golden_file(self.path, max_grade=run.settings.max_grade, shown=shown)
-            self._advise(self.config.stash[GOLDEN_SET_KEY].add_file(queries))
+            advice = self.config.stash[GOLDEN_SET_KEY].add_file(queries)
+            self._advise(advice + unchecked_expectations(queries, run.settings))
         except GoldenFileError as exc:
             count = len(exc.problems)
             raise self.CollectError(
