@@ -403,6 +403,7 @@ def test_evaluate_input_errors_exit_2(tmp_path):
     [
         ("[]", "not a pytest-retrieval JSON report"),
         ('{"format": "pytest-retrieval-report", "version": 2}', "report version 2"),
+        ('{"format": "pytest-retrieval-report", "version": true}', "report version true"),
         ("{", "r.json:1: the JSON ends early (the file is cut short"),
         ("{]", "r.json:1: not valid JSON"),
         ("[" * 100_000 + "]" * 100_000, "r.json: nested too deeply to be a JSON report"),
@@ -544,6 +545,26 @@ def test_a_report_metric_outside_0_1_is_refused_not_compared(tmp_path, value):
         f"b.json: configuration 'dense': query 'lottery': mrr is {shown}, outside 0..1; the "
         "file is not a report this plugin wrote (or was edited by hand)"
     ) in ran.err
+
+
+def test_an_errored_query_carrying_a_score_is_refused_naming_it(tmp_path):
+    """A report whose errored query held 1.0 (edited by hand) was compared with it: a
+    fault raised the score."""
+    project = _project(tmp_path)
+    cli("evaluate", "runs/bm25.run", "--report", "a.json", cwd=project)
+    data = load_json(project / "a.json")
+    record = data["configurations"]["bm25"]["queries"]["fx-exact"]  # type: ignore[index]
+    assert record["metrics"]["mrr"] == 1.0
+    record.update(outcome="error", error="RuntimeError: index gone")
+    (project / "b.json").write_text(json.dumps(data), encoding="utf-8")
+    ran = cli("compare", "a.json", "b.json", cwd=project)
+    assert ran.code == 2 and ran.out == ""
+    assert ran.err == (
+        "pytest-retrieval: error: b.json: configuration 'bm25': query 'fx-exact': its outcome "
+        "is error and ndcg@10 is 1.0: an errored query scores 0 on every metric (an error "
+        "never raises a score); the file is not a report this plugin wrote (or was edited by "
+        "hand)\n"
+    )
 
 
 def test_a_null_metric_of_an_evaluated_query_is_refused_not_left_out(tmp_path):
