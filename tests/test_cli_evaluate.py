@@ -755,6 +755,36 @@ def test_compare_output_fits_the_terminal_with_long_report_paths(tmp_path, monke
     assert all(len(line) <= 72 for line in ran.out.splitlines()), ran.out
 
 
+@pytest.mark.parametrize("columns", [80, 60])
+def test_compare_and_evaluate_cut_long_names_to_fit_the_terminal(tmp_path, monkeypatch, columns):
+    """A configuration named over 50 characters and long categories made compare's table
+    98 columns wide; the names are cut with "…" now, and stay whole in the reports."""
+    long = "bm25-with-a-very-long-configuration-name-for-testing"
+    other = "dense-embedding-retriever-multilingual-e5-large-v2"
+    category = "paraphrase-questions-about-weather-forecasts-and-climate"
+    golden = GOLDEN.replace("category: paraphrase", f"category: {category}")
+    golden = golden.replace("    expect: {ndcg@10: 0.9}\n", "")  # no failure lines
+    project = write_project(tmp_path, {"golden/g.yaml": golden}, ini=INI)
+    write_run(project / "a.run", {long: RUNS["bm25"], other: RUNS["dense"]})
+    worse = {
+        q: ["unjudged", *(d for d in ranking[::-1] if d != "unjudged")]
+        for q, ranking in RUNS["bm25"].items()
+    }
+    write_run(project / "b.run", {long: worse, other: RUNS["bm25"]})
+    cli("evaluate", "a.run", "--report", "a.json", "--report", "a.md", cwd=project)
+    written = cli("evaluate", "b.run", "--report", "b.json", cwd=project)
+    assert (project / "b.json").exists(), written.out + written.err
+    monkeypatch.setenv("COLUMNS", str(columns))
+    for args, code in ((["compare", "a.json", "b.json"], 1), (["evaluate", "b.run", "-v"], 0)):
+        ran = cli(*args, cwd=project)
+        assert ran.code == code, ran.out + ran.err
+        assert "…" in ran.out and long[:12] in ran.out
+        too_long = [line for line in ran.out.splitlines() if len(line) > columns]
+        assert too_long == [], "\n".join(too_long)
+    markdown = (project / "a.md").read_text(encoding="utf-8")
+    assert f"| {long} " in markdown and f"| {category} " in markdown and "…" not in markdown
+
+
 @pytest.mark.parametrize(
     ("name", "text", "kind"),
     [
