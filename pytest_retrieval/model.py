@@ -110,7 +110,23 @@ class QueryRecord:
             )
         for name, value in values.items():
             _CHECKS[name](name, value)
+        if values.get("outcome") == "error":
+            _scored_as_an_error(values.get("metrics"))
         return cls(**values)  # type: ignore[arg-type]
+
+
+def _scored_as_an_error(metrics: object) -> None:
+    """An errored query scores 0 on every metric (an error never raises a score): a
+    value above 0 on one was written by hand, and would be compared, or gated, as a
+    score; :class:`RecordError` names the first."""
+    if not isinstance(metrics, dict):
+        return
+    raised = next(((m, v) for m, v in metrics.items() if v is not None and v != 0), None)
+    if raised is not None:
+        raise RecordError(
+            f"its outcome is error and {raised[0]} is {raised[1]!r}: an errored query scores "
+            "0 on every metric (an error never raises a score)"
+        )
 
 
 FIELD_NAMES = tuple(f.name for f in fields(QueryRecord))

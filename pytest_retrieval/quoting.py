@@ -42,6 +42,19 @@ def shortened(labels: Iterable[str], limit: int = LABEL_MAX) -> dict[str, str]:
     return {x: short(x, limit) if counts[short(x, limit)] == 1 else x for x in whole}
 
 
+def cut_apart(labels: Iterable[str], limit: int) -> dict[str, str]:
+    """Each label cut to ``limit`` characters to fit a narrow terminal, its end cut with
+    "…"; those whose cut forms would read alike (``model-v1`` and ``model-v2``) cut in
+    the middle instead, keeping both ends; whole if those still read alike."""
+    whole = list(dict.fromkeys(labels))
+    cut = {x: short(x, limit) for x in whole}
+    for x in [x for x in whole if list(cut.values()).count(cut[x]) > 1]:
+        tail = (limit - 1) // 2
+        cut[x] = x if len(x) <= limit else x[: limit - 1 - tail] + "…" + x[len(x) - tail :]
+    counts = Counter(cut.values())
+    return {x: cut[x] if counts[cut[x]] == 1 else x for x in whole}
+
+
 def result_ids(ids: Iterable[str]) -> dict[str, str]:
     """Result ids as the terminal shows them in a ranking: control characters escaped (an
     id holding an escape sequence or a line break, from a corpus, would recolour the

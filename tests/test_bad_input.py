@@ -1571,6 +1571,17 @@ BASELINE_CASES: dict[str, tuple[Mutation, str]] = {
         lambda d: d["configurations"]["fused"].update(queries=[]),  # type: ignore[index]
         "golden/baseline.json: configuration 'fused' has no 'queries' mapping",
     ),
+    # true == 1 in Python: it was read as version 1
+    "version-true": (
+        lambda d: d.update(version=True),
+        "golden/baseline.json has baseline version true; this plugin reads version 1",
+    ),
+    # an errored query scores 0: a hand-edited score on one was gated as a score
+    "error-scored": (
+        lambda d: _query(d).update(outcome="error"),
+        WHERE + "query 'a': its outcome is error and mrr is 1.0: an errored query scores 0 on "
+        "every metric (an error never raises a score)",
+    ),
 }
 
 

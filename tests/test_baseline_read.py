@@ -81,13 +81,16 @@ def chunks_of(size: int) -> Iterator[None]:
 @st.composite
 def records(draw: st.DrawFn, qid: str, configuration: str, skip: bool) -> QueryRecord:
     value = st.floats(0.0, 1.0) | st.none() if skip else st.floats(0.0, 1.0)
+    outcome = draw(st.sampled_from(OUTCOMES))
+    if outcome == "error":  # an errored query scores 0 on every metric, as the plugin writes
+        value = st.just(0.0)
     return QueryRecord(
         id=qid,
         configuration=configuration,
         category=draw(st.sampled_from(["lexical", "para", 'odd \\" : cat', 'q": r'])),
         tags=draw(st.lists(odd_text, max_size=2)),
         path=draw(st.sampled_from(["golden/a.yaml", "golden/b c.yaml"])),
-        outcome=draw(st.sampled_from(OUTCOMES)),
+        outcome=outcome,
         metrics={m: draw(value) for m in draw(st.permutations(METRICS))},
         retrieved=draw(st.lists(odd_text, max_size=3)),
         grades=draw(st.dictionaries(odd_text, st.integers(0, 3), max_size=3)),

@@ -396,6 +396,7 @@ def test_export_run_refuses_a_report_whose_queries_errored(tmp_path):
     report = load_json(project / "report.json")
     record = report["configurations"]["dense"]["queries"]["rain-tomorrow"]  # type: ignore[index]
     record.update(outcome="error", error="the retriever raised ConnectionError: down")
+    record.update(metrics=dict.fromkeys(record["metrics"], 0.0))  # as an error scores
     (project / "report.json").write_text(json.dumps(report), encoding="utf-8")
     refused = cli("export", "run", "report.json", "-o", "runs", cwd=project)
     assert refused.code == 2

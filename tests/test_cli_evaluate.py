@@ -403,6 +403,7 @@ def test_evaluate_input_errors_exit_2(tmp_path):
     [
         ("[]", "not a pytest-retrieval JSON report"),
         ('{"format": "pytest-retrieval-report", "version": 2}', "report version 2"),
+        ('{"format": "pytest-retrieval-report", "version": true}', "report version true"),
         ("{", "r.json:1: the JSON ends early (the file is cut short"),
         ("{]", "r.json:1: not valid JSON"),
         ("[" * 100_000 + "]" * 100_000, "r.json: nested too deeply to be a JSON report"),
@@ -544,6 +545,26 @@ def test_a_report_metric_outside_0_1_is_refused_not_compared(tmp_path, value):
         f"b.json: configuration 'dense': query 'lottery': mrr is {shown}, outside 0..1; the "
         "file is not a report this plugin wrote (or was edited by hand)"
     ) in ran.err
+
+
+def test_an_errored_query_carrying_a_score_is_refused_naming_it(tmp_path):
+    """A report whose errored query held 1.0 (edited by hand) was compared with it: a
+    fault raised the score."""
+    project = _project(tmp_path)
+    cli("evaluate", "runs/bm25.run", "--report", "a.json", cwd=project)
+    data = load_json(project / "a.json")
+    record = data["configurations"]["bm25"]["queries"]["fx-exact"]  # type: ignore[index]
+    assert record["metrics"]["mrr"] == 1.0
+    record.update(outcome="error", error="RuntimeError: index gone")
+    (project / "b.json").write_text(json.dumps(data), encoding="utf-8")
+    ran = cli("compare", "a.json", "b.json", cwd=project)
+    assert ran.code == 2 and ran.out == ""
+    assert ran.err == (
+        "pytest-retrieval: error: b.json: configuration 'bm25': query 'fx-exact': its outcome "
+        "is error and ndcg@10 is 1.0: an errored query scores 0 on every metric (an error "
+        "never raises a score); the file is not a report this plugin wrote (or was edited by "
+        "hand)\n"
+    )
 
 
 def test_a_null_metric_of_an_evaluated_query_is_refused_not_left_out(tmp_path):
@@ -732,6 +753,36 @@ def test_compare_output_fits_the_terminal_with_long_report_paths(tmp_path, monke
     header = " ".join(line.strip() for line in ran.lines[:3])
     assert header.startswith(f"{folder}/a.json against {folder}/a.json (baseline = A, current")
     assert all(len(line) <= 72 for line in ran.out.splitlines()), ran.out
+
+
+@pytest.mark.parametrize("columns", [80, 60])
+def test_compare_and_evaluate_cut_long_names_to_fit_the_terminal(tmp_path, monkeypatch, columns):
+    """A configuration named over 50 characters and long categories made compare's table
+    98 columns wide; the names are cut with "…" now, and stay whole in the reports."""
+    long = "bm25-with-a-very-long-configuration-name-for-testing"
+    other = "dense-embedding-retriever-multilingual-e5-large-v2"
+    category = "paraphrase-questions-about-weather-forecasts-and-climate"
+    golden = GOLDEN.replace("category: paraphrase", f"category: {category}")
+    golden = golden.replace("    expect: {ndcg@10: 0.9}\n", "")  # no failure lines
+    project = write_project(tmp_path, {"golden/g.yaml": golden}, ini=INI)
+    write_run(project / "a.run", {long: RUNS["bm25"], other: RUNS["dense"]})
+    worse = {
+        q: ["unjudged", *(d for d in ranking[::-1] if d != "unjudged")]
+        for q, ranking in RUNS["bm25"].items()
+    }
+    write_run(project / "b.run", {long: worse, other: RUNS["bm25"]})
+    cli("evaluate", "a.run", "--report", "a.json", "--report", "a.md", cwd=project)
+    written = cli("evaluate", "b.run", "--report", "b.json", cwd=project)
+    assert (project / "b.json").exists(), written.out + written.err
+    monkeypatch.setenv("COLUMNS", str(columns))
+    for args, code in ((["compare", "a.json", "b.json"], 1), (["evaluate", "b.run", "-v"], 0)):
+        ran = cli(*args, cwd=project)
+        assert ran.code == code, ran.out + ran.err
+        assert "…" in ran.out and long[:12] in ran.out
+        too_long = [line for line in ran.out.splitlines() if len(line) > columns]
+        assert too_long == [], "\n".join(too_long)
+    markdown = (project / "a.md").read_text(encoding="utf-8")
+    assert f"| {long} " in markdown and f"| {category} " in markdown and "…" not in markdown
 
 
 @pytest.mark.parametrize(

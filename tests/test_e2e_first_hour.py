@@ -509,6 +509,50 @@ def test_every_line_fits_the_terminal(
         assert max(len(line) for line in section) > 80  # the width is used, not a fixed 80
 
 
+LONG_NAMES_CONFTEST = WIDE_CONFTEST.replace(
+    '["bm25-baseline", "dense-minilm-l6", "hybrid-rrf-k60", "rerank-cross-encoder", "sparse"]',
+    '["bm25-with-a-very-long-configuration-name-for-testing", '
+    '"dense-embedding-retriever-multilingual-e5-large-v2"]',
+)
+
+
+@pytest.mark.parametrize("columns", [80, 60])
+@pytest.mark.parametrize("verbosity", ["", "-v"])
+def test_long_configuration_and_category_names_are_cut_to_fit_and_kept_whole_in_files(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, columns: int, verbosity: str
+) -> None:
+    """A configuration named over 50 characters made every table wider than the terminal:
+    the gate's rows ran to 98 columns, each per-category table's header to 87. Names are
+    cut with "…" in the terminal, whole in the reports."""
+    _wide_project(pytester)
+    e2e_write(pytester, "conftest.py", LONG_NAMES_CONFTEST)
+    monkeypatch.setenv("COLUMNS", str(columns))
+    e2e_run(pytester, *UPDATE)
+    e2e_write(
+        pytester, "conftest.py", LONG_NAMES_CONFTEST.replace("shift % 4 :", "(shift + 1) % 4 :")
+    )
+    reports = ("--retrieval-report=r.md", "--retrieval-report=r.json")
+    result = e2e_run(pytester, "--retrieval-eval", *reports, *([verbosity] if verbosity else []))
+    section = _section(result)
+    text = "\n".join(section)
+    assert "retrieval gate: FAILED" in text and "bm25-with-a-very-long-c" in text, text
+    assert "…" in text  # the names were cut, not dropped
+    ours = text.split("short test summary info")[0].splitlines()  # then pytest's lines
+    written = "retrieval report written: "  # a path, which is never cut
+    too_long = [line for line in ours if len(line) > columns and not line.startswith(written)]
+    assert too_long == [], "\n".join(too_long)
+    markdown = (pytester.path / "r.md").read_text(encoding="utf-8")
+    for name in (
+        "bm25-with-a-very-long-configuration-name-for-testing",
+        "dense-embedding-retriever-multilingual-e5-large-v2",
+        "a-category-name-that-is-much-longer-than-any-table-column",
+    ):
+        assert f"| {name} " in markdown or f"| {name}|" in markdown, name
+    assert "…" not in markdown  # the gate's table too: whole names, in two halves if need be
+    data = e2e_load_json(pytester.path / "r.json")
+    assert "dense-embedding-retriever-multilingual-e5-large-v2" in data["configurations"]
+
+
 FAILING_CONFTEST = """\
 import pytest
 

@@ -32,3 +32,18 @@ def test_only_the_lines_longer_than_the_width_are_wrapped() -> None:
     assert " ".join(line.strip() for line in lines[1:-1]) == long
     assert all(line.startswith("    ") for line in lines[2:-1])
     assert fitted("", 44) == ""
+
+
+def test_a_table_s_labels_and_headers_are_cut_to_fit_names_that_differ_at_the_end_apart() -> None:
+    """Two configurations that differ only at the end of a long name stay told apart when
+    cut (in the middle); every line fits; the values are never cut."""
+    from pytest_retrieval.report.summary import fit
+
+    names = [f"hybrid-reranker-cross-encoder-ms-marco-minilm-{v}" for v in ("v1", "v2")]
+    rows = [[name, "all", "ndcg@10", "0.512", "0.498"] for name in names]
+    lines = fit(["configuration", "category", "metric", "baseline", "current"], rows, 40, 3, 3)
+    assert all(len(line) <= 40 for line in lines), "\n".join(lines)
+    labels = [line.split()[0] for line in lines[:4] if line.startswith("hybr")]
+    assert len(set(labels)) == 2 and all("…" in label for label in labels), labels
+    assert labels[0].endswith("v1") and labels[1].endswith("v2")
+    assert "0.512" in "\n".join(lines) and "0.498" in "\n".join(lines)

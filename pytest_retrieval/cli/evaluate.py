@@ -370,7 +370,7 @@ def run_evaluate(ctx: Context, args: argparse.Namespace) -> int:
         ctx.say("")
         ctx.say(explain(gate, tolerance, ctx.width()))
     if report_paths:
-        gate_text = explain(gate, tolerance, REPORT_WIDTH) if gate else None
+        gate_text = explain(gate, tolerance, REPORT_WIDTH, narrow=False) if gate else None
         report = RunReport(
             settings, scored.results, evaluation, GoldenInfo.of(scored.results), gate, gate_text
         )

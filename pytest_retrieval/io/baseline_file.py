@@ -64,9 +64,10 @@ def _checked(data: object, text: str, shown: str, keys: int | None = None) -> di
     how many keys it holds, if known (else counted here)."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise BaselineError(f'{shown} is not a pytest-retrieval baseline (no "format": "{FORMAT}")')
-    if data.get("version") != VERSION:
+    version = data.get("version")
+    if type(version) is not int or version != VERSION:  # true is no version (true == 1)
         raise BaselineError(
-            f"{shown} has baseline version {data.get('version')!r}; this plugin reads version "
+            f"{shown} has baseline version {json.dumps(version)}; this plugin reads version "
             f"{VERSION}"
         )
     if keys is None:

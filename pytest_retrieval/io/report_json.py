@@ -92,9 +92,10 @@ def _load(text: str, shown: str) -> dict[str, object]:
             f'{shown}: not a pytest-retrieval JSON report (no "format": "{FORMAT}"); write one '
             "with pytest --retrieval-eval --retrieval-report PATH.json"
         )
-    if data.get("version") != VERSION:
+    version = data.get("version")
+    if type(version) is not int or version != VERSION:  # true is no version (true == 1)
         raise ReportError(
-            f"{shown}: report version {data.get('version')!r}; this version reads {VERSION}"
+            f"{shown}: report version {json.dumps(version)}; this version reads {VERSION}"
         )
     if not keys_hold_once(text, keys_read(data), head='"configurations": {'):
         found = first_repeat(text)  # a merge conflict resolved by keeping both lines

@@ -619,7 +619,9 @@ class RetrievalSession:
 
     def run_report(self) -> RunReport:
         # wrapped for the pages: a Markdown or HTML code box holds it without scrolling
-        gate_text = explain(self.gate, self.tolerance, REPORT_WIDTH) if self.gate else None
+        gate_text = (
+            explain(self.gate, self.tolerance, REPORT_WIDTH, narrow=False) if self.gate else None
+        )
         golden = GoldenInfo.of(self.results)
         run = self.run
         return RunReport(

@@ -91,12 +91,14 @@ def _cells(r: GateRow, label: Callable[[str], str] = str) -> list[str]:
     ]  # fmt: skip
 
 
-def row_table(rows: Sequence[GateRow], width: int | None) -> list[str]:
-    """The rows as a table, split in two (the row's names repeated) on a narrow terminal."""
+def row_table(rows: Sequence[GateRow], width: int | None, narrow: bool = True) -> list[str]:
+    """The rows as a table, split in two (the row's names repeated) on a narrow terminal,
+    long names cut to fit it (``narrow``; a file report keeps them whole)."""
     if width is None:
         cells = [_cells(r) for r in rows]
         return tabulate(cells, headers=HEADERS, disable_numparse=True).splitlines()
-    return fit(HEADERS, [_cells(r, short) for r in rows], width, keep=3, left=3)
+    cells = [_cells(r, short if narrow else str) for r in rows]
+    return fit(HEADERS, cells, width, keep=3, left=3, narrow=narrow)
 
 
 def _wrap(text: str, width: int | None, indent: str, more: str) -> list[str]:
@@ -213,14 +215,14 @@ def _absolute_p_lines(result: GateResult, width: int | None) -> list[str]:
     return ["", *_wrap(text, width, "", "")]
 
 
-def _significance_lines(result: GateResult, width: int | None) -> list[str]:
+def _significance_lines(result: GateResult, width: int | None, narrow: bool) -> list[str]:
     lines: list[str] = _absolute_p_lines(result, width)
     if result.mode != "significant":
         return lines
     quiet = result.not_significant
     if quiet:
         lines += ["", f"dropped beyond the tolerance but not significantly ({len(quiet)}):"]
-        lines += row_table(quiet, width)
+        lines += row_table(quiet, width, narrow)
         clear = sum(1 for r in quiet if r.ci is not None and (r.ci[0] > 0 or r.ci[1] < 0))
         if clear:
             text = (
@@ -350,6 +352,7 @@ def explain(
     tolerance: Tolerances | None = None,
     width: int | None = None,
     rows_shown: bool = False,
+    narrow: bool = True,
 ) -> str:
     """The gate's verdict as text: breaches, worst queries, comparability notes.
 
@@ -357,6 +360,7 @@ def explain(
     narrow to; None: not wrapped.
     ``rows_shown``: every row was printed just above (``compare``): the breached rows'
     table is not printed again, only their worst queries.
+    ``narrow``: names in tables cut to fit ``width`` (a terminal); not for a file report.
     """
     lines = verdict_lines(result, tolerance, width) + beside_verdict(result, width)
     for message in result.messages:
@@ -364,7 +368,7 @@ def explain(
     breached = result.breached
     if breached:
         if not rows_shown:
-            lines += ["", *row_table(breached, width)]
+            lines += ["", *row_table(breached, width, narrow)]
         else:  # named, or the reader must find them among every row printed above
             named = "; ".join(
                 f"{r.configuration} / {r.category} / {r.metric} {r.delta:+.3f} "
@@ -375,7 +379,7 @@ def explain(
         lines += _worst_lines(result, breached, width)
     for breach in result.latency:
         lines += _wrap(breach.message(), width, "  ", "    ")
-    lines += _significance_lines(result, width)
+    lines += _significance_lines(result, width, narrow)
     lines += _notes(result, width)
     if breached:
         lines += _intended_lines(result, width)

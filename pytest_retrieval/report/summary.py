@@ -23,7 +23,7 @@ from ..comparisons import Comparisons
 from ..evaluation import Evaluation
 from ..io.common import counted
 from ..model import ALL, WEIGHTED
-from ..quoting import short, shortened
+from ..quoting import cut_apart, short, shortened
 from ..slices import Slice
 from .tables import (
     LATENCY_TITLE,
@@ -48,11 +48,15 @@ def fit(
     keep: int = 1,
     left: int = 1,
     values: str = "right",
+    narrow: bool = True,
 ) -> list[str]:
     """A table as lines no wider than ``width``: the value columns split into as many
     tables as it takes, each with the first ``keep`` columns (the first ``left`` of them
-    left-aligned labels, the others right-aligned, the values ``values``-aligned)."""
-    cells = [[str(c) for c in row] for row in rows]
+    left-aligned labels, the others right-aligned, the values ``values``-aligned), the
+    labels and headers cut to fit unless not ``narrow`` (a file report keeps names whole)."""
+    headers, cells = list(headers), [[str(c) for c in row] for row in rows]
+    if narrow:
+        headers, cells = _narrowed(headers, cells, width, keep, left)
 
     def render(columns: list[int]) -> list[str]:
         aligns = ["left" if i < left else "right" if i < keep else values for i in columns]
@@ -74,6 +78,53 @@ def fit(
     for group in groups:
         lines += [*([""] if lines else []), *render([*range(keep), *group])]
     return lines
+
+
+_GAP = 2  # tabulate's space between columns, and beside a header (its minimum padding)
+_LABEL_MIN = 8  # a label is cut no shorter than this (with "…")
+_HEADER_WHOLE = 12  # a value column's header this short is cut only when nothing else helps
+
+
+def _column_width(header: str, cells: Sequence[Sequence[str]], i: int) -> int:
+    """A column's width as tabulate lays it out: its widest cell, or its header padded."""
+    return max([len(header) + _GAP, *(len(row[i]) for row in cells)])
+
+
+def _label_limits(widths: list[int], floor: int, width: int, keep: int, left: int) -> list[int]:
+    """How wide each label column (the first ``left``) may be for the kept columns and
+    a value column ``floor`` wide to fit in ``width``: the widest cut first, by one."""
+    limits = widths[:left]
+    excess = sum(widths[:keep]) + _GAP * keep + floor - width
+    while excess > 0 and max(limits, default=0) > _LABEL_MIN:
+        limits[limits.index(max(limits))] -= 1
+        excess -= 1
+    return limits
+
+
+def _narrowed(
+    headers: Sequence[str], cells: list[list[str]], width: int, keep: int, left: int
+) -> tuple[list[str], list[list[str]]]:
+    """The headers and cells cut with "…" so the kept columns and any one value column
+    fit in ``width``: the labels (the first ``left`` columns: configurations,
+    categories), the widest first, as far as a value column needs; then a value
+    column's header (a configuration's name over its column) to the room left. Values
+    are never cut; the file reports keep every name whole."""
+    headers = list(headers)
+    widths = [_column_width(h, cells, i) for i, h in enumerate(headers)]
+    values = range(keep, len(headers))
+    floor = max(  # the narrowest a value column gets: its cells, a short header whole
+        (_column_width(headers[i][:_HEADER_WHOLE], cells, i) for i in values), default=0
+    )
+    for i, limit in enumerate(_label_limits(widths, floor, width, keep, left)):
+        if limit < widths[i]:
+            cut = cut_apart([row[i] for row in cells], limit)
+            cells = [[*row[:i], cut[row[i]], *row[i + 1 :]] for row in cells]
+            headers[i] = short(headers[i], max(limit - _GAP, 1))
+    kept = sum(_column_width(headers[i], cells, i) for i in range(keep)) + _GAP * keep
+    for i in values:
+        if len(headers[i]) + _GAP > width - kept:
+            headers[i] = short(headers[i], max(width - kept - _GAP, 1))
+    return headers, cells
 
 
 def _significant(evaluation: Evaluation) -> set[tuple[str, str, str]]:
