@@ -13,6 +13,9 @@ from pathlib import Path
 import pytest
 from cli_project import GOLDEN, ROOT, cli, write_project
 
+from pytest_retrieval import lint as lint_module
+from pytest_retrieval.golden import GoldenQuery
+
 
 def test_the_demo_golden_set_is_valid():
     ran = cli("validate", cwd=ROOT)
@@ -159,6 +162,19 @@ def test_corpus_names_ids_no_document_has(tmp_path):
     assert cli("validate", cwd=project).code == 0  # without --corpus, not checked
 
 
+def test_an_unknown_id_close_to_a_corpus_id_is_named_with_it(tmp_path):
+    project = write_project(tmp_path)
+    corpus = "weather-forecast\nweather-stuffed\nfx-rate\ntide-tables\n"
+    (tmp_path / "corpus.txt").write_text(corpus, "utf-8")
+    ran = cli("validate", "--corpus", "corpus.txt", cwd=project)
+    assert ran.code == 1
+    assert ran.lines[0] == (
+        "golden/catalog.yaml:10: query 'convert-euros': judged id 'fx-rates' is not in the "
+        "corpus (corpus.txt): did you mean 'fx-rate'? the retriever can never return it; fix "
+        "the id, or add the document [unknown-id]"
+    )
+
+
 def test_paths_on_the_command_line_and_jsonl(tmp_path):
     project = write_project(tmp_path)
     jsonl = '{"id": "j1", "query": "weather", "tags": "core", "relevant": {"a": 0}}\n'
@@ -271,14 +287,20 @@ def test_the_entry_point_runs_as_a_module(tmp_path):
     assert helped.returncode == 0 and "forbid-relevant" in helped.stdout
 
 
-def test_an_unknown_retrieval_key_is_named_with_the_closest(tmp_path):
-    project = write_project(tmp_path, ini="[pytest]\nretrieval_metric = mrr\nminversion = 8\n")
+def test_an_unknown_retrieval_key_is_named_with_its_line_and_the_closest(tmp_path):
+    """The warning had no line, and the last line said 'no problem found' below it."""
+    ini = "[pytest]\nminversion = 8\nretrieval_metric = mrr\n"
+    project = write_project(tmp_path, ini=ini)
     ran = cli("validate", cwd=project)
-    assert ran.code == 0
+    assert ran.code == 0  # a warning only
     assert ran.err == (
-        f"{project / 'pytest.ini'}: unknown ini key retrieval_metric (did you mean "
+        f"{project / 'pytest.ini'}:3: unknown ini key retrieval_metric (did you mean "
         "retrieval_metrics?): ignored\n"
     )
+    assert ran.lines == [
+        "3 golden queries in 1 file: no problem found in the golden files; 1 warning about "
+        "the ini settings above"
+    ]
 
 
 def test_a_folder_is_walked_as_the_plugin_collects_it(tmp_path):
@@ -420,3 +442,43 @@ def test_each_kind_prints_its_first_max_lines_then_the_count_of_the_rest(tmp_pat
     assert not any(line.startswith("... and") for line in every.lines)
     wrong = cli("validate", "--max", "-1", cwd=project)
     assert wrong.code == 2 and "'-1' is not a count: write 0 or more (0: all)" in wrong.err
+
+
+def test_each_problem_is_printed_once_in_line_order(tmp_path):
+    """A list of mappings gave one line per item (the same line twice), and the field
+    order put 'expect' (line 6) before 'forbid' (line 5)."""
+    golden = """\
+queries:
+  - id: m1
+    query: moons of saturn
+    relevant: [astro-saturn: 3, astro-moon: 1]
+    forbid: astro-sun
+    expect: {recall: 1}
+  - id: m2
+    query: the moon
+    relevant: {astro-moon: -1}
+"""
+    project = write_project(tmp_path, {"golden/a.yaml": golden})
+    ran = cli("validate", cwd=project)
+    assert ran.code == 1
+    assert [line.split(": ", 1)[0] for line in ran.lines[:-1]] == [
+        "golden/a.yaml:4",
+        "golden/a.yaml:5",
+        "golden/a.yaml:6",
+        "golden/a.yaml:9",
+    ]
+    assert ran.lines[3] == (  # raising retrieval_max_grade cannot help a negative grade
+        "golden/a.yaml:9: query 'm2': grade of 'astro-moon' is -1, below 0: grades are 0..3 "
+        "(0 = judged not relevant); write 0, or leave an unjudged document out"
+    )
+    assert ran.lines[-1].startswith("4 problems in 1 of 1 golden file")
+
+
+def test_the_closest_corpus_id_is_sought_within_a_budget(monkeypatch):
+    """A huge corpus gets no suggestion rather than seconds per unknown id."""
+    query = GoldenQuery("q", "t", relevant={"astro-saturnn": 2}, path="g.yaml", line=2)
+    corpus = frozenset({"astro-saturn", "astro-moon"})
+    message = str(lint_module.lint([query], corpus=corpus)[0])
+    assert "did you mean 'astro-saturn'?" in message
+    monkeypatch.setattr(lint_module, "SUGGESTION_BUDGET", 1)
+    assert ": a typo? " in str(lint_module.lint([query], corpus=corpus)[0])
