@@ -22,6 +22,7 @@ from .settings import GroupBy
 from .stats import Interval
 
 OVERLAP_RECALL = 0.95
+OVERLAP_MIN_QUERIES = 10  # on fewer, a recall of 1.0 says nothing about leaks
 
 
 class RetrievalWarning(UserWarning):
@@ -208,9 +209,12 @@ def saturation_warnings(
 
 
 def overlap_warnings(summaries: Mapping[str, ConfigurationSummary]) -> list[Advice]:
-    """A mean recall above 0.95 often means the golden set leaks into the index."""
+    """A mean recall above 0.95 over at least ten queries often means the golden set leaks
+    into the index."""
     out = []
     for configuration, summary in summaries.items():
+        if summary.all.n < OVERLAP_MIN_QUERIES:  # one query selected by -k, say
+            continue
         for metric, value in summary.all.values.items():
             if parse_metric(metric).base != "recall" or value is None:
                 continue
