@@ -287,6 +287,36 @@ def test_the_entry_point_runs_as_a_module(tmp_path):
     assert helped.returncode == 0 and "forbid-relevant" in helped.stdout
 
 
+def _many_bad_grades(tmp_path: Path, n: int) -> Path:
+    rows = "".join(f"  - {{id: q{i}, query: t, relevant: {{d: 9}}}}\n" for i in range(n))
+    return _project(tmp_path, "queries:\n" + rows)
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path):
+    """`validate | head` had ended with 'pytest-retrieval: error: Broken pipe'."""
+    project = _many_bad_grades(tmp_path, 3000)  # far more than a pipe holds
+    running = subprocess.Popen(
+        [sys.executable, "-m", "pytest_retrieval", "validate", "--max", "100000"],
+        cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    assert running.stdout is not None and running.stderr is not None
+    assert running.stdout.readline().startswith(b"golden/g.yaml:2: query 'q0'")
+    running.stdout.close()  # as head does once it has its lines
+    said = running.stderr.read().decode()
+    assert running.wait(timeout=60) == 141, said  # as a shell reports a stopped command
+    assert said == ""
+
+
+def test_a_command_that_needs_a_sound_golden_set_names_its_first_problems(tmp_path):
+    """export trec on a set with 500 problems had printed all 500 lines."""
+    ran = cli("export", "trec", cwd=_many_bad_grades(tmp_path, 500))
+    assert ran.code == 2
+    lines = ran.err.splitlines()
+    assert lines[0].endswith("the golden set has problems (pytest-retrieval validate lists them):")
+    assert len(lines) == 22 and lines[-1] == "... and 480 more"
+
+
 def test_an_unknown_retrieval_key_is_named_with_its_line_and_the_closest(tmp_path):
     """The warning had no line, and the last line said 'no problem found' below it."""
     ini = "[pytest]\nminversion = 8\nretrieval_metric = mrr\n"

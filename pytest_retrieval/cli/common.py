@@ -467,13 +467,20 @@ def load_golden(ctx: Context, given: Sequence[str], wants: str = GOLDEN_WANTED) 
     return loaded
 
 
+PROBLEMS_SHOWN = 20  # a command that cannot use a broken golden set names the first ones
+
+
 def golden_or_fail(ctx: Context, given: Sequence[str]) -> list[GoldenQuery]:
     """The golden set, or :class:`CliError` listing every problem (a broken set cannot be used)."""
     loaded = load_golden(ctx, given)
-    if loaded.problems:
+    problems = loaded.problems
+    if problems:
+        shown = [str(p) for p in problems[:PROBLEMS_SHOWN]]
+        if len(problems) > PROBLEMS_SHOWN:
+            shown.append(f"... and {len(problems) - PROBLEMS_SHOWN} more")
         raise CliError(
             "the golden set has problems (pytest-retrieval validate lists them):\n"
-            + "\n".join(str(p) for p in loaded.problems)
+            + "\n".join(shown)
         )
     if not loaded.queries:
         raise CliError("the golden files hold no queries")

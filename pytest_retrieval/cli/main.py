@@ -8,6 +8,7 @@ or unreadable file, a bad setting). ``--help`` on every command.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -64,6 +65,21 @@ def _handler(args: argparse.Namespace) -> Handler:
     return COMMANDS[name]
 
 
+BROKEN_PIPE = 141  # what a shell reports for a command a closed pipe stopped (128 + SIGPIPE)
+
+
+def _let_stdout_go() -> None:
+    """Point standard output at the null device, so that the interpreter's flush at exit
+    does not fail on the closed pipe again (as the Python documentation on SIGPIPE does)."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a real file: nothing left to flush
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, fd)
+    os.close(null)
+
+
 def main(
     argv: Sequence[str] | None = None,
     *,
@@ -89,6 +105,9 @@ def main(
     except CliError as exc:
         print(f"pytest-retrieval: error: {exc}", file=err)
         return USAGE
+    except BrokenPipeError:  # the reader stopped reading (| head): stop, and say nothing
+        _let_stdout_go()
+        return BROKEN_PIPE
     except OSError as exc:  # a path that cannot be read or written: no traceback
         print(f"pytest-retrieval: error: {os_error_text(exc)}", file=err)
         return USAGE
