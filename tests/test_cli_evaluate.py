@@ -366,9 +366,21 @@ def test_compare_refuses_a_report_cut_short_or_of_an_incomplete_run(tmp_path):
     assert ran.code == 2, ran.out
     assert ran.err == (
         "pytest-retrieval: error: b.json is the report of an incomplete run (stopped early: "
-        "-x): it holds only the queries that ran; compare the report of a run that went to "
-        "the end\n"
+        "-x): it holds only the queries that ran; give compare the report of a run that went "
+        "to the end\n"
     )
+    # the other commands that read reports take only whole runs too
+    for command in (
+        ["export", "run", "b.json", "-o", "runs-b"],
+        ["pool", "b.json", "--depth", "5"],
+    ):
+        other = cli(*command, cwd=project)
+        assert other.code == 2, other.out
+        said = f"(stopped early: -x): it holds only the queries that ran; give {command[0]}"
+        assert said in other.err
+        assert not (project / "runs-b").exists()
+    evaluated = cli("evaluate", "b.json", cwd=project)
+    assert evaluated.code == 2 and "b.json is the report of an incomplete run" in evaluated.err
     text = (project / "a.json").read_text(encoding="utf-8")
     (project / "c.json").write_text(text[: len(text) // 2], encoding="utf-8")
     cut = cli("compare", "c.json", "a.json", cwd=project)

@@ -282,6 +282,20 @@ _A_REPORT_INSTEAD = {  # one of the plugin's other files where a JSON report bel
 
 
 def read_report_file(ctx: Context, given: str, command: str) -> ReportFile:
+    """The JSON report at ``given`` of a run that ran every item, for ``command``: one
+    cut short (``"complete": false``) holds only what ran, and would be used as the whole
+    set in silence."""
+    report = _read_report_file(ctx, given, command)
+    if report.incomplete is not None:
+        raise CliError(
+            f"{report.path} is the report of an incomplete run ({report.incomplete}): it "
+            f"holds only the queries that ran; give {command} the report of a run that went "
+            "to the end"
+        )
+    return report
+
+
+def _read_report_file(ctx: Context, given: str, command: str) -> ReportFile:
     """The JSON report at ``given``, for ``command``; a :class:`CliError` says what is
     wrong, and for a golden file or another of the plugin's files (a recording, a
     baseline, a log, a worklist: none is valid JSON as a whole, or none a report) what it

@@ -402,18 +402,6 @@ def _refuse_unknown_configurations(
             )
 
 
-def _complete_report(ctx: Context, given: str) -> ReportFile:
-    """A report of a run that ran every item: one cut short (``"complete": false``)
-    holds only what ran, and would be compared on those queries in silence."""
-    report = read_report_file(ctx, given, "compare")
-    if report.incomplete is not None:
-        raise CliError(
-            f"{report.path} is the report of an incomplete run ({report.incomplete}): it "
-            "holds only the queries that ran; compare the report of a run that went to the end"
-        )
-    return report
-
-
 def _unpaired(a: ReportFile, b: ReportFile, configurations: Sequence[str]) -> list[str]:
     """The queries one report holds and the other lacks, which compare cannot pair: a
     line for each way (and set of ids), with the count and the first few ids."""
@@ -434,7 +422,7 @@ def _unpaired(a: ReportFile, b: ReportFile, configurations: Sequence[str]) -> li
 
 
 def run_compare(ctx: Context, args: argparse.Namespace) -> int:
-    a, b = _complete_report(ctx, args.a), _complete_report(ctx, args.b)
+    a, b = read_report_file(ctx, args.a, "compare"), read_report_file(ctx, args.b, "compare")
     baseline = Baseline(settings=a.raw_settings, configurations=a.configurations)
     names = frozenset(b.configurations)
     computed = [m.name for m in b.settings.metrics]
