@@ -1640,7 +1640,12 @@ RAW_BASELINES: dict[str, tuple[str, str]] = {
         BASELINE.replace('"version": 1', '"version": 2'),
         "golden/baseline.json has baseline version 2; this plugin reads version 1",
     ),
-    "truncated": (BASELINE[: len(BASELINE) // 2], "golden/baseline.json is not valid JSON"),
+    "truncated": (  # a copy or a write that stopped: said so, with how to get it back
+        BASELINE[: len(BASELINE) // 2],
+        f"golden/baseline.json ends early at line {BASELINE[: len(BASELINE) // 2].count(chr(10)) + 1}: "
+        "the file is cut short (a copy or a write that stopped?); restore it from version "
+        "control, or write it again with --retrieval-update-baseline",
+    ),
 }
 
 

@@ -26,7 +26,7 @@ from ..model import (
 )
 from ..retriever_metadata import Metadata, parse_metadata
 from .atomic import write_atomic
-from .common import NestedTooDeeply, decode_json, loads_json
+from .common import NestedTooDeeply, cut_short, decode_json, loads_json
 from .repeated_keys import Repeat, first_repeat, keys_hold_once, keys_in
 
 FORMAT = "pytest-retrieval-baseline"
@@ -53,6 +53,12 @@ def _load_json(text: str, shown: str) -> dict[str, object]:
     except NestedTooDeeply:
         raise BaselineError(f"{shown} is nested too deeply to be a baseline") from None
     except json.JSONDecodeError as exc:
+        if cut_short(exc, text):
+            raise BaselineError(
+                f"{shown} ends early at line {exc.lineno}: the file is cut short (a copy or "
+                "a write that stopped?); restore it from version control, or write it again "
+                "with --retrieval-update-baseline"
+            ) from None
         raise BaselineError(
             f"{shown} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
         ) from None
