@@ -179,3 +179,38 @@ def test_an_expect_never_checked_under_retrieval_empty_skip_is_named(
     quiet = e2e_run(pytester, "--retrieval-eval")  # abstain: checked (and failed), no advice
     assert "never checked" not in quiet.stdout.str()
     quiet.assert_outcomes(passed=1, failed=2)
+
+
+@pytest.mark.parametrize(
+    ("golden", "says"),
+    [
+        (
+            "golden/more.ndjson",
+            "retrieval_golden: golden/more.ndjson is not a golden file (.yaml, .yml or .jsonl); "
+            "rename it golden/more.jsonl if it holds one query object per line: fix the path",
+        ),
+        (
+            "golden/more.json",
+            "retrieval_golden: golden/more.json is not a golden file (.yaml, .yml or .jsonl); "
+            "write its queries one per line in golden/more.jsonl (JSON Lines), or as YAML: fix "
+            "the path",
+        ),
+        (
+            "exported",
+            "retrieval_golden: exported holds no golden file (.yaml, .yml or .jsonl); its .json "
+            "files are not read: write them as .jsonl, or as YAML: fix the path",
+        ),
+    ],
+)
+def test_a_json_golden_path_is_refused_saying_how_to_make_it_a_golden_file(
+    pytester: pytest.Pytester, golden: str, says: str
+) -> None:
+    e2e_write_project(pytester)
+    query = '{"id": "extra", "query": "b", "relevant": {"d1": 1}}\n'
+    (pytester.path / "golden" / "more.ndjson").write_text(query, encoding="utf-8")
+    (pytester.path / "golden" / "more.json").write_text(f"[{query}]", encoding="utf-8")
+    (pytester.path / "exported").mkdir()
+    (pytester.path / "exported" / "queries.json").write_text(f"[{query}]", encoding="utf-8")
+    result = e2e_run(pytester, "--retrieval-eval", "-o", f"retrieval_golden={golden}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()
+    assert says in " ".join(result.stderr.str().split())
