@@ -60,6 +60,20 @@ def test_values_yaml_reads_as_another_type_are_named_as_written_with_the_quotes(
     assert "'42'" not in out  # an integer id that prints back as written is fine
 
 
+def test_a_null_optional_text_key_loads_as_the_key_left_out(pytester: pytest.Pytester) -> None:
+    """Null is no misread word where a key may be left out (category: null, tags: ~): it
+    loads as before, as the key left out; only a required query text written null is."""
+    e2e_write_project(pytester)
+    (pytester.path / "golden" / "nulls.yaml").write_text(
+        "defaults: {category: paraphrase, tags: ~}\n"
+        "queries:\n  - {id: q-null, query: a, relevant: {x: 1}, category: null, tags: null}\n",
+        encoding="utf-8",
+    )
+    result = e2e_run(pytester, "--retrieval-eval", "--collect-only", "-q")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    assert "golden/nulls.yaml::q-null[bm25]" in result.stdout.str()
+
+
 def test_an_integer_document_id_written_plainly_is_judged_as_its_text(
     pytester: pytest.Pytester,
 ) -> None:
