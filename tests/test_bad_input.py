@@ -317,6 +317,14 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
         "queries:\n  - id: a\n    query: q\n    category: off\n    relevant: {x: 1}\n",
         "golden/bad.yaml:4: query 'a': category off is read by YAML as the boolean false (yes, no, on, off, true, false); quote it ('off') to keep it as text",
     ),
+    "default-category-off": (
+        "defaults:\n  category: off\nqueries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n",
+        "golden/bad.yaml:2: in defaults: category off is read by YAML as the boolean false (yes, no, on, off, true, false); quote it ('off') to keep it as text",
+    ),
+    "tags-scalar-no": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    tags: no\n",
+        "golden/bad.yaml:5: query 'a': tag no is read by YAML as the boolean false (yes, no, on, off, true, false); quote it ('no') to keep it as text",
+    ),
     "doc-key-date": (
         "queries:\n  - id: a\n    query: q\n    relevant:\n      2024-01-01: 3\n",
         "golden/bad.yaml:5: query 'a': 'relevant': id 2024-01-01 is read by YAML as a date; quote it ('2024-01-01') to keep it as text",

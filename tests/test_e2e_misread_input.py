@@ -60,6 +60,20 @@ def test_values_yaml_reads_as_another_type_are_named_as_written_with_the_quotes(
     assert "'42'" not in out  # an integer id that prints back as written is fine
 
 
+def test_a_null_optional_text_key_loads_as_the_key_left_out(pytester: pytest.Pytester) -> None:
+    """Null is no misread word where a key may be left out (category: null, tags: ~): it
+    loads as before, as the key left out; only a required query text written null is."""
+    e2e_write_project(pytester)
+    (pytester.path / "golden" / "nulls.yaml").write_text(
+        "defaults: {category: paraphrase, tags: ~}\n"
+        "queries:\n  - {id: q-null, query: a, relevant: {x: 1}, category: null, tags: null}\n",
+        encoding="utf-8",
+    )
+    result = e2e_run(pytester, "--retrieval-eval", "--collect-only", "-q")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    assert "golden/nulls.yaml::q-null[bm25]" in result.stdout.str()
+
+
 def test_an_integer_document_id_written_plainly_is_judged_as_its_text(
     pytester: pytest.Pytester,
 ) -> None:
@@ -179,3 +193,38 @@ def test_an_expect_never_checked_under_retrieval_empty_skip_is_named(
     quiet = e2e_run(pytester, "--retrieval-eval")  # abstain: checked (and failed), no advice
     assert "never checked" not in quiet.stdout.str()
     quiet.assert_outcomes(passed=1, failed=2)
+
+
+@pytest.mark.parametrize(
+    ("golden", "says"),
+    [
+        (
+            "golden/more.ndjson",
+            "retrieval_golden: golden/more.ndjson is not a golden file (.yaml, .yml or .jsonl); "
+            "rename it golden/more.jsonl if it holds one query object per line: fix the path",
+        ),
+        (
+            "golden/more.json",
+            "retrieval_golden: golden/more.json is not a golden file (.yaml, .yml or .jsonl); "
+            "write its queries one per line in golden/more.jsonl (JSON Lines), or as YAML: fix "
+            "the path",
+        ),
+        (
+            "exported",
+            "retrieval_golden: exported holds no golden file (.yaml, .yml or .jsonl); its .json "
+            "files are not read: write them as .jsonl, or as YAML: fix the path",
+        ),
+    ],
+)
+def test_a_json_golden_path_is_refused_saying_how_to_make_it_a_golden_file(
+    pytester: pytest.Pytester, golden: str, says: str
+) -> None:
+    e2e_write_project(pytester)
+    query = '{"id": "extra", "query": "b", "relevant": {"d1": 1}}\n'
+    (pytester.path / "golden" / "more.ndjson").write_text(query, encoding="utf-8")
+    (pytester.path / "golden" / "more.json").write_text(f"[{query}]", encoding="utf-8")
+    (pytester.path / "exported").mkdir()
+    (pytester.path / "exported" / "queries.json").write_text(f"[{query}]", encoding="utf-8")
+    result = e2e_run(pytester, "--retrieval-eval", "-o", f"retrieval_golden={golden}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()
+    assert says in " ".join(result.stderr.str().split())

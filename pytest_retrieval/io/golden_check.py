@@ -637,7 +637,18 @@ FIELDS: dict[str, Field] = {
 assert set(FIELDS) | {"id"} == set(QUERY_KEYS), "every query key has a check"
 
 
-_TEXT_KEYS = {"query": "query text", "category": "category"}  # text a word may be misread as
+# keys whose text YAML may read as another value, and what the message calls it
+_TEXT_KEYS = {"query": "query text", "category": "category", "tags": "tag"}
+
+
+def _misread_text(mapping: Any, key: str) -> str | None:
+    """Why ``mapping[key]`` (a query's text, category or tags, or a default's) is not the
+    text written (``category: off``, ``tags: no``); None when it is, or when it is null
+    and the key is optional (null takes the default)."""
+    value = mapping.get(key)
+    if key not in _TEXT_KEYS or (value is None and key != "query"):
+        return None
+    return yaml_misread(value, _written(mapping, key), _TEXT_KEYS[key])
 
 
 def _field_value(
@@ -650,11 +661,10 @@ def _field_value(
     own_line, qid = where
     spec = FIELDS[key]
     line = _line_of(raw, key)
-    if key in _TEXT_KEYS and key in raw:
-        misread = yaml_misread(raw[key], _written(raw, key), _TEXT_KEYS[key])
-        if misread is not None:
-            checker.add(line, misread, qid)
-            return INVALID
+    misread = _misread_text(raw, key) if key in raw else None
+    if misread is not None:
+        checker.add(line, misread, qid)
+        return INVALID
     if spec.missing:
         if key not in raw:
             if not _misspelled(raw, key):
@@ -874,7 +884,10 @@ def _default_ok(checker: Checker, defaults: Mapping[Any, Any], key: str) -> bool
         return True
     probe = Checker(checker.shown, checker.max_grade)
     line = _line_of(defaults, key)
-    if FIELDS[key].check(probe, value, line, None) is not INVALID and not probe.problems:
+    misread = _misread_text(defaults, key)
+    if misread is not None:
+        probe.add(line, misread)
+    elif FIELDS[key].check(probe, value, line, None) is not INVALID and not probe.problems:
         return True
     for problem in probe.problems:
         checker.add(problem.line or line, f"in defaults: {problem.message}")

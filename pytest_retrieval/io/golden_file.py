@@ -52,16 +52,18 @@ def unread_json_note(path: Path, shown: str) -> str | None:
         return None
     if not any(key in head for key in _QUERY_KEYS_HEAD):
         return None
-    jsonl = shown[: len(shown) - len(suffix)] + JSONL_SUFFIX
-    fix = (
-        f"rename it {jsonl} if it holds one query object per line"
-        if suffix == ".ndjson"
-        else f"write its queries one per line in {jsonl} (JSON Lines), or as YAML"
-    )
     return (
         f"{shown} is not read as a golden file (only .yaml, .yml and .jsonl are), so "
-        f"none of its queries run: {fix}"
+        f"none of its queries run: {_json_fix(shown)}"
     )
+
+
+def _json_fix(shown: str) -> str:
+    """How to make a ``.json`` or ``.ndjson`` file of queries a golden file."""
+    stem, suffix = os.path.splitext(shown)
+    if suffix.lower() == ".ndjson":
+        return f"rename it {stem}{JSONL_SUFFIX} if it holds one query object per line"
+    return f"write its queries one per line in {stem}{JSONL_SUFFIX} (JSON Lines), or as YAML"
 
 
 def golden_files_in(folder: Path, skipped: Sequence[str] = NORECURSEDIRS) -> list[Path]:
@@ -170,10 +172,26 @@ def golden_path_problems(
             problems.append(f"{named} cannot be used ({exc.strerror or exc})")
             continue
         if path.is_file() and not is_golden_file(path):
-            problems.append(f"{shown} is not a golden file (.yaml, .yml or .jsonl)")
+            kind = f"{shown} is not a golden file (.yaml, .yml or .jsonl)"
+            problems.append(kind + _json(path, shown))
         elif path.is_dir() and next(_walk(path, skipped, set()), None) is None:
-            problems.append(f"{shown} holds no golden file (.yaml, .yml or .jsonl)")
+            problems.append(
+                f"{shown} holds no golden file (.yaml, .yml or .jsonl){_json(path, shown)}"
+            )
     return problems
+
+
+def _json(path: Path, shown: str) -> str:
+    """For a ``.json`` or ``.ndjson`` golden path, or a folder holding such files, what
+    to do with them (they are not read); "" otherwise."""
+    if path.is_dir():
+        found = next((p for p in path.rglob("*") if p.suffix.lower() in NOT_GOLDEN_JSON), None)
+        if found is None:
+            return ""
+        return f"; its {found.suffix} files are not read: write them as .jsonl, or as YAML"
+    if path.suffix.lower() not in NOT_GOLDEN_JSON:
+        return ""
+    return f"; {_json_fix(shown)}"
 
 
 def _skipped_folder(folder: Path, skipped: Sequence[str]) -> bool:
