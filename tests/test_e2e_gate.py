@@ -689,6 +689,9 @@ def test_degraded_category_fails_although_every_item_passed(project: pytest.Pyte
     one = " ".join(" ".join(gate_lines(run(project, "--retrieval-diff", "1"))).split())
     assert "fused lex-3" not in one
     assert "fused: 1 more degraded query not named here (on rows within the tolerance" in one
+    # under -q only the verdict is printed below: the failure says where the rest is
+    quiet = " ".join(run(project, "-q").text.split())
+    assert "run without -q for the gate's explanation" in quiet
 
     # the pages: the explanation wrapped at 100 columns, the same words as the terminal's
     again = run(project, "--retrieval-report=report.md")
@@ -1069,6 +1072,10 @@ def test_other_settings_refuse(project: pytest.Pytester, ini_line: str, differs:
     assert differs in done.text
     props = {p.get("name"): p.get("value") for p in done.gate_case().iter("property")}
     assert props == {"verdict": "refused", "baseline": BASELINE, "mode": "absolute"}
+    # under -q the failure says the whole reason; it is not sent to look for more without -q
+    quiet = " ".join(run(project, "-q").text.split())
+    assert "retrieval gate: REFUSED: the baseline was made with other settings" in quiet
+    assert "run without -q for the gate's explanation" not in quiet
 
 
 @pytest.mark.parametrize(

@@ -29,10 +29,11 @@ class GateFailure:
     the short test summary line); the whole explanation is the body.
     """
 
-    def __init__(self, headline: str, text: str, quiet: bool = False):
+    def __init__(self, headline: str, text: str, quiet: bool = False, whole: bool = False):
         self.reprcrash = types.SimpleNamespace(message=headline, path=GATE_NODEID, lineno=0)
         self.text = text
         self.quiet = quiet
+        self.whole = whole  # the headline says all the explanation would
 
     def toterminal(self, tw: TerminalWriter) -> None:
         # The explanation is printed once, in the "retrieval evaluation" section; JUnit
@@ -43,7 +44,10 @@ class GateFailure:
             if self.quiet
             else "(the gate's explanation is in the 'retrieval evaluation' section below)"
         )
-        for text in (self.reprcrash.message, where):
+        said = [self.reprcrash.message]
+        if not (self.quiet and self.whole):  # a refusal's one reason: nothing more below
+            said.append(where)
+        for text in said:
             for line in note_lines(text, tw.fullwidth):
                 tw.line(line)
 
@@ -74,7 +78,8 @@ def _report(
     if skipped and when == "setup":
         outcome, longrepr = "skipped", (GATE_NODEID, 0, f"Skipped: {headline}")
     elif gate.failed and when == "call" and gate.blocking:
-        outcome, longrepr = "failed", GateFailure(headline, text, quiet)
+        whole = gate.verdict == "refused" and len(gate.messages) <= 1  # one reason, said
+        outcome, longrepr = "failed", GateFailure(headline, text, quiet, whole)
     elif gate.failed and when == "call":  # report mode: passed, the findings in its text
         sections.append(("Captured stdout call", text))
     if gate.failed and not gate.blocking:  # JUnit reads the properties of the last phase
