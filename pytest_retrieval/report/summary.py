@@ -180,12 +180,13 @@ def significant_lines(evaluation: Evaluation, width: int) -> list[str]:
     for (configuration, metric), parts in found.items():
         text = f"{configuration} {metric}: " + ", ".join(parts)
         lines += textwrap.wrap(text, width, initial_indent="  ", subsequent_indent="      ")
-    return lines + _clear_but_not_significant(comparisons, width)
+    return lines
 
 
 def _clear_but_not_significant(comparisons: Comparisons, width: int) -> list[str]:
-    """Why a difference whose interval is clear of 0 can lack its ``*``: the interval is
-    the row's own bootstrap, the star a sign-flip test's p corrected across every row."""
+    """Under the comparison table (-v): why a difference whose interval is clear of 0 can
+    lack its ``*``: the interval is the row's own bootstrap, the star a sign-flip test's
+    p corrected across every row."""
     clear = [
         r
         for r in comparisons.rows
@@ -248,6 +249,7 @@ def verbose_lines(evaluation: Evaluation, width: int) -> list[str]:
     if evaluation.comparisons is not None:
         title = comparison_title(evaluation.comparisons.reference, "terminal")
         lines += _titled(title, fitted(comparison_table(evaluation, "terminal"), width), width)
+        lines += _clear_but_not_significant(evaluation.comparisons, width)
     if evaluation.latency:
         lines += _titled(LATENCY_TITLE, fitted(latency_table(evaluation, "terminal"), width), width)
     return lines
