@@ -185,10 +185,11 @@ def _printable(text: str) -> str:
 
 
 class GoldenFileError(Exception):
-    """Every problem found in one golden file."""
+    """Every problem found in one golden file, each once (two items of one flow list
+    can make the same problem on one line), in line order."""
 
     def __init__(self, problems: list[Problem]):
-        self.problems = problems
+        self.problems = sorted(dict.fromkeys(problems), key=lambda p: (p.path, p.line))
         super().__init__("\n".join(str(p) for p in problems))
 
 

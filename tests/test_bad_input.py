@@ -181,7 +181,7 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
     ),
     "grade-negative": (
         "queries:\n  - id: a\n    query: q\n    relevant: {x: -1}\n",
-        "golden/bad.yaml:4: query 'a': grade of 'x' is -1, outside 0..3 (retrieval_max_grade); use a grade in range or raise retrieval_max_grade",
+        "golden/bad.yaml:4: query 'a': grade of 'x' is -1, below 0: grades are 0..3 (0 = judged not relevant); write 0, or leave an unjudged document out",
     ),
     "grade-float": (
         "queries:\n  - id: a\n    query: q\n    relevant: {x: 1.5}\n",

@@ -420,3 +420,33 @@ def test_each_kind_prints_its_first_max_lines_then_the_count_of_the_rest(tmp_pat
     assert not any(line.startswith("... and") for line in every.lines)
     wrong = cli("validate", "--max", "-1", cwd=project)
     assert wrong.code == 2 and "'-1' is not a count: write 0 or more (0: all)" in wrong.err
+
+
+def test_each_problem_is_printed_once_in_line_order(tmp_path):
+    """A list of mappings gave one line per item (the same line twice), and the field
+    order put 'expect' (line 6) before 'forbid' (line 5)."""
+    golden = """\
+queries:
+  - id: m1
+    query: moons of saturn
+    relevant: [astro-saturn: 3, astro-moon: 1]
+    forbid: astro-sun
+    expect: {recall: 1}
+  - id: m2
+    query: the moon
+    relevant: {astro-moon: -1}
+"""
+    project = write_project(tmp_path, {"golden/a.yaml": golden})
+    ran = cli("validate", cwd=project)
+    assert ran.code == 1
+    assert [line.split(": ", 1)[0] for line in ran.lines[:-1]] == [
+        "golden/a.yaml:4",
+        "golden/a.yaml:5",
+        "golden/a.yaml:6",
+        "golden/a.yaml:9",
+    ]
+    assert ran.lines[3] == (  # raising retrieval_max_grade cannot help a negative grade
+        "golden/a.yaml:9: query 'm2': grade of 'astro-moon' is -1, below 0: grades are 0..3 "
+        "(0 = judged not relevant); write 0, or leave an unjudged document out"
+    )
+    assert ran.lines[-1].startswith("4 problems in 1 of 1 golden file")

@@ -59,11 +59,11 @@ def test_every_problem_of_a_file_is_reported_at_once(tmp_path: Path) -> None:
             query: fine
         """,
     )
-    assert found == [
-        f"{SHOWN}:5: query 'one': unknown key 'tagz' (did you mean 'tags'?)",
+    assert found == [  # in line order
         f"{SHOWN}:3: query 'one': 'query' must be non-empty text, got text ''",
         f"{SHOWN}:4: query 'one': grade of 'a' is 9, outside 0..3 (retrieval_max_grade); use a "
         "grade in range or raise retrieval_max_grade",
+        f"{SHOWN}:5: query 'one': unknown key 'tagz' (did you mean 'tags'?)",
         f"{SHOWN}:6: query 'two': 'relevant' is missing (required); write 'relevant: {{}}' for "
         "a no-result query",
     ]

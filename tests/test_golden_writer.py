@@ -155,7 +155,7 @@ def test_a_very_long_id_is_an_explicit_key(tmp_path):
         (GoldenQuery("q", "  "), "query 'q': 'query' must be non-empty text"),
         (GoldenQuery("q", "t", category="all"), "query 'q': category 'all' is reserved"),
         (GoldenQuery("q", "t", relevant={"d": 4}), "grade of 'd' is 4, outside 0..3"),
-        (GoldenQuery("q", "t", relevant={"d": -1}), "grade of 'd' is -1, outside 0..3"),
+        (GoldenQuery("q", "t", relevant={"d": -1}), "grade of 'd' is -1, below 0: grades are 0..3"),
         (GoldenQuery("q", "t", expect={"mrr": 2.0}), "'expect' mrr must be in 0..1"),
         (GoldenQuery("q", "t", expect={"ndgc@10": 0.5}), "unknown metric 'ndgc@10'"),
         (GoldenQuery("q", "t", tags=("",)), "'tags' must hold only text"),

@@ -529,7 +529,14 @@ class Checker:
         elif id_key(doc) in forms:  # the same id in another Unicode form
             other = forms[id_key(doc)]
             self.add(line, f"'relevant' names '{doc}' twice{_forms(doc, other)}", qid)
-        elif not 0 <= grade <= self.max_grade:
+        elif grade < 0:  # TREC's -1 "unjudged": raising the maximum cannot help
+            self.add(
+                line,
+                f"grade of '{doc}' is {grade}, below 0: grades are 0..{self.max_grade} "
+                "(0 = judged not relevant); write 0, or leave an unjudged document out",
+                qid,
+            )
+        elif grade > self.max_grade:
             self.add(
                 line,
                 f"grade of '{doc}' is {grade}, outside 0..{self.max_grade} "
@@ -985,7 +992,6 @@ def check_file(
         message = "the file has no queries; add some, or delete the file"
         raise GoldenFileError([Problem(shown, line, message)])
     queries = _queries(checker, raw_queries, defaults)
-    if checker.problems:  # with the parser's, in line order
-        problems = checker.problems
-        raise GoldenFileError(sorted(problems, key=lambda p: p.line) if found else problems)
+    if checker.problems:  # with the parser's, in line order (GoldenFileError sorts them)
+        raise GoldenFileError(checker.problems)
     return queries
