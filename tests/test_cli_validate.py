@@ -13,6 +13,9 @@ from pathlib import Path
 import pytest
 from cli_project import GOLDEN, ROOT, cli, write_project
 
+from pytest_retrieval import lint as lint_module
+from pytest_retrieval.golden import GoldenQuery
+
 
 def test_the_demo_golden_set_is_valid():
     ran = cli("validate", cwd=ROOT)
@@ -159,6 +162,19 @@ def test_corpus_names_ids_no_document_has(tmp_path):
     assert cli("validate", cwd=project).code == 0  # without --corpus, not checked
 
 
+def test_an_unknown_id_close_to_a_corpus_id_is_named_with_it(tmp_path):
+    project = write_project(tmp_path)
+    corpus = "weather-forecast\nweather-stuffed\nfx-rate\ntide-tables\n"
+    (tmp_path / "corpus.txt").write_text(corpus, "utf-8")
+    ran = cli("validate", "--corpus", "corpus.txt", cwd=project)
+    assert ran.code == 1
+    assert ran.lines[0] == (
+        "golden/catalog.yaml:10: query 'convert-euros': judged id 'fx-rates' is not in the "
+        "corpus (corpus.txt): did you mean 'fx-rate'? the retriever can never return it; fix "
+        "the id, or add the document [unknown-id]"
+    )
+
+
 def test_paths_on_the_command_line_and_jsonl(tmp_path):
     project = write_project(tmp_path)
     jsonl = '{"id": "j1", "query": "weather", "tags": "core", "relevant": {"a": 0}}\n'
@@ -271,14 +287,20 @@ def test_the_entry_point_runs_as_a_module(tmp_path):
     assert helped.returncode == 0 and "forbid-relevant" in helped.stdout
 
 
-def test_an_unknown_retrieval_key_is_named_with_the_closest(tmp_path):
-    project = write_project(tmp_path, ini="[pytest]\nretrieval_metric = mrr\nminversion = 8\n")
+def test_an_unknown_retrieval_key_is_named_with_its_line_and_the_closest(tmp_path):
+    """The warning had no line, and the last line said 'no problem found' below it."""
+    ini = "[pytest]\nminversion = 8\nretrieval_metric = mrr\n"
+    project = write_project(tmp_path, ini=ini)
     ran = cli("validate", cwd=project)
-    assert ran.code == 0
+    assert ran.code == 0  # a warning only
     assert ran.err == (
-        f"{project / 'pytest.ini'}: unknown ini key retrieval_metric (did you mean "
+        f"{project / 'pytest.ini'}:3: unknown ini key retrieval_metric (did you mean "
         "retrieval_metrics?): ignored\n"
     )
+    assert ran.lines == [
+        "3 golden queries in 1 file: no problem found in the golden files; 1 warning about "
+        "the ini settings above"
+    ]
 
 
 def test_a_folder_is_walked_as_the_plugin_collects_it(tmp_path):
@@ -450,3 +472,13 @@ queries:
         "(0 = judged not relevant); write 0, or leave an unjudged document out"
     )
     assert ran.lines[-1].startswith("4 problems in 1 of 1 golden file")
+
+
+def test_the_closest_corpus_id_is_sought_within_a_budget(monkeypatch):
+    """A huge corpus gets no suggestion rather than seconds per unknown id."""
+    query = GoldenQuery("q", "t", relevant={"astro-saturnn": 2}, path="g.yaml", line=2)
+    corpus = frozenset({"astro-saturn", "astro-moon"})
+    message = str(lint_module.lint([query], corpus=corpus)[0])
+    assert "did you mean 'astro-saturn'?" in message
+    monkeypatch.setattr(lint_module, "SUGGESTION_BUDGET", 1)
+    assert ": a typo? " in str(lint_module.lint([query], corpus=corpus)[0])

@@ -34,7 +34,7 @@ from ..io.golden_file import (
     is_golden_file,
     load_golden_file,
 )
-from ..io.ini import IniConfig, IniError, find_config, parse_overrides
+from ..io.ini import IniConfig, IniError, find_config, key_line, parse_overrides
 from ..io.report_json import ReportError, ReportFile, read_report
 from ..io.worklist import looks_like_worklist
 from ..metric_registry import Installed, MetricDefinitionError
@@ -100,6 +100,7 @@ class Context:
     out: TextIO = field(default_factory=lambda: sys.stdout)
     err: TextIO = field(default_factory=lambda: sys.stderr)
     replaced: Installed = field(default_factory=Installed)  # the metrics before --metrics-module
+    setting_warnings: int = 0  # notes printed about unknown ini keys (validate counts them)
 
     def close(self) -> None:
         """The command is done: the custom metrics it installed are removed."""
@@ -244,11 +245,23 @@ def context(args: argparse.Namespace, cwd: Path, out: TextIO, err: TextIO) -> Co
         restore_metrics(replaced)
         raise CliError(f"{ini.shown}: {exc}") from None
     ctx = Context(cwd=cwd, ini=ini, run=run, out=out, err=err, replaced=replaced)
-    for _, note in unknown_ini_keys(ini.values):
-        ctx.note(f"{ini.shown}: {note}")
-    for _, note in unknown_ini_keys(overrides):
-        ctx.note(f"--override-ini: {note}")
+    for note in _unknown_key_notes(ini, overrides):
+        ctx.note(note)
+        ctx.setting_warnings += 1
     return ctx
+
+
+def _unknown_key_notes(ini: IniConfig, overrides: Iterable[str]) -> list[str]:
+    """A note for each ``retrieval_*`` key no setting has, at its line of the ini file."""
+    try:
+        text = ini.path.read_text(encoding="utf-8-sig") if ini.path is not None else ""
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    notes = []
+    for key, note in unknown_ini_keys(ini.values):
+        line = key_line(text, key)
+        notes.append(f"{ini.shown}{f':{line}' if line else ''}: {note}")
+    return notes + [f"--override-ini: {note}" for _, note in unknown_ini_keys(overrides)]
 
 
 # --------------------------------------------------------------------------- golden sets

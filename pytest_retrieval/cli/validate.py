@@ -126,15 +126,20 @@ def run(ctx: Context, args: argparse.Namespace) -> int:
     entries.sort(key=lambda e: (order.get(_problem(e).path, len(order)), isinstance(e, Finding)))
     _print_capped(ctx, entries, args.max)
     files = len(loaded.files)
+    # an ini warning went to standard error: the last line must not hide it
+    warned = ctx.setting_warnings
+    warnings = f"; {counted(warned, 'warning')} about the ini settings above" if warned else ""
     if entries:
         broken = len({_problem(e).path for e in entries})
         ctx.say(
             f"{counted(len(entries), 'problem')} in {broken} of {counted(files, 'golden file')} "
             f"({len(loaded.problems)} the plugin refuses, {len(findings)} likely mistakes)"
+            f"{warnings}"
         )
         return FINDINGS
     found = counted(len(loaded.queries), "golden query", "golden queries")
-    ctx.say(f"{found} in {counted(files, 'file')}: no problem found")
+    where = " in the golden files" if warned else ""
+    ctx.say(f"{found} in {counted(files, 'file')}: no problem found{where}{warnings}")
     return OK
 
 
