@@ -933,6 +933,9 @@ def test_a_k_that_selects_nothing_exits_5_with_a_baseline_as_without(project: py
         done = run(project, "-k", "nosuchthing", *extra, subprocess_run=bool(extra))
         assert done.ret == pytest.ExitCode.NO_TESTS_COLLECTED, done.text
         assert "retrieval gate: SKIPPED" in done.lines
+        # nor a skipped gate testcase: pytest's own summary, "no tests ran" or "N deselected"
+        assert " skipped" not in done.lines[-1], done.lines[-1]
+        assert done.gate_cases() == []
     done = run(project, "-k", "bm25")  # the gate still counts where items ran
     assert done.ret == pytest.ExitCode.OK, done.text
     assert "[100%]" in done.text
