@@ -10,7 +10,7 @@ update the baseline. Its text is :mod:`pytest_retrieval.report.gate_text`.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -282,6 +282,26 @@ def _configuration_status(
             "retrieval_gate_configurations"
         )
     return "compare", ""
+
+
+def unknown_configuration_names(gate: GateSettings, known: Collection[str]) -> str | None:
+    """The settings that name a configuration none of the collected items has (a typo,
+    which the gate would otherwise find only after every query ran), with the closest
+    name; None when each is known. ``known``: the configurations collected, before any
+    selection (a configuration deselected by ``-k`` is known). ``retrieval_reference``
+    is not here: one the run lacks is a warning (the first configuration stands in)."""
+    named = [("retrieval_gate_configurations", name) for name in gate.configurations]
+    budgets = [x.configuration for x in gate.latency if x.configuration]
+    named += [("retrieval_latency_budget", name) for name in budgets]
+    have = sorted(known)
+    found = [
+        f"{key} names '{name}', which this run does not have{did_you_mean(name, have)}"
+        for key, name in dict.fromkeys(named)
+        if name not in known
+    ]
+    if not found:
+        return None
+    return f"{'; '.join(found)} (configurations: {', '.join(have)}): fix the name"
 
 
 def _quoted_names(names: Sequence[str], limit: int = 10) -> str:

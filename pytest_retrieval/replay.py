@@ -344,11 +344,14 @@ def lacking_notes(
     empty = [q for q in lacking if q in nothing_to_find]
     found = [q for q in lacking if q not in nothing_to_find]
     notes = []
-    if found:
+    if found:  # a query that returned nothing has no line: right, or the ids differ
+        one = len(found) == 1
         notes.append(
             f"{counted(len(found), 'golden query', 'golden queries')} "
-            f"{'has' if len(found) == 1 else 'have'} no ranking in {source}, scored as "
-            "returning nothing (check the run's query ids): " + some_ids(found)
+            f"{'has' if one else 'have'} no ranking in {source}, scored as returning nothing "
+            "(a TREC run has no line for a query that returned nothing; if "
+            f"{'it' if one else 'these'} did return results, check the run's query ids): "
+            + some_ids(found)
         )
     if empty:
         notes.append(

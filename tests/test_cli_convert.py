@@ -367,6 +367,10 @@ def test_export_run_gives_pytrec_eval_our_numbers(tmp_path):
     ran = cli("export", "run", "report.json", "-o", "runs", cwd=project)
     assert ran.code == 0, ran.err
     assert sorted(p.name for p in (project / "runs").iterdir()) == ["bm25.run", "dense.run"]
+    assert (  # and its replay scores it alike: the note is no alarm
+        "wrote run 'bm25' (2 queries) to runs/bm25.run; 1 empty ranking has no line (a run "
+        "cannot hold one: replayed or evaluated, such a query returns nothing, as here)"
+    ) in ran.notes
     cli("export", "trec", "-o", "qrels.txt", cwd=project)
     judged = read_qrels(project / "qrels.txt").judgments()
     report = load_json(project / "report.json")

@@ -905,6 +905,36 @@ def test_a_gated_configuration_deselected_by_k_is_not_compared(project: pytest.P
     assert {row["configuration"] for row in done.gate["rows"]} == {"bm25"}
 
 
+def test_a_setting_naming_no_collected_configuration_stops_the_run_before_it_starts(
+    project: pytest.Pytester,
+):
+    """A misspelled gated configuration ran every query, then failed the gate; the
+    configurations are known once collected, so it stops there, as other bad settings do
+    (a configuration -k deselects is known: see the test above)."""
+    baselined(project)
+    write_ini(project, "retrieval_gate_configurations = bm25 fusd")
+    done = run(project)
+    assert done.ret == pytest.ExitCode.USAGE_ERROR, done.text
+    assert done.report is None and " passed" not in done.text  # no query ran
+    assert " ".join(done.result.stderr.str().split()) == (
+        "ERROR: retrieval_gate_configurations names 'fusd', which this run does not have "
+        "(did you mean 'fused'?) (configurations: bm25, fused): fix the name"
+    )
+    write_ini(project, "retrieval_latency_budget = bm52:p95=2s")
+    done = run(project)
+    assert done.ret == pytest.ExitCode.USAGE_ERROR, done.text
+    assert "retrieval_latency_budget names 'bm52', which this run does not have (did you " in (
+        " ".join(done.result.stderr.str().split())
+    )
+    # a replay's configurations are the recording's, known before collection
+    write_ini(project)
+    assert run(project, "--retrieval-record=run.jsonl").ret == 0
+    write_ini(project, "retrieval_gate_configurations = bm52")
+    done = run(project, "--retrieval-replay=run.jsonl")
+    assert done.ret == pytest.ExitCode.USAGE_ERROR, done.text
+    assert "retrieval_gate_configurations names 'bm52'" in done.result.stderr.str()
+
+
 def test_a_k_that_selects_nothing_exits_5_with_a_baseline_as_without(project: pytest.Pytester):
     """A typo in -k evaluates nothing: pytest's "no tests ran" (5), never a green 0 made
     of the skipped gate alone."""
@@ -916,6 +946,9 @@ def test_a_k_that_selects_nothing_exits_5_with_a_baseline_as_without(project: py
         done = run(project, "-k", "nosuchthing", *extra, subprocess_run=bool(extra))
         assert done.ret == pytest.ExitCode.NO_TESTS_COLLECTED, done.text
         assert "retrieval gate: SKIPPED" in done.lines
+        # nor a skipped gate testcase: pytest's own summary, "no tests ran" or "N deselected"
+        assert " skipped" not in done.lines[-1], done.lines[-1]
+        assert done.gate_cases() == []
     done = run(project, "-k", "bm25")  # the gate still counts where items ran
     assert done.ret == pytest.ExitCode.OK, done.text
     assert "[100%]" in done.text

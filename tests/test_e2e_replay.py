@@ -330,7 +330,8 @@ def test_a_query_a_trec_run_lacks_returned_nothing(
     text = " ".join(result.stdout.str().split())
     assert (
         "replay 'dense': 1 golden query has no ranking in dense.run, scored as returning "
-        "nothing (check the run's query ids): share-price"
+        "nothing (a TREC run has no line for a query that returned nothing; if it did return "
+        "results, check the run's query ids): share-price"
     ) in text
     # a query with nothing to find, which a run that found nothing leaves out: no alarm
     assert (

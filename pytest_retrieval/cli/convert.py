@@ -441,7 +441,12 @@ def export_run(ctx: Context, args: argparse.Namespace) -> int:
         raise CliError(f"cannot write {where}: {exc.strerror or exc}; no run was written") from None
     for p in planned:
         empty = counted(p.empty, "empty ranking")
-        empty = f"; {empty} {'has' if p.empty == 1 else 'have'} no line" if p.empty else ""
+        empty = (
+            f"; {empty} {'has' if p.empty == 1 else 'have'} no line (a run cannot hold one: "
+            "replayed or evaluated, such a query returns nothing, as here)"
+            if p.empty
+            else ""
+        )
         ctx.notice(
             f"wrote run '{p.name}' ({counted(p.queries, 'query', 'queries')}) to "
             f"{ctx.shown(p.target)}{empty}"

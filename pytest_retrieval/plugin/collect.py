@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import inspect
 import types
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path
 
 import pytest
 
 from ..advice import RetrievalGoldenWarning, RetrievalSettingsWarning
+from ..gate import unknown_configuration_names
 from ..golden import GoldenFileError, Problem
 from ..io.golden_file import load_golden_file
 from ..quoting import SHOWN, quoted
@@ -355,6 +356,18 @@ def missing_fixture(items: Iterable[pytest.Item], fixture: str) -> str | None:
 def check_fixture(items: Iterable[pytest.Item], fixture: str) -> None:
     """One clear usage error, before anything runs, when no retriever fixture is defined."""
     message = missing_fixture(items, fixture)
+    if message is not None:
+        raise usage_error(message)
+
+
+def check_configuration_names(config: pytest.Config, known: Collection[str]) -> None:
+    """A usage error, before anything runs, for a setting naming a configuration that no
+    collected item has; nothing to check where no configuration is known (no golden file
+    collected here: an xdist controller, a run of other tests)."""
+    if not known:
+        return
+    run = config.stash[SETTINGS_KEY]
+    message = unknown_configuration_names(run.gate, known)
     if message is not None:
         raise usage_error(message)
 

@@ -44,6 +44,7 @@ from ..settings import (
 from .collect import (
     GoldenFile,
     call_golden,
+    check_configuration_names,
     check_fixture,
     warn_of_query_ids_in_deselect,
     warn_of_query_ids_in_keyword,
@@ -192,6 +193,8 @@ def start(config: pytest.Config) -> None:
     config.stash[SETTINGS_KEY] = run
     config.stash[GOLDEN_SET_KEY] = GoldenSet()
     replay = load_for_run(config, run)
+    if replay is not None and not hasattr(config, "workerinput"):
+        check_configuration_names(config, replay.configurations)  # known before collection
     config.stash[FETCHER_KEY] = Fetcher(run.run.calls, run.settings.fixture, replay)
     _redirect_collection(config, run)
     if not hasattr(config, "workerinput"):
@@ -247,8 +250,11 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     # collection (a third of a 20,000-query replay's time); back to normal at the very end
     # (hooks.pytest_configure_unfreeze_last).
     gc.freeze()
+    collected: set[str] = config.stash.get(COLLECTED_KEY, set())
     if config.stash.get(REPLAY_KEY, None) is None:
         check_fixture(session.items, config.stash[SETTINGS_KEY].settings.fixture)
+        if not hasattr(config, "workerinput"):  # a replay's are checked when it is read
+            check_configuration_names(config, collected)
     warn_of_query_ids_in_keyword(session)
     warn_of_query_ids_in_deselect(session)
     selected = sorted(
@@ -260,7 +266,6 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         workeroutput["retrieval_golden"] = golden_ids(config)
         workeroutput["retrieval_nothing_to_find"] = nothing_to_find_ids(config)
         workeroutput["retrieval_selected"] = selected
-        collected: set[str] = config.stash.get(COLLECTED_KEY, set())
         workeroutput["retrieval_collected"] = sorted(collected)
         note_queries(config)
 

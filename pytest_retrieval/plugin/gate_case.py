@@ -98,7 +98,11 @@ def _report(
 
 
 def log_verdict(session: pytest.Session, gate: GateResult, headline: str, text: str) -> None:
-    """Report the verdict as a testcase; a skipped gate is a skipped testcase."""
+    """Report the verdict as a testcase; a skipped gate is a skipped testcase, but none
+    where nothing at all was selected (``-k nosuchthing``): pytest then says "no tests
+    ran" (exit 5), and the section's verdict line says why the gate was skipped."""
+    if gate.verdict == "skipped" and not session.testscollected:
+        return
     hook = session.config.hook
     location = (GATE_NODEID, None, GATE_NODEID)
     if session.testscollected:  # count the gate in pytest's progress: [100%], never [107%]
