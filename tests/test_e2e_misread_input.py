@@ -10,6 +10,20 @@ import pytest
 
 from conftest import e2e_run, e2e_unwrapped, e2e_write_project
 
+
+def _one_file_project(pytester: pytest.Pytester, returns: str, name: str, text: str) -> None:
+    """The standard project with a retriever that always returns ``returns`` (Python
+    source) and one golden file, ``name``, holding ``text``."""
+    e2e_write_project(pytester)
+    pytester.makeconftest(
+        f"import pytest\n\n@pytest.fixture\ndef retriever():\n    return lambda query: {returns}\n"
+    )
+    golden = pytester.path / "golden"
+    for old in golden.iterdir():
+        old.unlink()
+    (golden / name).write_text(text, encoding="utf-8")
+
+
 MISREAD_YAML = """\
 queries:
   - id: yes
@@ -77,17 +91,8 @@ def test_a_null_optional_text_key_loads_as_the_key_left_out(pytester: pytest.Pyt
 def test_an_integer_document_id_written_plainly_is_judged_as_its_text(
     pytester: pytest.Pytester,
 ) -> None:
-    e2e_write_project(pytester)
-    pytester.makeconftest(
-        "import pytest\n\n@pytest.fixture\ndef retriever():\n    return lambda query: [42]\n"
-    )
-    golden = pytester.path / "golden"
-    for old in golden.iterdir():
-        old.unlink()
-    (golden / "ints.yaml").write_text(
-        "queries:\n  - {id: 7, query: a, relevant: {42: 1}, expect: {mrr: 1.0}}\n",
-        encoding="utf-8",
-    )
+    text = "queries:\n  - {id: 7, query: a, relevant: {42: 1}, expect: {mrr: 1.0}}\n"
+    _one_file_project(pytester, "[42]", "ints.yaml", text)
     result = e2e_run(pytester, "--retrieval-eval")
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     result.assert_outcomes(passed=1)
@@ -166,20 +171,13 @@ def test_an_expect_never_checked_under_retrieval_empty_skip_is_named(
 ) -> None:
     """Under retrieval_empty = skip a query with nothing relevant has no metric values, so
     its expect was passed over in silence: the item passed whatever came back."""
-    e2e_write_project(pytester)
-    pytester.makeconftest(
-        "import pytest\n\n@pytest.fixture\ndef retriever():\n    return lambda query: ['x']\n"
-    )
-    golden = pytester.path / "golden"
-    for old in golden.iterdir():
-        old.unlink()
-    (golden / "skip.yaml").write_text(
+    text = (
         "queries:\n"
         "  - {id: found, query: a, relevant: {x: 1}, expect: {mrr: 1.0}}\n"
         "  - {id: nothing, query: b, relevant: {}, expect: {mrr: 1.0}}\n"
-        "  - {id: graded-0, query: c, relevant: {x: 0}, expect: {ndcg@5: 0.5}, forbid: [y]}\n",
-        encoding="utf-8",
+        "  - {id: graded-0, query: c, relevant: {x: 0}, expect: {ndcg@5: 0.5}, forbid: [y]}\n"
     )
+    _one_file_project(pytester, "['x']", "skip.yaml", text)
     result = e2e_run(pytester, "--retrieval-eval", "-o", "retrieval_empty=skip")
     out = " ".join(result.stdout.str().split())
     for line, qid, metric in [(3, "nothing", "mrr"), (4, "graded-0", "ndcg@5")]:
