@@ -8,7 +8,7 @@ decided here and nowhere else.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .golden import GoldenQuery, Problem
@@ -116,7 +116,7 @@ def score_query(
         return errored(query, configuration, settings, str(exc), position), ranking
     names = settings.metric_names
     record.metrics = values if not extra else {name: values[name] for name in names}
-    record.violations = check_expectations(query, ranking, values)
+    record.violations = check_expectations(query, ranking, values, ranked.own)
     record.outcome = outcome_of(record.violations, None, expect)
     return record, ranking
 
@@ -147,9 +147,13 @@ def unchecked_expectations(queries: Sequence[GoldenQuery], settings: Settings) -
 
 
 def check_expectations(
-    query: GoldenQuery, ranking: Sequence[str], values: dict[str, float | None]
+    query: GoldenQuery,
+    ranking: Sequence[str],
+    values: dict[str, float | None],
+    own: Mapping[str, int] | None = None,
 ) -> list[str]:
-    """Every ``expect`` minimum missed and every ``forbid`` id that came back."""
+    """Every ``expect`` minimum missed and every ``forbid`` id that came back: as a
+    judgment key, or (``own``, with the result-key hook) as a result's own id."""
     problems: list[str] = []
     for name, minimum in query.expect.items():
         value = values.get(name)
@@ -163,6 +167,11 @@ def check_expectations(
     for doc in query.forbid:
         if doc in positions:
             problems.append(f"forbidden '{doc}' came back at rank {positions[doc]}")
+        elif own and doc in own:  # a chunk named by its own id, judged as its document
+            rank = own[doc]
+            problems.append(
+                f"forbidden '{doc}' came back at rank {rank} (judged as '{ranking[rank - 1]}')"
+            )
     return problems
 
 

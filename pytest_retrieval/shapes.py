@@ -18,7 +18,7 @@ import math
 import numbers
 import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .metric_registry import exception_text, raised_at
@@ -409,12 +409,15 @@ class Ranked:
 
     ``ranking``: the judgment keys, each at its first rank; ``duplicates``: results
     dropped because their id came back earlier; ``merged``: results dropped because
-    their key came back earlier under another id.
+    their key came back earlier under another id; ``own``: with a result-key function,
+    each result's own id -> the rank of the key it was judged by (a ``forbid`` may name
+    a chunk's own id).
     """
 
     ranking: list[str]
     duplicates: int = 0
     merged: int = 0
+    own: Mapping[str, int] = field(default_factory=dict)
 
 
 def _key_of(key: ResultKey, result: Any, rank: int) -> str | None:
@@ -472,8 +475,8 @@ def rank_results(
     if key is None:
         ranking, duplicates = dedupe(ranked_ids(returned))
         return Ranked(ranking, duplicates)
-    ids: set[str] = set()
-    keys: dict[str, None] = {}
+    own: dict[str, int] = {}  # each own id -> the rank of the key it was judged by
+    keys: dict[str, int] = {}  # each key -> its rank
     duplicates = merged = 0
     for position, result in enumerate(_results(returned), start=1):
         found = _key_of(key, result, position)
@@ -482,14 +485,14 @@ def rank_results(
         if judged_as is None:  # pragma: no cover - _own_id gives an id unless keyed
             raise ResultShapeError(f"result at rank {position} has no id")
         if judged_as in keys:
-            duplicates += doc is not None and doc in ids
-            merged += doc is None or doc not in ids
-        keys.setdefault(judged_as, None)
+            duplicates += doc is not None and doc in own
+            merged += doc is None or doc not in own
+        rank = keys.setdefault(judged_as, len(keys) + 1)
         if doc is not None:
-            ids.add(doc)
+            own.setdefault(doc, rank)
         if kept is not None:
             kept.append((doc, _score_of(result), found))
-    return Ranked(list(keys), duplicates, merged)
+    return Ranked(list(keys), duplicates, merged, own)
 
 
 def _own_id(result: Any, rank: int, keyed: bool) -> str | None:

@@ -430,6 +430,27 @@ def test_score_query_reports_duplicates():
     assert clean.duplicates == 0
 
 
+def test_a_forbidden_chunk_id_is_caught_though_the_hook_judges_its_document():
+    """forbid: [faq-refunds#1] had never fired once the result-key hook mapped the chunk
+    to faq-refunds: the check saw keys only (a wrong pass)."""
+    settings = Settings(metrics=parse_metrics(["mrr"]))
+
+    def document(result: str) -> str:
+        return result.split("#")[0]
+
+    returned = ["faq-billing#0", "faq-refunds#0", "faq-refunds#1", "faq-api#2"]
+    by_chunk = _query({"faq-billing": 1}, forbid=("faq-refunds#1", "faq-api#9"))
+    record, ranking = score_query(by_chunk, "cfg", returned, settings, key=document)
+    assert ranking == ["faq-billing", "faq-refunds", "faq-api"]
+    assert record.violations == [
+        "forbidden 'faq-refunds#1' came back at rank 2 (judged as 'faq-refunds')"
+    ]
+    assert record.outcome == "failed"
+    by_document = _query({"faq-billing": 1}, forbid=("faq-api",))
+    record, _ = score_query(by_document, "cfg", returned, settings, key=document)
+    assert record.violations == ["forbidden 'faq-api' came back at rank 3"]
+
+
 def test_score_query_keeps_the_first_max_k_ids():
     settings = Settings(metrics=parse_metrics(["mrr@3", "ndcg@2"]))
     record, ranking = score_query(_query({}), "cfg", list("abcdeaf"), settings)
