@@ -1312,6 +1312,11 @@ def test_a_latency_budget_fails_the_gate_naming_the_slowest_queries(
     quiet = " ".join(e2e_run(pytester, "--retrieval-eval", "-q").stdout.str().split())
     assert "no baseline at golden/baseline.json: only the latency budgets were held" in quiet
     assert "tolerance 0.02" not in quiet
+    # the Markdown report (a PR comment) says why above its collapsed part
+    e2e_run(pytester, "--retrieval-eval", "--retrieval-report=r.md")
+    page = (pytester.path / "r.md").read_text(encoding="utf-8")
+    above = " ".join(page.split("<details>", 1)[0].split())
+    assert "dense: latency max" in above and "is over its budget 150ms" in above
     # the explanation names the missing baseline once, then what to do
     assert text.count("no baseline at golden/baseline.json") == 1
     assert (

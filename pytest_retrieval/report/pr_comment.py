@@ -1,7 +1,8 @@
 """The Markdown report's shape: fit for a pull-request comment and a CI job summary. Pure.
 
 What a reviewer needs first comes first: the gate's verdict, what sits beside it (queries
-improved / degraded / unchanged, retriever changes), the breached rows; then everything
+improved / degraded / unchanged, retriever changes), the breached rows, the gate's
+messages and the latency budgets exceeded; then everything
 else in a collapsed ``<details>``. The whole text stays under GitHub's 65,536-character
 comment limit: what does not fit is cut at a line, with a note saying so.
 """
@@ -59,8 +60,9 @@ def head(report: RunReport) -> str:
     blocks.append(listed)
     if gate.breached:
         blocks.append([breached_table(gate.breached)])
-    elif gate.messages:
-        blocks.append([f"> {markdown_message(m)}" for m in gate.messages])
+    said = [*gate.messages, *(breach.message() for breach in gate.latency)]
+    if said:  # why it failed, when no row breached: above the fold too
+        blocks.append([f"> {markdown_message(m)}" for m in said])
     return "\n\n".join("\n".join(block) for block in blocks if block).rstrip() + "\n"
 
 
