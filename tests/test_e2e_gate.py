@@ -1035,7 +1035,10 @@ def test_added_query_is_listed(project: pytest.Pytester):
     assert done.gate["added"] == ["lex-5"]
     assert done.gate["removed"] == done.gate["changed"] == []
     assert rows_by_key(done.gate)["fused", "lexical", "mrr"]["n"] == 4
-    assert "added since the baseline (not compared): lex-5" in done.lines
+    assert (
+        "not in the baseline (added since, or errored when it was written), not compared: lex-5"
+        in done.lines
+    )
 
 
 def test_removed_query_is_listed_then_dropped_on_update(project: pytest.Pytester):

@@ -212,7 +212,10 @@ def test_changed_added_and_removed_queries() -> None:
     assert result.removed == ["gone-1"]  # its file was collected without it
     assert rows(result)["fused", "lexical", "mrr"]["n"] == 3
     text = explain(result)
-    assert "added since the baseline (not compared): lex-9" in text
+    assert (
+        "not in the baseline (added since, or errored when it was written), not compared: lex-9"
+        in text
+    )
     assert "no longer in the golden set: gone-1" in text
     assert "text or judgments changed since the baseline" in text
 

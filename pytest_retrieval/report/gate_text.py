@@ -271,7 +271,10 @@ def _notes(result: GateResult, width: int | None) -> list[str]:
             text = f"{_where(r)}: {_num(r.baseline)} -> {_num(r.current)} ({r.delta:+.3f})"
             lines += _wrap(text, width, "  ", "      ")
     notes = [
-        ("added since the baseline (not compared)", result.added),
+        (
+            "not in the baseline (added since, or errored when it was written), not compared",
+            result.added,
+        ),
         ("no longer in the golden set", result.removed),
         (
             "in the baseline but skipped in this run (skip: or a skip mark), so not compared",
