@@ -185,8 +185,8 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
     ),
     "grade-float": (
         "queries:\n  - id: a\n    query: q\n    relevant: {x: 1.5}\n",
-        "golden/bad.yaml:4: query 'a': grade of 'x' must be an integer 0..3, got a number 1.5; grades are whole numbers "
-        "(raise retrieval_max_grade for a finer scale)",
+        "golden/bad.yaml:4: query 'a': grade of 'x' must be an integer 0..3, got a number 1.5; grades are whole numbers: "
+        "for a finer scale, multiply every grade and retrieval_max_grade alike (1.5 -> 3 with twice the maximum)",
     ),
     "grade-high": (
         "queries:\n  - id: a\n    query: q\n    relevant: {x: 4}\n",
@@ -664,8 +664,8 @@ GOLDEN_JSONL_CASES: dict[str, tuple[str, str]] = {
     ),
     "float-grade": (
         '{"id": "a", "query": "q", "relevant": {"x": 1.5}}\n',
-        "golden/bad.jsonl:1: query 'a': grade of 'x' must be an integer 0..3, got a number 1.5; grades are whole numbers "
-        "(raise retrieval_max_grade for a finer scale)",
+        "golden/bad.jsonl:1: query 'a': grade of 'x' must be an integer 0..3, got a number 1.5; grades are whole numbers: "
+        "for a finer scale, multiply every grade and retrieval_max_grade alike (1.5 -> 3 with twice the maximum)",
     ),
     "bool-grade": (  # JSON's true is a boolean as written: no word of YAML's yes and no
         '{"id": "a", "query": "q", "relevant": {"x": true}}\n',

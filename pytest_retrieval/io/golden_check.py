@@ -148,7 +148,10 @@ def _grade_fix(grade: Any) -> str:
     if isinstance(grade, float) and grade.is_integer():
         return f"; write {int(grade)}"
     if isinstance(grade, float):
-        return "; grades are whole numbers (raise retrieval_max_grade for a finer scale)"
+        return (
+            "; grades are whole numbers: for a finer scale, multiply every grade and "
+            "retrieval_max_grade alike (1.5 -> 3 with twice the maximum)"
+        )
     return ""
 
 
