@@ -1374,7 +1374,7 @@ def test_latency_counts_calls_that_answered_or_ran_out_of_time_not_instant_failu
 @pytest.mark.parametrize(
     ("values", "shown"),
     [
-        ([0.0545, 0.0989, 0.108], ["0.0545ms", "0.0989ms", "0.108ms"]),  # not 54.5µs/.../0.108ms
+        ([0.0545, 0.0989, 0.108], ["54.5µs", "98.9µs", "108µs"]),  # not 54.5µs/.../0.108ms
         ([0.01, 0.02, 0.05], ["10.0µs", "20.0µs", "50.0µs"]),
         ([5.0, 50.0, 2500.0], ["5.00ms", "50.0ms", "2500ms"]),  # not 0.005s/0.05s/2.50s
         ([12.34, 56.0, 99.9], ["12.3ms", "56.0ms", "99.9ms"]),
@@ -1383,7 +1383,7 @@ def test_latency_counts_calls_that_answered_or_ran_out_of_time_not_instant_failu
         ([300.4, 0.128, 0.0933], ["300ms", "0.128ms", "0.0933ms"]),  # not ... 93.3µs
         ([1200.0, 2500.0, 61000.0], ["1.20s", "2.50s", "61.00s"]),  # all long: seconds
         ([450.0, 980.0, 2100.0], ["0.450s", "0.980s", "2.10s"]),
-        ([0.215, 0.22, 0.247], ["0.215ms", "0.220ms", "0.247ms"]),  # one precision
+        ([0.215, 0.22, 0.247], ["215µs", "220µs", "247µs"]),  # all under 1 ms: µs
     ],
 )
 def test_latencies_side_by_side_share_one_unit(values: list[float], shown: list[str]) -> None:
@@ -1427,8 +1427,8 @@ def test_the_latency_line_gives_every_configuration_the_same_unit() -> None:
     evaluation = types.SimpleNamespace(latency={"plain": fast, "stemmed": slow})
     (line,) = latency_lines(evaluation, 200)  # type: ignore[arg-type]
     assert line == (
-        "latency p50/p95/max per query: plain 0.0652ms/0.0715ms/0.0719ms; "
-        "stemmed 0.0635ms/0.101ms/0.102ms"
+        "latency p50/p95/max per query: plain 65.2µs/71.5µs/71.9µs; "
+        "stemmed 63.5µs/101µs/102µs"
     )
 
 
