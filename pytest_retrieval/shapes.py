@@ -93,16 +93,17 @@ def _result_id(result: Any, rank: int) -> str:
 _PLAIN = (str, bytes, numbers.Number, list, tuple, dict, set, type(None))
 
 
+HOOK_HINT = (
+    "; to judge it by a field (a chunk's metadata['source']), map each result to its "
+    "judged id with the pytest_retrieval_result_key hook in conftest.py "
+    "(docs/metrics.md#stable-judgment-keys), or return (id, score) pairs"
+)
+
+
 def _hook_hint(value: Any) -> str:
     """For an object of the user's (a framework's Document, a node), how to judge it by
-    a field of its own: the result-key hook."""
-    if isinstance(value, _PLAIN):
-        return ""
-    return (
-        "; to judge it by a field (a chunk's metadata['source']), map each result to its "
-        "judged id with the pytest_retrieval_result_key hook in conftest.py "
-        "(docs/metrics.md#stable-judgment-keys), or return (id, score) pairs"
-    )
+    a field of its own: the result-key hook (:data:`HOOK_HINT`)."""
+    return "" if isinstance(value, _PLAIN) else HOOK_HINT
 
 
 _RESULT_KEYS = {"id", "doc_id", "docid", "_id", "score", "document", "text"}

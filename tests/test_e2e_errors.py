@@ -718,3 +718,40 @@ def test_judged_ids_ranked_below_the_ranking_shown_are_told_apart_from_ids_not_r
     assert "judged relevant, ranked lower: d12 (1) at rank 12, d16 (3) at rank 16\n" in text
     assert "judged relevant, not retrieved: gone (2)" in text
     assert "zero" not in text
+
+
+DOCUMENTS_CONFTEST = """\
+import pytest
+
+
+class Document:  # a RAG framework's result: its document id in metadata, no .id
+    def __init__(self, source):
+        self.page_content = "text"
+        self.metadata = {"source": source}
+
+
+@pytest.fixture(params=["bm25", "dense"])
+def retriever(request):
+    return lambda query: [Document("weather-forecast")]
+"""
+
+
+@pytest.mark.parametrize("items", ["query", "category"])
+def test_the_result_key_hooks_how_to_is_said_once_per_configuration(
+    pytester: pytest.Pytester, items: str
+) -> None:
+    """A retriever returning a framework's Documents had repeated the hook's how-to in
+    every item's failure (30 times for 30 queries); the JSON keeps it whole for each."""
+    e2e_write_project(pytester, conftest=DOCUMENTS_CONFTEST)
+    result = e2e_run(
+        pytester, "--retrieval-eval", "--retrieval-report=r.json", "-o", f"retrieval_items={items}"
+    )
+    text = e2e_unwrapped(result.stdout.str())
+    how_to = "map each result to its judged id with the pytest_retrieval_result_key hook"
+    assert " ".join(text.split()).count(how_to) == len(E2E_CONFIGS)  # once per configuration
+    pointer = "the fix is on golden/" if items == "query" else "the fix is under query '"
+    assert pointer in text
+    report = e2e_load_json(pytester.path / "r.json")
+    for configuration in E2E_CONFIGS:
+        for entry in report["configurations"][configuration]["queries"].values():
+            assert how_to in entry["error"]

@@ -31,7 +31,14 @@ from ..retrievers import ProtocolError
 from ..runner import Answer, Repeats
 from ..scoring import Expectation, detail_text, errored, failure_text, score_query, skipped
 from ..settings import RunSettings, Settings
-from ..shapes import KeyedResult, ResultKey, ResultShapeError, rank_results, ranked_results
+from ..shapes import (
+    HOOK_HINT,
+    KeyedResult,
+    ResultKey,
+    ResultShapeError,
+    rank_results,
+    ranked_results,
+)
 from .fetch import FETCHER_KEY, Fetcher, asked
 from .gathered import note_retriever
 from .keys import LAST_RAN_KEY, RECORDED_KEY, RECORDS_KEY, SETTINGS_KEY, SETUP_ERRORS_KEY
@@ -385,6 +392,7 @@ def _verdict(
         if answer.origin and answer.origin != query.id and answer.exception is not None:
             where = f" (its traceback is under query '{answer.origin}' [{configuration}])"
         error = shown if shown is not None and record.error == answer.error else record.error
+        error = _hint_once(scorer.item, configuration, error)
         text = f"{query.named(configuration)}: {error}{where}"
         raise RetrieverError(fitted_text(config, text), pytrace=False)
     if record.violations:
@@ -427,6 +435,10 @@ def run_queries(queries: Sequence[GoldenQuery], item: pytest.Item, retriever: ob
         _show_first_traceback(item, scorer.configuration, raised)
     name = getattr(item, "originalname", item.name)
     where = {query.id: f"{query.location}: " if query.location else "" for query in queries}
+    hinted = any(HOOK_HINT in (r.error or "") for r in scorer.records)
+    if hinted and _hint_once(item, scorer.configuration, HOOK_HINT) != HOOK_HINT:  # said
+        first = item.config.stash[SETUP_ERRORS_KEY][(scorer.configuration, HOOK_HINT)]
+        said[HOOK_HINT] = f"the failure of {first}"
     _coarse_verdict(scorer.item.config, name, scorer.configuration, scorer.records, where, said)
 
 
@@ -548,7 +560,10 @@ def _problem_line(record: QueryRecord, first: dict[str, str]) -> str:
         shown = first.setdefault(record.error, here)
         if shown != here:
             return f"query '{record.id}': error: the same as {shown}"
-        return f"query '{record.id}': error: {record.error}"
+        error = record.error
+        if HOOK_HINT in error and first.setdefault(HOOK_HINT, here) != here:
+            error = error.replace(HOOK_HINT, f"; the fix is under {first[HOOK_HINT]}")
+        return f"query '{record.id}': error: {error}"
     if not record.violations:  # an xfail that passed under xfail_strict
         return f"query '{record.id}': XPASS(strict): it was expected to fail (xfail) but passed"
     return f"query '{record.id}': " + "; ".join(record.violations)
@@ -563,6 +578,19 @@ def _short(call: pytest.CallInfo[None]) -> str:
     text = f"{call.excinfo.typename}: {exception_text(call.excinfo.value)}".strip()
     first = text.splitlines()[0] if text else ""
     return first if len(first) <= 300 else first[:297] + "..."
+
+
+def _hint_once(item: pytest.Item, configuration: str, error: str) -> str:
+    """An error ending in the result-key hook's how-to (a framework's Document returned)
+    says it whole on the first item of its configuration in this process; the others
+    point there (``-vv``: whole on every one). The record keeps all of it."""
+    if HOOK_HINT not in error or item.config.get_verbosity() >= 2:
+        return error
+    seen = item.config.stash.setdefault(SETUP_ERRORS_KEY, {})
+    first = seen.setdefault((configuration, HOOK_HINT), item.nodeid)
+    if first == item.nodeid:
+        return error
+    return error.replace(HOOK_HINT, f"; the fix is on {first}")
 
 
 def _protocol_error(item: pytest.Item, configuration: str, text: str) -> str:
