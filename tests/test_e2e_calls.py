@@ -1427,8 +1427,7 @@ def test_the_latency_line_gives_every_configuration_the_same_unit() -> None:
     evaluation = types.SimpleNamespace(latency={"plain": fast, "stemmed": slow})
     (line,) = latency_lines(evaluation, 200)  # type: ignore[arg-type]
     assert line == (
-        "latency p50/p95/max per query: plain 65.2µs/71.5µs/71.9µs; "
-        "stemmed 63.5µs/101µs/102µs"
+        "latency p50/p95/max per query: plain 65.2µs/71.5µs/71.9µs; stemmed 63.5µs/101µs/102µs"
     )
 
 
