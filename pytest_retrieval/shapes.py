@@ -418,7 +418,7 @@ class Ranked:
     ranking: list[str]
     duplicates: int = 0
     merged: int = 0
-    own: Mapping[str, int] = field(default_factory=dict)
+    own: Mapping[str, int] = field(default_factory=dict, compare=False)
 
 
 def _key_of(key: ResultKey, result: Any, rank: int) -> str | None:
