@@ -9,6 +9,8 @@
 from __future__ import annotations
 
 import ast
+import functools
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 import pytest
@@ -52,7 +54,7 @@ def imports_of(name: str, path: Path) -> set[str]:
     return found
 
 
-def reaches(start: str, graph: dict[str, set[str]]) -> dict[str, list[str]]:
+def reaches(start: str, graph: Mapping[str, Collection[str]]) -> dict[str, list[str]]:
     """Every module reachable from ``start``, with one import path to it."""
     paths = {start: [start]}
     todo = [start]
@@ -65,9 +67,10 @@ def reaches(start: str, graph: dict[str, set[str]]) -> dict[str, list[str]]:
     return paths
 
 
-def import_graph() -> dict[str, set[str]]:
+@functools.cache  # every module's test reads the one graph: parsed once per process
+def import_graph() -> dict[str, frozenset[str]]:
     known = modules()
-    graph: dict[str, set[str]] = {}
+    graph: dict[str, frozenset[str]] = {}
     for name, path in known.items():
         targets = set()
         for imported in imports_of(name, path):
@@ -75,7 +78,7 @@ def import_graph() -> dict[str, set[str]]:
                 targets.add(imported)
             elif imported.split(".")[0] in TEST_FRAMEWORK:
                 targets.add(imported.split(".")[0])
-        graph[name] = targets
+        graph[name] = frozenset(targets)
     return graph
 
 
