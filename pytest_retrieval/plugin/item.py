@@ -416,8 +416,8 @@ def run_queries(queries: Sequence[GoldenQuery], item: pytest.Item, retriever: ob
         answers = fetcher.answers(wanted, scorer.configuration, retriever, progress.update, item)
     except ProtocolError as exc:
         answers = [Answer(error=str(exc)) for _ in wanted]
-        if _protocol_error(item, scorer.configuration, str(exc)) != str(exc):
-            first = item.config.stash[SETUP_ERRORS_KEY][(scorer.configuration, str(exc))]
+        first = _shown_before(item, (scorer.configuration, str(exc)))
+        if first is not None:
             said[str(exc)] = f"the failure of {first}"
     finally:
         progress.clear()
@@ -435,10 +435,10 @@ def run_queries(queries: Sequence[GoldenQuery], item: pytest.Item, retriever: ob
         _show_first_traceback(item, scorer.configuration, raised)
     name = getattr(item, "originalname", item.name)
     where = {query.id: f"{query.location}: " if query.location else "" for query in queries}
-    hinted = any(HOOK_HINT in (r.error or "") for r in scorer.records)
-    if hinted and _hint_once(item, scorer.configuration, HOOK_HINT) != HOOK_HINT:  # said
-        first = item.config.stash[SETUP_ERRORS_KEY][(scorer.configuration, HOOK_HINT)]
-        said[HOOK_HINT] = f"the failure of {first}"
+    if any(HOOK_HINT in (r.error or "") for r in scorer.records):
+        first = _shown_before(item, (scorer.configuration, HOOK_HINT))
+        if first is not None:
+            said[HOOK_HINT] = f"the failure of {first}"
     _coarse_verdict(scorer.item.config, name, scorer.configuration, scorer.records, where, said)
 
 
@@ -580,17 +580,25 @@ def _short(call: pytest.CallInfo[None]) -> str:
     return first if len(first) <= 300 else first[:297] + "..."
 
 
+def _shown_before(item: pytest.Item, said: tuple[str, str]) -> str | None:
+    """The item of this process that said ``said`` (a configuration and a text) whole
+    first, for this one to point to; None when this item is the first, and under ``-vv``
+    (every item says it whole)."""
+    seen = item.config.stash.setdefault(SETUP_ERRORS_KEY, {})
+    first = seen.setdefault(said, item.nodeid)
+    if first == item.nodeid or item.config.get_verbosity() >= 2:
+        return None
+    return first
+
+
 def _hint_once(item: pytest.Item, configuration: str, error: str) -> str:
     """An error ending in the result-key hook's how-to (a framework's Document returned)
     says it whole on the first item of its configuration in this process; the others
     point there (``-vv``: whole on every one). The record keeps all of it."""
-    if HOOK_HINT not in error or item.config.get_verbosity() >= 2:
+    if HOOK_HINT not in error:
         return error
-    seen = item.config.stash.setdefault(SETUP_ERRORS_KEY, {})
-    first = seen.setdefault((configuration, HOOK_HINT), item.nodeid)
-    if first == item.nodeid:
-        return error
-    return error.replace(HOOK_HINT, f"; the fix is on {first}")
+    first = _shown_before(item, (configuration, HOOK_HINT))
+    return error if first is None else error.replace(HOOK_HINT, f"; the fix is on {first}")
 
 
 def _protocol_error(item: pytest.Item, configuration: str, text: str) -> str:
@@ -598,9 +606,8 @@ def _protocol_error(item: pytest.Item, configuration: str, text: str) -> str:
     first item of its configuration in this process; on the others, where that is
     (``-vv``: all of it on every one), as a fixture that raises is shown once. The
     record keeps all of it (the JSON report's error)."""
-    seen = item.config.stash.setdefault(SETUP_ERRORS_KEY, {})
-    first = seen.setdefault((configuration, text), item.nodeid)
-    if first == item.nodeid or item.config.get_verbosity() >= 2:
+    first = _shown_before(item, (configuration, text))
+    if first is None:
         return text
     fixture = item.config.stash[SETTINGS_KEY].settings.fixture
     return (
@@ -618,11 +625,11 @@ def shorten_repeated_setup_error(
     the error in one line and where its traceback is (``-vv`` shows every one)."""
     if call.when != "setup" or not report.failed or call.excinfo is None:
         return
-    if item.config.get_verbosity() >= 2 or _torn_down(call) is not None:
+    if _torn_down(call) is not None:
         return
     key = (item_configuration(item)[0], _short(call))
-    first = item.config.stash.setdefault(SETUP_ERRORS_KEY, {}).setdefault(key, report.nodeid)
-    if first != report.nodeid:
+    first = _shown_before(item, key)
+    if first is not None:
         text = f"{key[1]}\n(its traceback is shown on {first}; -vv: on every item)"
         report.longrepr = fitted_text(item.config, text)
 
