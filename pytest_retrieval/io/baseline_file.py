@@ -26,7 +26,7 @@ from ..model import (
 )
 from ..retriever_metadata import Metadata, parse_metadata
 from .atomic import write_atomic
-from .common import NestedTooDeeply, cut_short, decode_json, loads_json
+from .common import NestedTooDeeply, cut_short, decode_json, is_version, loads_json
 from .repeated_keys import Repeat, first_repeat, keys_hold_once, keys_in
 
 FORMAT = "pytest-retrieval-baseline"
@@ -71,7 +71,7 @@ def _checked(data: object, text: str, shown: str, keys: int | None = None) -> di
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise BaselineError(f'{shown} is not a pytest-retrieval baseline (no "format": "{FORMAT}")')
     version = data.get("version")
-    if type(version) is not int or version != VERSION:  # true is no version (true == 1)
+    if not is_version(version, VERSION):
         raise BaselineError(
             f"{shown} has baseline version {json.dumps(version)}; this plugin reads version "
             f"{VERSION}"

@@ -72,6 +72,12 @@ def loads_json(text: str, **options: object) -> object:
 _DECODER = json.JSONDecoder()
 
 
+def is_version(value: object, wanted: int) -> bool:
+    """Whether a file's ``"version"`` is ``wanted``: an integer, not ``true`` (which
+    Python takes for 1)."""
+    return type(value) is int and value == wanted
+
+
 def cut_short(exc: json.JSONDecodeError, text: str) -> bool:
     """True when the JSON text is valid up to where it ends: a file cut short (a copy or
     a write that stopped), not one with a mistake inside."""

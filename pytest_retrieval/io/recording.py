@@ -37,7 +37,7 @@ from ..golden import GoldenQuery, Problem
 from ..retriever_metadata import Metadata, parse_metadata
 from ..shapes import KeyedResult
 from .atomic import mode_for, sync_folder, write_target
-from .common import FormatError, ProblemLog, decode_json
+from .common import FormatError, ProblemLog, decode_json, is_version
 from .repeated_keys import RepeatedKeys
 
 FORMAT = "pytest-retrieval recording"
@@ -383,7 +383,7 @@ def _header(line: str, log: ProblemLog) -> Mapping[str, object]:
         log.raise_if_any()
     assert isinstance(header, dict)  # raise_if_any raised otherwise
     version = header.get("version")
-    if type(version) is not int or version != VERSION:  # true is no version (true == 1)
+    if not is_version(version, VERSION):
         log.add(1, f"recording version {json.dumps(version)}; this plugin reads {VERSION}")
         log.raise_if_any()
     settings = header.get("settings", {})

@@ -25,7 +25,7 @@ from ..settings import (
     parse_settings,
 )
 from .baseline_file import given_twice, keys_read
-from .common import NestedTooDeeply, cut_short, loads_json
+from .common import NestedTooDeeply, cut_short, is_version, loads_json
 from .repeated_keys import first_repeat, keys_hold_once
 
 FORMAT = "pytest-retrieval-report"
@@ -93,7 +93,7 @@ def _load(text: str, shown: str) -> dict[str, object]:
             "with pytest --retrieval-eval --retrieval-report PATH.json"
         )
     version = data.get("version")
-    if type(version) is not int or version != VERSION:  # true is no version (true == 1)
+    if not is_version(version, VERSION):
         raise ReportError(
             f"{shown}: report version {json.dumps(version)}; this version reads {VERSION}"
         )
