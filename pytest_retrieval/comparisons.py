@@ -172,6 +172,11 @@ def paired(
     return paired_test(current, reference, stats.resamples, rng, boot=boot)
 
 
+def clear_of_zero(ci: Sequence[float] | None) -> bool:
+    """Whether a difference's interval lies wholly on one side of 0."""
+    return ci is not None and (ci[0] > 0 or ci[1] < 0)
+
+
 @dataclass
 class ComparisonRow:
     """One configuration against the reference on one category and metric."""

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from tabulate import tabulate
 
+from ..comparisons import clear_of_zero
 from ..gate import GateResult, GateRow, WorstQuery
 from ..io.common import counted
 from ..quoting import result_ids, short
@@ -223,7 +224,7 @@ def _significance_lines(result: GateResult, width: int | None, narrow: bool) -> 
     if quiet:
         lines += ["", f"dropped beyond the tolerance but not significantly ({len(quiet)}):"]
         lines += row_table(quiet, width, narrow)
-        clear = sum(1 for r in quiet if r.ci is not None and (r.ci[0] > 0 or r.ci[1] < 0))
+        clear = sum(1 for r in quiet if clear_of_zero(r.ci))
         if clear:
             text = (
                 f"{clear} of these have an interval clear of 0: each interval is its row's "

@@ -19,7 +19,7 @@ from typing import Literal
 
 from tabulate import tabulate
 
-from ..comparisons import Comparisons
+from ..comparisons import Comparisons, clear_of_zero
 from ..evaluation import Evaluation
 from ..io.common import counted
 from ..model import ALL, WEIGHTED
@@ -187,11 +187,7 @@ def _clear_but_not_significant(comparisons: Comparisons, width: int) -> list[str
     """Under the comparison table (-v): why a difference whose interval is clear of 0 can
     lack its ``*``: the interval is the row's own bootstrap, the star a sign-flip test's
     p corrected across every row."""
-    clear = [
-        r
-        for r in comparisons.rows
-        if not r.significant and r.ci is not None and (r.ci[0] > 0 or r.ci[1] < 0)
-    ]
+    clear = [r for r in comparisons.rows if not r.significant and clear_of_zero(r.ci)]
     if not clear:
         return []
     text = (
