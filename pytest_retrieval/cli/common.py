@@ -34,7 +34,7 @@ from ..io.golden_file import (
     is_golden_file,
     load_golden_file,
 )
-from ..io.ini import IniConfig, IniError, find_config, key_line, parse_overrides
+from ..io.ini import IniConfig, IniError, config_text, find_config, key_line, parse_overrides
 from ..io.report_json import ReportError, ReportFile, read_report
 from ..io.worklist import looks_like_worklist
 from ..metric_registry import Installed, MetricDefinitionError
@@ -253,10 +253,7 @@ def context(args: argparse.Namespace, cwd: Path, out: TextIO, err: TextIO) -> Co
 
 def _unknown_key_notes(ini: IniConfig, overrides: Iterable[str]) -> list[str]:
     """A note for each ``retrieval_*`` key no setting has, at its line of the ini file."""
-    try:
-        text = ini.path.read_text(encoding="utf-8-sig") if ini.path is not None else ""
-    except (OSError, UnicodeDecodeError):
-        text = ""
+    text = config_text(ini.path)
     notes = []
     for key, note in unknown_ini_keys(ini.values):
         line = key_line(text, key)

@@ -233,6 +233,17 @@ PYTEST_SECTIONS = ("pytest", "tool:pytest", "tool.pytest.ini_options", "tool.pyt
 _HEADER = re.compile(r"^\s*\[(.*)\]\s*(?:[#;].*)?$")
 
 
+def config_text(path: Path | None) -> str:
+    """A config file's text, to find a key's line in; "" when there is no file or it
+    cannot be read (the settings were read already: a line is only a pointer)."""
+    if path is None:
+        return ""
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
 def key_line(text: str, key: str) -> int | None:
     """The line (counted from 1) of a config file's text where ``key`` itself is set:
     ``key = ...`` or ``key: ...``, the key in quotes or not (TOML's ``"key" = ...``),

@@ -29,7 +29,7 @@ from ..io.golden_file import (
     is_golden_file,
     unread_json_note,
 )
-from ..io.ini import key_line
+from ..io.ini import config_text, key_line
 from ..model import rows_text
 from ..settings import (
     GOLDEN,
@@ -135,10 +135,7 @@ def _in_ini_file(config: pytest.Config, key: str, message: str) -> str:
     overrides = getattr(config.option, "override_ini", None) or []
     if config.inipath is None or any(str(o).split("=", 1)[0].strip() == key for o in overrides):
         return message
-    try:
-        line = key_line(config.inipath.read_text(encoding="utf-8"), key)
-    except (OSError, UnicodeDecodeError):
-        return message
+    line = key_line(config_text(config.inipath), key)
     return message if line is None else f"{shown_path(config, config.inipath)}:{line}: {message}"
 
 

@@ -37,7 +37,7 @@ from ..io.baseline_file import looks_like_baseline, read_baseline, write_baselin
 from ..io.common import counted, exists
 from ..io.file_kinds import own_file_kind
 from ..io.golden_file import is_golden_file
-from ..io.ini import IniError, key_line, read_config_file
+from ..io.ini import IniError, config_text, key_line, read_config_file
 from ..io.provenance import provenance
 from ..io.recording import RecordingWriter, error_line, is_recording
 from ..model import Outcome, QueryRecord, RecordError, Results, rows_of
@@ -122,10 +122,10 @@ def unknown_key_advice(config: pytest.Config) -> list[Advice]:
         return found
     shown = shown_path(config, path)
     try:
-        content = path.read_text(encoding="utf-8")
         keys = read_config_file(path).values  # config.inicfg is deprecated in pytest 9
     except (OSError, UnicodeDecodeError, IniError):
         return found  # pytest read it: nothing to add
+    content = config_text(path)
     for key, note in unknown_ini_keys(keys):
         found.append(
             (RetrievalSettingsWarning, note + _KEY_FIX, shown, key_line(content, key) or 1)
