@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from .baseline import settings_differences
 from .evaluation import Evaluation
 from .gate import GateResult
+from .io.common import is_version
 from .model import ALL, WEIGHTED
 from .query_changes import QueryCounts
 from .retriever_metadata import Metadata, parse_metadata
@@ -248,9 +249,10 @@ def entry_from(data: object) -> LogEntry:
     entry = _mapping(data, "the line")
     if entry.get("format") != FORMAT:
         raise LogEntryError(f'not a pytest-retrieval log entry (no "format": "{FORMAT}")')
-    if entry.get("version") != VERSION:
+    if not is_version(entry.get("version"), VERSION):
         raise LogEntryError(
-            f"log entry version {entry.get('version')!r}; this plugin reads version {VERSION}"
+            f"log entry version {json.dumps(entry.get('version'))}; "
+            f"this plugin reads version {VERSION}"
         )
     git = _mapping(entry.get("git") or {}, "git")
     golden = _mapping(entry.get("golden") or {}, "golden")

@@ -525,18 +525,22 @@ def test_merge_refuses_an_empty_document_id_at_its_worklist_line(tmp_path):
     assert (project / "golden/weather.yaml").read_text(encoding="utf-8") == golden
 
 
-def test_merge_refuses_a_worklist_of_another_version(tmp_path):
+@pytest.mark.parametrize(("written", "read"), [("2", "2"), ("true", "True")])
+def test_merge_refuses_a_worklist_of_another_version(tmp_path, written, read):
     """'version: 2' (a later plugin's worklist, whose fields may mean other things) was
-    merged as version 1; the baseline, the reports and the log refuse another version."""
+    merged as version 1; the baseline, the reports and the log refuse another version.
+    'version: true' (which Python takes for 1) is refused too."""
     project = _pooled(tmp_path)
     golden = (project / "golden/weather.yaml").read_text(encoding="utf-8")
     _fill(project / "worklist.yaml", GRADES)
     path = project / "worklist.yaml"
-    path.write_text(path.read_text(encoding="utf-8").replace("version: 1", "version: 2"), "utf-8")
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("version: 1", f"version: {written}"), "utf-8"
+    )
     ran = cli("merge", "worklist.yaml", cwd=project)
     assert ran.code == 1
     assert ran.lines == [
-        "worklist.yaml:5: worklist version 2; this version reads 1: make the worklist again "
+        f"worklist.yaml:5: worklist version {read}; this version reads 1: make the worklist again "
         "with pytest-retrieval pool",
         "1 problem: nothing merged",
     ]

@@ -83,6 +83,7 @@ def test_an_entry_is_one_json_line_that_reads_back_the_same() -> None:
     [
         ({"format": "something-else"}, "not a pytest-retrieval log entry"),
         ({"version": 7}, "log entry version 7; this plugin reads version 1"),
+        ({"version": True}, "log entry version true; this plugin reads version 1"),
         ({"configurations": []}, "configurations must be a mapping"),
     ],
 )

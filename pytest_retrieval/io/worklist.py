@@ -27,7 +27,7 @@ from pathlib import Path
 from ..golden import GoldenFileError, Problem
 from ..pooling import PoolDoc, PoolQuery, Worklist
 from .atomic import write_atomic
-from .common import BOM, FormatError
+from .common import BOM, FormatError, is_version
 from .golden_check import written_id_problem
 from .golden_writer import yaml_flow, yaml_string
 from .golden_yaml import parse_yaml
@@ -194,7 +194,7 @@ def parse_worklist(text: str, shown: str, max_grade: int, *, graded: bool = True
                 )
             ]
         )
-    if data.get("version") != VERSION:
+    if not is_version(data.get("version"), VERSION):
         where = _line(data, "version") if "version" in data else 1
         raise FormatError(
             [
