@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import importlib.util
 import json
 import math
+import os
 import re
 import textwrap
 import xml.etree.ElementTree as ET
@@ -41,6 +43,27 @@ with contextlib.suppress(ImportError):
 # one class (a warning category named by -W, a YAML loader) would meet.
 import pytest_retrieval.plugin.evaluation_hooks  # noqa: F401
 
+
+def _ranx_is_compiled() -> bool:
+    """Whether numba holds ranx's metrics compiled on disk (``ranx/metrics/__pycache__``,
+    or under ``$NUMBA_CACHE_DIR``), without importing ranx (which imports numba)."""
+    spec = importlib.util.find_spec("ranx")
+    if spec is None or spec.origin is None:
+        return True  # no ranx: its tests skip
+    if os.environ.get("NUMBA_CACHE_DIR"):  # numba then caches only there
+        places = list(Path(os.environ["NUMBA_CACHE_DIR"]).glob("metrics_*"))
+    else:
+        places = [Path(spec.origin).parent / "metrics" / "__pycache__"]
+    return any(next(place.glob("ndcg.*.nbi"), None) for place in places)
+
+
+# ranx compiles its functions with numba on first use. In a fresh environment (CI's) that
+# is ~70 s of CPU at LLVM's full optimisation, ~40 s without it; the numbers are the same
+# (no fast-math: the cross-checks hold to 1e-9 either way). Once numba has cached them on
+# disk (a developer's later runs), the cache is used and this changes nothing.
+if not _ranx_is_compiled():
+    os.environ.setdefault("NUMBA_OPT", "0")
+
 # Every pytest run a test starts (in-process or in a subprocess) skips two costs that
 # have nothing to do with the plugin: assertion rewriting of the test project's
 # conftest.py (recompiled for every run), and plugins no test project uses.
@@ -50,13 +73,15 @@ INNER_RUN_OPTIONS = (
 )
 
 
-# ranx compiles each of its metrics with numba on first use in a process: 30-45 s of CPU
-# in a fresh virtual environment (CI's), paid by every xdist worker that calls it, and at
-# the same moment, before either has written numba's cache. Under plain ``-n`` the tests
+# ranx's compiling (above) would be paid by every xdist worker that calls it, and at the
+# same moment, before either has written numba's cache. Under plain ``-n`` the tests
 # that call ranx go to one worker as one unit, so one worker compiles while the other goes
 # on with the rest of the suite. (xdist's own --dist loadgroup does not group under pytest
 # 9: it renames node ids through an attribute pytest no longer reads.)
 _CALLS_RANX = re.compile(r"test_crosscheck\.py::|ranx")
+# The demo's tests read one run of the demo (a module fixture, ~13 s), made once when they
+# go to one worker as one unit.
+_READS_THE_DEMO_RUN = re.compile(r"test_demo\.py::")
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -66,10 +91,12 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     from xdist.scheduler import LoadScopeScheduling
 
     class RanxTogether(LoadScopeScheduling):  # type: ignore[misc]
-        """Each test a unit of its own, but the ranx tests one unit."""
+        """Each test a unit of its own, but the ranx tests one unit, the demo's another."""
 
         def _split_scope(self, nodeid: str) -> str:
-            return "ranx" if _CALLS_RANX.search(nodeid) else nodeid
+            if _CALLS_RANX.search(nodeid):
+                return "ranx"
+            return "demo" if _READS_THE_DEMO_RUN.search(nodeid) else nodeid
 
     return RanxTogether(config, log)
 

@@ -25,6 +25,7 @@ from pytest_retrieval.metrics import Conventions, evaluate, parse_metrics
 
 sys.path.insert(0, str(Path(__file__).parent))
 import cranfield  # the SMART reader beside this file
+from ranx_input import ranx_pair  # beside this file
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 ranx = pytest.importorskip("ranx")
@@ -289,8 +290,7 @@ def test_matches_trec_eval_on_all_queries(threshold):
 @pytest.mark.parametrize("threshold", [1, 3])
 def test_matches_ranx_on_all_queries(threshold):
     queries, qrels, run = collection()
-    r_qrels = ranx.Qrels.from_dict({qid(q): dict(qrels[q.number]) for q in queries})
-    r_run = ranx.Run.from_dict(_tool_run(run))
+    r_qrels, r_run = ranx_pair({qid(q): dict(qrels[q.number]) for q in queries}, _tool_run(run))
 
     def name(ours_name: str, theirs: str) -> str:
         # our threshold is for the binary metrics: nDCG is compared at ranx's level 1

@@ -38,6 +38,7 @@ from generated_runs import (  # beside this file
     generated_cases,
     write_plugin_project,
 )
+from ranx_input import ranx_pair  # beside this file
 
 from pytest_retrieval.metrics import Conventions, Metric, dcg, evaluate, parse_metrics
 
@@ -174,8 +175,10 @@ def ranx_scores(
     cases: tuple[Case, ...], metrics: list[Metric], gain: str, threshold: int
 ) -> dict[str, dict[str, float]]:
     """ranx's per-query scores: {qid: {our metric name: value}}."""
-    qrels = ranx.Qrels.from_dict({c.qid: dict(c.judgments) for c in cases})
-    run = ranx.Run.from_dict({c.qid: decreasing_scores(c.ranking) for c in cases})
+    qrels, run = ranx_pair(
+        {c.qid: dict(c.judgments) for c in cases},
+        {c.qid: decreasing_scores(c.ranking) for c in cases},
+    )
     names = {m.name: _ranx_name(m, gain, threshold) for m in metrics}
     wanted = sorted({n for n in names.values() if n is not None})
     with warnings.catch_warnings():
@@ -305,8 +308,10 @@ def test_every_convention_against_all_references(gain, threshold, empty):
 
 def test_unnormalised_dcg_equals_ranx_dcg_burges():
     cases = generated_cases()
-    qrels = ranx.Qrels.from_dict({c.qid: dict(c.judgments) for c in cases})
-    run = ranx.Run.from_dict({c.qid: decreasing_scores(c.ranking) for c in cases})
+    qrels, run = ranx_pair(
+        {c.qid: dict(c.judgments) for c in cases},
+        {c.qid: decreasing_scores(c.ranking) for c in cases},
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ranx.evaluate(qrels, run, ["dcg_burges@10", "dcg@10"], return_mean=False)
@@ -363,8 +368,7 @@ def test_trec_eval_ndcg_ignores_relevance_level():
 
 def test_ranx_level_filters_ndcg_gains_unlike_ours():
     # a documented convention difference: ranx's ndcg-l2 drops grade-1 gains
-    qrels = ranx.Qrels.from_dict({"q": {"a": 1, "b": 2}})
-    run = ranx.Run.from_dict({"q": {"a": 2.0, "b": 1.0}})
+    qrels, run = ranx_pair({"q": {"a": 1, "b": 2}}, {"q": {"a": 2.0, "b": 1.0}})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         l1 = float(ranx.evaluate(qrels, run, "ndcg_burges"))
@@ -378,11 +382,9 @@ def test_ranx_level_filters_ndcg_gains_unlike_ours():
 
 
 def test_ranx_scores_no_relevant_and_empty_runs_zero():
-    qrels = ranx.Qrels.from_dict(
-        {"unjudged": {}, "zero-only": {"b": 0}, "judged-empty-run": {"a": 2}, "ok": {"a": 1}}
-    )
-    run = ranx.Run.from_dict(
-        {"unjudged": {"a": 1.0}, "zero-only": {}, "judged-empty-run": {}, "ok": {"a": 1.0}}
+    qrels, run = ranx_pair(
+        {"unjudged": {}, "zero-only": {"b": 0}, "judged-empty-run": {"a": 2}, "ok": {"a": 1}},
+        {"unjudged": {"a": 1.0}, "zero-only": {}, "judged-empty-run": {}, "ok": {"a": 1.0}},
     )
     names = ["ndcg_burges@5", "mrr", "recall@5", "precision@5", "hit_rate@5", "map", "r-precision"]
     with warnings.catch_warnings():

@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 from cli_project import cli  # beside this file
 from generated_runs import N_QUERIES, decreasing_scores, generated_cases, write_plugin_project
+from ranx_input import ranx_pair  # beside this file
 
 from conftest import (
     E2E_CATALOG_YAML,
@@ -244,8 +245,7 @@ def ranx_rbp(threshold: int, k: int | None) -> dict[str, dict[str, float]]:
     ranx = pytest.importorskip("ranx")
     cases = generated_cases()
     binary = {c.qid: {d: 1 for d, g in c.judgments.items() if g >= threshold} for c in cases}
-    qrels = ranx.Qrels.from_dict(binary)
-    run = ranx.Run.from_dict({c.qid: decreasing_scores(c.ranking[:k]) for c in cases})
+    qrels, run = ranx_pair(binary, {c.qid: decreasing_scores(c.ranking[:k]) for c in cases})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ranx.evaluate(qrels, run, ["rbp.80", "rbp.95"], return_mean=False)
@@ -288,8 +288,7 @@ def test_the_readme_rbp_equals_ranx_on_every_generated_query(
 def test_ranx_rbp_weighs_hits_by_their_grade_unlike_the_paper(readme_metrics: None) -> None:
     """Why the cross-check hands ranx binary judgments (a documented difference)."""
     ranx = pytest.importorskip("ranx")
-    qrels = ranx.Qrels.from_dict({"q": {"a": 3}})
-    run = ranx.Run.from_dict({"q": {"a": 1.0}})
+    qrels, run = ranx_pair({"q": {"a": 3}}, {"q": {"a": 1.0}})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         graded = float(ranx.evaluate(qrels, run, "rbp.80"))
