@@ -74,8 +74,8 @@ _DECODER = json.JSONDecoder()
 
 def is_version(value: object, wanted: int) -> bool:
     """Whether a file's ``"version"`` is ``wanted``: an integer, not ``true`` (which
-    Python takes for 1)."""
-    return type(value) is int and value == wanted
+    Python takes for 1). An int subclass counts (the line-tracking YAML reader's)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value == wanted
 
 
 def cut_short(exc: json.JSONDecodeError, text: str) -> bool:
