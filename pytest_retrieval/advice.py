@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from .aggregate import ConfigurationSummary
 from .comparisons import Comparisons
-from .io.common import did_you_mean
+from .io.common import counted, did_you_mean, some_ids
 from .metrics import parse_metric
 from .model import ALL, QueryRecord, by_category
 from .quoting import quoted
@@ -66,6 +66,7 @@ class Advice:
     text: str
     category: str | None = None
     at_fixture: bool = False  # about the retriever fixture: shown where it is defined
+    query: tuple[str, str] | None = None  # about one query: shown at it (its file, its id)
 
     def __str__(self) -> str:
         return self.text
@@ -268,6 +269,57 @@ def unmatched_ids_warnings(records: Mapping[str, Sequence[QueryRecord]]) -> list
             "pytest_retrieval_result_key hook)"
         )
         out.append(Advice(RetrievalGoldenWarning, text, answered[0].category))
+    return out
+
+
+TYPO_QUERIES_SHOWN = 5  # queries warned of one by one; the rest in one more warning
+
+
+def _typos(records: Mapping[str, Sequence[QueryRecord]]) -> dict[str, dict[str, str]]:
+    """query id -> {judged id: the result near it}, for the judged ids that look
+    mistyped: near a result, and retrieved by no configuration (then it is no typo)."""
+    retrieved: dict[str, set[str]] = {}
+    near: dict[str, dict[str, str]] = {}
+    for recs in records.values():
+        for record in recs:
+            if record.grades:
+                found = retrieved.setdefault(record.id, set())
+                found.update(d for d, grade in record.grades.items() if grade > 0)
+            for judged, result in record.near_misses:
+                near.setdefault(record.id, {}).setdefault(judged, result)
+    typos = {
+        qid: {j: r for j, r in pairs.items() if j not in retrieved.get(qid, ())}
+        for qid, pairs in near.items()
+    }
+    return {qid: pairs for qid, pairs in sorted(typos.items()) if pairs}
+
+
+def typo_warnings(records: Mapping[str, Sequence[QueryRecord]]) -> list[Advice]:
+    """Queries that judge an id which looks mistyped (``judged_typos``): it scores 0
+    whatever the retriever does, and nothing else would say why."""
+    typos = _typos(records)
+    paths = {r.id: r.path for recs in records.values() for r in recs if r.id in typos}
+    out = []
+    for qid, pairs in list(typos.items())[:TYPO_QUERIES_SHOWN]:
+        judged = ", ".join(
+            f"{quoted(j)}, which no configuration retrieved, while {quoted(r)} came back"
+            for j, r in pairs.items()
+        )
+        text = (
+            f"query {quoted(qid)} judges {judged}: a typo in the golden file? Correct the id "
+            "(pytest-retrieval validate --corpus FILE checks every judged id against a list "
+            "of your corpus's ids)"
+        )
+        out.append(Advice(RetrievalGoldenWarning, text, query=(paths[qid], qid)))
+    more = list(typos)[TYPO_QUERIES_SHOWN:]
+    if more:
+        text = (
+            f"{counted(len(more), 'more query', 'more queries')} "
+            f"{'judges' if len(more) == 1 else 'judge'} ids that look mistyped "
+            f"(near a result, retrieved by no configuration): {some_ids(more, 10)}; "
+            "pytest-retrieval validate --corpus FILE checks every judged id"
+        )
+        out.append(Advice(RetrievalGoldenWarning, text))
     return out
 
 

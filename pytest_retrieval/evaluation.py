@@ -19,6 +19,7 @@ from .advice import (
     reproducibility_warnings,
     saturation_warnings,
     settings_warnings,
+    typo_warnings,
     unmatched_ids_warnings,
     unselectable_names,
 )
@@ -133,6 +134,7 @@ def _warnings(
         + overlap_warnings(evaluation.summaries)
         + reproducibility_warnings(records)
         + unmatched_ids_warnings(records)
+        + typo_warnings(records)
     )
     if evaluation.weighted_left_out:
         text = (

@@ -60,6 +60,9 @@ class QueryRecord:
     latency_ms: float | None = None  # the retriever's time for this query (None: not called)
     latency_shared: bool = False  # latency_ms is a batch call's time divided over its queries
     judged: bool = False  # the golden query judges some document (not in reports)
+    # (judged id, retrieved id) pairs that look like one id mistyped, found when no
+    # relevant judged id was retrieved (judged_typos.near_misses; not in reports)
+    near_misses: tuple[tuple[str, str], ...] = ()
 
     @property
     def evaluated(self) -> bool:
@@ -94,7 +97,10 @@ class QueryRecord:
             raise RecordError(f"a record row must hold {len(FIELD_NAMES)} values")
         for name, check, value in zip(FIELD_NAMES, _ROW_CHECKS, row, strict=True):
             check(name, value)  # as from_dict checks them, without a dict per row
-        return cls(*row)
+        record = cls(*row)
+        if type(record.near_misses) is not tuple:  # JSON gave lists
+            record.near_misses = _pairs_of(record.near_misses)
+        return record
 
     @classmethod
     def from_dict(cls, data: Mapping[str, object], **given: object) -> QueryRecord:
@@ -112,6 +118,8 @@ class QueryRecord:
             _CHECKS[name](name, value)
         if values.get("outcome") == "error":
             _scored_as_an_error(values.get("metrics"))
+        if "near_misses" in values:
+            values["near_misses"] = _pairs_of(values["near_misses"])  # type: ignore[arg-type]
         return cls(**values)  # type: ignore[arg-type]
 
 
@@ -240,6 +248,20 @@ def _texts(name: str, value: object) -> None:
         raise _fail(name, "a list of text", value)
 
 
+def _text_pairs(name: str, value: object) -> None:
+    if not isinstance(value, (list, tuple)) or not all(
+        isinstance(pair, (list, tuple))
+        and len(pair) == 2
+        and all(map(isinstance, pair, (str, str)))
+        for pair in value
+    ):
+        raise _fail(name, "a list of [text, text] pairs", value)
+
+
+def _pairs_of(value: Sequence[Sequence[str]]) -> tuple[tuple[str, str], ...]:
+    return tuple((a, b) for a, b in value)
+
+
 def _outcome(name: str, value: object) -> None:
     if value not in OUTCOMES:
         raise _fail(name, "one of " + ", ".join(OUTCOMES), value)
@@ -301,6 +323,7 @@ _CHECKS = {
     "latency_ms": _optional_duration,
     "latency_shared": _flag,
     "judged": _flag,
+    "near_misses": _text_pairs,
 }
 assert set(_CHECKS) == set(FIELD_NAMES), "every record field has a check"
 _ROW_CHECKS = tuple(_CHECKS[name] for name in FIELD_NAMES)  # a row holds them in this order

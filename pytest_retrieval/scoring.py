@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from .golden import GoldenQuery, Problem
 from .io.common import counted
+from .judged_typos import near_misses
 from .metrics import CustomMetricError, Metric, evaluate, never_scored, parse_metrics
 from .model import Outcome, QueryRecord
 from .quoting import query_text, result_ids
@@ -108,6 +109,8 @@ def score_query(
     record.retrieved = ranking if depth is None else ranking[:depth]
     relevant = query.relevant
     record.grades = {d: relevant[d] for d in sorted(relevant.keys() & record.retrieved)}
+    if relevant and record.retrieved and not any(g > 0 for g in record.grades.values()):
+        record.near_misses = near_misses(relevant, record.retrieved)  # a typo? (rare path)
     extra = _expect_metrics(query, settings)
     metrics = settings.metrics + extra if extra else settings.metrics
     try:

@@ -722,6 +722,37 @@ def test_results_whose_ids_no_judgment_names_are_a_warning_not_silent_zeros(
     assert "judged" not in entry  # the flag stays out of the report
 
 
+def test_a_judged_id_that_looks_mistyped_is_a_warning_at_its_query(
+    pytester: pytest.Pytester,
+) -> None:
+    """'weather-forcast' judged, 'weather-forecast' retrieved: the query scored 0 in every
+    configuration, and nothing said why. Two documents one digit apart are two documents,
+    and an id one configuration retrieves is no typo."""
+    pytester.makeini("[pytest]\nretrieval_golden = golden\n")
+    pytester.mkdir("golden")
+    (pytester.path / "golden/q.yaml").write_text(
+        "queries:\n"
+        "  - {id: rain, query: rain, relevant: {weather-forcast: 3}}\n"
+        "  - {id: doc, query: doc, relevant: {doc-103: 1}}\n"
+        "  - {id: fx, query: fx, relevant: {fx-rate: 1}}\n"
+    )
+    pytester.makeconftest(
+        "import pytest\n@pytest.fixture(params=['bm25', 'dense'])\ndef retriever(request):\n"
+        "    extra = ['fx-rate'] if request.param == 'dense' else []\n"
+        "    return lambda q: ['weather-forecast', 'doc-102', 'fx-rates', *extra]\n"
+    )
+    result = e2e_run(pytester, "--retrieval-eval", "-p", "no:randomly")
+    out = " ".join(result.stdout.str().split())
+    assert (
+        "golden/q.yaml:2: RetrievalGoldenWarning: query 'rain' judges 'weather-forcast', which "
+        "no configuration retrieved, while 'weather-forecast' came back: a typo in the golden "
+        "file? Correct the id (pytest-retrieval validate --corpus FILE checks every judged id"
+    ) in out, out
+    assert "'doc-103'" not in out  # doc-102 is another document
+    assert "'fx-rate'," not in out  # dense retrieved it: it exists
+    assert result.ret == 0
+
+
 def test_the_plugins_own_files_in_a_golden_folder_are_named_not_read_as_golden_files(
     pytester: pytest.Pytester,
 ) -> None:

@@ -41,6 +41,7 @@ records = st.builds(
     latency_shared=st.booleans(),
     repeat_overlap=st.one_of(st.none(), st.floats(0, 1)),
     repeat_error=st.one_of(st.none(), st.text(max_size=20)),
+    near_misses=st.lists(st.tuples(ids, ids), max_size=2).map(tuple),
 )
 
 

@@ -579,6 +579,9 @@ class RetrievalSession:
                 path, line = where.get(advice.category or "", where.get("", ("retrieval", 1)))
                 if advice.at_fixture and fixture is not None:
                     path, line = fixture
+                if advice.query is not None:
+                    path, qid = advice.query
+                    line = self.gathered.places.get(qid, (1, None))[0]
                 found.append((advice.kind, advice.text, path, line))
         with (
             sources_cut(self.config, [path for _, _, path, _ in found]),
