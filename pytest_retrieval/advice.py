@@ -105,8 +105,12 @@ def noise_warnings(
     intervals: Mapping[str, Mapping[str, Mapping[str, Interval]]],
     min_queries: int,
     comparisons: Comparisons | None = None,
+    errored: Sequence[str] = (),
 ) -> list[Advice]:
     """Categories with fewer than ``min_queries`` queries, and the difference that is noise.
+
+    None for the ``errored`` categories (every query an error in every configuration:
+    its zeros say nothing of noise, and the errors are named already).
 
     With a comparison, the width that matters is that of the paired difference between
     configurations on the same queries; with one configuration, that of one mean. Never
@@ -116,6 +120,8 @@ def noise_warnings(
     paired = _paired_half_widths(comparisons)
     out = []
     for category, (n, half) in sorted(_small_categories(summaries, intervals, min_queries).items()):
+        if category in errored:
+            continue
         half = paired.get(category, half)
         if n < 2:
             text = f"{category}: n={n}: a single query gives no interval and no evidence"
@@ -132,6 +138,18 @@ def noise_warnings(
         full = f"{text} (fewer than retrieval_min_queries = {min_queries} queries; add queries)"
         out.append(Advice(RetrievalNoiseWarning, full, category))
     return out
+
+
+def errored_categories(records: Mapping[str, Sequence[QueryRecord]]) -> list[str]:
+    """The categories every evaluated query of which errored, in every configuration."""
+    every = {r.category for recs in records.values() for r in recs if r.evaluated}
+    answered = {
+        r.category
+        for recs in records.values()
+        for r in recs
+        if r.outcome not in ("error", "skipped")
+    }
+    return sorted(every - answered)
 
 
 def settings_warnings(

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from .advice import (
     Advice,
     RetrievalSettingsWarning,
+    errored_categories,
     group_by_warnings,
     noise_warnings,
     overlap_warnings,
@@ -128,7 +129,11 @@ def _warnings(
         + settings_warnings(configurations, categories, stats.reference, stats.weights)
         + group_by_warnings(group_bys, tags)
         + noise_warnings(
-            evaluation.summaries, evaluation.intervals, stats.min_queries, evaluation.comparisons
+            evaluation.summaries,
+            evaluation.intervals,
+            stats.min_queries,
+            evaluation.comparisons,
+            errored_categories(records),
         )
         + saturation_warnings(records, evaluation.metrics)
         + overlap_warnings(evaluation.summaries)

@@ -23,7 +23,13 @@ from hypothesis import strategies as st
 from references import holm_reference  # beside this file
 from scipy import stats as sps
 
-from pytest_retrieval.advice import noise_warnings, overlap_warnings, saturation_warnings
+from pytest_retrieval.advice import (
+    RetrievalNoiseWarning,
+    errored_categories,
+    noise_warnings,
+    overlap_warnings,
+    saturation_warnings,
+)
 from pytest_retrieval.aggregate import Row, summaries
 from pytest_retrieval.comparisons import record_intervals
 from pytest_retrieval.evaluation import Evaluation, analyse
@@ -949,6 +955,22 @@ def test_a_row_over_the_same_queries_as_all_has_the_same_interval(
     for name in configurations:
         assert found[name]["para"]["mrr"] == found[name][ALL]["mrr"]
         assert found[name]["para"]["mrr"].method == "bootstrap"
+
+
+def test_a_category_whose_every_query_errored_gets_no_noise_warning() -> None:
+    """A service that was down: every query an error scoring 0, and the noise warning said
+    the configurations 'score its queries alike'. The errors are what to fix."""
+    results = Results()
+    for position, name in enumerate(("bm25", "dense")):
+        for i in range(4):
+            results.add(record(f"d{i}", "down", {"mrr": 0.0}, name, [], position, "error"))
+            up = "error" if i == 0 else "passed"  # one error in a category that answered
+            results.add(record(f"u{i}", "up", {"mrr": 0.0}, name, [], position, up))
+    evaluation = evaluate(results, ["mrr"], StatsSettings(resamples=100))
+    noise = [w.category for w in evaluation.warnings if w.kind is RetrievalNoiseWarning]
+    assert noise == ["up"]
+    recs = {name: results.view(name).records for name in ("bm25", "dense")}
+    assert errored_categories(recs) == ["down"]
 
 
 def test_the_noise_of_a_small_category_is_never_under_one_query_s_weight() -> None:
