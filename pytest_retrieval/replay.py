@@ -334,14 +334,23 @@ def _from_recording(recording: Recording, shown: str) -> Replay:
     )  # fmt: skip
 
 
+_EMPTY_SCORES = {  # what retrieval_empty makes of a query with nothing to find and no ranking
+    "abstain": "which retrieval_empty = abstain scores 1.0",
+    "one": "which retrieval_empty = one scores 1.0",
+    "zero": "which retrieval_empty = zero scores 0.0",
+    "skip": "which retrieval_empty = skip leaves out of the means",
+}
+
+
 def lacking_notes(
-    lacking: Sequence[str], nothing_to_find: Collection[str], source: str
+    lacking: Sequence[str], nothing_to_find: Collection[str], source: str, empty: str = "abstain"
 ) -> list[str]:
     """What a run without a ranking for some golden queries says of them (both scored as
     returning nothing): those that have something to find (a query id the run spells
     otherwise?), then apart those with nothing to find, which a run that found nothing
-    leaves out. ``replay`` and ``evaluate`` say it alike."""
-    empty = [q for q in lacking if q in nothing_to_find]
+    leaves out, with the score ``empty`` (retrieval_empty) gives them. ``replay`` and
+    ``evaluate`` say it alike."""
+    quiet = [q for q in lacking if q in nothing_to_find]
     found = [q for q in lacking if q not in nothing_to_find]
     notes = []
     if found:  # a query that returned nothing has no line: right, or the ids differ
@@ -353,11 +362,18 @@ def lacking_notes(
             f"{'it' if one else 'these'} did return results, check the run's query ids): "
             + some_ids(found)
         )
-    if empty:
+    if quiet:
+        rewarded = empty in ("abstain", "one")
+        trec_eval = (
+            "; trec_eval leaves such a query out of its means, or scores it 0 with -c, as "
+            "retrieval_empty = zero does"
+            if rewarded
+            else ""
+        )
         notes.append(
-            f"{len(empty)} of the queries with nothing to find {'is' if len(empty) == 1 else 'are'}"
-            f" not in {source}: scored as returning nothing, as a run that found nothing "
-            "leaves them out: " + some_ids(empty)
+            f"{len(quiet)} of the queries with nothing to find {'is' if len(quiet) == 1 else 'are'}"
+            f" not in {source}: scored as returning nothing, {_EMPTY_SCORES.get(empty, '')} (a "
+            f"run that found nothing leaves them out{trec_eval}): " + some_ids(quiet)
         )
     return notes
 
@@ -367,6 +383,7 @@ def trec_coverage(
     evaluated: Mapping[str, Sequence[str]],
     golden: Collection[str],
     nothing_to_find: Collection[str] = (),
+    empty: str = "abstain",
 ) -> list[str]:
     """What a TREC run replayed does not match: per configuration, the evaluated golden
     queries it holds no ranking for (scored as returning nothing; those with nothing to
@@ -383,7 +400,7 @@ def trec_coverage(
         wanted = set(evaluated[configuration])
         unknown = sorted(q for q in run if q not in golden)
         prefix = f"replay '{configuration}': "
-        notes += [prefix + note for note in lacking_notes(lacking, nothing_to_find, source)]
+        notes += [prefix + n for n in lacking_notes(lacking, nothing_to_find, source, empty)]
         reordered = [q for q in replay.reordered.get(configuration, ()) if q in wanted]
         if reordered:
             notes.append(

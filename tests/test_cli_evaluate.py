@@ -963,3 +963,29 @@ def test_a_report_giving_a_query_twice_is_refused_naming_both_lines(tmp_path):
             f"{at + 1} and {at + 2}: a JSON reader keeps the last and drops the other without "
             "a word; keep one"
         ) in ran.err, ran.err
+
+
+@pytest.mark.parametrize(
+    ("empty", "says"),
+    [
+        ("abstain", "which retrieval_empty = abstain scores 1.0 (a run that found nothing leaves "
+         "them out; trec_eval leaves such a query out of its means, or scores it 0 with -c, as "
+         "retrieval_empty = zero does): q2"),
+        ("zero", "which retrieval_empty = zero scores 0.0 (a run that found nothing leaves them "
+         "out): q2"),
+        ("skip", "which retrieval_empty = skip leaves out of the means (a run that found "
+         "nothing leaves them out): q2"),
+    ],
+)  # fmt: skip
+def test_a_run_lacking_a_query_with_nothing_to_find_says_what_it_scored(
+    empty: str, says: str
+) -> None:
+    """Under the default (abstain) such a query scored 1.0, above trec_eval's numbers,
+    and the note said only 'scored as returning nothing'."""
+    from pytest_retrieval.replay import lacking_notes
+
+    (note,) = lacking_notes(["q2"], {"q2"}, "run2.txt", empty)
+    assert note == (
+        "1 of the queries with nothing to find is not in run2.txt: scored as returning "
+        "nothing, " + says
+    )

@@ -336,7 +336,9 @@ def test_a_query_a_trec_run_lacks_returned_nothing(
     # a query with nothing to find, which a run that found nothing leaves out: no alarm
     assert (
         "replay 'dense': 1 of the queries with nothing to find is not in dense.run: scored "
-        "as returning nothing, as a run that found nothing leaves them out: teleport-ticket"
+        "as returning nothing, which retrieval_empty = abstain scores 1.0 (a run that found "
+        "nothing leaves them out; trec_eval leaves such a query out of its means, or scores "
+        "it 0 with -c, as retrieval_empty = zero does): teleport-ticket"
     ) in text
 
 

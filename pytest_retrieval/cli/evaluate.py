@@ -50,7 +50,9 @@ def add_parsers(commands: Commands) -> None:
         description="Score each RUN (a TREC run file: one configuration per run tag; or a "
         "JSON report of the plugin: one per configuration) against the golden set with the "
         "plugin's metrics, conventions, tables and reports. A golden query a run lacks is "
-        "scored as a query for which nothing came back (trec_eval's -c).",
+        "scored as a query for which nothing came back: 0 when it has something to find "
+        "(trec_eval's -c), and by retrieval_empty when it has nothing to find (abstain, the "
+        "default: 1.0; zero: 0, as -c).",
     )
     evaluate.add_argument("runs", nargs="+", metavar="RUN")
     evaluate.add_argument(
@@ -253,7 +255,8 @@ def _notes(
                 "ignored: " + some_ids(unknown)
             )
         lacking = scored.missing.get(run.name, [])
-        for lacking_note in lacking_notes(lacking, nothing_to_find, run.source):
+        empty = ctx.run.settings.conventions.empty
+        for lacking_note in lacking_notes(lacking, nothing_to_find, run.source, empty):
             ctx.notice(f"'{run.name}': {lacking_note}")
         reordered = [q for q in run.reordered if q in golden]  # ranked unlike the file
         if reordered:

@@ -401,7 +401,8 @@ class RetrievalSession:
             }
             golden = {**self.worker_golden, **golden_ids(self.config)}
             nothing = self.worker_nothing | set(nothing_to_find_ids(self.config))
-            self.notes.extend(trec_coverage(replay, evaluated, golden, nothing))
+            empty = self.run.settings.conventions.empty
+            self.notes.extend(trec_coverage(replay, evaluated, golden, nothing, empty))
         elif replay is not None:
             errors = [
                 (r.configuration, r.id, r.error)
