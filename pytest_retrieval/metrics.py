@@ -232,7 +232,32 @@ COMMON = ("ndcg@10", "recall@20", "mrr@10")
 _NAME = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_.]*)\s*(?:@\s*(\S+))?\s*$")
 
 
+_TREC_EVAL_NAMES = (  # trec_eval's names of the built-ins, as they are written here
+    (re.compile(r"ndcg_cut_(\d+)"), "ndcg@{}"),
+    (re.compile(r"recip_rank"), "mrr"),
+    (re.compile(r"P_(\d+)"), "precision@{}"),
+    (re.compile(r"recall_(\d+)"), "recall@{}"),
+    (re.compile(r"map_cut_(\d+)"), "map@{}"),
+    (re.compile(r"success_(\d+)"), "hit_rate@{}"),
+)
+
+
+def _trec_eval_name(word: str) -> str | None:
+    """``ndcg_cut_10`` -> ``ndcg@10``: a trec_eval name's spelling here, or None."""
+    for pattern, spelled in _TREC_EVAL_NAMES:
+        match = pattern.fullmatch(word.strip())
+        if match:
+            return spelled.format(*match.groups())
+    return None
+
+
 def _suggest(word: str) -> str:
+    ours = _trec_eval_name(word)
+    if ours is not None:
+        gain = (
+            ", with retrieval_gain = linear for trec_eval's numbers" if ours[:4] == "ndcg" else ""
+        )
+        return f" (trec_eval's name; here it is '{ours}'{gain})"
     spelled = sorted({e for entry in REGISTRY.all() for e in entry.spec.examples} | set(COMMON))
     close = difflib.get_close_matches(word.lower(), spelled, n=1, cutoff=0.5)
     return f" (did you mean '{close[0]}'?)" if close else ""
@@ -241,6 +266,8 @@ def _suggest(word: str) -> str:
 def _unknown(name: str) -> MetricNameError:
     """The error for a name no metric has: the closest, and the custom metrics there are
     (or the registry's hint on adding one)."""
+    if _trec_eval_name(name) is not None:
+        return MetricNameError(f"unknown metric {quoted(name)}{_suggest(name)}")
     custom = ", ".join(f"{e.spec.spelled} ({e.source})" for e in REGISTRY.custom)
     more = (
         f"; custom metrics: {custom}" if custom else (f"; {REGISTRY.hint}" if REGISTRY.hint else "")

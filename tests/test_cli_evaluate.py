@@ -989,3 +989,13 @@ def test_a_run_lacking_a_query_with_nothing_to_find_says_what_it_scored(
         "1 of the queries with nothing to find is not in run2.txt: scored as returning "
         "nothing, " + says
     )
+
+
+def test_a_bad_setting_from_override_ini_is_named_there_not_in_the_config_file(tmp_path):
+    project = _project(tmp_path)
+    write_run(project / "a.run", {"a": {"rain-tomorrow": ["weather-forecast"]}})
+    ran = cli("evaluate", "a.run", "--override-ini", "retrieval_metrics=recip_rank", cwd=project)
+    assert ran.code == 2
+    assert ran.err.startswith(
+        "pytest-retrieval: error: --override-ini: retrieval_metrics: unknown metric 'recip_rank'"
+    ), ran.err

@@ -287,6 +287,25 @@ def test_parse_metrics_keeps_order_and_drops_repeats():
 
 
 @pytest.mark.parametrize(
+    ("name", "ours"),
+    [
+        ("ndcg_cut_10", "'ndcg@10', with retrieval_gain = linear for trec_eval's numbers"),
+        ("recip_rank", "'mrr'"),
+        ("P_10", "'precision@10'"),
+        ("recall_100", "'recall@100'"),  # was: did you mean 'recall@10'?
+        ("map_cut_10", "'map@10'"),
+        ("success_5", "'hit_rate@5'"),
+    ],
+)
+def test_a_trec_eval_name_is_refused_with_its_spelling_here(name: str, ours: str) -> None:
+    """Refused, not read: trec_eval's ndcg_cut_10 is linear gain, ours exponential by
+    default, so taking the name would give another number under it."""
+    with pytest.raises(MetricNameError) as info:
+        parse_metric(name)
+    assert str(info.value) == f"unknown metric '{name}' (trec_eval's name; here it is {ours})"
+
+
+@pytest.mark.parametrize(
     ("name", "fragments"),
     [
         ("ndgc@10", ["unknown metric 'ndgc@10'", "did you mean 'ndcg@10'"]),

@@ -243,7 +243,8 @@ def context(args: argparse.Namespace, cwd: Path, out: TextIO, err: TextIO) -> Co
         run = parse_run_settings(raw)
     except SettingsError as exc:
         restore_metrics(replaced)
-        raise CliError(f"{ini.shown}: {exc}") from None
+        key = str(exc).partition(":")[0]  # a settings error starts with its key
+        raise CliError(f"{'--override-ini' if key in overrides else ini.shown}: {exc}") from None
     ctx = Context(cwd=cwd, ini=ini, run=run, out=out, err=err, replaced=replaced)
     for note in _unknown_key_notes(ini, overrides):
         ctx.note(note)
