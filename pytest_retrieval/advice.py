@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from .aggregate import ConfigurationSummary
 from .comparisons import Comparisons
 from .io.common import counted, did_you_mean, some_ids
-from .metrics import parse_metric
+from .metrics import Metric, parse_metric
 from .model import ALL, QueryRecord, by_category
 from .quoting import quoted
 from .settings import GroupBy
@@ -67,6 +67,7 @@ class Advice:
     category: str | None = None
     at_fixture: bool = False  # about the retriever fixture: shown where it is defined
     query: tuple[str, str] | None = None  # about one query: shown at it (its file, its id)
+    setting: str | None = None  # about an ini key: shown at its line when the ini file has it
 
     def __str__(self) -> str:
         return self.text
@@ -140,6 +141,23 @@ def noise_warnings(
     return out
 
 
+def gain_warnings(metrics: Sequence[Metric], gain: str, max_grade: int) -> list[Advice]:
+    """nDCG written as ir_measures writes it (``nDCG@10``) under exponential gain:
+    ir_measures' nDCG (trec_eval's) has linear gain, so on grades above 1 the numbers
+    differ, under the name that promised them."""
+    spelled = [m for m in metrics if m.base == "ndcg" and m.written.startswith("nDCG")]
+    if gain != "exponential" or max_grade < 2 or not spelled:
+        return []
+    text = (
+        f"retrieval_metrics writes {', '.join(m.written for m in spelled)} as ir_measures "
+        "does, whose nDCG has linear gain (trec_eval's); this run's is exponential "
+        "(2^grade - 1, retrieval_gain's default), so on grades above 1 its nDCG is not "
+        "ir_measures': set retrieval_gain = linear for ir_measures' numbers, or write "
+        f"{', '.join(m.name for m in spelled)} to keep exponential gain"
+    )
+    return [Advice(RetrievalSettingsWarning, text, setting="retrieval_metrics")]
+
+
 def errored_categories(records: Mapping[str, Sequence[QueryRecord]]) -> list[str]:
     """The categories every evaluated query of which errored, in every configuration."""
     every = {r.category for recs in records.values() for r in recs if r.evaluated}
@@ -167,6 +185,7 @@ def settings_warnings(
                 f"retrieval_reference names {quoted(reference)}, which is not among the "
                 f"configurations run ({', '.join(configurations)}): compared with "
                 f"'{configurations[0]}' instead",
+                setting="retrieval_reference",
             )
         )
     unknown = sorted(c for c in weights if c not in categories)
@@ -185,6 +204,7 @@ def _names_unknown(
     return Advice(
         RetrievalSettingsWarning,
         f"{setting} names {named}, which no evaluated query has ({listed}); check the spelling",
+        setting=setting if setting.startswith("retrieval_") else None,  # an ini key
     )
 
 

@@ -13,6 +13,7 @@ from .advice import (
     Advice,
     RetrievalSettingsWarning,
     errored_categories,
+    gain_warnings,
     group_by_warnings,
     noise_warnings,
     overlap_warnings,
@@ -127,6 +128,7 @@ def _warnings(
         positional_names(configurations, settings.fixture)
         + unselectable_names(configurations)
         + settings_warnings(configurations, categories, stats.reference, stats.weights)
+        + gain_warnings(settings.metrics, settings.conventions.gain, settings.max_grade)
         + group_by_warnings(group_bys, tags)
         + noise_warnings(
             evaluation.summaries,

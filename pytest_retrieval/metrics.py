@@ -34,7 +34,7 @@ import functools
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .conventions import DEFAULT_CONVENTIONS
 from .conventions import EMPTY_CONVENTIONS as EMPTY_CONVENTIONS
@@ -187,6 +187,7 @@ class Metric:
 
     base: str
     k: int | None = None
+    written: str = field(default="", compare=False, repr=False)  # as given ("nDCG@10")
 
     @property
     def name(self) -> str:
@@ -297,7 +298,7 @@ def parse_metric(name: str) -> Metric:
             raise MetricNameError(
                 f"metric {quoted(name)} needs a cut: write '{base}@10' (any k >= 1)"
             )
-        return Metric(base)
+        return Metric(base, written=name.strip())
     if entry.spec.cut == "none":
         raise MetricNameError(f"metric {quoted(name)} takes no cut: write '{base}'")
     if len(cut.lstrip("0")) > _CUT_DIGITS:  # int() refuses thousands of digits
@@ -310,7 +311,7 @@ def parse_metric(name: str) -> Metric:
         raise MetricNameError(
             f"metric {quoted(name)}: the cut must be an integer >= 1, got {quoted(cut)}"
         )
-    return Metric(base, int(cut))
+    return Metric(base, int(cut), name.strip())
 
 
 def install_metrics(custom: Sequence[Registered], hint: str = "") -> Installed:

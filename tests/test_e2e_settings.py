@@ -316,3 +316,20 @@ def test_a_path_option_expands_the_home_folder_and_variables_as_junitxml_does(
     assert not (pytester.path / "~").exists() and not (pytester.path / "$E2E_OUT").exists()
     written = sorted(str(p.relative_to(home)) for p in home.rglob("*") if p.is_file())
     assert written == ["j.xml", "out/b.json", "out/log.jsonl", "r.json"]
+
+
+def test_ndcg_written_as_ir_measures_writes_it_under_exponential_gain_is_a_warning_at_its_key(
+    pytester: pytest.Pytester,
+) -> None:
+    """'nDCG@10' promised ir_measures' number (linear gain); the default gain is
+    exponential, so on graded judgments the number differed without a word. A settings
+    warning naming a setting is shown at its line of the ini file."""
+    e2e_write_project(pytester, ini=E2E_INI.replace("ndcg@10 mrr", "nDCG@10 mrr"))
+    result = e2e_run(pytester, "--retrieval-eval", "-p", "no:randomly")
+    out = " ".join(result.stdout.str().split())
+    assert (
+        "pytest.ini:3: RetrievalSettingsWarning: retrieval_metrics writes nDCG@10 as ir_measures "
+        "does, whose nDCG has linear gain (trec_eval's); this run's is exponential"
+    ) in out, out
+    linear = e2e_run(pytester, "--retrieval-eval", "-o", "retrieval_gain=linear")
+    assert "as ir_measures does" not in linear.stdout.str()

@@ -1041,3 +1041,27 @@ def test_a_tag_row_over_the_same_queries_as_a_summary_row_has_its_interval() -> 
     assert found.intervals["bm25"]["all"]["mrr"].method == "bootstrap"
     assert table["core"].intervals == found.intervals["bm25"]["all"]
     assert table["only-b"].intervals == found.intervals["bm25"]["b"]
+
+
+@pytest.mark.parametrize(
+    ("written", "gain", "max_grade", "warned"),
+    [
+        ("nDCG@10 RR", "exponential", 3, True),
+        ("ndcg@10 RR", "exponential", 3, False),  # our spelling: our default gain
+        ("nDCG@10", "linear", 3, False),  # ir_measures' numbers
+        ("nDCG@10", "exponential", 1, False),  # binary grades: 2^1 - 1 = 1, the same
+    ],
+)
+def test_ndcg_spelled_as_ir_measures_under_exponential_gain_is_named(
+    written: str, gain: str, max_grade: int, warned: bool
+) -> None:
+    from pytest_retrieval.advice import gain_warnings
+
+    advice = gain_warnings(parse_metrics(written.split()), gain, max_grade)
+    assert bool(advice) is warned
+    if warned:
+        assert advice[0].setting == "retrieval_metrics"
+        assert str(advice[0]).endswith(
+            "set retrieval_gain = linear for ir_measures' numbers, or write ndcg@10 to keep "
+            "exponential gain"
+        )

@@ -133,6 +133,16 @@ def unknown_key_advice(config: pytest.Config) -> list[Advice]:
     return found
 
 
+def setting_place(config: pytest.Config, key: str) -> tuple[str, int] | None:
+    """The ini file and the line where ``key`` is set, when it is set there (not by -o)."""
+    given = {o.partition("=")[0].strip() for o in config.option.override_ini or ()}
+    path = config.inipath
+    if path is None or key in given:
+        return None
+    line = key_line(config_text(path), key)
+    return (shown_path(config, path), line) if line else None
+
+
 def unmatched_show(patterns: Sequence[str], ids: set[str]) -> list[str]:
     """A note for each ``--retrieval-show`` pattern no evaluated query matched (a typo
     otherwise shows nothing at all), with the closest ids."""
@@ -583,6 +593,8 @@ class RetrievalSession:
                 if advice.query is not None:
                     path, qid = advice.query
                     line = self.gathered.places.get(qid, (1, None))[0]
+                if advice.setting is not None:
+                    path, line = setting_place(self.config, advice.setting) or (path, line)
                 found.append((advice.kind, advice.text, path, line))
         with (
             sources_cut(self.config, [path for _, _, path, _ in found]),
