@@ -14,6 +14,7 @@ from __future__ import annotations
 import decimal
 import difflib
 import functools
+import itertools
 import math
 import os
 import re
@@ -403,7 +404,14 @@ def _duration(key: str, word: str, text: str) -> float:
 
 def _latency_budget(key: str, raw: Raw) -> tuple[LatencyLimit, ...]:
     limits: dict[tuple[str | None, str], LatencyLimit] = {}
-    for word in assignments(key, raw):
+    given = assignments(key, raw)
+    for word, after in itertools.pairwise(given):
+        if after in ("ms", "s") and re.fullmatch(r"[0-9.]+", word.rpartition("=")[2]):
+            raise SettingsError(
+                f"{key}: {quoted(f'{word} {after}')} has a space before its unit, which "
+                f"splits it in two; write {quoted(word + after, '')}"
+            )
+    for word in given:
         target, _, value = word.rpartition("=")  # a configuration's name may hold one
         configuration, colon, statistic = target.rpartition(":")
         if colon and not configuration.strip():

@@ -1277,6 +1277,11 @@ SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
         {"retrieval_latency_budget": "p95=200"},
         "retrieval_latency_budget: 'p95=200' needs a duration with its unit (200ms, 2s)",
     ),
+    "latency-unit-apart": (
+        {"retrieval_latency_budget": "max=2s p95=200 ms"},
+        "retrieval_latency_budget: 'p95=200 ms' has a space before its unit, which splits "
+        "it in two; write p95=200ms",
+    ),
     "latency-zero": (
         {"retrieval_latency_budget": "p95=0ms"},
         "retrieval_latency_budget: 'p95=0ms' must be a positive duration",
