@@ -17,6 +17,7 @@ import itertools
 import math
 import numbers
 import operator
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -247,6 +248,32 @@ def _padded_id(rank: int, doc: str) -> ResultShapeError:
         f"end, which no judgment matches (the golden files refuse such ids); return "
         f"{doc.strip()!r} (strip the ids)"
     )
+
+
+def other_form(ranking: Sequence[str], judged: Iterable[str]) -> ResultShapeError | None:
+    """A result id that a judged (or forbidden) id equals only in Unicode's composed form
+    (NFC): 'café' written with U+00E9 and with 'e' + U+0301 look alike but never match,
+    so the judgment would be missed without a word. None when there is none (ASCII
+    ids, the common case, are passed over at C speed)."""
+    if "".join(ranking).isascii():
+        return None
+    known = set(judged)
+    forms = {unicodedata.normalize("NFC", j): j for j in known if not j.isascii()}
+    if not forms:
+        return None
+    for rank, doc in enumerate(ranking, start=1):
+        if doc.isascii() or doc in known:
+            continue
+        written = forms.get(unicodedata.normalize("NFC", doc))
+        if written is not None:
+            return ResultShapeError(
+                f"result at rank {rank} has the id {doc!a}, which the golden file writes "
+                f"{written!a}: the same text in two Unicode forms (composed and decomposed "
+                "characters), which look alike but do not match; return ids in one form "
+                "(unicodedata.normalize('NFC', id)), or write the golden file's id as the "
+                "retriever does"
+            )
+    return None
 
 
 def _padded_at(ids: list[str], joined: str) -> int | None:

@@ -1153,6 +1153,37 @@ def test_a_numpy_0d_array_is_refused_as_a_result_not_raised_inside_the_plugin(
         rank_results(np.array(value))
 
 
+def test_an_id_judged_in_another_unicode_form_is_refused_naming_both_forms() -> None:
+    """'café' composed in the golden file and decomposed from the retriever (or the other
+    way round) look alike and never match: the judgment would be missed without a word."""
+    from pytest_retrieval.shapes import other_form
+
+    composed, decomposed = "caf\u00e9", "cafe\u0301"
+    found = other_form(["d1", decomposed], [composed])
+    assert str(found).startswith(
+        "result at rank 2 has the id 'cafe\\u0301', which the golden file writes "
+        "'caf\\xe9': the same text in two Unicode forms"
+    )
+    assert other_form([composed], ["x", decomposed]) is not None  # a forbid id alike
+    assert other_form([composed, decomposed], [composed, decomposed]) is None  # both judged
+    assert other_form(["d1", composed], ["d1"]) is None
+    assert other_form(["d1"], [decomposed]) is None
+
+    from pytest_retrieval.golden import GoldenQuery
+    from pytest_retrieval.scoring import score_query
+    from pytest_retrieval.shapes import ResultShapeError
+
+    query = GoldenQuery("q", "coffee", relevant={composed: 2})
+    with pytest.raises(ResultShapeError, match="two Unicode forms"):
+        score_query(query, "default", [decomposed], Settings())
+
+    from pytest_retrieval.offline import Recorded, score_runs
+
+    scored = score_runs([query], [Recorded("run", {"q": [decomposed]})], Settings())
+    record = scored.results.by_configuration["run"]["q"]
+    assert record.outcome == "error" and "two Unicode forms" in str(record.error)
+
+
 def test_results_near_the_refused_shapes_are_read() -> None:
     """Inner white space, a score left out or null, a namedtuple whose second field is no
     score: read as before."""
