@@ -73,7 +73,7 @@ def _result_id(result: Any, rank: int) -> str:
     else:
         raise ResultShapeError(
             f"result at rank {rank} is not an id, an (id, score) pair, a mapping with 'id' "
-            f"or an object with .id: {_describe(result)}{_hook_hint(result)}"
+            f"or an object with .id: {_describe(result)}{_fix_for(result)}"
         )
     _refuse_bad_score(result, rank)
     if isinstance(doc, str):
@@ -87,11 +87,31 @@ def _result_id(result: Any, rank: int) -> str:
     if isinstance(doc, numbers.Integral) and not isinstance(doc, bool):
         return _integer_id(doc, rank)  # 42, or numpy's int64 from a vector index
     raise ResultShapeError(
-        f"result at rank {rank} has an id that is not text: {_describe(doc)}{_hook_hint(doc)}"
+        f"result at rank {rank} has an id that is not text: {_describe(doc)}{_fix_for(doc)}"
     )
 
 
 _PLAIN = (str, bytes, numbers.Number, list, tuple, dict, set, type(None))
+
+
+def _fix_for(result: Any) -> str:
+    """How to return a result that is none of the shapes read: bytes decoded, a float id
+    as an integer, an array (a 2-d array, a vector index's (distances, ids)) as one row
+    of ids; for an object of the user's, the result-key hook."""
+    if isinstance(result, (bytes, bytearray)):
+        return "; ids are text: decode them (doc_id.decode())"
+    if isinstance(result, numbers.Real) and not isinstance(result, bool):
+        return (
+            "; ids are text or integers, not floats (an array of ids as floats?): "
+            "return int(doc_id), or ids.astype(int) for an array"
+        )
+    if getattr(result, "ndim", 0):
+        return (
+            f"; each result is an array here (shape {getattr(result, 'shape', '?')}): a 2-d "
+            "array, or a vector index's (distances, ids), came back for one query; return "
+            "its row of ids (ids[0])"
+        )
+    return _hook_hint(result)
 
 
 HOOK_HINT = (

@@ -1012,10 +1012,24 @@ RESULT_CASES: dict[str, tuple[object, str]] = {
         [True],
         "result at rank 1 is not an id, an (id, score) pair, a mapping with 'id' or an object with .id: bool True",
     ),
-    "id-float": ([{"id": 1.5}], "result at rank 1 has an id that is not text: float 1.5"),
+    "id-float": (
+        [{"id": 1.5}],
+        "result at rank 1 has an id that is not text: float 1.5; ids are text or integers, "
+        "not floats (an array of ids as floats?): return int(doc_id), or ids.astype(int) for "
+        "an array",
+    ),
+    "float-item-integral": (
+        [1.0],
+        "result at rank 1 is not an id, an (id, score) pair, a mapping with 'id' or an object "
+        "with .id: float 1.0; ids are text or integers, not floats",
+    ),
     "bytes-item": (
         [b"a"],
-        "result at rank 1 is not an id, an (id, score) pair, a mapping with 'id' or an object with .id: bytes b'a'",
+        "result at rank 1 is not an id, an (id, score) pair, a mapping with 'id' or an object with .id: bytes b'a'; ids are text: decode them (doc_id.decode())",
+    ),
+    "bytes-id-in-a-pair": (
+        [(b"a", 0.5)],
+        "result at rank 1 has an id that is not text: bytes b'a'; ids are text: decode them",
     ),
     "nested-list": (
         [["a", "b"]],
@@ -1182,6 +1196,23 @@ def test_an_id_judged_in_another_unicode_form_is_refused_naming_both_forms() -> 
     scored = score_runs([query], [Recorded("run", {"q": [decomposed]})], Settings())
     record = scored.results.by_configuration["run"]["q"]
     assert record.outcome == "error" and "two Unicode forms" in str(record.error)
+
+
+def test_an_array_per_result_is_refused_saying_to_return_one_row_of_ids() -> None:
+    """A 2-d array, or a vector index's (distances, ids) returned whole for one query:
+    each result is an array, and the message says to return a row of ids, not to
+    write a result-key hook."""
+    np = pytest.importorskip("numpy")
+    from pytest_retrieval.shapes import ResultShapeError, rank_results
+
+    distances, ids = np.array([[0.9, 0.5]]), np.array([[4, 2]])
+    for returned, shape in ((ids, "(2,)"), ((distances, ids), "(1, 2)")):
+        with pytest.raises(ResultShapeError) as raised:
+            rank_results(returned)
+        assert str(raised.value).endswith(
+            f"; each result is an array here (shape {shape}): a 2-d array, or a vector "
+            "index's (distances, ids), came back for one query; return its row of ids (ids[0])"
+        ), str(raised.value)
 
 
 def test_results_near_the_refused_shapes_are_read() -> None:
