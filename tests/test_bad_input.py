@@ -1706,6 +1706,11 @@ RAW_BASELINES: dict[str, tuple[str, str]] = {
         "golden/baseline.json is not valid JSON (line 1, column 2: Expecting property name "
         "enclosed in double quotes)",
     ),
+    "empty": (  # 0 bytes, or a byte-order mark and a newline: named as empty, not as JSON
+        "\ufeff\n",
+        "golden/baseline.json is empty (nothing in it but white space: a write that never "
+        "ran, a file made to be filled?)",
+    ),
     "other-format": (
         '{"format": "ranx-run"}',
         'golden/baseline.json is not a pytest-retrieval baseline (no "format": '
