@@ -1726,6 +1726,11 @@ RAW_BASELINES: dict[str, tuple[str, str]] = {
         "the file is cut short (a copy or a write that stopped?); restore it from version "
         "control, or write it again with --retrieval-update-baseline",
     ),
+    "truncated-inside-a-string": (  # JSON's error points at the string's start, not the end
+        BASELINE[: BASELINE.index('"fused"') + 3],
+        f"golden/baseline.json ends early at line {BASELINE[: BASELINE.index('fused')].count(chr(10)) + 1}: "
+        "the file is cut short",
+    ),
 }
 
 
