@@ -1862,8 +1862,7 @@ def test_json_lines_nested_too_deeply_are_named_not_raised(tmp_path: Path) -> No
     with pytest.raises(FormatError) as raised:  # a line torn in the middle of a string
         read_recording(recording, "run.jsonl")
     assert str(raised.value).startswith(
-        "run.jsonl:2: not JSON (Unterminated string starting at: column 33); the recording is "
-        "damaged: record again"
+        "run.jsonl:2: the line ends early: the recording is cut short"
     )
     log = parse_log(f"{DEEP}\n".encode())
     assert [p.message for p in log.problems] == [
@@ -2070,6 +2069,16 @@ ENTRY = '{"configuration": "bm25", "id": "q1", "text": "t", "results": [["d1", 1
             "run.jsonl:3: the last line's 'complete' must be true or false, got \"false\": the "
             "recording was edited; record again",
         ),
+        (  # cut inside a string: JSON's error points at the string's start
+            [ENTRY, ENTRY.replace('"q1"', '"q9"')[: ENTRY.index('"d1"') + 2]],
+            "run.jsonl:3: the line ends early: the recording is cut short (a copy, or a write "
+            "that stopped: a killed run, a full disk?); record again",
+        ),
+        (  # the same line cut short above the last is a mistake inside
+            [ENTRY.replace('"q1"', '"q9"')[: ENTRY.index('"d1"') + 2], ENTRY],
+            "run.jsonl:2: not JSON (Unterminated string starting at: column 65); the "
+            "recording is damaged: record again",
+        ),
     ],
     ids=[
         "a-line-added",
@@ -2096,6 +2105,8 @@ ENTRY = '{"configuration": "bm25", "id": "q1", "text": "t", "results": [["d1", 1
         "latency-true",
         "count-a-float",
         "complete-text",
+        "the-last-line-cut-short",
+        "a-line-cut-short-above-the-last",
     ],
 )
 def test_a_damaged_or_edited_recording_is_refused_naming_its_line(
