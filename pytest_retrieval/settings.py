@@ -252,6 +252,16 @@ def _word_tuple(key: str, raw: Raw) -> tuple[str, ...]:
     return tuple(words(raw))
 
 
+def _distinct_words(key: str, raw: Raw) -> tuple[str, ...]:
+    """Names given once each: a configuration given twice would be gated twice (every
+    row and breach shown twice, and counted twice by Holm's correction)."""
+    given = words(raw)
+    for position, name in enumerate(given):
+        if name in given[:position]:
+            raise SettingsError(f"{key}: {quoted(name, '')} is given twice; keep one")
+    return tuple(given)
+
+
 def _entries(raw: Raw) -> list[str]:
     """The entries of a repeatable option (each given as is) or of a list."""
     if raw is None or isinstance(raw, bool):
@@ -643,7 +653,7 @@ TOLERANCE = Setting(
     option="--retrieval-tolerance", metavar="X",
 )  # fmt: skip
 GATE_CONFIGURATIONS = Setting(
-    "retrieval_gate_configurations", "configurations the gate compares", "", _word_tuple,
+    "retrieval_gate_configurations", "configurations the gate compares", "", _distinct_words,
     ini="args", default_shown="every configuration in the baseline",
 )  # fmt: skip
 GATE_METRICS = Setting(

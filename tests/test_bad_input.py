@@ -1339,6 +1339,10 @@ SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
         {"retrieval_latency_budget": "p95=200"},
         "retrieval_latency_budget: 'p95=200' needs a duration with its unit (200ms, 2s)",
     ),
+    "gate-configuration-twice": (  # gated twice: each row and breach shown twice
+        {"retrieval_gate_configurations": "dense bm25 dense"},
+        "retrieval_gate_configurations: dense is given twice; keep one",
+    ),
     "latency-unit-apart": (
         {"retrieval_latency_budget": "max=2s p95=200 ms"},
         "retrieval_latency_budget: 'p95=200 ms' has a space before its unit, which splits "
