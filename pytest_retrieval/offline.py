@@ -16,6 +16,7 @@ from .golden import GoldenQuery
 from .model import Results
 from .scoring import Expectation, errored, score_query, skipped
 from .settings import Settings
+from .shapes import ResultShapeError
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,9 @@ def score_runs(
                 missing[run.name].append(query.id)
             ranking = list(run.rankings.get(query.id, ()))[:max_results]
             expect = Expectation(xfail=query.xfail is not None)
-            record, _ = score_query(query, run.name, ranking, settings, position, expect)
+            try:
+                record, _ = score_query(query, run.name, ranking, settings, position, expect)
+            except ResultShapeError as exc:  # an id judged in another Unicode form
+                record = errored(query, run.name, settings, str(exc), position)
             results.add(record)
     return Scored(results, missing, unknown)

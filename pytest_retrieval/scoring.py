@@ -18,7 +18,7 @@ from .metrics import CustomMetricError, Metric, evaluate, never_scored, parse_me
 from .model import Outcome, QueryRecord
 from .quoting import query_text, result_ids
 from .settings import Settings
-from .shapes import KeyedResult, ResultKey, rank_results
+from .shapes import KeyedResult, ResultKey, other_form, rank_results
 
 
 @dataclass(frozen=True)
@@ -103,6 +103,9 @@ def score_query(
     """
     ranked = rank_results(returned, key, kept)
     ranking = ranked.ranking
+    mismatch = other_form(ranking, [*query.relevant, *query.forbid])
+    if mismatch is not None:
+        raise mismatch
     record = base_record(query, configuration, position)
     record.duplicates, record.merged = ranked.duplicates, ranked.merged
     depth = settings.depth

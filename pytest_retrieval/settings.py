@@ -14,6 +14,7 @@ from __future__ import annotations
 import decimal
 import difflib
 import functools
+import itertools
 import math
 import os
 import re
@@ -251,6 +252,16 @@ def _word_tuple(key: str, raw: Raw) -> tuple[str, ...]:
     return tuple(words(raw))
 
 
+def _distinct_words(key: str, raw: Raw) -> tuple[str, ...]:
+    """Names given once each: a configuration given twice would be gated twice (every
+    row and breach shown twice, and counted twice by Holm's correction)."""
+    given = words(raw)
+    for position, name in enumerate(given):
+        if name in given[:position]:
+            raise SettingsError(f"{key}: {quoted(name, '')} is given twice; keep one")
+    return tuple(given)
+
+
 def _entries(raw: Raw) -> list[str]:
     """The entries of a repeatable option (each given as is) or of a list."""
     if raw is None or isinstance(raw, bool):
@@ -403,7 +414,14 @@ def _duration(key: str, word: str, text: str) -> float:
 
 def _latency_budget(key: str, raw: Raw) -> tuple[LatencyLimit, ...]:
     limits: dict[tuple[str | None, str], LatencyLimit] = {}
-    for word in assignments(key, raw):
+    given = assignments(key, raw)
+    for word, after in itertools.pairwise(given):
+        if after in ("ms", "s") and re.fullmatch(r"[0-9.]+", word.rpartition("=")[2]):
+            raise SettingsError(
+                f"{key}: {quoted(f'{word} {after}')} has a space before its unit, which "
+                f"splits it in two; write {quoted(word + after, '')}"
+            )
+    for word in given:
         target, _, value = word.rpartition("=")  # a configuration's name may hold one
         configuration, colon, statistic = target.rpartition(":")
         if colon and not configuration.strip():
@@ -635,7 +653,7 @@ TOLERANCE = Setting(
     option="--retrieval-tolerance", metavar="X",
 )  # fmt: skip
 GATE_CONFIGURATIONS = Setting(
-    "retrieval_gate_configurations", "configurations the gate compares", "", _word_tuple,
+    "retrieval_gate_configurations", "configurations the gate compares", "", _distinct_words,
     ini="args", default_shown="every configuration in the baseline",
 )  # fmt: skip
 GATE_METRICS = Setting(

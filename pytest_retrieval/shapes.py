@@ -17,6 +17,7 @@ import itertools
 import math
 import numbers
 import operator
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -72,7 +73,7 @@ def _result_id(result: Any, rank: int) -> str:
     else:
         raise ResultShapeError(
             f"result at rank {rank} is not an id, an (id, score) pair, a mapping with 'id' "
-            f"or an object with .id: {_describe(result)}{_hook_hint(result)}"
+            f"or an object with .id: {_describe(result)}{_fix_for(result)}"
         )
     _refuse_bad_score(result, rank)
     if isinstance(doc, str):
@@ -86,11 +87,31 @@ def _result_id(result: Any, rank: int) -> str:
     if isinstance(doc, numbers.Integral) and not isinstance(doc, bool):
         return _integer_id(doc, rank)  # 42, or numpy's int64 from a vector index
     raise ResultShapeError(
-        f"result at rank {rank} has an id that is not text: {_describe(doc)}{_hook_hint(doc)}"
+        f"result at rank {rank} has an id that is not text: {_describe(doc)}{_fix_for(doc)}"
     )
 
 
 _PLAIN = (str, bytes, numbers.Number, list, tuple, dict, set, type(None))
+
+
+def _fix_for(result: Any) -> str:
+    """How to return a result that is none of the shapes read: bytes decoded, a float id
+    as an integer, an array (a 2-d array, a vector index's (distances, ids)) as one row
+    of ids; for an object of the user's, the result-key hook."""
+    if isinstance(result, (bytes, bytearray)):
+        return "; ids are text: decode them (doc_id.decode())"
+    if isinstance(result, numbers.Real) and not isinstance(result, bool):
+        return (
+            "; ids are text or integers, not floats (an array of ids as floats?): "
+            "return int(doc_id), or ids.astype(int) for an array"
+        )
+    if getattr(result, "ndim", 0):
+        return (
+            f"; each result is an array here (shape {getattr(result, 'shape', '?')}): a 2-d "
+            "array, or a vector index's (distances, ids), came back for one query; return "
+            "its row of ids (ids[0])"
+        )
+    return _hook_hint(result)
 
 
 HOOK_HINT = (
@@ -247,6 +268,32 @@ def _padded_id(rank: int, doc: str) -> ResultShapeError:
         f"end, which no judgment matches (the golden files refuse such ids); return "
         f"{doc.strip()!r} (strip the ids)"
     )
+
+
+def other_form(ranking: Sequence[str], judged: Iterable[str]) -> ResultShapeError | None:
+    """A result id that a judged (or forbidden) id equals only in Unicode's composed form
+    (NFC): 'café' written with U+00E9 and with 'e' + U+0301 look alike but never match,
+    so the judgment would be missed without a word. None when there is none (ASCII
+    ids, the common case, are passed over at C speed)."""
+    if "".join(ranking).isascii():
+        return None
+    known = set(judged)
+    forms = {unicodedata.normalize("NFC", j): j for j in known if not j.isascii()}
+    if not forms:
+        return None
+    for rank, doc in enumerate(ranking, start=1):
+        if doc.isascii() or doc in known:
+            continue
+        written = forms.get(unicodedata.normalize("NFC", doc))
+        if written is not None:
+            return ResultShapeError(
+                f"result at rank {rank} has the id {doc!a}, which the golden file writes "
+                f"{written!a}: the same text in two Unicode forms (composed and decomposed "
+                "characters), which look alike but do not match; return ids in one form "
+                "(unicodedata.normalize('NFC', id)), or write the golden file's id as the "
+                "retriever does"
+            )
+    return None
 
 
 def _padded_at(ids: list[str], joined: str) -> int | None:

@@ -1012,10 +1012,24 @@ RESULT_CASES: dict[str, tuple[object, str]] = {
         [True],
         "result at rank 1 is not an id, an (id, score) pair, a mapping with 'id' or an object with .id: bool True",
     ),
-    "id-float": ([{"id": 1.5}], "result at rank 1 has an id that is not text: float 1.5"),
+    "id-float": (
+        [{"id": 1.5}],
+        "result at rank 1 has an id that is not text: float 1.5; ids are text or integers, "
+        "not floats (an array of ids as floats?): return int(doc_id), or ids.astype(int) for "
+        "an array",
+    ),
+    "float-item-integral": (
+        [1.0],
+        "result at rank 1 is not an id, an (id, score) pair, a mapping with 'id' or an object "
+        "with .id: float 1.0; ids are text or integers, not floats",
+    ),
     "bytes-item": (
         [b"a"],
-        "result at rank 1 is not an id, an (id, score) pair, a mapping with 'id' or an object with .id: bytes b'a'",
+        "result at rank 1 is not an id, an (id, score) pair, a mapping with 'id' or an object with .id: bytes b'a'; ids are text: decode them (doc_id.decode())",
+    ),
+    "bytes-id-in-a-pair": (
+        [(b"a", 0.5)],
+        "result at rank 1 has an id that is not text: bytes b'a'; ids are text: decode them",
     ),
     "nested-list": (
         [["a", "b"]],
@@ -1153,6 +1167,54 @@ def test_a_numpy_0d_array_is_refused_as_a_result_not_raised_inside_the_plugin(
         rank_results(np.array(value))
 
 
+def test_an_id_judged_in_another_unicode_form_is_refused_naming_both_forms() -> None:
+    """'café' composed in the golden file and decomposed from the retriever (or the other
+    way round) look alike and never match: the judgment would be missed without a word."""
+    from pytest_retrieval.shapes import other_form
+
+    composed, decomposed = "caf\u00e9", "cafe\u0301"
+    found = other_form(["d1", decomposed], [composed])
+    assert str(found).startswith(
+        "result at rank 2 has the id 'cafe\\u0301', which the golden file writes "
+        "'caf\\xe9': the same text in two Unicode forms"
+    )
+    assert other_form([composed], ["x", decomposed]) is not None  # a forbid id alike
+    assert other_form([composed, decomposed], [composed, decomposed]) is None  # both judged
+    assert other_form(["d1", composed], ["d1"]) is None
+    assert other_form(["d1"], [decomposed]) is None
+
+    from pytest_retrieval.golden import GoldenQuery
+    from pytest_retrieval.scoring import score_query
+    from pytest_retrieval.shapes import ResultShapeError
+
+    query = GoldenQuery("q", "coffee", relevant={composed: 2})
+    with pytest.raises(ResultShapeError, match="two Unicode forms"):
+        score_query(query, "default", [decomposed], Settings())
+
+    from pytest_retrieval.offline import Recorded, score_runs
+
+    scored = score_runs([query], [Recorded("run", {"q": [decomposed]})], Settings())
+    record = scored.results.by_configuration["run"]["q"]
+    assert record.outcome == "error" and "two Unicode forms" in str(record.error)
+
+
+def test_an_array_per_result_is_refused_saying_to_return_one_row_of_ids() -> None:
+    """A 2-d array, or a vector index's (distances, ids) returned whole for one query:
+    each result is an array, and the message says to return a row of ids, not to
+    write a result-key hook."""
+    np = pytest.importorskip("numpy")
+    from pytest_retrieval.shapes import ResultShapeError, rank_results
+
+    distances, ids = np.array([[0.9, 0.5]]), np.array([[4, 2]])
+    for returned, shape in ((ids, "(2,)"), ((distances, ids), "(1, 2)")):
+        with pytest.raises(ResultShapeError) as raised:
+            rank_results(returned)
+        assert str(raised.value).endswith(
+            f"; each result is an array here (shape {shape}): a 2-d array, or a vector "
+            "index's (distances, ids), came back for one query; return its row of ids (ids[0])"
+        ), str(raised.value)
+
+
 def test_results_near_the_refused_shapes_are_read() -> None:
     """Inner white space, a score left out or null, a namedtuple whose second field is no
     score: read as before."""
@@ -1276,6 +1338,15 @@ SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
     "latency-no-unit": (
         {"retrieval_latency_budget": "p95=200"},
         "retrieval_latency_budget: 'p95=200' needs a duration with its unit (200ms, 2s)",
+    ),
+    "gate-configuration-twice": (  # gated twice: each row and breach shown twice
+        {"retrieval_gate_configurations": "dense bm25 dense"},
+        "retrieval_gate_configurations: dense is given twice; keep one",
+    ),
+    "latency-unit-apart": (
+        {"retrieval_latency_budget": "max=2s p95=200 ms"},
+        "retrieval_latency_budget: 'p95=200 ms' has a space before its unit, which splits "
+        "it in two; write p95=200ms",
     ),
     "latency-zero": (
         {"retrieval_latency_budget": "p95=0ms"},
@@ -1639,6 +1710,11 @@ RAW_BASELINES: dict[str, tuple[str, str]] = {
         "golden/baseline.json is not valid JSON (line 1, column 2: Expecting property name "
         "enclosed in double quotes)",
     ),
+    "empty": (  # 0 bytes, or a byte-order mark and a newline: named as empty, not as JSON
+        "\ufeff\n",
+        "golden/baseline.json is empty (nothing in it but white space: a write that never "
+        "ran, a file made to be filled?)",
+    ),
     "other-format": (
         '{"format": "ranx-run"}',
         'golden/baseline.json is not a pytest-retrieval baseline (no "format": '
@@ -1653,6 +1729,11 @@ RAW_BASELINES: dict[str, tuple[str, str]] = {
         f"golden/baseline.json ends early at line {BASELINE[: len(BASELINE) // 2].count(chr(10)) + 1}: "
         "the file is cut short (a copy or a write that stopped?); restore it from version "
         "control, or write it again with --retrieval-update-baseline",
+    ),
+    "truncated-inside-a-string": (  # JSON's error points at the string's start, not the end
+        BASELINE[: BASELINE.index('"fused"') + 3],
+        f"golden/baseline.json ends early at line {BASELINE[: BASELINE.index('fused')].count(chr(10)) + 1}: "
+        "the file is cut short",
     ),
 }
 
@@ -1785,8 +1866,7 @@ def test_json_lines_nested_too_deeply_are_named_not_raised(tmp_path: Path) -> No
     with pytest.raises(FormatError) as raised:  # a line torn in the middle of a string
         read_recording(recording, "run.jsonl")
     assert str(raised.value).startswith(
-        "run.jsonl:2: not JSON (Unterminated string starting at: column 33); the recording is "
-        "damaged: record again"
+        "run.jsonl:2: the line ends early: the recording is cut short"
     )
     log = parse_log(f"{DEEP}\n".encode())
     assert [p.message for p in log.problems] == [
@@ -1993,6 +2073,16 @@ ENTRY = '{"configuration": "bm25", "id": "q1", "text": "t", "results": [["d1", 1
             "run.jsonl:3: the last line's 'complete' must be true or false, got \"false\": the "
             "recording was edited; record again",
         ),
+        (  # cut inside a string: JSON's error points at the string's start
+            [ENTRY, ENTRY.replace('"q1"', '"q9"')[: ENTRY.index('"d1"') + 2]],
+            "run.jsonl:3: the line ends early: the recording is cut short (a copy, or a write "
+            "that stopped: a killed run, a full disk?); record again",
+        ),
+        (  # the same line cut short above the last is a mistake inside
+            [ENTRY.replace('"q1"', '"q9"')[: ENTRY.index('"d1"') + 2], ENTRY],
+            "run.jsonl:2: not JSON (Unterminated string starting at: column 65); the "
+            "recording is damaged: record again",
+        ),
     ],
     ids=[
         "a-line-added",
@@ -2019,6 +2109,8 @@ ENTRY = '{"configuration": "bm25", "id": "q1", "text": "t", "results": [["d1", 1
         "latency-true",
         "count-a-float",
         "complete-text",
+        "the-last-line-cut-short",
+        "a-line-cut-short-above-the-last",
     ],
 )
 def test_a_damaged_or_edited_recording_is_refused_naming_its_line(

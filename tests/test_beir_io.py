@@ -125,6 +125,8 @@ def test_corpus_errors_name_file_and_line(tmp_path):
             "not json",
             '["a list"]',
             '{"_id": "e", "text": "x", "_id": "f"}',
+            '{"_id": " g", "text": "x"}',
+            '{"_id": "h\\ni", "text": "x"}',
         ],
     )
     assert problems(folder) == [
@@ -136,6 +138,11 @@ def test_corpus_errors_name_file_and_line(tmp_path):
         "one JSON object per line",
         "beir/corpus.jsonl:7: expected a JSON object, got list",
         "beir/corpus.jsonl:8: key '_id' appears twice in one object; keep one",
+        # no golden file holds such ids; a newline would make two ids of the corpus list
+        "beir/corpus.jsonl:9: '_id' ' g' has white space at its start or end, which no "
+        "golden file and no result id can hold; write 'g'",
+        "beir/corpus.jsonl:10: '_id' 'h\\ni' holds a control character, which no golden "
+        "file can hold (a newline would make two ids of the corpus list); remove it",
     ]
 
 
@@ -216,8 +223,8 @@ def test_not_utf8_names_the_line(tmp_path):
 ids = st.text(min_size=1, max_size=8).filter(
     lambda s: s == s.strip() and not any(c in s for c in (" ", "[", "]", "::", "\t", "\n", "\r"))
 )
-doc_ids = st.text(min_size=1, max_size=8).filter(
-    lambda s: s.strip() and not any(c in s for c in "\t\n\r")
+doc_ids = st.text(min_size=1, max_size=8).filter(  # as golden files and corpus lists hold them
+    lambda s: s.strip() == s and s and not any(c < " " or c == "\x7f" for c in s)
 )
 texts = st.text(min_size=1, max_size=20).filter(str.strip)
 

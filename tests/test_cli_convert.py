@@ -234,6 +234,24 @@ def test_import_beir_with_categories_from_a_metadata_field(tmp_path):
     assert bad.code == 2 and "dev.tsv" in bad.err
 
 
+def test_import_beir_refuses_a_corpus_list_it_could_not_read_back(tmp_path):
+    """A document id holding a space ('d 3', judged alike in the golden file) went into
+    the --corpus list, which validate --corpus then refused to read; it is refused before
+    anything is written."""
+    project = write_project(tmp_path, {})
+    folder = _beir(project / "beir")
+    with (folder / "corpus.jsonl").open("a", encoding="utf-8") as corpus:
+        corpus.write('{"_id": "d 3", "text": "spaced"}\n')
+    ran = cli("import", "beir", "beir", "-o", "golden/beir.yaml", "--corpus", "c.txt", cwd=project)
+    assert (ran.code, ran.err.strip().splitlines()[-1]) == (
+        2,
+        "pytest-retrieval: error: --corpus c.txt: 1 document id ('d 3') holds white space, "
+        "which a corpus list (one id a line, no blanks) cannot hold; import without --corpus, "
+        "or give the documents ids without white space",
+    )
+    assert not (project / "golden/beir.yaml").exists() and not (project / "c.txt").exists()
+
+
 TREC_IMPORT = ["trec", "qrels.txt", "--topics", "topics.txt"]
 
 

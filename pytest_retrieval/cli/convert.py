@@ -11,7 +11,7 @@ from typing import NamedTuple
 from ..golden import DEFAULT_CATEGORY, GoldenFileError, GoldenQuery
 from ..io.atomic import write_all_atomic
 from ..io.beir import read_beir
-from ..io.common import FormatError, category_problem, counted, some_ids
+from ..io.common import FormatError, category_problem, counted, has_space, some_ids
 from ..io.corpus import read_categories, read_corpus, write_corpus
 from ..io.golden_writer import golden_yaml, write_golden_jsonl, write_golden_yaml
 from ..io.trec import (
@@ -27,6 +27,7 @@ from ..io.trec import (
 )
 from ..model import QueryRecord
 from ..pooling import coverage
+from ..quoting import quoted
 from .common import (
     OK,
     CliError,
@@ -204,6 +205,21 @@ def _write_golden(ctx: Context, args: argparse.Namespace, queries: Sequence[Gold
     ctx.note(f"wrote {len(queries)} golden queries to {args.output}")
 
 
+def _refuse_unlistable(given: str | None, ids: set[str]) -> None:
+    """Before anything is written: the ids a corpus list (one id a line, no blanks:
+    ``validate --corpus`` reads it so) cannot hold, which ``--corpus`` would write into
+    a list nothing reads back."""
+    spaced = sorted(d for d in ids if has_space(d)) if given is not None else []
+    if spaced:
+        shown = ", ".join(map(quoted, spaced[:5])) + (", ..." if len(spaced) > 5 else "")
+        raise CliError(
+            f"--corpus {given}: {counted(len(spaced), 'document id')} ({shown}) "
+            f"{'holds' if len(spaced) == 1 else 'hold'} white space, which a corpus list (one "
+            "id a line, no blanks) cannot hold; import without --corpus, or give the "
+            "documents ids without white space"
+        )
+
+
 def _corpus(ctx: Context, given: str | None, ids: set[str]) -> None:
     """Write the ids to ``--corpus``; an id list already there keeps its ids (a qrels
     file knows only the judged documents: replacing the list would drop the others)."""
@@ -306,9 +322,10 @@ def import_trec(ctx: Context, args: argparse.Namespace) -> int:
         note = coverage(run.tag, run.ids(), judgments, ctx.judged_depth).note()
         if note:
             ctx.notice(f"run {note}")
-    _write_golden(ctx, args, imported.queries)
     docs = {d for q in imported.queries for d in q.relevant}
     docs |= {d for run in runs for ranking in run.ids().values() for d in ranking}
+    _refuse_unlistable(args.corpus, docs)
+    _write_golden(ctx, args, imported.queries)
     _corpus(ctx, args.corpus, docs)
     return OK
 
@@ -339,6 +356,7 @@ def import_beir(ctx: Context, args: argparse.Namespace) -> int:
     left_out = dataset.left_out
     split = f" in split '{args.split}'"
     _left_out(ctx, counted(len(left_out), "query", "queries"), split, left_out)
+    _refuse_unlistable(args.corpus, set(dataset.corpus_ids))
     _write_golden(ctx, args, dataset.queries)
     _corpus(ctx, args.corpus, set(dataset.corpus_ids))
     return OK

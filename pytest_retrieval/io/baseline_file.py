@@ -48,6 +48,11 @@ def _query(qid: str, configuration: str, data: object) -> QueryRecord:
 
 def _load_json(text: str, shown: str) -> dict[str, object]:
     """The whole text parsed and checked (what :func:`_read_written` declines ends here)."""
+    if not text.strip(" \t\r\n\ufeff"):
+        raise BaselineError(
+            f"{shown} is empty (nothing in it but white space: a write that never ran, a "
+            "file made to be filled?)"
+        )
     try:
         data = loads_json(text)
     except NestedTooDeeply:

@@ -114,6 +114,23 @@ def _record_id(record: Mapping[str, Any], line: int, log: ProblemLog) -> str | N
     return None
 
 
+def _unwritable_id(value: str) -> str | None:
+    """Why a document's ``_id`` cannot be imported: white space at its ends (no golden file holds
+    such an id, and the corpus list, one id per line, would strip it), or a control
+    character (a newline would make two ids of the corpus list)."""
+    if value.strip() != value:
+        return (
+            f"'_id' {value!r} has white space at its start or end, which no golden file "
+            f"and no result id can hold; write {value.strip()!r}"
+        )
+    if any(char < " " or char == "\x7f" for char in value):
+        return (
+            f"'_id' {value!r} holds a control character, which no golden file can hold "
+            "(a newline would make two ids of the corpus list); remove it"
+        )
+    return None
+
+
 # --------------------------------------------------------------------------- the three files
 
 
@@ -123,6 +140,10 @@ def _corpus_ids(path: Path, log: ProblemLog) -> dict[str, int]:
     for line, record in _json_objects(path, log):
         doc = _record_id(record, line, log)
         if doc is None:
+            continue
+        problem = _unwritable_id(doc)
+        if problem is not None:
+            log.add(line, problem)
             continue
         for key in ("title", "text"):
             if key in record and not isinstance(record[key], str):

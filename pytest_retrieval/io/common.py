@@ -80,8 +80,12 @@ def is_version(value: object, wanted: int) -> bool:
 
 def cut_short(exc: json.JSONDecodeError, text: str) -> bool:
     """True when the JSON text is valid up to where it ends: a file cut short (a copy or
-    a write that stopped), not one with a mistake inside."""
-    return bool(text.strip()) and exc.pos >= len(text.rstrip())
+    a write that stopped), not one with a mistake inside. A cut inside a string is one:
+    the strict decoder stops at any control character, so a string it finds unterminated
+    ran to the end of the text (its error points at the string's start)."""
+    if not text.strip():
+        return False
+    return exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
 
 
 def decode_json(text: str, decoder: json.JSONDecoder = _DECODER) -> object:

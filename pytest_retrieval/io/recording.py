@@ -37,7 +37,7 @@ from ..golden import GoldenQuery, Problem
 from ..retriever_metadata import Metadata, parse_metadata
 from ..shapes import KeyedResult
 from .atomic import mode_for, sync_folder, write_target
-from .common import FormatError, ProblemLog, decode_json, is_version
+from .common import FormatError, ProblemLog, cut_short, decode_json, is_version
 from .repeated_keys import RepeatedKeys
 
 FORMAT = "pytest-retrieval recording"
@@ -422,13 +422,23 @@ def read_recording(path: Path, shown: str | None = None) -> Recording:
 _UNREADABLE = object()  # a line that is no JSON value (its problem is logged)
 
 
-def _json_line(line: str, number: int, log: ProblemLog, hook: RepeatedKeys) -> object:
+def _json_line(
+    line: str, number: int, log: ProblemLog, hook: RepeatedKeys, last: bool = False
+) -> object:
     """A line's JSON value; :data:`_UNREADABLE` (and a problem) when it is not JSON or
-    gives a key twice in one object (which JSON reads as the last, silently)."""
+    gives a key twice in one object (which JSON reads as the last, silently). ``last``:
+    the file's last line, which a copy or a write that stopped leaves cut short."""
     hook.keys.clear()
     try:
         data = decode_json(line, hook.decoder)
     except json.JSONDecodeError as exc:
+        if last and cut_short(exc, line):
+            log.add(
+                number,
+                "the line ends early: the recording is cut short (a copy, or a write "
+                "that stopped: a killed run, a full disk?); record again",
+            )
+            return _UNREADABLE
         log.add(
             number,
             f"not JSON ({exc.msg}: column {exc.colno}); the recording is damaged: record again",
@@ -454,10 +464,13 @@ def _entries(
     footer_line = 0
     seen: dict[tuple[str, str], tuple[int, int]] = {}  # (configuration, id) -> line, attempt
     hook = RepeatedKeys()
+    final = len(lines)  # the last line that is not blank
+    while final > 1 and not lines[final - 1].strip():
+        final -= 1
     for number, line in enumerate(lines[1:], start=2):
         if not line.strip():
             continue
-        data = _json_line(line, number, log, hook)
+        data = _json_line(line, number, log, hook, number == final)
         if data is _UNREADABLE:
             continue
         if isinstance(data, dict) and "complete" in data:
