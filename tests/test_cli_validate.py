@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import shutil
@@ -512,3 +513,18 @@ def test_the_closest_corpus_id_is_sought_within_a_budget(monkeypatch):
     assert "did you mean 'astro-saturn'?" in message
     monkeypatch.setattr(lint_module, "SUGGESTION_BUDGET", 1)
     assert ": a typo? " in str(lint_module.lint([query], corpus=corpus)[0])
+
+
+class _ClosedPipe(io.StringIO):
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_an_error_said_into_a_closed_pipe_still_exits_2(tmp_path):
+    """`... 2>&1 | head -3`: printing the error raised BrokenPipeError inside the except
+    clause that caught the error, and the exit code was 1 or 2 from run to run."""
+    from pytest_retrieval.cli.main import main
+
+    code = main(["import", "trec", "missing.qrels", "-o", "x.yaml"], cwd=tmp_path,
+                out=io.StringIO(), err=_ClosedPipe())  # fmt: skip
+    assert code == 2

@@ -68,16 +68,27 @@ def _handler(args: argparse.Namespace) -> Handler:
 BROKEN_PIPE = 141  # what a shell reports for a command a closed pipe stopped (128 + SIGPIPE)
 
 
-def _let_stdout_go() -> None:
-    """Point standard output at the null device, so that the interpreter's flush at exit
-    does not fail on the closed pipe again (as the Python documentation on SIGPIPE does)."""
+def _let_stdout_go(stream: TextIO | None = None) -> None:
+    """Point standard output (or ``stream``) at the null device, so that the interpreter's
+    flush at exit does not fail on the closed pipe again (as the Python documentation on
+    SIGPIPE does)."""
     try:
-        fd = sys.stdout.fileno()
+        fd = (stream or sys.stdout).fileno()
     except (AttributeError, OSError, ValueError):  # not a real file: nothing left to flush
         return
     null = os.open(os.devnull, os.O_WRONLY)
     os.dup2(null, fd)
     os.close(null)
+
+
+def _say(err: TextIO, text: str) -> None:
+    """Print an error line; when the error stream is a closed pipe (``2>&1 | head``) it
+    goes unsaid, and the exit code still tells what happened."""
+    try:
+        print(text, file=err)
+        err.flush()
+    except BrokenPipeError:
+        _let_stdout_go(err)
 
 
 def main(
@@ -103,16 +114,16 @@ def main(
         finally:
             ctx.close()
     except CliError as exc:
-        print(f"pytest-retrieval: error: {exc}", file=err)
+        _say(err, f"pytest-retrieval: error: {exc}")
         return USAGE
     except BrokenPipeError:  # the reader stopped reading (| head): stop, and say nothing
         _let_stdout_go()
         return BROKEN_PIPE
     except OSError as exc:  # a path that cannot be read or written: no traceback
-        print(f"pytest-retrieval: error: {os_error_text(exc)}", file=err)
+        _say(err, f"pytest-retrieval: error: {os_error_text(exc)}")
         return USAGE
     except SystemExit as exc:  # --help, --version
         return exc.code if isinstance(exc.code, int) else 0
     except KeyboardInterrupt:
-        print("pytest-retrieval: interrupted", file=err)
+        _say(err, "pytest-retrieval: interrupted")
         return USAGE
