@@ -494,6 +494,25 @@ def test_an_interval_clear_of_zero_beside_a_holm_p_that_is_not_significant_is_ex
     assert "interval clear of 0" not in plain
 
 
+def test_the_holm_note_names_a_gated_configuration_that_did_not_change() -> None:
+    """Said of every run, 'the unchanged configurations' too' was wrong where each one
+    changed; where one did not, it names it and how to gate the others alone."""
+    base = [record(q, 1.0) for q in QUERY_IDS]
+    now = [record(q, 0.5 if q.startswith("lex") else 1.0) for q in QUERY_IDS]
+    settings = GateSettings(mode="significant", configurations=("fused", "bm25"))
+    both = gate(baseline_of(base, perfect("bm25")), results_of(now, perfect("bm25")), settings)
+    text = " ".join(explain(both, GateSettings().tolerance).split())
+    assert (
+        f"corrected across all {len(both.rows)} gated rows (those of 'bm25' too, which did not "
+        "change on any row: retrieval_gate_configurations = fused gates the others alone), "
+        "which asks more of each row"
+    ) in text
+    alone = gate(baseline_of(base), results_of(now), GateSettings(mode="significant"))
+    assert f"across all {len(alone.rows)} gated rows, which asks more" in " ".join(
+        explain(alone, GateSettings().tolerance).split()
+    )
+
+
 def test_holm_runs_across_every_gate_row() -> None:
     many = [f"lex-{i}" for i in range(1, 41)]
     base = baseline_of([record(q, 1.0) for q in many])

@@ -18,7 +18,7 @@ from tabulate import tabulate
 from ..comparisons import clear_of_zero
 from ..gate import GateResult, GateRow, WorstQuery
 from ..io.common import counted
-from ..quoting import result_ids, short
+from ..quoting import quoted, result_ids, short
 from ..retriever_metadata import change_lines
 from ..settings import Tolerances
 from .summary import fit
@@ -216,6 +216,22 @@ def _absolute_p_lines(result: GateResult, width: int | None) -> list[str]:
     return ["", *_wrap(text, width, "", "")]
 
 
+def _unchanged_too(result: GateResult) -> str:
+    """Which gated configurations did not change at all (their rows still count in Holm's
+    correction), and how to gate the others alone; "" when every one changed."""
+    deltas: dict[str, list[float]] = {}
+    for row in result.rows:
+        deltas.setdefault(row.configuration, []).append(row.delta)
+    still = [c for c, values in deltas.items() if not any(values)]
+    changed = [c for c in deltas if c not in still]
+    if not still or not changed:
+        return ""
+    return (
+        f" (those of {', '.join(quoted(c) for c in still)} too, which did not change on "
+        f"any row: retrieval_gate_configurations = {' '.join(changed)} gates the others alone)"
+    )
+
+
 def _significance_lines(result: GateResult, width: int | None, narrow: bool) -> list[str]:
     lines: list[str] = _absolute_p_lines(result, width)
     if result.mode != "significant":
@@ -228,8 +244,8 @@ def _significance_lines(result: GateResult, width: int | None, narrow: bool) -> 
         if clear:
             text = (
                 f"{clear} of these have an interval clear of 0: each interval is its row's "
-                f"own, while p (Holm) is corrected across all {len(result.rows)} gated rows "
-                "(the unchanged configurations' too), which asks more of each row"
+                f"own, while p (Holm) is corrected across all {len(result.rows)} gated rows"
+                f"{_unchanged_too(result)}, which asks more of each row"
             )
             lines += _wrap(text, width, "", "")
     small = result.too_small
