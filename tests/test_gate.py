@@ -494,6 +494,24 @@ def test_an_interval_clear_of_zero_beside_a_holm_p_that_is_not_significant_is_ex
     assert "interval clear of 0" not in plain
 
 
+def test_many_unjudged_results_lost_or_gained_are_counted_not_listed() -> None:
+    """Metrics cut at 100 over sparse judgments: each query listed some 24 unjudged ids
+    as '1333 (-)' lost and gained, 336 lines for one gate; none can move a metric."""
+    from pytest_retrieval.gate import WorstQuery
+    from pytest_retrieval.report.gate_text import worst_detail
+
+    noise = [f"u{i}" for i in range(24)]
+    query = WorstQuery(
+        id="q", baseline=1.0, current=0.5, lost=["a", *noise[:12]], gained=[*noise[12:], "b"],
+        grades={"a": 3, "b": 0}, k=100,
+    )  # fmt: skip
+    assert worst_detail(query) == "top 100: lost a (3), 12 unjudged; gained b (0), 12 unjudged"
+    few = WorstQuery(
+        id="q", baseline=1.0, current=0.5, lost=["a", "u1"], gained=[], grades={"a": 3}
+    )
+    assert worst_detail(few).endswith("lost a (3), u1 (-); gained -")
+
+
 def test_the_holm_note_names_a_gated_configuration_that_did_not_change() -> None:
     """Said of every run, 'the unchanged configurations' too' was wrong where each one
     changed; where one did not, it names it and how to gate the others alone."""

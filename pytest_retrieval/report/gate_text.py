@@ -34,11 +34,20 @@ def _num(value: float) -> str:
     return f"{value:.3f}"
 
 
+UNJUDGED_NAMED = 5  # past this many unjudged results lost (or gained), they are counted
+
+
 def _ids(ids: Sequence[str], grades: Mapping[str, int]) -> str:
+    """Results lost or gained, each with its grade; the unjudged ones counted when there
+    are many (metrics cut at 100 over sparse judgments lose dozens that move nothing)."""
     if not ids:
         return "-"
     shown = result_ids(ids)
-    return ", ".join(f"{shown[d]} ({grades.get(d, '-')})" for d in ids)
+    unjudged = sum(1 for d in ids if d not in grades)
+    if unjudged <= UNJUDGED_NAMED:
+        return ", ".join(f"{shown[d]} ({grades.get(d, '-')})" for d in ids)
+    named = [f"{shown[d]} ({grades[d]})" for d in ids if d in grades]
+    return ", ".join([*named, f"{unjudged:,} unjudged"])
 
 
 def _where(row: GateRow) -> str:
