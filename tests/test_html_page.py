@@ -125,6 +125,21 @@ def parsed(markup: str) -> Collector:
     return collector
 
 
+@pytest.mark.parametrize(
+    ("metric", "markup"),
+    [
+        ("r_precision", "r_<wbr>precision"),  # no break had clipped it to 'r_precisic'
+        ("hit_rate@10", "hit_<wbr>rate<wbr>@10"),
+        ("ndcg@10", "ndcg<wbr>@10"),
+        ("mrr", "mrr"),
+    ],
+)
+def test_a_metric_header_may_wrap_before_its_cut_and_after_an_underscore(
+    metric: str, markup: str
+) -> None:
+    assert hp.join(hp._breakable(metric)).markup == markup
+
+
 def test_page_is_deterministic() -> None:
     assert hp.render_page(sample_page_data()) == page()
 

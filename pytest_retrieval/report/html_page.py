@@ -593,9 +593,14 @@ def _query_head(data: PageData) -> Raw:
 
 def _breakable(metric: str) -> Child:
     """A metric's name in a narrow header: it may wrap before its cut (``precision`` /
-    ``@10``), never inside a word."""
+    ``@10``) and after an underscore or a dot (``r_`` / ``precision``), never inside a
+    word."""
     name, at, cut = metric.partition("@")
-    return [name, el("wbr"), at + cut] if at else metric
+    parts: list[Child] = []
+    for piece in re.split(r"(?<=[_.])", name):
+        parts += [piece, el("wbr")]
+    parts = parts[:-1]  # no break after the last piece
+    return [*parts, el("wbr"), at + cut] if at else parts
 
 
 def _select(name: str, label: str, options: Sequence[str], everything: str | None) -> Raw:
