@@ -38,13 +38,15 @@ class Coverage:
         """The pooling warning, when some of the top k is unjudged."""
         if self.judged is None or self.unjudged == 0:
             return None
-        empty = f" ({self.empty} returned nothing: left out)" if self.empty else ""
+        empty = f" ({self.empty:,} returned nothing: left out)" if self.empty else ""
+        one = self.unjudged == 1
         return (
             f"'{self.configuration}': judged@{self.k} is {self.judged:.3f} on the "
-            f"{self.queries} judged queries that returned something{empty}; its "
-            f"{self.unjudged} "
-            "unjudged results count as not relevant, so its scores are lower bounds until "
-            "they are graded (pytest-retrieval pool lists them)"
+            f"{self.queries:,} judged {'query' if self.queries == 1 else 'queries'} that "
+            f"returned something{empty}; its {self.unjudged:,} unjudged "
+            f"{'result counts' if one else 'results count'} as not relevant, so its scores "
+            f"are lower bounds until {'it is' if one else 'they are'} graded "
+            f"(pytest-retrieval pool lists {'it' if one else 'them'})"
         )
 
 

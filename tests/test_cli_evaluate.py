@@ -746,7 +746,7 @@ def test_evaluate_notes_fit_the_terminal(tmp_path, monkeypatch):
     project = _project(tmp_path)
     write_run(project / "runs" / "wide.run", {"wide": {"rain-tomorrow": ["n1", "n2", "n3"]}})
     ran = cli("evaluate", "runs/wide.run", "-q", cwd=project)
-    assert "'wide': judged@10 is 0.000 on the 1 judged queries that returned" in ran.notes
+    assert "'wide': judged@10 is 0.000 on the 1 judged query that returned" in ran.notes
     assert "'wide': 2 golden queries have no ranking in runs/wide.run" in ran.notes
     assert "'wide': 1 of the queries with nothing to find is not in runs/wide.run" in ran.notes
     assert ran.err.count("\n  ") >= 2, ran.err  # continued lines are indented

@@ -602,3 +602,19 @@ def test_a_report_given_twice_is_refused_and_reports_alike_in_name_are_kept_apar
     same = cli("pool", "a/r.json", "b/r.json", "--depth", "3", cwd=project)
     assert same.code == 0, same.err
     assert 'found: {"a/r.json:bm25": 1, "b/r.json:bm25": 1}' in same.out, same.out
+
+
+def test_the_pooling_note_counts_in_the_right_number_with_thousands_marked() -> None:
+    """'its 1 unjudged results', '21203 unjudged results' (the docs show 8,522)."""
+    from pytest_retrieval.pooling import Coverage
+
+    one = Coverage("bm25", 10, 1, 0, 0.9, 1).note()
+    assert one is not None and one.endswith(
+        "on the 1 judged query that returned something; its 1 unjudged result counts as not "
+        "relevant, so its scores are lower bounds until it is graded (pytest-retrieval pool "
+        "lists it)"
+    )
+    many = Coverage("bm25", 100, 2250, 3, 0.06, 21203).note()
+    assert many is not None
+    assert "on the 2,250 judged queries that returned something (3 returned nothing" in many
+    assert "its 21,203 unjudged results count as not relevant" in many

@@ -33,9 +33,11 @@ def since_lines(since: SincePrevious | None, label: str, width: int) -> list[str
     if since is None:
         return [f"retrieval log: the first run {label_text(label)}; the next one compares with it"]
     title = f"since the previous run {label_text(label)} ({_when(since)}): all, now (change)"
-    lines = textwrap.wrap(title, width, subsequent_indent="  ")
+    lines = textwrap.wrap(title, width, subsequent_indent="  ", break_on_hyphens=False)
     for note in since.notes:
-        lines += textwrap.wrap(note, width, initial_indent="  ", subsequent_indent="    ")
+        lines += textwrap.wrap(
+            note, width, initial_indent="  ", subsequent_indent="    ", break_on_hyphens=False
+        )
     if not since.changes:
         return lines
     metrics = list(dict.fromkeys(c.metric for c in since.changes))

@@ -179,7 +179,9 @@ def significant_lines(evaluation: Evaluation, width: int) -> list[str]:
         lines = [f"significant differences from {ref} (* above; Holm-corrected):"]
     for (configuration, metric), parts in found.items():
         text = f"{configuration} {metric}: " + ", ".join(parts)
-        lines += textwrap.wrap(text, width, initial_indent="  ", subsequent_indent="      ")
+        lines += textwrap.wrap(
+            text, width, initial_indent="  ", subsequent_indent="      ", break_on_hyphens=False
+        )
     return lines
 
 
@@ -196,11 +198,17 @@ def _clear_but_not_significant(comparisons: Comparisons, width: int) -> list[str
         f"Holm-corrected across all {len(comparisons.rows)} rows, below retrieval_alpha "
         "(each p is in the Markdown and JSON reports)"
     )
-    return textwrap.wrap(text, width, initial_indent="  ", subsequent_indent="  ")
+    return textwrap.wrap(
+        text, width, initial_indent="  ", subsequent_indent="  ", break_on_hyphens=False
+    )
 
 
 def _titled(title: str, lines: list[str], width: int) -> list[str]:
-    return ["", *textwrap.wrap(title, width, subsequent_indent="  "), *lines]
+    return [
+        "",
+        *textwrap.wrap(title, width, subsequent_indent="  ", break_on_hyphens=False),
+        *lines,
+    ]
 
 
 def normal_lines(evaluation: Evaluation, width: int) -> list[str]:
@@ -223,7 +231,7 @@ def latency_lines(evaluation: Evaluation, width: int) -> list[str]:
     for name, (*values, batch) in latency_cells(evaluation).items():  # one unit for all
         parts.append(f"{name} {'/'.join(values)}" + (" (batch share)" if batch else ""))
     text = "latency p50/p95/max per query: " + "; ".join(parts)
-    return textwrap.wrap(text, width, subsequent_indent="  ")
+    return textwrap.wrap(text, width, subsequent_indent="  ", break_on_hyphens=False)
 
 
 def fitted(table: Table, width: int) -> list[str]:
