@@ -269,3 +269,25 @@ def test_a_symbolic_link_is_written_through_and_stays_a_link(tmp_path: Path) -> 
     write_atomic(link, "after")
     assert link.is_symlink() and target.read_text() == "after"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["baseline.json", "shared"]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="whether a process is there is asked on POSIX")
+def test_a_killed_writers_temporary_file_is_removed_by_the_next_write(tmp_path: Path) -> None:
+    """A recording run killed with kill -9 left .rec.jsonl.XXXX.tmp (17 MB), and later
+    runs left it there; one of a process still running (another run writing) stays."""
+    from pytest_retrieval.io.atomic import write_atomic
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    killed = tmp_path / f".out.json.{gone.pid}.k1ll3d00.tmp"
+    running = tmp_path / ".out.json.1.0th3r000.tmp"  # init: there, and not ours
+    other = tmp_path / f".other.json.{gone.pid}.k1ll3d00.tmp"  # another file's
+    for path in (killed, running, other):
+        path.write_text("partial")
+    write_atomic(tmp_path / "out.json", "{}\n")
+    assert (tmp_path / "out.json").read_text() == "{}\n"
+    assert not killed.exists()
+    assert running.exists() and other.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [".other.json." + f"{gone.pid}.k1ll3d00.tmp", ".out.json.1.0th3r000.tmp", "out.json"]
+    )

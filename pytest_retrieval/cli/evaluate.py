@@ -42,17 +42,21 @@ from .common import (
     read_report_file,
 )
 
+DESCRIPTION = (
+    "Score each RUN (a TREC run file: one configuration per run tag; or a "
+    "JSON report of the plugin: one per configuration) against the golden set with the "
+    "plugin's metrics, conventions, tables and reports. A golden query a run lacks is "
+    "scored as a query for which nothing came back: 0 when it has something to find "
+    "(trec_eval's -c), and by retrieval_empty when it has nothing to find (abstain, the "
+    "default: 1.0; zero: 0, as -c)."
+)
+
 
 def add_parsers(commands: Commands) -> None:
     evaluate = commands.add_parser(
         "evaluate",
         help="score TREC runs or JSON reports against the golden set, as the plugin does",
-        description="Score each RUN (a TREC run file: one configuration per run tag; or a "
-        "JSON report of the plugin: one per configuration) against the golden set with the "
-        "plugin's metrics, conventions, tables and reports. A golden query a run lacks is "
-        "scored as a query for which nothing came back: 0 when it has something to find "
-        "(trec_eval's -c), and by retrieval_empty when it has nothing to find (abstain, the "
-        "default: 1.0; zero: 0, as -c).",
+        description=DESCRIPTION,
     )
     evaluate.add_argument("runs", nargs="+", metavar="RUN")
     evaluate.add_argument(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -29,13 +30,51 @@ def write_target(path: Path) -> Path:
     return target
 
 
+def temporary_beside(path: Path) -> tuple[int, str]:
+    """A new temporary file beside ``path`` (``.NAME.PID.XXXXXXXX.tmp``), open: its file
+    descriptor and name. The temporary files of runs that were killed before they could
+    rename theirs (their process is gone) are removed first: nothing reads them, and a
+    killed recording of a large run leaves hundreds of megabytes."""
+    _remove_orphans(path)
+    return tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
+
+
+def _remove_orphans(path: Path) -> None:
+    if os.name != "posix":  # os.kill(pid, 0) asks only POSIX whether a process is there
+        return
+    pattern = re.compile(rf"\.{re.escape(path.name)}\.(\d+)\.\w+\.tmp")
+    try:
+        entries = list(os.scandir(path.parent))
+    except OSError:
+        return
+    for entry in entries:
+        found = pattern.fullmatch(entry.name)
+        if found is not None and not _running(int(found.group(1))):
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
+
+
+def _running(pid: int) -> bool:
+    """Whether a process ``pid`` is there (another user's counts: it may be writing)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (OSError, OverflowError):  # not ours to signal, or no such number: leave it
+        return True
+    return True
+
+
 def write_atomic(path: Path, text: str | Iterable[str]) -> None:
     """Write ``text`` (or its pieces, as they come) to a temporary file beside ``path``
     (beside the file it links to, for a symbolic link), fsync it, rename it over, then
     fsync the folder.
 
     A process killed at any point leaves ``path`` as it was or wholly new; a killed one may
-    leave its temporary file (``.NAME.*.tmp``), which nothing reads.
+    leave its temporary file (``.NAME.PID.*.tmp``), which nothing reads and the next write
+    beside it removes.
     """
     write_all_atomic([(path, text)])
 
@@ -72,7 +111,7 @@ def _staged(path: Path, text: str | Iterable[str]) -> tuple[str, Path]:
         blocking = next((p for p in path.parents if p.exists() and not p.is_dir()), path)
         raise NotADirectoryError(errno.ENOTDIR, message, str(blocking)) from None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        fd, tmp = temporary_beside(path)
     except OSError as exc:  # named by the file asked for, not the temporary one
         raise type(exc)(exc.errno, exc.strerror, str(path)) from None
     try:

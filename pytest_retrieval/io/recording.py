@@ -26,7 +26,6 @@ import contextlib
 import json
 import math
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +35,7 @@ from ..bulk import paused_gc
 from ..golden import GoldenQuery, Problem
 from ..retriever_metadata import Metadata, parse_metadata
 from ..shapes import KeyedResult
-from .atomic import mode_for, sync_folder, write_target
+from .atomic import mode_for, sync_folder, temporary_beside, write_target
 from .common import FormatError, ProblemLog, cut_short, decode_json, is_version
 from .repeated_keys import RepeatedKeys
 
@@ -124,9 +123,7 @@ class RecordingWriter:
     def __init__(self, path: Path, settings: Mapping[str, object]):
         self.path = write_target(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, self._tmp = tempfile.mkstemp(
-            prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent
-        )
+        fd, self._tmp = temporary_beside(self.path)
         self._file: IO[str] | None = os.fdopen(fd, "w", encoding="utf-8", newline="\n")
         self.entries = 0
         self._attempts: dict[str, int] = {}  # an entry's configuration and id -> lines so far
