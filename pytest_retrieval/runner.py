@@ -480,6 +480,8 @@ def _split(returned: object, n: int, ids: Sequence[str], share: float) -> list[A
             f"the batch call returned {kind}, not a list with one result list per query "
             f"({n} {'query' if n == 1 else 'queries'}, in their order)"
         )
+        if isinstance(returned, dict):  # results keyed by query id: put them in order
+            message += "; for results by query id, return [results[q.id] for q in queries]"
         return _one_bad_batch(message, n, ids, share)
     if len(returned) != n:
         message = (

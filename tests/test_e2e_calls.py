@@ -272,7 +272,7 @@ def test_a_batch_that_returns_the_wrong_number_of_results_is_an_error_that_says_
     errors = [q["error"] for q in bm25.values() if q["error"]]
     assert errors == [
         "the batch call returned dict, not a list with one result list per query (1 query, "
-        "in their order)"
+        "in their order); for results by query id, return [results[q.id] for q in queries]"
     ]
     assert result.ret == pytest.ExitCode.TESTS_FAILED
 
