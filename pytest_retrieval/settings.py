@@ -378,7 +378,10 @@ def _items(key: str, raw: Raw) -> Items:
     if name == "shard" and size.isdigit() and len(size) <= 12 and int(size) >= 1:
         return Items("shard", int(size))
     given = quoted(_text(raw))
-    raise SettingsError(f"{key} must be query, category or shard:N (e.g. shard:1000), got {given}")
+    bound = " with N from 1 to 999,999,999,999" if name == "shard" and size.isdigit() else ""
+    raise SettingsError(
+        f"{key} must be query, category or shard:N{bound} (e.g. shard:1000), got {given}"
+    )
 
 
 @dataclass(frozen=True)
@@ -476,10 +479,16 @@ def _weights(key: str, raw: Raw) -> dict[str, float]:
 def _report_paths(key: str, raw: Raw) -> tuple[str, ...]:
     paths = _paths(key, raw)
     for path in paths:
-        if PurePath(path).suffix.lower() not in REPORT_SUFFIXES:
+        suffix = PurePath(path).suffix
+        if suffix.lower() not in REPORT_SUFFIXES:
+            folder = (
+                f"; for a report in a folder, name the file in it ({path.rstrip('/')}/report.html)"
+                if not suffix
+                else ""
+            )
             raise SettingsError(
                 f"{key} {quoted(path, '', width=2 * SHOWN)}: the suffix must be one of "
-                f"{', '.join(REPORT_SUFFIXES)}"
+                f"{', '.join(REPORT_SUFFIXES)}{folder}"
             )
     return tuple(paths)
 

@@ -1363,12 +1363,14 @@ SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
     ),
     "items-shard-zero": (
         {"retrieval_items": "shard:0"},
-        "retrieval_items must be query, category or shard:N (e.g. shard:1000), got 'shard:0'",
+        "retrieval_items must be query, category or shard:N with N from 1 to 999,999,999,999 (e.g. "
+        "shard:1000), got 'shard:0'",
     ),
     "items-shard-of-thousands-of-digits": (
         {"retrieval_items": "shard:1" + "0" * 5000},
-        "retrieval_items must be query, category or shard:N (e.g. shard:1000), got "
-        "'shard:1000000000000000000000000000000000...' (5,007 characters)",
+        "retrieval_items must be query, category or shard:N with N from 1 to 999,999,999,999 "
+        "(e.g. shard:1000), got 'shard:1000000000000000000000000000000000...' (5,007 "
+        "characters)",
     ),
     "timeout-nan": (
         {"retrieval_timeout": "nan"},
@@ -1471,6 +1473,11 @@ SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
     "report-suffix": (
         {"retrieval_report": ["out.txt"]},
         "--retrieval-report out.txt: the suffix must be one of .json, .md, .html",
+    ),
+    "report-folder": (
+        {"retrieval_report": ["reports"]},
+        "--retrieval-report reports: the suffix must be one of .json, .md, .html; for a report "
+        "in a folder, name the file in it (reports/report.html)",
     ),
     "group-by-bad": (
         {"retrieval_group_by": ["tag"]},

@@ -214,7 +214,8 @@ BAD_VALUES = [
     (
         ("--retrieval-items=shard:0",),
         "",
-        "--retrieval-items must be query, category or shard:N (e.g. shard:1000), got 'shard:0'",
+        "--retrieval-items must be query, category or shard:N with N from 1 to "
+        "999,999,999,999 (e.g. shard:1000), got 'shard:0'",
     ),
     (
         (),
