@@ -103,7 +103,7 @@ def score_query(
     """
     ranked = rank_results(returned, key, kept)
     ranking = ranked.ranking
-    mismatch = other_form(ranking, [*query.relevant, *query.forbid])
+    mismatch = other_form(ranking, query.relevant, query.forbid)
     if mismatch is not None:
         raise mismatch
     record = base_record(query, configuration, position)
@@ -112,7 +112,7 @@ def score_query(
     record.retrieved = ranking if depth is None else ranking[:depth]
     relevant = query.relevant
     record.grades = {d: relevant[d] for d in sorted(relevant.keys() & record.retrieved)}
-    if relevant and record.retrieved and not any(g > 0 for g in record.grades.values()):
+    if relevant and record.retrieved and max(record.grades.values(), default=0) <= 0:
         record.near_misses = near_misses(relevant, record.retrieved)  # a typo? (rare path)
     extra = _expect_metrics(query, settings)
     metrics = settings.metrics + extra if extra else settings.metrics

@@ -18,7 +18,7 @@ import math
 import numbers
 import operator
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -270,14 +270,17 @@ def _padded_id(rank: int, doc: str) -> ResultShapeError:
     )
 
 
-def other_form(ranking: Sequence[str], judged: Iterable[str]) -> ResultShapeError | None:
+def other_form(
+    ranking: Sequence[str], relevant: Collection[str], forbid: Collection[str] = ()
+) -> ResultShapeError | None:
     """A result id that a judged (or forbidden) id equals only in Unicode's composed form
     (NFC): 'café' written with U+00E9 and with 'e' + U+0301 look alike but never match,
     so the judgment would be missed without a word. None when there is none (ASCII
-    ids, the common case, are passed over at C speed)."""
-    if "".join(ranking).isascii():
+    judged ids, the common case, are passed over at C speed: the few judged ids are
+    looked at first, the ranking only when one of them is not ASCII)."""
+    if ("".join(relevant).isascii() and "".join(forbid).isascii()) or "".join(ranking).isascii():
         return None
-    known = set(judged)
+    known = {*relevant, *forbid}
     forms = {unicodedata.normalize("NFC", j): j for j in known if not j.isascii()}
     if not forms:
         return None
