@@ -57,12 +57,15 @@ def _ranx_is_compiled() -> bool:
     return any(next(place.glob("ndcg.*.nbi"), None) for place in places)
 
 
-# ranx compiles its functions with numba on first use. In a fresh environment (CI's) that
-# is ~70 s of CPU at LLVM's full optimisation, ~40 s without it; the numbers are the same
-# (no fast-math: the cross-checks hold to 1e-9 either way). Once numba has cached them on
-# disk (a developer's later runs), the cache is used and this changes nothing.
+# ranx compiles its functions with numba on first use: in a fresh environment (CI's) about
+# 70 s of CPU at LLVM's full optimisation, 40 s without it, and more than the rest of the
+# ranx cross-checks together. Until numba has cached them on disk, ranx runs them as the
+# Python they are written in (numba's documented NUMBA_DISABLE_JIT): the same source and
+# the same arithmetic (ranx asks for no fast-math), so the same numbers to 1e-9, in about
+# 20 s for every ranx test. `NUMBA_DISABLE_JIT=0 pytest tests/test_crosscheck.py` compiles
+# and caches them once; from then on the compiled functions are what the tests call.
 if not _ranx_is_compiled():
-    os.environ.setdefault("NUMBA_OPT", "0")
+    os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
 
 # Every pytest run a test starts (in-process or in a subprocess) skips two costs that
 # have nothing to do with the plugin: assertion rewriting of the test project's
