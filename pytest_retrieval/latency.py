@@ -135,14 +135,21 @@ class LatencyBreach:
     limit: LatencyLimit
     value_ms: float
     slowest: tuple[tuple[str, float], ...]  # (query id, ms) over the budget, slowest first
+    shared: bool = False  # the latencies are batch calls' times divided over their queries
 
     def message(self) -> str:
         times = milliseconds_row([ms for _, ms in self.slowest])  # one unit for the list
         slowest = ", ".join(f"{q} {t}" for (q, _), t in zip(self.slowest, times, strict=True))
+        shares = (
+            " (batch shares: a batch call's time divided over its queries; a smaller "
+            "retrieval_batch_size times queries more finely)"
+            if self.shared
+            else ""
+        )
         return (
             f"{self.configuration}: latency {self.limit.statistic} {milliseconds(self.value_ms)} "
             f"is over its budget {format_seconds(self.limit.seconds)} "
-            f"(retrieval_latency_budget); slowest over it: {slowest}"
+            f"(retrieval_latency_budget); slowest over it: {slowest}{shares}"
         )
 
     def as_dict(self) -> dict[str, object]:
@@ -175,6 +182,8 @@ def check_budgets(
             value = summary.value(limit.statistic)
             budget = limit.seconds * 1000
             if value > budget:  # the queries over it (a p95 over budget: maybe fewer than 5)
-                top = tuple((r.id, ms) for r in slowest if (ms := r.latency_ms or 0.0) > budget)
-                breaches.append(LatencyBreach(name, limit, value, top))
+                over = [r for r in slowest if (r.latency_ms or 0.0) > budget]
+                top = tuple((r.id, r.latency_ms or 0.0) for r in over)
+                shared = any(r.latency_shared for r in over)
+                breaches.append(LatencyBreach(name, limit, value, top, shared))
     return breaches, notes

@@ -310,6 +310,30 @@ def _unit(text: str) -> str:
     return "ms" if text.endswith("ms") else "s" if text.endswith("s") else ""
 
 
+# units a duration is not taken in, in seconds: a latency the plugin prints in µs, a
+# timeout thought of in minutes
+_OTHER_UNITS = {"us": 1e-6, "µs": 1e-6, "μs": 1e-6, "min": 60.0, "m": 60.0, "h": 3600.0}
+_IN_OTHER_UNIT = re.compile(r"([0-9]*\.?[0-9]+)\s*([a-zµμ]+)", re.IGNORECASE)
+
+
+def _in_other_unit(text: str) -> tuple[str, str] | None:
+    """For a duration written in a unit the settings do not take (``250us``, ``5min``):
+    that unit, and the duration in ms or s (``0.25ms``, ``300s``)."""
+    found = _IN_OTHER_UNIT.fullmatch(text.strip())
+    factor = _OTHER_UNITS.get(found[2].lower()) if found else None
+    if found is None or factor is None:
+        return None
+    seconds = float(found[1]) * factor
+    value, unit = (seconds * 1000, "ms") if seconds < 1 else (seconds, "s")
+    written = f"{value:.6f}".rstrip("0").rstrip(".")
+    return None if float(written) == 0 else (found[2], written + unit)
+
+
+def _write_instead(text: str) -> str:
+    other = _in_other_unit(text)
+    return f": {other[0]} is not a unit it takes; write {other[1]}" if other else ""
+
+
 def _seconds(key: str, raw: Raw) -> float | None:
     """A duration in seconds: a bare number (5, 0.5) or with its unit (500ms, 2s), as a
     latency budget is written."""
@@ -323,7 +347,7 @@ def _seconds(key: str, raw: Raw) -> float | None:
     except ValueError:
         raise SettingsError(
             f"{key} must be a duration: seconds (5, 0.5) or with a unit (500ms, 2s), "
-            f"got {quoted(text)}"
+            f"got {quoted(text)}{_write_instead(text)}"
         ) from None
     if not math.isfinite(value) or value < 0:
         raise SettingsError(
@@ -407,8 +431,10 @@ def _duration(key: str, word: str, text: str) -> float:
     try:
         value = float(text[: -len(unit)] if unit else "x")
     except ValueError:
+        other = _in_other_unit(text)
+        instead = f": {other[0]} is not one; write {word[: -len(text)]}{other[1]}" if other else ""
         raise SettingsError(
-            f"{key}: {quoted(word)} needs a duration with its unit (200ms, 2s)"
+            f"{key}: {quoted(word)} needs a duration with its unit (200ms, 2s){instead}"
         ) from None
     if not math.isfinite(value) or value <= 0:
         raise SettingsError(f"{key}: {quoted(word)} must be a positive duration")

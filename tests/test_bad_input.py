@@ -1343,6 +1343,18 @@ SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
         {"retrieval_gate_configurations": "dense bm25 dense"},
         "retrieval_gate_configurations: dense is given twice; keep one",
     ),
+    # the terminal prints fast latencies in µs, and a timeout is thought of in minutes:
+    # the message said the unit was missing (or named none) and not how to write it
+    "latency-microseconds": (
+        {"retrieval_latency_budget": "max=2s dense:p95=250us"},
+        "retrieval_latency_budget: 'dense:p95=250us' needs a duration with its unit (200ms, "
+        "2s): us is not one; write dense:p95=0.25ms",
+    ),
+    "timeout-minutes": (
+        {"retrieval_timeout": "5min"},
+        "retrieval_timeout must be a duration: seconds (5, 0.5) or with a unit (500ms, 2s), "
+        "got '5min': min is not a unit it takes; write 300s",
+    ),
     "latency-unit-apart": (
         {"retrieval_latency_budget": "max=2s p95=200 ms"},
         "retrieval_latency_budget: 'p95=200 ms' has a space before its unit, which splits "

@@ -1404,6 +1404,34 @@ def test_a_budget_breach_lists_the_slowest_queries_in_one_unit() -> None:
     assert "latency max 300ms is over" in breach.message()
 
 
+def test_a_budget_breach_of_batch_shares_says_they_are_shares() -> None:
+    """A batch retriever's latencies are its calls' times divided over their queries: the
+    breach named five queries as slow, when each only shared its batch's time."""
+    from pytest_retrieval.latency import check_budgets
+    from pytest_retrieval.model import QueryRecord, Results
+    from pytest_retrieval.settings import LatencyLimit
+
+    def results(shared: bool) -> Results:
+        found = Results()
+        for index, ms in enumerate([7.2, 7.2, 0.5]):
+            found.add(
+                QueryRecord(
+                    id=f"q{index}", configuration="dense", category="x", outcome="passed",
+                    latency_ms=ms, latency_shared=shared,
+                )
+            )  # fmt: skip
+        return found
+
+    budget = {"dense": [LatencyLimit("max", 0.001)]}
+    (breach,), _ = check_budgets(results(True), budget)
+    assert breach.message().endswith(
+        "slowest over it: q0 7.20ms, q1 7.20ms (batch shares: a batch call's time divided "
+        "over its queries; a smaller retrieval_batch_size times queries more finely)"
+    )
+    (alone,), _ = check_budgets(results(False), budget)
+    assert alone.message().endswith("slowest over it: q0 7.20ms, q1 7.20ms")
+
+
 def test_the_latency_table_gives_every_configuration_the_same_unit() -> None:
     from pytest_retrieval.latency import LatencySummary
     from pytest_retrieval.report.tables import latency_table
