@@ -26,7 +26,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from .io.common import counted
 from .metric_registry import exception_text, raised_text
@@ -254,11 +254,15 @@ class EventLoopThread:
         except _Escaped as escaped:
             raise escaped.exc from None
         except concurrent.futures.TimeoutError:
-            # the loop itself is stuck (a call that never yields): leave it to its daemon
-            # thread and start a new one for what comes next
-            if on is None or on is self._loop:
-                self._loop, self.gave_up = None, deadline or 0.0
-            raise LoopBlocked(deadline or 0.0) from None
+            raise self.stuck(deadline or 0.0, on) from None
+
+    def stuck(self, waited: float, on: asyncio.AbstractEventLoop | None) -> LoopBlocked:
+        """The loop ``on`` (when known) is stuck, ``waited`` seconds past a call's deadline
+        (a call that never yields): left to its daemon thread (unless it already was),
+        and a new one is started for what comes next."""
+        if on is None or on is self._loop:
+            self._loop, self.gave_up = None, waited
+        return LoopBlocked(waited)
 
     def close(self) -> None:
         """Cancel what is left (calls abandoned at a deadline) and stop the loop."""
@@ -404,8 +408,10 @@ class Calls:
         calls = [functools_partial(function, q) for q in queries]
         rounds = -(-len(calls) // self.concurrency)
         loop = self._loop()
-        future = loop.submit(_gather(calls, self.concurrency, self.timeout, ids, self.limits))
-        return Started(len(calls), loop, future, self._wait(rounds), loop.current)
+        each: list[concurrent.futures.Future[Answer]] = [concurrent.futures.Future() for _ in calls]
+        gathered = _gather(calls, self.concurrency, self.timeout, ids, self.limits, each)
+        future = loop.submit(gathered)
+        return Started(len(calls), loop, future, self._wait(rounds), loop.current, each)
 
     def _batch(self, queries: Sequence[object], ids: Sequence[str]) -> list[Answer]:
         function, n = self.protocol.function, len(queries)
@@ -444,6 +450,7 @@ class Started:
     future: concurrent.futures.Future[list[Answer]]
     deadline: float | None  # seconds to wait once the answers are wanted
     on: asyncio.AbstractEventLoop | None = None  # the loop it was sent to
+    each: Sequence[concurrent.futures.Future[Answer]] = ()  # each call's, as it ends
 
     def answers(self) -> list[Answer]:
         """The chunk's answers, waited for; a stuck loop makes each an error (at once
@@ -455,6 +462,27 @@ class Started:
             return self.loop.wait(self.future, self.deadline, self.on)
         except LoopBlocked as exc:
             return [Answer(error=str(exc), latency=exc.waited) for _ in range(self.count)]
+
+    def answer(self, index: int) -> Answer:
+        """The answer of the chunk's ``index``-th call, as soon as that call ends: a slow
+        call holds back its own query's item alone (which pytest-timeout and
+        ``--durations`` then charge, and not the first item of the chunk)."""
+        own = self.each[index] if index < len(self.each) else None
+        if own is None:
+            return self.answers()[index]
+        if not own.done():
+            # the call's end, or the whole chunk's (a KeyboardInterrupt, the run
+            # stopping), or the deadline: past it the loop is stuck, as for the chunk
+            if self.on is not self.loop.current and not self.future.done():
+                return Answer(error=str(LoopBlocked(self.loop.gave_up)), latency=0.0)
+            either: set[concurrent.futures.Future[Any]] = {own, self.future}
+            concurrent.futures.wait(either, self.deadline, concurrent.futures.FIRST_COMPLETED)
+        if own.done():
+            return own.result()
+        if self.future.done():
+            return self.answers()[index]  # raises what ended the chunk
+        stuck = self.loop.stuck(self.deadline or 0.0, self.on)
+        return Answer(error=str(stuck), latency=stuck.waited)
 
 
 def functools_partial(function: Callable[..., object], query: object) -> Callable[[], object]:
@@ -536,41 +564,50 @@ async def _gather(
     timeout: float | None,
     ids: Sequence[str] = (),
     limits: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None,
+    each: Sequence[concurrent.futures.Future[Answer]] = (),
 ) -> list[Answer]:
     """Every call, at most ``concurrency`` in flight (with ``limits``, across every
     gather sharing them on this loop), each within ``timeout``; a call that held the
-    event loop past ``timeout`` is named, also in the others' timeouts."""
+    event loop past ``timeout`` is named, also in the others' timeouts. Each answer is
+    final when its call ends, and goes into its future of ``each`` (when given) then:
+    the query's item takes it without waiting for the rest of the chunk."""
     limit = asyncio.Semaphore(concurrency)
     if limits is not None:
         limit = limits.setdefault(asyncio.get_running_loop(), limit)
-    held = [0.0] * len(calls)
+    timers: list[_Timed | None] = [None] * len(calls)
 
     async def one(index: int, call: Callable[[], object]) -> Answer:
         async with limit:
-            start = time.perf_counter()
-            timed: _Timed | None = None
-            try:
-                value = call()
-                if inspect.isawaitable(value):
-                    value = timed = _Timed(value)
-                returned = await _within(value, timeout)
-            except RetrieverTimeout as exc:
-                return Answer(error=str(exc), latency=time.perf_counter() - start)
-            except BaseException as raised:  # SystemExit, pytest.skip(): this query's error
-                error = raised.exc if isinstance(raised, _Escaped) else raised
-                if isinstance(error, KeyboardInterrupt) or _cancelled_from_outside(error):
-                    raise
-                latency = _elapsed(timed, start)
-                message = raised_text(error) + _on_other_loop(error)
-                return Answer(error=message, exception=error, latency=latency)
-            finally:
-                held[index] = timed.busy if timed is not None else 0.0
-            return Answer(returned, latency=_elapsed(timed, start))
+            answer = await _called(call, timeout, timers, index)
+        if timeout is not None:
+            _name_blockers(answer, index, timers, timeout, ids)
+        if index < len(each):
+            each[index].set_result(answer)
+        return answer
 
-    answers = list(await asyncio.gather(*(one(i, call) for i, call in enumerate(calls))))
-    if timeout is not None and max(held, default=0.0) > timeout:
-        _name_blockers(answers, held, timeout, ids)
-    return answers
+    return list(await asyncio.gather(*(one(i, call) for i, call in enumerate(calls))))
+
+
+async def _called(
+    call: Callable[[], object], timeout: float | None, timers: list[_Timed | None], index: int
+) -> Answer:
+    """One call's answer within ``timeout``; its :class:`_Timed` goes to ``timers``."""
+    start = time.perf_counter()
+    timed: _Timed | None = None
+    try:
+        value = call()
+        if inspect.isawaitable(value):
+            value = timed = timers[index] = _Timed(value)
+        returned = await _within(value, timeout)
+    except RetrieverTimeout as exc:
+        return Answer(error=str(exc), latency=time.perf_counter() - start)
+    except BaseException as raised:  # SystemExit, pytest.skip(): this query's error
+        error = raised.exc if isinstance(raised, _Escaped) else raised
+        if isinstance(error, KeyboardInterrupt) or _cancelled_from_outside(error):
+            raise
+        message = raised_text(error) + _on_other_loop(error)
+        return Answer(error=message, exception=error, latency=_elapsed(timed, start))
+    return Answer(returned, latency=_elapsed(timed, start))
 
 
 def _elapsed(timed: _Timed | None, start: float) -> float:
@@ -578,28 +615,37 @@ def _elapsed(timed: _Timed | None, start: float) -> float:
 
 
 def _name_blockers(
-    answers: list[Answer], held: Sequence[float], timeout: float, ids: Sequence[str]
+    answer: Answer, index: int, timers: Sequence[_Timed | None], timeout: float, ids: Sequence[str]
 ) -> None:
-    """The calls that held the loop past the deadline are errors saying so; the timeouts
-    of the others in flight name the one that held it longest."""
+    """A call that held the loop past the deadline is an error saying so; the timeouts of
+    the others in flight name the one that held it longest (so far: a call that stalled
+    this one has ended the step that stalled it)."""
+    own = timers[index]
+    blocked = own is not None and own.busy > timeout
+    timed_out = answer.error is not None and answer.error.startswith(TIMEOUT_PREFIX)
+    late = answer.error is None and (answer.latency or 0.0) > timeout
+    if not (blocked or timed_out or late):
+        return  # nearly every answer: the chunk's other calls are not looked at
+    held = [timer.busy if timer is not None else 0.0 for timer in timers]
     worst = max(range(len(held)), key=held.__getitem__)
+    if held[worst] <= timeout:
+        return
     who = f"query '{ids[worst]}'" if worst < len(ids) else "another query"
     held_by = f"{who} held the event loop for {held[worst]:.2f} s"
     stalls = "a blocking call inside async def stalls every query in flight"
-    for index, answer in enumerate(answers):
-        if held[index] > timeout:
-            answer.returned, answer.exception = None, None
-            answer.error = _blocked_message(held[index], timeout)
-        elif answer.error is not None and answer.error.startswith(TIMEOUT_PREFIX):
-            answer.error += f" ({held_by} meanwhile: {stalls})"
-        elif answer.error is None and (answer.latency or 0.0) > timeout:
-            # held up past its deadline, it came back before the cancellation could run:
-            # as late as a timeout, so it is one
-            answer.returned, answer.exception = None, None
-            answer.error = (
-                f"{TIMEOUT_PREFIX} {timeout:g} s (retrieval_timeout): it took "
-                f"{answer.latency:.2f} s, stalled while {held_by} ({stalls}); the query scores 0"
-            )
+    if blocked:
+        answer.returned, answer.exception = None, None
+        answer.error = _blocked_message(held[index], timeout)
+    elif timed_out:
+        answer.error = f"{answer.error} ({held_by} meanwhile: {stalls})"
+    else:
+        # held up past its deadline, it came back before the cancellation could run:
+        # as late as a timeout, so it is one
+        answer.returned, answer.exception = None, None
+        answer.error = (
+            f"{TIMEOUT_PREFIX} {timeout:g} s (retrieval_timeout): it took "
+            f"{answer.latency:.2f} s, stalled while {held_by} ({stalls}); the query scores 0"
+        )
 
 
 def _blocked_message(busy: float, timeout: float) -> str:

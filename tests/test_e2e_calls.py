@@ -410,6 +410,46 @@ def test_an_async_retriever_runs_concurrently_and_scores_as_per_query(
         assert block["latency"]["batch_share"] == 0
 
 
+ONE_SLOW_ASYNC = """\
+import asyncio
+import json
+from pathlib import Path
+
+SLOW = "umbrella-needed"  # the second query: the first item of its chunk is another's
+
+
+def make(configuration):
+    async def search(query):
+        if configuration == "bm25" and query.id == SLOW:
+            await asyncio.sleep(1.5)
+        return answer(configuration, query)
+
+    return search
+
+
+def pytest_runtest_logreport(report):
+    if report.when == "call":
+        with open(Path(__file__).parent / "durations.jsonl", "a") as out:
+            out.write(json.dumps([report.nodeid, report.duration]) + "\\n")
+"""
+
+
+def test_each_item_of_an_async_chunk_waits_for_its_own_call_alone(
+    pytester: pytest.Pytester,
+) -> None:
+    # without retrieval_timeout (a run timed by pytest-timeout), one slow call held back
+    # the first item of its chunk, which --durations and pytest-timeout then blamed
+    _project(pytester, ONE_SLOW_ASYNC)
+    result = e2e_run(pytester, "--retrieval-eval", "-p", "no:randomly")
+    result.assert_outcomes(passed=14)
+    lines = (pytester.path / "durations.jsonl").read_text().splitlines()
+    durations = {nodeid: seconds for nodeid, seconds in map(json.loads, lines)}
+    slow = [nodeid for nodeid in durations if "umbrella-needed" in nodeid and "bm25" in nodeid]
+    assert len(slow) == 1 and durations[slow[0]] >= 1.4
+    others = {nodeid: s for nodeid, s in durations.items() if nodeid != slow[0]}
+    assert len(others) == 13 and max(others.values()) < 0.7, others
+
+
 SYNC_RETURNING_COROUTINES = """\
 import asyncio
 

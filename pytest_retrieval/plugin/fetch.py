@@ -14,7 +14,7 @@ Under xdist a worker batches only its own items: the ones xdist has already hand
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import NamedTuple
+from dataclasses import dataclass, field
 
 import pytest
 
@@ -77,9 +77,17 @@ class Fetcher:
                     self._fetch(calls, configuration, chunk)
                     return self._ahead.pop(key)
                 flight = self._start(calls, configuration, chunk)
-            self._land(flight)
-            self._start_following(item, calls, configuration)
+            first = len(flight.taken) == 0
+            self._take(flight, key)
+            if first:
+                self._start_following(item, calls, configuration)
         return self._ahead.pop(key)
+
+    def _take(self, flight: _InFlight, key: tuple[str, str]) -> None:
+        """One query's answer from its chunk in flight, as soon as its own call ends."""
+        self._ahead[key] = flight.started.answer(flight.positions[key[1]])
+        flight.taken.add(key[1])
+        del self._flying[key]
 
     def _start_following(self, item: pytest.Item, calls: Calls, configuration: str) -> None:
         """The next QUERY_AHEAD chunks of per-query items on their way while this chunk's
@@ -185,18 +193,20 @@ class Fetcher:
 
     def _start(self, calls: Calls, configuration: str, chunk: list[GoldenQuery]) -> _InFlight:
         started = calls.start([RetrievalQuery.of(q) for q in chunk], [q.id for q in chunk])
-        flight = _InFlight(configuration, chunk, started)
+        flight = _InFlight(configuration, chunk, started, {q.id: i for i, q in enumerate(chunk)})
         for query in chunk:
             self._flying[(configuration, query.id)] = flight
         return flight
 
     def _land(self, flight: _InFlight) -> None:
-        """Wait for a started chunk; its answers join the ones fetched ahead."""
+        """Wait for a started chunk; its answers join the ones fetched ahead (but those
+        an item has taken already: a query asked again is asked anew)."""
         answers = flight.started.answers()
         for query, answer in zip(flight.chunk, answers, strict=True):
             key = (flight.configuration, query.id)
-            self._ahead[key] = answer
-            self._flying.pop(key, None)
+            if self._flying.get(key) is flight:
+                self._ahead[key] = answer
+                del self._flying[key]
 
     def _chunk(
         self,
@@ -263,12 +273,15 @@ def asked(queries: Sequence[GoldenQuery]) -> list[GoldenQuery]:
     return [q for q in queries if q.skip is None]
 
 
-class _InFlight(NamedTuple):
+@dataclass(eq=False)
+class _InFlight:
     """A chunk of one configuration's queries whose answers are on their way."""
 
     configuration: str
     chunk: list[GoldenQuery]
     started: Started
+    positions: dict[str, int]  # query id -> its place in the chunk
+    taken: set[str] = field(default_factory=set)  # the ids whose items took their answer
 
 
 FETCHER_KEY = pytest.StashKey[Fetcher]()  # on the config: this process's calls
