@@ -151,6 +151,17 @@ def test_qrels_empty_unreadable_and_not_utf8(tmp_path):
     assert error_of(read_qrels, bad, shown="latin1").startswith("latin1:2: not UTF-8")
 
 
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-be"])
+def test_a_utf16_run_or_qrels_is_named_as_such(tmp_path, codec):
+    """As the golden loader names it (it was 'not UTF-8 (byte 1 of the line)')."""
+    says = "u:1: the file is UTF-16 (it starts with a byte-order mark); save it as UTF-8"
+    for reader, text in ((read_run, "q1 Q0 d 1 1.0 t\n"), (read_qrels, "q1 0 d 1\n")):
+        path = tmp_path / "u"
+        data = text.encode(codec)
+        path.write_bytes(data if codec == "utf-16" else b"\xfe\xff" + data)
+        assert error_of(reader, path, shown="u") == says
+
+
 @pytest.mark.parametrize(
     ("compress", "says"),
     [

@@ -258,11 +258,16 @@ def data_fields(path: Path, shown: str) -> Generator[tuple[int, list[str]], None
         yield from block_fields(first, block, shown)
 
 
+UTF16_MESSAGE = "the file is UTF-16 (it starts with a byte-order mark); save it as UTF-8"
+
+
 def _decoded(raw: bytes, number: int, shown: str) -> str:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         message = f"not UTF-8 (byte {exc.start + 1} of the line); save the file as UTF-8"
+        if number == 1 and raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+            message = UTF16_MESSAGE
         raise FormatError([Problem(shown, number, message)]) from None
     return text.removeprefix("\ufeff") if number == 1 else text
 

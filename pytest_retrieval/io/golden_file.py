@@ -15,6 +15,7 @@ from pathlib import Path
 from ..bulk import paused_gc
 from ..golden import GoldenFileError, GoldenQuery, Problem
 from ..quoting import SHOWN, quoted
+from .common import UTF16_MESSAGE
 from .file_kinds import HEAD_BYTES, kind_of_head, own_file_kind
 from .golden_check import check_file
 from .golden_jsonl import parse_jsonl
@@ -239,8 +240,7 @@ def read_text(path: Path, shown: str) -> str:
     except OSError as exc:
         raise GoldenFileError([Problem(shown, 0, f"cannot read the file: {exc}")]) from None
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        message = "the file is UTF-16 (it starts with a byte-order mark); save it as UTF-8"
-        raise GoldenFileError([Problem(shown, 1, message)])
+        raise GoldenFileError([Problem(shown, 1, UTF16_MESSAGE)])
     if b"\x00" in data:
         line = data[: data.index(b"\x00")].count(b"\n") + 1
         message = "a NUL byte: the file is binary or corrupt; save it as UTF-8 text"
