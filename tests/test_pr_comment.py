@@ -70,7 +70,11 @@ def test_verdict_then_counts_then_breached_rows_then_the_rest_collapsed() -> Non
     assert lines[2] == (
         "**retrieval gate: FAILED (baseline golden/baseline.json, tolerance 0.02, mode absolute)**"
     )
-    assert lines[4] == "- fused: 0 queries improved, 6 degraded, 0 unchanged"
+    assert lines[4] == (
+        "**1 query failed: pytest fails the run, whatever the gate's verdict on the metrics' "
+        "means** (which and why: the failed and errored queries, below)"
+    )
+    assert lines[6] == "- fused: 0 queries improved, 6 degraded, 0 unchanged"
     table = next(i for i, line in enumerate(lines) if line.startswith("| configuration "))
     assert lines[table].split("|")[1:-1] == [
         " configuration   ", " category   ", " metric   ", "   n ", "   baseline ",
@@ -90,6 +94,23 @@ def test_verdict_then_counts_then_breached_rows_then_the_rest_collapsed() -> Non
     assert "### the gate's explanation" in rest and "\n```\nretrieval gate: FAILED" in rest
     assert lines[-1] == "</details>"
     assert len(text) <= COMMENT_LIMIT
+
+
+def test_queries_that_failed_or_errored_are_said_beside_a_passed_verdict() -> None:
+    """The gate judges the means; a query failing its expect/forbid or erroring fails the
+    run all the same, and a reviewer reading 'PASSED' on a red job must see why."""
+    now = perfect()
+    now[1] = record(QUERY_IDS[1], 1.0, outcome="failed")
+    now[2] = record(QUERY_IDS[2], 1.0, outcome="failed")
+    now[3] = record(QUERY_IDS[3], 1.0, outcome="error", error="RuntimeError: down")
+    results = results_of(now)
+    verdict = gate(baseline_of(perfect()), results)
+    assert verdict.verdict == "passed"
+    said = "**2 queries failed and 1 errored: pytest fails the run"
+    for shown in (verdict, None):  # with the gate's verdict, and with no gate
+        head = markdown_report(report_of(results, shown)).split("###", 1)[0]
+        assert said in head
+    assert "pytest fails the run" not in markdown_report(report_of(results_of(perfect()), None))
 
 
 def test_without_a_gate_nothing_is_collapsed() -> None:

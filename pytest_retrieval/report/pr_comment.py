@@ -46,12 +46,29 @@ def breached_table(rows: Sequence[GateRow], shown: int = BREACHED_SHOWN) -> str:
     )
 
 
+def outcomes_line(report: RunReport) -> str:
+    """A line for the queries that failed or errored, which fail the run whatever the
+    gate says (its verdict judges the metrics' means); empty when none did."""
+    outcomes = [r.outcome for r in report.results.all_records()]
+    failed, errored = outcomes.count("failed"), outcomes.count("error")
+    if not failed and not errored:
+        return ""
+    parts = [f"{failed} {'query' if failed == 1 else 'queries'} failed"] if failed else []
+    parts += [f"{errored} errored"] if errored else []
+    return (
+        f"**{' and '.join(parts)}: pytest fails the run, whatever the gate's verdict on the "
+        "metrics' means** (which and why: the failed and errored queries, below)"
+    )
+
+
 def head(report: RunReport) -> str:
     """The open part: the verdict, the lines beside it and the breached rows."""
     gate = report.gate
+    outcomes = outcomes_line(report)
     if gate is None:
-        return TITLE + "\n"
+        return TITLE + "\n" + (f"\n{outcomes}\n" if outcomes else "")
     blocks = [[TITLE], [f"**{markdown_text(verdict_line(gate, report.tolerance))}**"]]
+    blocks += [[outcomes]] if outcomes else []
     listed = [f"- {markdown_text(f'{n}: {c.text()}')}" for n, c in gate.counts.items()]
     listed += [
         f"- retriever changed since the baseline (still compared): {markdown_text(text)}"
