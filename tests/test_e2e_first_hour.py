@@ -7,6 +7,7 @@ categories, configurations bm25 and dense, 7 queries each.
 from __future__ import annotations
 
 import re
+import shlex
 import sys
 
 import pytest
@@ -185,6 +186,26 @@ def test_plain_pytest_that_collects_nothing_beside_golden_files_says_to_add_the_
     (pytester.path / "test_plain.py").write_text("def test_x():\n    pass\n")
     ran = e2e_run(pytester)  # a run of tests says nothing of the golden files
     assert ran.ret == pytest.ExitCode.OK and hint not in ran.stdout.str()
+
+
+@pytest.mark.parametrize(
+    "given", ["golden/catalog.yaml", "golden/catalog.yaml::rain-tomorrow[bm25]"]
+)
+def test_a_golden_file_or_node_id_named_without_the_flag_says_to_add_it(
+    pytester: pytest.Pytester, given: str
+) -> None:
+    """pytest said only 'not found: ... (no match in any of [<Dir golden>])'."""
+    e2e_write_project(pytester)
+    result = e2e_run(pytester, given)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    error = " ".join(result.stderr.str().split())
+    assert (
+        f"{given} names golden queries, which pytest collects only with --retrieval-eval" in error
+    )
+    assert f"pytest --retrieval-eval {shlex.quote(given)}" in error
+    assert "not found" not in error
+    (pytester.path / "test_plain.py").write_text("def test_x():\n    pass\n")
+    assert e2e_run(pytester, "test_plain.py").ret == pytest.ExitCode.OK  # a test file: as ever
 
 
 def test_a_retriever_fixture_in_a_conftest_the_golden_files_cannot_see_says_where_it_is(

@@ -17,6 +17,7 @@ from __future__ import annotations
 import difflib
 import gc
 import itertools
+import shlex
 from pathlib import Path
 
 import pytest
@@ -137,11 +138,30 @@ def _holds_golden_files(path: Path) -> bool:
     )
 
 
+def _refuse_golden_paths_without_eval(config: pytest.Config) -> None:
+    """``pytest golden/catalog.yaml`` or a node id copied from a FAILED line, without
+    ``--retrieval-eval``: pytest would say only 'not found'."""
+    from ..io.golden_file import GOLDEN_SUFFIXES  # only when paths were given
+
+    here = config.invocation_params.dir
+    given = config.getini("retrieval_golden") or ["golden"]
+    folders = [(config.rootpath / g).resolve() for g in given]
+    for arg in config.option.file_or_dir or []:
+        path = (here / arg.split("::", 1)[0]).resolve()
+        inside = any(path.is_relative_to(folder) for folder in folders)
+        if inside and path.suffix.lower() in GOLDEN_SUFFIXES and path.is_file():
+            raise usage_error(
+                f"{arg} names golden queries, which pytest collects only with "
+                f"--retrieval-eval: run `pytest --retrieval-eval {shlex.quote(arg)}`"
+            )
+
+
 def pytest_configure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput"):
         check_misread_paths(config)
     if not evaluation_on(config):
         _refuse_options_without_eval(config)
+        _refuse_golden_paths_without_eval(config)
         if not hasattr(config, "workerinput"):
             config.pluginmanager.register(_NothingCollectedHint(), "retrieval-hint")
         return
