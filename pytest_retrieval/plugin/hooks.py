@@ -141,19 +141,22 @@ def _holds_golden_files(path: Path) -> bool:
 def _refuse_golden_paths_without_eval(config: pytest.Config) -> None:
     """``pytest golden/catalog.yaml`` or a node id copied from a FAILED line, without
     ``--retrieval-eval``: pytest would say only 'not found'."""
-    from ..io.golden_file import GOLDEN_SUFFIXES  # only when paths were given
-
     here = config.invocation_params.dir
     given = config.getini("retrieval_golden") or ["golden"]
     folders = [(config.rootpath / g).resolve() for g in given]
-    for arg in config.option.file_or_dir or []:
+    for arg in getattr(config.option, "file_or_dir", None) or []:
         path = (here / arg.split("::", 1)[0]).resolve()
-        inside = any(path.is_relative_to(folder) for folder in folders)
-        if inside and path.suffix.lower() in GOLDEN_SUFFIXES and path.is_file():
+        if any(path.is_relative_to(folder) for folder in folders) and _is_golden_file(path):
             raise usage_error(
                 f"{arg} names golden queries, which pytest collects only with "
                 f"--retrieval-eval: run `pytest --retrieval-eval {shlex.quote(arg)}`"
             )
+
+
+def _is_golden_file(path: Path) -> bool:
+    from ..io.golden_file import GOLDEN_SUFFIXES  # only for a path in a golden folder
+
+    return path.suffix.lower() in GOLDEN_SUFFIXES and path.is_file()
 
 
 def pytest_configure(config: pytest.Config) -> None:
