@@ -129,6 +129,7 @@ class GateResult:
     retriever_changes: list[MetadataChange] = field(default_factory=list)
     latency: list[LatencyBreach] = field(default_factory=list)  # retrieval_latency_budget
     budgets_only: bool = False  # no baseline: only the latency budgets were held
+    all_errored: list[str] = field(default_factory=list)  # configurations: every query errored
     # the command that rewrites the baseline, for hints; None: the plugin's for this path;
     # "": none (compare's baseline is a report)
     update: str | None = None
@@ -755,6 +756,18 @@ def run_gate(
     return result
 
 
+def _all_errored_message(name: str, records: Sequence[QueryRecord]) -> str:
+    """Why every row of a configuration whose every query errored falls to 0: the errors
+    (a fixture that cannot be built, a service down), not what it retrieves."""
+    first = (records[0].error or "").strip().splitlines()
+    said = f" (the first: {first[0][:120]})" if first else ""
+    return (
+        f"{name}: every one of its {counted(len(records), 'query', 'queries')} errored in "
+        f"this run{said}, so each scores 0 and its rows drop for that reason alone: fix "
+        "the error (each item shows it), then compare again"
+    )
+
+
 def _early_verdict(
     baseline: Baseline, shown: str, results: Results, settings: Settings, facts: RunFacts,
     update: str,
@@ -789,6 +802,9 @@ def _gated(
     named = bool(gate.configurations)
     for name in list(gate.configurations) or sorted(baseline.configurations):
         records = results.view(name).records
+        if records and all(r.outcome == "error" for r in records):
+            result.all_errored.append(name)
+            result.messages.append(_all_errored_message(name, records))
         status, message, pairs = _gated_pairs(
             name, baseline, records, facts, named, update, gated.total
         )

@@ -735,3 +735,26 @@ def test_a_dropped_query_is_explained_with_every_metric_it_dropped_on() -> None:
     assert lex2.endswith("ndcg@10 1.000 -> 0.000"), lex2  # its mrr did not drop
     worst = rows(result)["fused", "lexical", "mrr"]["worst_queries"]
     assert worst[0]["dropped_on"] == {"ndcg@10": [1.0, 0.95], "mrr": [1.0, 0.0]}
+
+
+def test_a_configuration_whose_every_query_errored_is_named_as_the_cause_first() -> None:
+    """A fixture that cannot be built errors every query: each scores 0 and every row
+    breaches, which read as a quality regression unless the errors are named first."""
+    down = [
+        record(q, 0.0, "fused", outcome="error", error="setup failed: RuntimeError: index gone")
+        for q in QUERY_IDS
+    ]
+    other = perfect("bm25")
+    result = gate(baseline_of(perfect(), other), results_of(down, other))
+    assert result.verdict == "failed" and result.all_errored == ["fused"]
+    assert result.messages[0] == (
+        f"fused: every one of its {len(QUERY_IDS)} queries errored in this run (the first: "
+        "setup failed: RuntimeError: index gone), so each scores 0 and its rows drop for "
+        "that reason alone: fix the error (each item shows it), then compare again"
+    )
+    assert headline(result).startswith(
+        "retrieval gate: FAILED: every query of fused errored (each item says why), so its "
+        "rows fall to 0; fused / "
+    )
+    partly = [*down[:-1], record(QUERY_IDS[-1], 1.0, "fused")]  # one answered: not named
+    assert gate(baseline_of(perfect(), other), results_of(partly, other)).all_errored == []

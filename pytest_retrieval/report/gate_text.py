@@ -59,10 +59,18 @@ def headline(result: GateResult, limit: int = 3) -> str:
 
     The worst breaches first, each with its worst queries, then the latency budgets
     exceeded, ``limit`` in all, and a count of those left out; the messages otherwise.
+    A configuration whose every query errored is named first: its breaches follow.
     """
     text = f"retrieval gate: {result.verdict.upper()}"
     breached = sorted(result.breached, key=lambda r: (r.delta + r.allowed, r.category))
     parts = [_breach_part(r) for r in breached] + [b.message() for b in result.latency]
+    lead = ""
+    if result.all_errored:  # the cause before its effects
+        names, whose = (
+            ", ".join(result.all_errored),
+            "its" if len(result.all_errored) == 1 else "their",
+        )
+        lead = f"every query of {names} errored (each item says why), so {whose} rows fall to 0; "
     if parts:
         more_rows = max(0, len(breached) - limit)
         more_budgets = len(result.latency) - max(0, min(len(result.latency), limit - len(breached)))
@@ -70,7 +78,7 @@ def headline(result: GateResult, limit: int = 3) -> str:
         if more_budgets:
             left_out.append(counted(more_budgets, "more latency budget exceeded",
                                     "more latency budgets exceeded"))  # fmt: skip
-        text += ": " + "; ".join(parts[:limit])
+        text += ": " + lead + "; ".join(parts[:limit])
         text += f"; and {' and '.join(left_out)}" if left_out else ""
     elif result.messages:
         text += ": " + result.messages[0]
