@@ -52,11 +52,18 @@ class GoldenQuery:
     xfail: str | None = None
     path: str = ""
     line: int = 0
+    # ``xfail`` given per configuration (``xfail: {titles: ignores filters}``): name -> reason
+    xfail_in: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def query(self) -> str:
         """The query text (same as ``.text``)."""
         return self.text
+
+    def xfail_for(self, configuration: str) -> str | None:
+        """Why the query's ``expect``/``forbid`` is expected to fail in ``configuration``
+        (``xfail``: in every one, or per configuration); None when it is not."""
+        return self.xfail_in.get(configuration, self.xfail)
 
     @property
     def location(self) -> str:

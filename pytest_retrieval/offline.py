@@ -68,7 +68,7 @@ def score_runs(
             if query.id not in run.rankings:
                 missing[run.name].append(query.id)
             ranking = list(run.rankings.get(query.id, ()))[:max_results]
-            expect = Expectation(xfail=query.xfail is not None)
+            expect = Expectation(xfail=query.xfail_for(run.name) is not None)
             try:
                 record, _ = score_query(query, run.name, ranking, settings, position, expect)
             except ResultShapeError as exc:  # an id judged in another Unicode form

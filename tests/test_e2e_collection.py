@@ -567,6 +567,70 @@ def test_skip_and_xfail_in_golden_files(pytester: pytest.Pytester) -> None:
     assert summary["all"]["mrr"] == pytest.approx(0.625, abs=1e-12)
 
 
+PER_CONFIGURATION_XFAIL_YAML = """\
+queries:
+  - id: vegan-soup
+    query: vegan soup
+    category: filtered
+    relevant: {tomato-soup: 3}
+    forbid: [chicken-soup]
+    xfail:
+      titles: titles ignores filters
+  - id: any-soup
+    query: soup
+    category: filtered
+    relevant: {tomato-soup: 3}
+"""
+
+PER_CONFIGURATION_XFAIL_CONFTEST = """\
+import pytest
+
+
+@pytest.fixture(scope="session", params=["lexical", "titles", "dense"])
+def retriever(request):
+    def search(query):
+        if request.param == "lexical" or query.id == "any-soup":
+            return ["tomato-soup"]
+        return ["chicken-soup", "tomato-soup"]  # titles (expected) and dense (a regression)
+
+    return search
+"""
+
+
+@pytest.mark.parametrize("items", ["query", "shard:10"])
+def test_xfail_per_configuration_expects_the_failure_of_those_named_alone(
+    pytester: pytest.Pytester, items: str
+) -> None:
+    """A query that one weaker configuration is known to fail: 'xfail: reason' made the
+    good configurations XPASS, and a later regression of theirs would have hidden there."""
+    pytester.makefile(".ini", pytest=f"[pytest]\nretrieval_items = {items}\n")
+    pytester.makeconftest(PER_CONFIGURATION_XFAIL_CONFTEST)
+    e2e_write(pytester, "golden/soup.yaml", PER_CONFIGURATION_XFAIL_YAML)
+    result = e2e_run(pytester, "--retrieval-eval", "-rxXf", "--retrieval-report", "r.json")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED  # dense, which no xfail names
+    report = e2e_load_json(pytester.path / "r.json")["configurations"]
+    outcomes = {c: report[c]["queries"]["vegan-soup"]["outcome"] for c in report}
+    assert outcomes == {"lexical": "passed", "titles": "xfailed", "dense": "failed"}
+    if items == "query":
+        result.assert_outcomes(passed=4, xfailed=1, failed=1)
+        result.stdout.fnmatch_lines_random(
+            [
+                "XFAIL golden/soup.yaml::vegan-soup[[]titles[]] - titles ignores filters",
+                "FAILED golden/soup.yaml::vegan-soup[[]dense[]]*",
+            ]
+        )
+        assert "XPASS" not in result.stdout.str()
+    misspelled = PER_CONFIGURATION_XFAIL_YAML.replace("titles: titles", "title: titles")
+    e2e_write(pytester, "golden/soup.yaml", misspelled)
+    typo = e2e_run(pytester, "--retrieval-eval")
+    assert typo.ret == pytest.ExitCode.INTERRUPTED
+    said = " ".join(typo.stdout.str().split())
+    assert (
+        "golden/soup.yaml:2: query 'vegan-soup': xfail names configuration 'title', which no "
+        "item here has (did you mean 'titles'?) (configurations: dense, lexical, titles)"
+    ) in said
+
+
 def test_the_catalog_used_by_these_tests_matches_the_tables_in_conftest() -> None:
     import yaml
 

@@ -226,3 +226,46 @@ def test_a_merge_key_copy_with_its_own_id_is_two_queries(tmp_path: Path) -> None
         """,
     )
     assert [q.id for q in queries] == ["a", "b", "c", "d"]
+
+
+def test_xfail_per_configuration_is_read_checked_and_written_back(tmp_path: Path) -> None:
+    text = textwrap.dedent(
+        """\
+        defaults:
+          xfail: {titles: ignores filters}
+        queries:
+          - {id: a, query: q, relevant: {x: 1}, forbid: [y]}
+          - {id: b, query: q, relevant: {x: 1}, forbid: [y], xfail: {dense: true, bm25: false}}
+          - {id: c, query: q, relevant: {x: 1}, forbid: [y], xfail: every one}
+        """
+    )
+    a, b, c = load(tmp_path, text)
+    assert (a.xfail, a.xfail_in) == (None, {"titles": "ignores filters"})
+    assert (b.xfail, b.xfail_in) == (None, {"dense": "xfail: dense set in the golden file"})
+    assert (c.xfail, c.xfail_in) == ("every one", {})
+    assert [a.xfail_for(n) for n in ("titles", "dense")] == ["ignores filters", None]
+    assert [c.xfail_for(n) for n in ("titles", "dense")] == ["every one", "every one"]
+    from pytest_retrieval.io.golden_writer import golden_jsonl, golden_yaml
+
+    again = load(tmp_path, golden_yaml([a, b, c]))  # what import and convert write
+    assert [(q.xfail, q.xfail_in) for q in again] == [(q.xfail, q.xfail_in) for q in (a, b, c)]
+    path = tmp_path / "again.jsonl"
+    path.write_text(golden_jsonl([a, b, c]))
+    assert [q.xfail_in for q in load_golden_file(path)] == [q.xfail_in for q in (a, b, c)]
+
+
+@pytest.mark.parametrize(
+    ("xfail", "said"),
+    [
+        ("{1: slow}", "'xfail' maps configuration names to reasons (titles: ignores filters), "
+         "got the name an integer"),
+        ("{titles: 3}", "'xfail: titles' must be a reason (text) or true, got an integer"),
+        ("{titles: true}", "'xfail' expects this query's 'expect' or 'forbid' to fail"),
+    ],
+)  # fmt: skip
+def test_a_bad_xfail_per_configuration_is_named(tmp_path: Path, xfail: str, said: str) -> None:
+    forbid = "" if "true" in xfail else ", forbid: [y]"
+    found = problems(
+        tmp_path, f"queries:\n  - {{id: a, query: q, relevant: {{x: 1}}{forbid}, xfail: {xfail}}}\n"
+    )
+    assert len(found) == 1 and said in found[0], found

@@ -436,7 +436,27 @@ class Checker:
         return self.reason(value, line, qid, "skip")
 
     def xfail(self, value: Any, line: int, qid: str | None) -> object:
+        if isinstance(value, dict):  # per configuration: {titles: ignores filters}
+            return self._xfail_in(value, line, qid)
         return self.reason(value, line, qid, "xfail")
+
+    def _xfail_in(self, value: dict[Any, Any], line: int, qid: str | None) -> object:
+        """``xfail`` per configuration: each name's reason (or true); None when none is set."""
+        out: dict[str, str] = {}
+        for name, reason in value.items():
+            where = _line_of(value, name) or line
+            if not isinstance(name, str) or not name.strip():
+                self.add(
+                    where,
+                    "'xfail' maps configuration names to reasons (titles: ignores filters), "
+                    f"got the name {_type_name(name)}",
+                    qid,
+                )
+                return INVALID
+            said = self.reason(reason, where, qid, f"xfail: {name}")
+            if said is not None:
+                out[name] = said
+        return out or None
 
     def reason(self, value: Any, line: int, qid: str | None, key: str) -> str | None:
         if value is True:
@@ -855,6 +875,8 @@ def full_check(
         )
     if not (clean and usable) or qid is None or any(v is INVALID for v in values.values()):
         return None
+    if isinstance(values["xfail"], dict):  # per configuration
+        values["xfail_in"], values["xfail"] = values["xfail"], None
     return GoldenQuery(
         id=qid,
         text=str(values["query"]),

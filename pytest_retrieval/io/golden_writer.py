@@ -132,6 +132,8 @@ def query_mapping(query: GoldenQuery) -> dict[str, object]:
         reason = getattr(query, key)
         if reason is not None:
             out[key] = reason
+    if query.xfail_in:
+        out["xfail"] = dict(query.xfail_in)
     return out
 
 

@@ -21,6 +21,7 @@ import pytest
 from ..advice import RetrievalGoldenWarning, RetrievalSettingsWarning
 from ..gate import unknown_configuration_names
 from ..golden import GoldenFileError, Problem
+from ..io.common import did_you_mean
 from ..io.golden_file import load_golden_file
 from ..quoting import SHOWN, quoted
 from ..scoring import unchecked_expectations
@@ -176,14 +177,35 @@ class GoldenFile(pytest.Module):
                 _note_keyword_names(node)
             key = (node.originalname, item_configuration(node)[0])
             self.config.stash.setdefault(COLLECTED_KEY, set()).add(key[1])
+            reason = None if golden.coarse else golden.queries[0].xfail_in.get(key[1])
+            if reason is not None:  # xfail for this configuration (a coarse item: per query)
+                node.add_marker(pytest.mark.xfail(reason=reason, raises=ExpectationFailed))
             if key in seen:
                 raise self.CollectError(_ambiguous(seen[key], node, arg, *key))
             seen[key] = node
+        unknown = _unknown_xfail_names(seen.values(), {c for _, c in seen})
+        if unknown:
+            raise self.CollectError(unknown)
         if hasattr(self.config, "workerinput") and arg != REPLAY_ARG:
             missing = missing_fixture(collected, arg)  # type: ignore[arg-type]
             if missing is not None:  # an xdist worker cannot stop the run cleanly
                 raise self.CollectError(missing)
         return collected
+
+
+def _unknown_xfail_names(items: Iterable[pytest.Function], known: set[str]) -> str:
+    """The problems of queries whose ``xfail`` names a configuration no item of their file
+    has (a typo would leave the configuration it meant failing, unexplained)."""
+    queries = {q.id: q for item in items for q in item.stash[GOLDEN_KEY].queries}
+    lines = [
+        f"{query.location}: query '{query.id}': xfail names configuration {quoted(name)}, "
+        f"which no item here has{did_you_mean(name, sorted(known))} (configurations: "
+        f"{', '.join(sorted(known))})"
+        for query in queries.values()
+        for name in query.xfail_in
+        if name not in known
+    ]
+    return "\n".join(lines)
 
 
 def _note_keyword_names(item: pytest.Function) -> None:

@@ -60,9 +60,10 @@ class RetrieverError(pytest.fail.Exception):  # type: ignore[misc, name-defined]
     __module__ = "builtins"
 
 
-def expectation(query: GoldenQuery, config: pytest.Config) -> Expectation:
-    """How this query's ``xfail:`` counts in this run (``--runxfail``, ``xfail_strict``)."""
-    if query.xfail is None or config.getoption("runxfail", False):
+def expectation(query: GoldenQuery, configuration: str, config: pytest.Config) -> Expectation:
+    """How this query's ``xfail:`` counts for ``configuration`` in this run
+    (``--runxfail``, ``xfail_strict``)."""
+    if query.xfail_for(configuration) is None or config.getoption("runxfail", False):
         return Expectation()
     return Expectation(xfail=True, strict=bool(config.getini("xfail_strict")))
 
@@ -150,7 +151,7 @@ class _Scorer:
         """The record of one answer; a result object whose ``.id`` raises propagates."""
         if answer.error is not None:
             return self.error(query, answer.error, answer), []
-        expect = expectation(query, self.item.config)
+        expect = expectation(query, self.configuration, self.item.config)
         key = self._key(query)
         kept: list[KeyedResult] | None = [] if key and self.recorded is not None else None
         try:
