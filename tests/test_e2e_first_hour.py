@@ -12,7 +12,15 @@ import sys
 
 import pytest
 
-from conftest import E2E_INI, e2e_load_json, e2e_run, e2e_unwrapped, e2e_write, e2e_write_project
+from conftest import (
+    E2E_INI,
+    E2E_RETRIEVER_CONFTEST,
+    e2e_load_json,
+    e2e_run,
+    e2e_unwrapped,
+    e2e_write,
+    e2e_write_project,
+)
 
 UPDATE = ("--retrieval-eval", "--retrieval-update-baseline")
 
@@ -206,6 +214,31 @@ def test_a_golden_file_or_node_id_named_without_the_flag_says_to_add_it(
     assert "not found" not in error
     (pytester.path / "test_plain.py").write_text("def test_x():\n    pass\n")
     assert e2e_run(pytester, "test_plain.py").ret == pytest.ExitCode.OK  # a test file: as ever
+
+
+@pytest.mark.parametrize("scope", ["", 'scope="session", '])
+def test_a_slow_retriever_fixture_of_pytests_default_scope_gets_a_warning(
+    pytester: pytest.Pytester, scope: str
+) -> None:
+    """Built again for every item (a model loaded per query), and nothing said."""
+    slow = E2E_RETRIEVER_CONFTEST.replace(
+        "@pytest.fixture(params=", f"import time\n\n\n@pytest.fixture({scope}params="
+    ).replace(
+        "    table = RANKINGS[request.param]\n",
+        "    time.sleep(0.1)\n    table = RANKINGS[request.param]\n",
+    )
+    assert "time.sleep(0.1)" in slow
+    e2e_write_project(pytester, conftest=slow)
+    result = e2e_run(pytester, "--retrieval-eval")
+    assert result.ret == pytest.ExitCode.OK
+    said = " ".join(result.stdout.str().split())
+    warned = (
+        "conftest.py:21: RetrievalSettingsWarning: the retriever fixture 'retriever' is "
+        "function-scoped (pytest's default), so pytest builds it again for every item"
+    )
+    assert (warned in said) == (not scope), said
+    if not scope:
+        assert '@pytest.fixture(scope="session", params=[...]), to build it once' in said
 
 
 def test_a_retriever_fixture_in_a_conftest_the_golden_files_cannot_see_says_where_it_is(

@@ -71,6 +71,7 @@ from .nodes import REPLAY_ARG, golden_ids, golden_of, item_configuration, nothin
 from .options import option_values
 from .output_paths import refuse_clashing_outputs
 from .outputs import shown_path, warn_at_golden_line, warning_text
+from .rebuilds import RebuildWatch
 from .replaying import load_for_run, share_with_worker
 from .result_keys import stash_result_keys
 from .session import RetrievalSession
@@ -79,6 +80,7 @@ from .usage import usage_error
 
 SESSION_PLUGIN = "retrieval-session"
 ITEM_HOOKS_PLUGIN = "retrieval-items"
+REBUILDS_PLUGIN = "retrieval-rebuilds"
 
 
 def _raw_values(config: pytest.Config) -> dict[str, Raw]:
@@ -193,6 +195,8 @@ def start(config: pytest.Config) -> None:
     if replay is not None and not hasattr(config, "workerinput"):
         check_configuration_names(config, replay.configurations)  # known before collection
     config.stash[FETCHER_KEY] = Fetcher(run.run.calls, run.settings.fixture, replay)
+    if replay is None:  # a replay builds no retriever
+        config.pluginmanager.register(RebuildWatch(run.settings.fixture), REBUILDS_PLUGIN)
     _redirect_collection(config, run)
     if not hasattr(config, "workerinput"):
         if _from_option(config, "retrieval_baseline"):

@@ -137,8 +137,11 @@ def _line_shown_as(path: str, line: int, shown: str) -> Iterator[None]:
 def sources_cut(config: pytest.Config, paths: Iterable[str]) -> Iterator[None]:
     """Within: ``linecache`` gives each file of ``paths`` with its lines longer than the
     terminal cut, so a warning located at a golden file's line shows a line that fits
-    (pytest prints the whole line: a JSON Lines query may be a megabyte); as it was after."""
+    (pytest prints the whole line: a JSON Lines query may be a megabyte), each as it is
+    now on disk; as it was after."""
     width = max(full_width(config) - 8, 40)
+    for path in set(paths):
+        linecache.checkcache(path)  # a file read before and changed since: read anew
     before = {path: linecache.cache.get(path) for path in set(paths)}
     for path in before:
         lines = linecache.getlines(path)
