@@ -990,7 +990,15 @@ RESULT_CASES: dict[str, tuple[object, str]] = {
     ),
     "mapping-no-id": (
         [{"score": 1.0}],
-        "result at rank 1 is a mapping without an 'id' key: dict {'score': 1.0}",
+        "result at rank 1 is a mapping without an 'id' key: dict {'score': 1.0}; a mapping is read by its 'id' key (and 'score', if any): return {'id': ..., 'score': ...} mappings (or (id, score) pairs), or map each result to its judged id with the pytest_retrieval_result_key hook in conftest.py (docs/metrics.md#stable-judgment-keys)",
+    ),
+    "mapping-doc-id": (
+        [{"doc_id": "pancakes", "score": 1.0}],
+        "result at rank 1 is a mapping without an 'id' key: dict {'doc_id': 'pancakes', 'score': 1.0}; its 'doc_id' looks like the id, but a mapping is read by its 'id' key (and 'score', if any): return {'id': r['doc_id'], 'score': ...} mappings (or (id, score) pairs), or map each result to its judged id with the pytest_retrieval_result_key hook in conftest.py (docs/metrics.md#stable-judgment-keys)",
+    ),
+    "mapping-document-id": (
+        [{"documentId": "pancakes"}],
+        "result at rank 1 is a mapping without an 'id' key: dict {'documentId': 'pancakes'}; its 'documentId' looks like the id",
     ),
     "object-no-id": (
         [object()],
