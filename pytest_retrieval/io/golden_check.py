@@ -733,9 +733,52 @@ def _key_problems(checker: Checker, raw: Mapping[Any, Any], qid: str | None) -> 
         clean = False
     for key in raw:
         if key not in QUERY_KEYS:
-            checker.add(_line_of(raw, key), f"unknown key '{key}'{_closest(key, QUERY_KEYS)}", qid)
+            hint = _stray(raw, key, checker.shown) or _closest(key, QUERY_KEYS)
+            checker.add(_line_of(raw, key), f"unknown key '{key}'{hint}", qid)
             clean = False
     return clean
+
+
+_ID_CHARACTERS = re.compile(r"[\w.#/:-]*[-_.#/:\d][\w.#/:-]*")  # chicken-soup, doc7, a.b
+
+
+def _stray(raw: Mapping[Any, Any], key: Any, shown: str) -> str | None:
+    """`` (a judgment? indent it under 'relevant:')`` for an unknown key of a query whose
+    'relevant' (or 'expect') is empty, when the key looks like what that holds: a
+    document id or a grade (an integer), or a metric and its minimum. YAML reads an
+    empty key's children written at the query's own indentation as the query's keys."""
+    value = raw[key]
+    under = None
+    if "expect" in raw and raw["expect"] is None and _metric_minimum(key, value):
+        under, what = "expect", "a metric's minimum"
+    elif "relevant" in raw and raw["relevant"] is None and _judgment_like(key, value):
+        under, what = "relevant", "a judgment"
+    if under is None:
+        return None
+    if shown.lower().endswith(".jsonl"):
+        return f" ({what}? move it into '{under}')"
+    return f" ({what}? indent it under '{under}:')"
+
+
+def _judgment_like(key: Any, value: Any) -> bool:
+    """A document id and its grade: an integer grade, or an id-like name (``doc-7``)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return True
+    named = isinstance(key, (str, int)) and not isinstance(key, bool)
+    looks = named and _ID_CHARACTERS.fullmatch(str(key)) is not None
+    scalar = value is None or isinstance(value, (str, int, float))
+    return looks and scalar and _closest_key(key, QUERY_KEYS) is None
+
+
+def _metric_minimum(key: Any, value: Any) -> bool:
+    """A metric name and a number (``mrr: 1.0``)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        parse_metric(key)
+    except MetricNameError:
+        return False
+    return True
 
 
 # --------------------------------------------------------------------------- the plain shape
