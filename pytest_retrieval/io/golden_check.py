@@ -141,8 +141,6 @@ _LIST_OF_GRADES = "; to grade documents, make 'relevant' a mapping: {d1: 2, d2: 
 
 def _grade_fix(grade: Any) -> str:
     """How to write a grade that is not an integer as one."""
-    if isinstance(grade, bool):
-        return " (YAML reads yes, no, on, off, true and false as booleans)"
     if isinstance(grade, str) and grade.strip().isdigit():
         return f"; write {grade.strip()} without quotes"
     if isinstance(grade, float) and grade.is_integer():
@@ -169,7 +167,7 @@ def _type_name(value: Any) -> str:
         "str": "text",
         "int": "an integer",
         "float": "a number",
-        "bool": "true/false",
+        "bool": "a boolean",
         "Int": "an integer",
         "Lines": "a mapping",
         "Seq": "a list",
@@ -475,8 +473,20 @@ class Checker:
             if misread is not None:
                 self.add(_line_of(value, key) or line, f"'relevant': {misread}", qid)
                 continue
-            self._grade((grades, forms), key, grade, _line_of(value, key) or line, qid)
+            at = _line_of(value, key) or line
+            self._grade((grades, forms), key, grade, at, qid, _written(value, key))
         return grades
+
+    def _bool_grade(self, doc: str, grade: bool, written: str | None) -> str:
+        """A grade YAML read as a boolean (``yes``, ``no``), named as written; JSON's
+        ``true`` is a boolean as written."""
+        fix = f"write a number 0..{self.max_grade} (0 = judged not relevant)"
+        if written is None:
+            return f"grade of '{doc}' is the boolean {str(grade).lower()}, not a number; {fix}"
+        return (
+            f"grade of '{doc}' is written {written!r}, which YAML reads as the boolean "
+            f"{str(grade).lower()} (yes, no, on, off, true, false); {fix}"
+        )
 
     def _relevant_list(self, value: list[Any], line: int, qid: str | None) -> dict[str, int]:
         grades: dict[str, int] = {}
@@ -509,7 +519,10 @@ class Checker:
         grade: Any,
         line: int,
         qid: str | None,
+        written: str | None = None,
     ) -> None:
+        """One judgment; ``written``: the grade as written, when YAML read it as another
+        value (``yes`` as true)."""
         grades, forms = judged
         doc = _as_id(key)
         if doc is None and isinstance(key, str):
@@ -518,7 +531,9 @@ class Checker:
             self.add(line, f"'relevant' has an id that is not text: {key!r}", qid)
         elif _misjudged(key) is not None:
             self.add(line, f"'relevant': {_misjudged(key)}", qid)
-        elif isinstance(grade, bool) or not isinstance(grade, int):
+        elif isinstance(grade, bool):
+            self.add(line, self._bool_grade(doc, grade, written), qid)
+        elif not isinstance(grade, int):
             self.add(
                 line,
                 f"grade of '{doc}' must be an integer 0..{self.max_grade}, "
