@@ -1067,5 +1067,5 @@ def check_file(
         raise GoldenFileError([Problem(shown, line, message)])
     queries = _queries(checker, raw_queries, defaults)
     if checker.problems:  # with the parser's, in line order (GoldenFileError sorts them)
-        raise GoldenFileError(checker.problems)
+        raise GoldenFileError(checker.problems, queries)
     return queries
