@@ -68,6 +68,8 @@ class RunFacts:
     replayed_trec: bool = (
         False  # ... and they are TREC runs (which `evaluate` reads), not a recording
     )
+    # what may have left golden queries out of this run, as the gate's notes name it
+    selection: str = "-k, -m or the paths given"
 
     @property
     def collected_files(self) -> set[str]:

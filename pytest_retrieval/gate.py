@@ -273,8 +273,8 @@ def _configuration_status(
         return "absent", ""
     if not records and facts.selected is not None and name not in facts.selected:
         return "skip", (
-            f"gated configuration '{name}' was deselected in this run (-k, -m or the paths "
-            "given): not compared"
+            f"gated configuration '{name}' was deselected in this run ({facts.selection}): "
+            "not compared"
         )
     if name not in baseline.configurations:
         return "fail", (
@@ -694,22 +694,28 @@ def _gated_pairs(
     if not pairing.pairs:
         status, message = _no_data(name, pairing, update, facts)
         return status, message, []
-    return "compare", message or _unselected(name, stored, records, pairing), pairing.pairs
+    unselected = _unselected(name, stored, records, pairing, facts.selection)
+    return "compare", message or unselected, pairing.pairs
 
 
 def _unselected(
-    name: str, stored: Mapping[str, QueryRecord], records: Sequence[QueryRecord], pairing: _Pairing
+    name: str,
+    stored: Mapping[str, QueryRecord],
+    records: Sequence[QueryRecord],
+    pairing: _Pairing,
+    selection: str,
 ) -> str:
-    """A run of part of the golden set (``-k``, ``-m``, paths): every row, ``all`` too, is
-    the mean over the queries both sides have, which the numbers alone do not show."""
+    """A run of part of the golden set (``-k``, ``-m``, paths, ``--lf``: ``selection``):
+    every row, ``all`` too, is the mean over the queries both sides have, which the
+    numbers alone do not show."""
     ran = {r.id for r in records}
     left = sum(1 for q in stored if q not in ran and q not in pairing.removed)
     if not left:
         return ""
+    both = counted(len(pairing.pairs), "query", "queries")
     return (
-        f"{name}: {counted(left, 'query', 'queries')} of the baseline's not in this run (-k, "
-        "-m or the paths given): each row, 'all' too, compares the "
-        f"{len(pairing.pairs)} run, on both sides"
+        f"{name}: {counted(left, 'query', 'queries')} of the baseline's not in this run "
+        f"({selection}): each row, 'all' too, compares only the {both} run on both sides"
     )
 
 

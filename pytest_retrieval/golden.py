@@ -13,7 +13,7 @@ import hashlib
 import json
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -195,8 +195,11 @@ class GoldenFileError(Exception):
     """Every problem found in one golden file, each once (two items of one flow list
     can make the same problem on one line), in line order."""
 
-    def __init__(self, problems: list[Problem]):
+    def __init__(self, problems: list[Problem], readable: Sequence[GoldenQuery] = ()):
         self.problems = sorted(dict.fromkeys(problems), key=lambda p: (p.path, p.line))
+        # the file's queries that were read whole despite the problems (their ids are
+        # checked across files all the same, so a duplicate shows in the same run)
+        self.readable = list(readable)
         super().__init__("\n".join(str(p) for p in problems))
 
 

@@ -259,9 +259,25 @@ def _suggest(word: str) -> str:
             ", with retrieval_gain = linear for trec_eval's numbers" if ours[:4] == "ndcg" else ""
         )
         return f" (trec_eval's name; here it is '{ours}'{gain})"
+    cut = _written_cut(word)
+    if cut is not None:  # precison@3: precision@3, the k as written
+        names = sorted({entry.spec.name for entry in REGISTRY.all() if entry.spec.cut != "none"})
+        name = word.partition("@")[0].strip().lower()
+        close = difflib.get_close_matches(name, names, n=1, cutoff=0.5)
+        if close:
+            return f" (did you mean '{close[0]}@{cut}'?)"
     spelled = sorted({e for entry in REGISTRY.all() for e in entry.spec.examples} | set(COMMON))
     close = difflib.get_close_matches(word.lower(), spelled, n=1, cutoff=0.5)
     return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def _written_cut(word: str) -> str | None:
+    """The k a name is written with (``precison@3``: ``3``), when it is a positive integer."""
+    match = _NAME.match(word)
+    cut = match.group(2) if match else None
+    if cut is None or not cut.isdigit() or int(cut) < 1:
+        return None
+    return str(int(cut))
 
 
 def _unknown(name: str) -> MetricNameError:

@@ -17,6 +17,7 @@ import itertools
 import math
 import numbers
 import operator
+import re
 import unicodedata
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -53,6 +54,7 @@ def _result_id(result: Any, rank: int) -> str:
         if "id" not in result:
             raise ResultShapeError(
                 f"result at rank {rank} is a mapping without an 'id' key: {_describe(result)}"
+                f"{_mapping_fix(result)}"
             )
         doc = result["id"]
     elif "id" in getattr(result, "_fields", ()):  # a namedtuple with an id field
@@ -88,6 +90,34 @@ def _result_id(result: Any, rank: int) -> str:
         return _integer_id(doc, rank)  # 42, or numpy's int64 from a vector index
     raise ResultShapeError(
         f"result at rank {rank} has an id that is not text: {_describe(doc)}{_fix_for(doc)}"
+    )
+
+
+# a mapping's key that names a document's id under another name ({"doc_id": ...})
+_ID_LIKE = re.compile(
+    r"_?(?:doc|document|node|chunk|passage|corpus|item|record|object|entity|[a-z]+_)?id"
+    r"|_?(?:uu|gu)id|docno|pk|key",
+    re.IGNORECASE,
+)
+
+
+def _mapping_fix(result: Mapping[Any, Any]) -> str:
+    """How to return a mapping the plugin reads (its 'id' and 'score' keys), naming the
+    key that looks like the id ('doc_id', '_id', 'documentId'), when one does."""
+    named = next((k for k in result if isinstance(k, str) and _ID_LIKE.fullmatch(k)), None)
+    fix = (
+        "; a mapping is read by its 'id' key (and 'score', if any): return "
+        "{'id': ..., 'score': ...} mappings (or (id, score) pairs)"
+    )
+    if named is not None:
+        fix = (
+            f"; its {named!r} looks like the id, but a mapping is read by its 'id' key (and "
+            f"'score', if any): return {{'id': r[{named!r}], 'score': ...}} mappings (or "
+            "(id, score) pairs)"
+        )
+    return (
+        f"{fix}, or map each result to its judged id with the pytest_retrieval_result_key "
+        "hook in conftest.py (docs/metrics.md#stable-judgment-keys)"
     )
 
 

@@ -7,6 +7,44 @@ import re
 
 # (golden text, reported line, query id or None, fragments of the problem on that line)
 GOLDEN_ERRORS = {
+    "judgments-not-indented": (
+        """\
+        queries:
+          - id: para-sick
+            query: noodles and broth for a cold
+            relevant:
+            chicken-soup: 3
+            tomato-soup: 1
+        """,
+        6,
+        "para-sick",
+        ["unknown key 'tomato-soup' (a judgment? indent it under 'relevant:')"],
+    ),
+    "judged-ids-not-indented": (
+        """\
+        queries:
+          - id: para-sick
+            query: noodles and broth for a cold
+            relevant:
+            chicken-soup:
+        """,
+        5,
+        "para-sick",
+        ["unknown key 'chicken-soup' (a judgment? indent it under 'relevant:')"],
+    ),
+    "expect-not-indented": (
+        """\
+        queries:
+          - id: para-sick
+            query: noodles and broth for a cold
+            relevant: {chicken-soup: 3}
+            expect:
+            mrr@3: 1.0
+        """,
+        6,
+        "para-sick",
+        ["unknown key 'mrr@3' (a metric's minimum? indent it under 'expect:')"],
+    ),
     "query-left-empty": (
         """\
         queries:

@@ -175,9 +175,9 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
         "queries:\n  - id: a\n    query: q\n    relevant:\n",
         "golden/bad.yaml:4: query 'a': 'relevant' is empty; write 'relevant: {}' for a no-result query, or map ids to grades (doc-id: 3)",
     ),
-    "grade-bool": (
+    "grade-bool": (  # it said "got true/false True"
         "queries:\n  - id: a\n    query: q\n    relevant: {x: yes}\n",
-        "golden/bad.yaml:4: query 'a': grade of 'x' must be an integer 0..3, got true/false True (YAML reads yes, no, on, off, true and false as booleans)",
+        "golden/bad.yaml:4: query 'a': grade of 'x' is written 'yes', which YAML reads as the boolean true (yes, no, on, off, true, false); write a number 0..3 (0 = judged not relevant)",
     ),
     "grade-negative": (
         "queries:\n  - id: a\n    query: q\n    relevant: {x: -1}\n",
@@ -202,7 +202,7 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
     ),
     "expect-bool": (
         "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    expect: {mrr: true}\n",
-        "golden/bad.yaml:5: query 'a': 'expect' mrr must be a number in 0..1, got true/false",
+        "golden/bad.yaml:5: query 'a': 'expect' mrr must be a number in 0..1, got a boolean",
     ),
     "expect-exponent": (  # YAML 1.1 reads a number with an exponent but no point as text
         "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    expect: {mrr: 5e-1}\n",
@@ -669,11 +669,11 @@ GOLDEN_JSONL_CASES: dict[str, tuple[str, str]] = {
     ),
     "bool-grade": (  # JSON's true is a boolean as written: no word of YAML's yes and no
         '{"id": "a", "query": "q", "relevant": {"x": true}}\n',
-        "golden/bad.jsonl:1: query 'a': grade of 'x' must be an integer 0..3, got true/false True",
+        "golden/bad.jsonl:1: query 'a': grade of 'x' is the boolean true, not a number; write a number 0..3 (0 = judged not relevant)",
     ),
     "bool-id": (
         '{"id": false, "query": "q", "relevant": {}}\n',
-        "golden/bad.jsonl:1: 'id' must be non-empty text, got true/false (quote the id)",
+        "golden/bad.jsonl:1: 'id' must be non-empty text, got a boolean (quote the id)",
     ),
     "null-id": (
         '{"id": null, "query": "q", "relevant": {}}\n',
@@ -990,7 +990,15 @@ RESULT_CASES: dict[str, tuple[object, str]] = {
     ),
     "mapping-no-id": (
         [{"score": 1.0}],
-        "result at rank 1 is a mapping without an 'id' key: dict {'score': 1.0}",
+        "result at rank 1 is a mapping without an 'id' key: dict {'score': 1.0}; a mapping is read by its 'id' key (and 'score', if any): return {'id': ..., 'score': ...} mappings (or (id, score) pairs), or map each result to its judged id with the pytest_retrieval_result_key hook in conftest.py (docs/metrics.md#stable-judgment-keys)",
+    ),
+    "mapping-doc-id": (
+        [{"doc_id": "pancakes", "score": 1.0}],
+        "result at rank 1 is a mapping without an 'id' key: dict {'doc_id': 'pancakes', 'score': 1.0}; its 'doc_id' looks like the id, but a mapping is read by its 'id' key (and 'score', if any): return {'id': r['doc_id'], 'score': ...} mappings (or (id, score) pairs), or map each result to its judged id with the pytest_retrieval_result_key hook in conftest.py (docs/metrics.md#stable-judgment-keys)",
+    ),
+    "mapping-document-id": (
+        [{"documentId": "pancakes"}],
+        "result at rank 1 is a mapping without an 'id' key: dict {'documentId': 'pancakes'}; its 'documentId' looks like the id",
     ),
     "object-no-id": (
         [object()],

@@ -848,3 +848,47 @@ def test_a_missing_golden_path_set_in_the_ini_file_is_named_there_without_deprec
     result = e2e_run(pytester, "--retrieval-eval", "-W", "error::pytest.PytestRemovedIn10Warning")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "fix the path in pytest.ini (retrieval_golden)" in e2e_unwrapped(result.stderr.str())
+
+
+SHARED_A = """\
+queries:
+  - id: shared
+    query: fluffy pancakes
+    relevant: {pancakes: 3}
+  - id: broken
+    query: x
+    relevnt: {pancakes: 3}
+"""
+SHARED_B = """\
+queries:
+  - id: shared
+    query: pancakes again
+    relevant: {pancakes: 3}
+  - id: other
+    query: x
+    relevant: {pancakes: 9}
+"""
+SHARED_DUPLICATE = (
+    "golden/b.yaml:2: query 'shared': duplicate id: already used in golden/a.yaml:2; ids must "
+    "be unique across the golden set"
+)
+
+
+def test_an_id_used_in_two_files_with_errors_of_their_own_is_named_in_the_same_run(
+    pytester: pytest.Pytester,
+) -> None:
+    """The duplicate was named only once the other problems of the files were fixed."""
+    e2e_write_project(pytester)
+    (pytester.path / "golden").mkdir(exist_ok=True)
+    for old in (pytester.path / "golden").iterdir():
+        old.unlink()
+    e2e_write(pytester, "golden/a.yaml", SHARED_A)
+    e2e_write(pytester, "golden/b.yaml", SHARED_B)
+    result = e2e_run(pytester, "--retrieval-eval")
+    text = e2e_unwrapped(result.stdout.str())
+    assert "golden/a.yaml:7: query 'broken': unknown key 'relevnt'" in text
+    assert "golden/b.yaml:7: query 'other': grade of 'pancakes' is 9" in text
+    assert SHARED_DUPLICATE in text
+    ran = cli("validate", cwd=pytester.path)
+    assert ran.code == 1
+    assert SHARED_DUPLICATE in ran.out

@@ -1052,7 +1052,8 @@ def test_removed_query_is_listed_then_dropped_on_update(project: pytest.Pytester
     for name in CONFIGS:
         assert (
             f"{name}: 1 query of the baseline's not in this run (-k, -m or the paths given): "
-            f"each row, 'all' too, compares the {len(QUERY_IDS) - 1} run, on both sides"
+            f"each row, 'all' too, compares only the {len(QUERY_IDS) - 1} queries run on both "
+            "sides"
         ) in said
     assert "not in this run" not in " ".join(run(project).lines)  # the whole set: no note
 
@@ -1412,3 +1413,23 @@ def test_an_unreadable_baseline_is_replaced_only_by_an_update_of_the_whole_set(
         said = " ".join(whole.text.split())
         assert "the previous baseline could not be read and is replaced" in said
         assert json.loads(path.read_text("utf-8"))["format"] == "pytest-retrieval-baseline"
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        ([], "-k, -m or the paths given"),
+        (["--lf"], "--lf/--last-failed, -k, -m or the paths given"),
+        (
+            ["--last-failed", "--sw"],
+            "--lf/--last-failed, --sw/--stepwise, -k, -m or the paths given",
+        ),
+    ],
+)
+def test_the_gates_note_on_a_partial_run_names_the_cacheprovider_selection(
+    pytester: pytest.Pytester, args: list[str], named: str
+) -> None:
+    """After --lf the note on queries not run named only -k, -m or the paths given."""
+    from pytest_retrieval.plugin.session import selection_text
+
+    assert selection_text(pytester.parseconfig(*args)) == named

@@ -758,3 +758,22 @@ def test_a_configuration_whose_every_query_errored_is_named_as_the_cause_first()
     )
     partly = [*down[:-1], record(QUERY_IDS[-1], 1.0, "fused")]  # one answered: not named
     assert gate(baseline_of(perfect(), other), results_of(partly, other)).all_errored == []
+
+
+@pytest.mark.parametrize("ran", [1, 2])
+def test_a_run_of_part_of_the_golden_set_names_what_selected_it_and_counts_in_words(
+    ran: int,
+) -> None:
+    """After ``--lf`` the note said "(-k, -m or the paths given)" and "compares the 2 run,
+    on both sides": now it names what the plugin layer says selected the run, and the
+    count has its noun."""
+    ids = QUERY_IDS[:ran]
+    selection = "--lf/--last-failed, -k, -m or the paths given"
+    result = gate(baseline_of(perfect()), results_of(perfect(ids=ids)),
+                  run_facts=facts(selection=selection))  # fmt: skip
+    left = len(QUERY_IDS) - ran
+    both = "1 query" if ran == 1 else f"{ran} queries"
+    assert (
+        f"fused: {left} {'query' if left == 1 else 'queries'} of the baseline's not in this run "
+        f"({selection}): each row, 'all' too, compares only the {both} run on both sides"
+    ) in result.messages, result.messages

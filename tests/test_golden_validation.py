@@ -46,6 +46,27 @@ def test_a_golden_file_error_names_file_line_query_and_problem(tmp_path: Path, c
     assert any(all(holds(p, f) for f in wanted) for p in found), (wanted, found)
 
 
+def test_an_unknown_key_beside_a_filled_relevant_gets_no_indentation_hint(
+    tmp_path: Path,
+) -> None:
+    """The hint is for a 'relevant' left empty by de-indented judgments, not for any
+    stray key: one beside judgments is a plain unknown key."""
+    found = problems(
+        tmp_path,
+        """\
+        queries:
+          - id: one
+            query: fine
+            relevant: {a: 3}
+            doc-7: 2
+        """,
+    )
+    assert found == [
+        f"{SHOWN}:5: query 'one': unknown key 'doc-7'; valid keys: id, query, category, tags, "
+        "filters, relevant, expect, forbid, skip, xfail"
+    ]
+
+
 def test_every_problem_of_a_file_is_reported_at_once(tmp_path: Path) -> None:
     found = problems(
         tmp_path,

@@ -193,7 +193,7 @@ def test_an_unknown_name_lists_the_custom_metrics(install: Install) -> None:
     with pytest.raises(MetricNameError) as info:
         parse_metric("rbq.80@10")
     assert str(info.value) == (
-        "unknown metric 'rbq.80@10' (did you mean 'rbp.80'?); custom metrics: "
+        "unknown metric 'rbq.80@10' (did you mean 'rbp.80@10'?); custom metrics: "
         "rbp.80[@k] (conftest.py:3), hits@k (conftest.py:3), coverage (conftest.py:3)"
     )
 

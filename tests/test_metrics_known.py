@@ -310,7 +310,15 @@ def test_a_trec_eval_name_is_refused_with_its_spelling_here(name: str, ours: str
     [
         ("ndgc@10", ["unknown metric 'ndgc@10'", "did you mean 'ndcg@10'"]),
         ("recal@20", ["unknown metric", "did you mean 'recall@20'"]),
-        ("precison@5", ["unknown metric", "did you mean 'precision@10'"]),
+        ("precison@5", ["unknown metric", "did you mean 'precision@5'?"]),  # was @10
+        ("precison@3", ["did you mean 'precision@3'?"]),
+        ("ndgc@5", ["did you mean 'ndcg@5'?"]),
+        ("mr@3", ["did you mean 'mrr@3'?"]),
+        ("hit_rat@5", ["did you mean 'hit_rate@5'?"]),
+        ("mapp@4", ["did you mean 'map@4'?"]),
+        ("judgd@7", ["did you mean 'judged@7'?"]),
+        ("recal@020", ["did you mean 'recall@20'?"]),
+        ("mapp", ["did you mean 'map'?"]),
         ("recall", ["needs a cut", "recall@10"]),
         ("precision", ["needs a cut"]),
         ("hit_rate", ["needs a cut"]),

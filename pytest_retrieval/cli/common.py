@@ -474,6 +474,11 @@ def load_golden(ctx: Context, given: Sequence[str], wants: str = GOLDEN_WANTED) 
             golden.add_file(queries)
         except GoldenFileError as exc:
             loaded.problems.extend(exc.problems)
+            if exc.readable:  # its readable queries' ids are checked across files too
+                try:
+                    golden.add_file(exc.readable)
+                except GoldenFileError as across:
+                    loaded.problems.extend(across.problems)
             continue
         loaded.queries.extend(queries)
     return loaded

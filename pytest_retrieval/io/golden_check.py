@@ -141,8 +141,6 @@ _LIST_OF_GRADES = "; to grade documents, make 'relevant' a mapping: {d1: 2, d2: 
 
 def _grade_fix(grade: Any) -> str:
     """How to write a grade that is not an integer as one."""
-    if isinstance(grade, bool):
-        return " (YAML reads yes, no, on, off, true and false as booleans)"
     if isinstance(grade, str) and grade.strip().isdigit():
         return f"; write {grade.strip()} without quotes"
     if isinstance(grade, float) and grade.is_integer():
@@ -169,7 +167,7 @@ def _type_name(value: Any) -> str:
         "str": "text",
         "int": "an integer",
         "float": "a number",
-        "bool": "true/false",
+        "bool": "a boolean",
         "Int": "an integer",
         "Lines": "a mapping",
         "Seq": "a list",
@@ -495,8 +493,20 @@ class Checker:
             if misread is not None:
                 self.add(_line_of(value, key) or line, f"'relevant': {misread}", qid)
                 continue
-            self._grade((grades, forms), key, grade, _line_of(value, key) or line, qid)
+            at = _line_of(value, key) or line
+            self._grade((grades, forms), key, grade, at, qid, _written(value, key))
         return grades
+
+    def _bool_grade(self, doc: str, grade: bool, written: str | None) -> str:
+        """A grade YAML read as a boolean (``yes``, ``no``), named as written; JSON's
+        ``true`` is a boolean as written."""
+        fix = f"write a number 0..{self.max_grade} (0 = judged not relevant)"
+        if written is None:
+            return f"grade of '{doc}' is the boolean {str(grade).lower()}, not a number; {fix}"
+        return (
+            f"grade of '{doc}' is written {written!r}, which YAML reads as the boolean "
+            f"{str(grade).lower()} (yes, no, on, off, true, false); {fix}"
+        )
 
     def _relevant_list(self, value: list[Any], line: int, qid: str | None) -> dict[str, int]:
         grades: dict[str, int] = {}
@@ -529,7 +539,10 @@ class Checker:
         grade: Any,
         line: int,
         qid: str | None,
+        written: str | None = None,
     ) -> None:
+        """One judgment; ``written``: the grade as written, when YAML read it as another
+        value (``yes`` as true)."""
         grades, forms = judged
         doc = _as_id(key)
         if doc is None and isinstance(key, str):
@@ -538,7 +551,9 @@ class Checker:
             self.add(line, f"'relevant' has an id that is not text: {key!r}", qid)
         elif _misjudged(key) is not None:
             self.add(line, f"'relevant': {_misjudged(key)}", qid)
-        elif isinstance(grade, bool) or not isinstance(grade, int):
+        elif isinstance(grade, bool):
+            self.add(line, self._bool_grade(doc, grade, written), qid)
+        elif not isinstance(grade, int):
             self.add(
                 line,
                 f"grade of '{doc}' must be an integer 0..{self.max_grade}, "
@@ -753,9 +768,52 @@ def _key_problems(checker: Checker, raw: Mapping[Any, Any], qid: str | None) -> 
         clean = False
     for key in raw:
         if key not in QUERY_KEYS:
-            checker.add(_line_of(raw, key), f"unknown key '{key}'{_closest(key, QUERY_KEYS)}", qid)
+            hint = _stray(raw, key, checker.shown) or _closest(key, QUERY_KEYS)
+            checker.add(_line_of(raw, key), f"unknown key '{key}'{hint}", qid)
             clean = False
     return clean
+
+
+_ID_CHARACTERS = re.compile(r"[\w.#/:-]*[-_.#/:\d][\w.#/:-]*")  # chicken-soup, doc7, a.b
+
+
+def _stray(raw: Mapping[Any, Any], key: Any, shown: str) -> str | None:
+    """`` (a judgment? indent it under 'relevant:')`` for an unknown key of a query whose
+    'relevant' (or 'expect') is empty, when the key looks like what that holds: a
+    document id or a grade (an integer), or a metric and its minimum. YAML reads an
+    empty key's children written at the query's own indentation as the query's keys."""
+    value = raw[key]
+    under = None
+    if "expect" in raw and raw["expect"] is None and _metric_minimum(key, value):
+        under, what = "expect", "a metric's minimum"
+    elif "relevant" in raw and raw["relevant"] is None and _judgment_like(key, value):
+        under, what = "relevant", "a judgment"
+    if under is None:
+        return None
+    if shown.lower().endswith(".jsonl"):
+        return f" ({what}? move it into '{under}')"
+    return f" ({what}? indent it under '{under}:')"
+
+
+def _judgment_like(key: Any, value: Any) -> bool:
+    """A document id and its grade: an integer grade, or an id-like name (``doc-7``)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return True
+    named = isinstance(key, (str, int)) and not isinstance(key, bool)
+    looks = named and _ID_CHARACTERS.fullmatch(str(key)) is not None
+    scalar = value is None or isinstance(value, (str, int, float))
+    return looks and scalar and _closest_key(key, QUERY_KEYS) is None
+
+
+def _metric_minimum(key: Any, value: Any) -> bool:
+    """A metric name and a number (``mrr: 1.0``)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        parse_metric(key)
+    except MetricNameError:
+        return False
+    return True
 
 
 # --------------------------------------------------------------------------- the plain shape
@@ -1031,5 +1089,5 @@ def check_file(
         raise GoldenFileError([Problem(shown, line, message)])
     queries = _queries(checker, raw_queries, defaults)
     if checker.problems:  # with the parser's, in line order (GoldenFileError sorts them)
-        raise GoldenFileError(checker.problems)
+        raise GoldenFileError(checker.problems, queries)
     return queries

@@ -20,7 +20,7 @@ import pytest
 
 from ..advice import RetrievalGoldenWarning, RetrievalSettingsWarning
 from ..gate import unknown_configuration_names
-from ..golden import GoldenFileError, Problem
+from ..golden import GoldenFileError, GoldenQuery, Problem
 from ..io.common import did_you_mean
 from ..io.golden_file import load_golden_file
 from ..quoting import SHOWN, quoted
@@ -121,10 +121,13 @@ class GoldenFile(pytest.Module):
             advice = self.config.stash[GOLDEN_SET_KEY].add_file(queries)
             self._advise(advice + unchecked_expectations(queries, run.settings))
         except GoldenFileError as exc:
-            count = len(exc.problems)
+            problems = sorted(
+                [*exc.problems, *self._across_files(exc.readable)], key=lambda p: p.line
+            )
+            count = len(problems)
             raise self.CollectError(
                 f"{shown}: {count} problem{'s' if count != 1 else ''} in this golden file:\n"
-                + "\n".join(f"  {p}" for p in exc.problems)
+                + "\n".join(f"  {p}" for p in problems)
             ) from None
         module = types.ModuleType(f"golden:{shown}")
         module.__file__ = str(self.path)
@@ -133,6 +136,15 @@ class GoldenFile(pytest.Module):
             function = _function(Golden(members, coarse), name, module.__name__, arg)
             vars(module)[_attribute(name)] = function
         return module
+
+    def _across_files(self, readable: list[GoldenQuery]) -> list[Problem]:
+        """The problems across files (an id another file uses) of the queries a file with
+        problems of its own could read: said in the same run, not once those are fixed."""
+        try:
+            self.config.stash[GOLDEN_SET_KEY].add_file(readable)
+        except GoldenFileError as exc:
+            return exc.problems
+        return []
 
     def _advise(self, advice: list[Problem]) -> None:
         """Each piece of advice on this file as a warning at its line (once, not in every

@@ -141,6 +141,7 @@ class _Scorer:
         self.show = run.run.show
         self.records: list[QueryRecord] = []
         self.recorded: list[str] | None = [] if run.run.calls.record else None
+        self.refused: str | None = None  # the last result-shape refusal's message
 
     def error(self, query: GoldenQuery, message: str, answer: Answer | None = None) -> QueryRecord:
         record = errored(query, self.configuration, self.run.settings, message, self.position)
@@ -160,6 +161,7 @@ class _Scorer:
                 expect, key, kept,
             )  # fmt: skip
         except ResultShapeError as exc:
+            self.refused = str(exc)
             return self.error(query, str(exc), answer), []
         self.keep(query, record, ranking, answer, kept)
         return record, ranking
@@ -393,6 +395,8 @@ def _verdict(
         if answer.origin and answer.origin != query.id and answer.exception is not None:
             where = f" (its traceback is under query '{answer.origin}' [{configuration}])"
         error = shown if shown is not None and record.error == answer.error else record.error
+        if error == scorer.refused:
+            error = _refusal_once(scorer.item, configuration, query.id, error)
         error = _hint_once(scorer.item, configuration, error)
         text = f"{query.named(configuration)}: {error}{where}"
         raise RetrieverError(fitted_text(config, text), pytrace=False)
@@ -581,15 +585,28 @@ def _short(call: pytest.CallInfo[None]) -> str:
     return first if len(first) <= 300 else first[:297] + "..."
 
 
-def _shown_before(item: pytest.Item, said: tuple[str, str]) -> str | None:
+def _shown_before(item: pytest.Item, said: tuple[str, str], name: str = "") -> str | None:
     """The item of this process that said ``said`` (a configuration and a text) whole
-    first, for this one to point to; None when this item is the first, and under ``-vv``
-    (every item says it whole)."""
+    first, for this one to point to (by ``name``, its node id by default); None when this
+    item is the first, and under ``-vv`` (every item says it whole)."""
     seen = item.config.stash.setdefault(SETUP_ERRORS_KEY, {})
-    first = seen.setdefault(said, item.nodeid)
-    if first == item.nodeid or item.config.get_verbosity() >= 2:
+    mine = name or item.nodeid
+    first = seen.setdefault(said, mine)
+    if first == mine or item.config.get_verbosity() >= 2:
         return None
     return first
+
+
+def _refusal_once(item: pytest.Item, configuration: str, query_id: str, error: str) -> str:
+    """A result-shape refusal (``result at rank 1 is a mapping without an 'id' key: ...;
+    fix``) whose fix an earlier query of its configuration in this process gave whole:
+    what came back, and that query's name for the fix (``-vv``: whole on every one).
+    The record keeps all of it."""
+    problem, _, fix = error.rpartition("; ")
+    if not problem:
+        return error
+    first = _shown_before(item, (configuration, f"refused: {fix}"), f"query '{query_id}'")
+    return error if first is None else f"{problem}; the fix is under {first}"
 
 
 def _hint_once(item: pytest.Item, configuration: str, error: str) -> str:

@@ -299,6 +299,7 @@ class RetrievalSession:
             retrievers=self.gathered.retrievers,
             replayed=replayed,
             replayed_trec=bool(replayed) and not any(map(is_recording, self._replayed_paths)),
+            selection=selection_text(self.config),
         )
 
     @property
@@ -683,3 +684,14 @@ class RetrievalSession:
             self.notes.extend(failed)
             if session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+# pytest's cacheprovider options that run part of the collected items, as they are named
+_CACHE_SELECTION = (("lf", "--lf/--last-failed"), ("stepwise", "--sw/--stepwise"))
+
+
+def selection_text(config: pytest.Config) -> str:
+    """What may have left golden queries out of this run, as the gate's notes name it:
+    ``--lf/--last-failed`` (or ``--sw``) when given, then ``-k, -m or the paths given``."""
+    given = [name for option, name in _CACHE_SELECTION if config.getoption(option, False)]
+    return ", ".join([*given, "-k, -m or the paths given"])
