@@ -234,8 +234,48 @@ def _run(update: str, purpose: str) -> str:
     return f"; run `{update}` {purpose}" if update else ""
 
 
-def _refusal(baseline: Baseline, settings: Settings, update: str) -> str | None:
-    differences = settings_differences(baseline.settings, settings.as_dict())
+def baseline_metrics(baseline: Baseline) -> list[str] | None:
+    """The metrics the baseline was made with (None when it does not say)."""
+    stored = baseline.settings.get("metrics")
+    return [str(m) for m in stored] if isinstance(stored, list) else None
+
+
+def _gated_metrics(baseline: Baseline, settings: Settings, gate: GateSettings) -> list[str]:
+    """The metrics this run gates that the baseline holds: a metric added to
+    retrieval_metrics since (or one dropped) leaves the others comparable."""
+    made = baseline_metrics(baseline)
+    metrics = list(gate.metrics) or settings.metric_names
+    return metrics if made is None else [m for m in metrics if m in made]
+
+
+def _not_in_baseline(
+    settings: Settings, gate: GateSettings, metrics: Sequence[str], update: str
+) -> list[str]:
+    """A note for the metrics this run has and the baseline does not (added since)."""
+    added = [m for m in settings.metric_names if m not in metrics and not gate.metrics]
+    if not added:
+        return []
+    return [
+        f"{', '.join(added)} {'is' if len(added) == 1 else 'are'} not in the baseline: not "
+        "gated until the baseline is updated"
+        + _run(update, "to add the new metrics to it, and review that change")
+    ]
+
+
+def _refusal(baseline: Baseline, settings: Settings, gate: GateSettings, update: str) -> str | None:
+    stored, current = dict(baseline.settings), settings.as_dict()
+    made = baseline_metrics(baseline)
+    missing = [m for m in gate.metrics if made is not None and m not in made]
+    if missing:  # asked for by name: not left out in a note
+        return (
+            f"retrieval_gate_metrics names {', '.join(missing)}, which the baseline was not "
+            f"made with (it holds {', '.join(made or [])})"
+            + _run(update, "to add it to the baseline, and review that change")
+        )
+    if _gated_metrics(baseline, settings, gate):  # the metrics both hold stay comparable
+        stored.pop("metrics", None)
+        current.pop("metrics", None)
+    differences = settings_differences(stored, current)
     if not differences:
         return None
     return (
@@ -742,11 +782,12 @@ def run_gate(
     to rewrite the baseline (default: the plugin's; "": none, for ``compare``'s report).
     """
     update = update_hint(shown) if update is None else update
-    early = _early_verdict(baseline, shown, results, settings, facts, update)
+    early = _early_verdict(baseline, shown, results, settings, gate, facts, update)
     if early is not None:
         return early
     result = GateResult(verdict="passed", baseline=shown, update=update)
-    metrics = list(gate.metrics) or settings.metric_names
+    metrics = _gated_metrics(baseline, settings, gate)
+    result.messages += _not_in_baseline(settings, gate, metrics, update)
     gated = _gated(result, baseline, results, gate, facts, update, metrics)
     if not gate.configurations:  # the baseline's configurations were gated
         failing, note = _unmatched(baseline, results, facts, update, gated.absent)
@@ -775,12 +816,12 @@ def _all_errored_message(name: str, records: Sequence[QueryRecord]) -> str:
 
 
 def _early_verdict(
-    baseline: Baseline, shown: str, results: Results, settings: Settings, facts: RunFacts,
-    update: str,
+    baseline: Baseline, shown: str, results: Results, settings: Settings, gate: GateSettings,
+    facts: RunFacts, update: str,
 ) -> GateResult | None:  # fmt: skip
     """A verdict before any comparison: refused (other settings), or skipped (nothing was
     collected); None to compare."""
-    refusal = _refusal(baseline, settings, update)
+    refusal = _refusal(baseline, settings, gate, update)
     if refusal is not None:
         return GateResult("refused", shown, messages=[refusal], update=update)
     if not results and facts.collected is not None and not facts.collected:
