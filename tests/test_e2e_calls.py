@@ -450,6 +450,61 @@ def test_each_item_of_an_async_chunk_waits_for_its_own_call_alone(
     assert len(others) == 13 and max(others.values()) < 0.7, others
 
 
+CLOSED_AT_TEARDOWN = """\
+import asyncio
+import os
+
+import pytest
+
+RANKINGS = {rankings!r}
+
+
+class Engine:
+    def __init__(self, name):
+        self.name, self.closed = name, False
+
+    async def __call__(self, query):
+        await asyncio.sleep(0.05)
+        if self.closed:
+            raise RuntimeError(f"engine {{self.name}} closed before query {{query.id}}")
+        return RANKINGS[self.name][query.id]
+
+
+@pytest.fixture({scope}params=["bm25", "dense"])
+def retriever(request):
+    engine = Engine(request.param)
+    yield engine
+    engine.closed = True
+
+
+def pytest_collection_modifyitems(items):
+    if os.environ.get("INTERLEAVE"):  # bm25, dense, bm25, ...: as a random order may
+        a = [i for i in items if "[bm25]" in i.nodeid]
+        b = [i for i in items if "[dense]" in i.nodeid]
+        items[:] = [x for pair in zip(a, b) for x in pair]
+"""
+
+
+@pytest.mark.parametrize(
+    ("scope", "interleave"), [("", ""), ('scope="session", ', "1")], ids=["function", "mixed"]
+)
+def test_no_async_call_is_left_in_flight_past_its_retriever_fixture(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, scope: str, interleave: str
+) -> None:
+    """Items take their answers as their own calls end; a call sent ahead for a later
+    item must not outlive the fixture that made its retriever (a function-scoped one
+    ends with its item; a session-scoped parametrized one when the next item wants
+    another configuration)."""
+    monkeypatch.setenv("INTERLEAVE", interleave)
+    conftest = CLOSED_AT_TEARDOWN.format(rankings=E2E_RANKINGS, scope=scope)
+    e2e_write_project(pytester, conftest=conftest)
+    # two calls at a time: the rest of a chunk is still to be made when its first item ends
+    args = ("--retrieval-eval", "-p", "no:randomly", "-o", "retrieval_concurrency=2")
+    result = e2e_run(pytester, *args)
+    result.assert_outcomes(passed=14)
+    assert "closed before query" not in result.stdout.str()
+
+
 SYNC_RETURNING_COROUTINES = """\
 import asyncio
 

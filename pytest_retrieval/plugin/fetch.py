@@ -72,15 +72,20 @@ class Fetcher:
         if key not in self._ahead:
             flight = self._flying.get(key)
             if flight is None:
-                chunk = self._chunk(item, [query], configuration, calls.chunk_size())
-                if not _pipelines(calls):
+                pipelined = _pipelines(calls)
+                if pipelined and _per_item(item, self.fixture):  # its retriever ends with it
+                    return calls.many([RetrievalQuery.of(query)], [query.id])[0]
+                # calls left in flight past this item: none beyond its configuration's run
+                size = calls.chunk_size()
+                chunk = self._chunk(item, [query], configuration, size, contiguous=pipelined)
+                if not pipelined:
                     self._fetch(calls, configuration, chunk)
                     return self._ahead.pop(key)
                 flight = self._start(calls, configuration, chunk)
             first = len(flight.taken) == 0
             self._take(flight, key)
             if first:
-                self._start_following(item, calls, configuration)
+                self._start_following(item, calls, configuration, flight)
         return self._ahead.pop(key)
 
     def _take(self, flight: _InFlight, key: tuple[str, str]) -> None:
@@ -89,10 +94,12 @@ class Fetcher:
         flight.taken.add(key[1])
         del self._flying[key]
 
-    def _start_following(self, item: pytest.Item, calls: Calls, configuration: str) -> None:
-        """The next QUERY_AHEAD chunks of per-query items on their way while this chunk's
+    def _start_following(
+        self, item: pytest.Item, calls: Calls, configuration: str, current: _InFlight
+    ) -> None:
+        """The next QUERY_AHEAD chunks of per-query items on their way while ``current``'s
         items are scored (with one, the calls idled while they were)."""
-        flying = {id(flight) for flight in self._flying.values()}
+        flying = {id(flight) for flight in self._flying.values() if flight is not current}
         for _ in range(QUERY_AHEAD - len(flying)):
             following = self._chunk(item, [], configuration, calls.chunk_size(), True)
             if not following:
@@ -170,7 +177,9 @@ class Fetcher:
         self, item: pytest.Item | None, configuration: str, size: int
     ) -> list[GoldenQuery]:
         """The first ``size`` queries the next coarse item of ``configuration`` will ask for."""
-        following = next(iter(self._upcoming(item)), None) if item is not None else None
+        if item is None or _per_item(item, self.fixture):  # its retriever ends with it
+            return []
+        following = next(iter(self._upcoming(item)), None)
         if following is None or not _same_golden(following, configuration):
             return []  # another configuration's fixture may be set up in between
         if golden_query_of(following) is not None:
@@ -260,6 +269,16 @@ class Fetcher:
 def _same_golden(item: pytest.Item, configuration: str) -> bool:
     """Whether ``item`` is a golden item of ``configuration``."""
     return bool(golden_queries_of(item)) and item_configuration(item)[0] == configuration
+
+
+def _per_item(item: pytest.Item, fixture: str) -> bool:
+    """Whether the item's retriever fixture is function-scoped: built for this item and
+    torn down after it, so no call of it may be left in flight for a later item."""
+    info = getattr(item, "_fixtureinfo", None)
+    definitions = info.name2fixturedefs.get(fixture) if info is not None else None
+    if not definitions:
+        return False
+    return bool(definitions[-1].scope == "function")
 
 
 def _pipelines(calls: Calls) -> bool:
