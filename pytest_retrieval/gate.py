@@ -255,9 +255,11 @@ def _not_in_baseline(
     added = [m for m in settings.metric_names if m not in metrics and not gate.metrics]
     if not added:
         return []
+    said = f"{', '.join(added)} {'is' if len(added) == 1 else 'are'} not in the baseline"
+    if not update:  # compare: the baseline is a report, which no one updates
+        return [f"{said}: not compared"]
     return [
-        f"{', '.join(added)} {'is' if len(added) == 1 else 'are'} not in the baseline: not "
-        "gated until the baseline is updated"
+        f"{said}: not gated until the baseline is updated"
         + _run(update, "to add the new metrics to it, and review that change")
     ]
 
@@ -787,12 +789,12 @@ def run_gate(
         return early
     result = GateResult(verdict="passed", baseline=shown, update=update)
     metrics = _gated_metrics(baseline, settings, gate)
-    result.messages += _not_in_baseline(settings, gate, metrics, update)
     gated = _gated(result, baseline, results, gate, facts, update, metrics)
     if not gate.configurations:  # the baseline's configurations were gated
         failing, note = _unmatched(baseline, results, facts, update, gated.absent)
         result.messages[:0] = [failing] if failing else []  # first: why the gate failed
         result.messages += [note] if note else []
+    result.messages += _not_in_baseline(settings, gate, metrics, update)  # a note: last
     gated.total.note(result)
     described = [name for name in result.counts if name in facts.retrievers]
     result.retriever_changes = differences(baseline.retrievers, facts.retrievers, described)

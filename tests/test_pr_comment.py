@@ -71,8 +71,8 @@ def test_verdict_then_counts_then_breached_rows_then_the_rest_collapsed() -> Non
         "**retrieval gate: FAILED (baseline golden/baseline.json, tolerance 0.02, mode absolute)**"
     )
     assert lines[4] == (
-        "**1 query failed: pytest fails the run, whatever the gate's verdict on the metrics' "
-        "means** (which and why: the failed and errored queries, below)"
+        "**1 query failed: the run fails on them, whatever the gate's verdict on the "
+        "metrics' means** (which and why: the failed and errored queries, below)"
     )
     assert lines[6] == "- fused: 0 queries improved, 6 degraded, 0 unchanged"
     table = next(i for i, line in enumerate(lines) if line.startswith("| configuration "))
@@ -106,11 +106,11 @@ def test_queries_that_failed_or_errored_are_said_beside_a_passed_verdict() -> No
     results = results_of(now)
     verdict = gate(baseline_of(perfect()), results)
     assert verdict.verdict == "passed"
-    said = "**2 queries failed and 1 errored: pytest fails the run"
+    said = "**2 queries failed and 1 errored: the run fails on them"
     for shown in (verdict, None):  # with the gate's verdict, and with no gate
         head = markdown_report(report_of(results, shown)).split("###", 1)[0]
         assert said in head
-    assert "pytest fails the run" not in markdown_report(report_of(results_of(perfect()), None))
+    assert "the run fails on them" not in markdown_report(report_of(results_of(perfect()), None))
 
 
 def test_without_a_gate_nothing_is_collapsed() -> None:

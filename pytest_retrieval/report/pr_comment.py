@@ -56,8 +56,8 @@ def outcomes_line(report: RunReport) -> str:
     parts = [f"{failed} {'query' if failed == 1 else 'queries'} failed"] if failed else []
     parts += [f"{errored} errored"] if errored else []
     return (
-        f"**{' and '.join(parts)}: pytest fails the run, whatever the gate's verdict on the "
-        "metrics' means** (which and why: the failed and errored queries, below)"
+        f"**{' and '.join(parts)}: the run fails on them, whatever the gate's verdict on "
+        "the metrics' means** (which and why: the failed and errored queries, below)"
     )
 
 
