@@ -237,8 +237,14 @@ def test_a_slow_retriever_fixture_of_pytests_default_scope_gets_a_warning(
         "function-scoped (pytest's default), so pytest builds it again for every item"
     )
     assert (warned in said) == (not scope), said
-    if not scope:
-        assert '@pytest.fixture(scope="session", params=[...]), to build it once' in said
+    if scope:
+        return
+    assert '@pytest.fixture(scope="session", params=[...]), to build it once' in said
+    assert said.count("is function-scoped (pytest's default)") == 1
+    # advice, issued at the end: -W error fails the run, and no query's item
+    strict = e2e_run(pytester, "--retrieval-eval", "-W", "error::pytest_retrieval.RetrievalWarning")
+    assert strict.ret == pytest.ExitCode.TESTS_FAILED
+    strict.assert_outcomes(passed=14)
 
 
 def test_a_retriever_fixture_in_a_conftest_the_golden_files_cannot_see_says_where_it_is(

@@ -795,8 +795,7 @@ def test_a_metric_added_since_the_baseline_leaves_the_others_gated() -> None:
     named = gate(base, results_of(dropped), GateSettings(metrics=("ndcg@10",)))
     assert named.verdict == "refused"
     assert named.messages[0].startswith(
-        "retrieval_gate_metrics names ndcg@10, which the baseline was not made with (it "
-        "holds mrr)"
+        "retrieval_gate_metrics names ndcg@10, which the baseline was not made with (it holds mrr)"
     )
     other = baseline_of(perfect())
     other.settings = {**other.settings, "metrics": ["recall@20"]}  # nothing shared

@@ -1,9 +1,10 @@
 """What the controller gathers beside the records: retriever metadata, query lines and texts.
 
 Each process (the controller, or every xdist worker) notes its retrievers' metadata the
-first time a configuration's retriever reaches an item (:func:`note_retriever`), and the
-line and text of every golden query it collected (:func:`note_queries`). A worker hands
-both to the controller in its ``workeroutput``; :class:`Gathered` merges them.
+first time a configuration's retriever reaches an item (:func:`note_retriever`), the
+line and text of every golden query it collected (:func:`note_queries`), and advice on
+how its retriever fixture is built (:func:`note_rebuilt`). A worker hands them to the
+controller in its ``workeroutput``; :class:`Gathered` merges them.
 """
 
 from __future__ import annotations
@@ -16,12 +17,19 @@ import pytest
 
 from ..retriever_metadata import Metadata, describe, parse_metadata
 from ..retrievers import ProtocolError, RetrieverKind, protocol_of
-from .keys import GOLDEN_SET_KEY, RETRIEVER_KINDS_KEY, RETRIEVER_NOTES_KEY, RETRIEVERS_KEY
+from .keys import (
+    GOLDEN_SET_KEY,
+    REBUILT_KEY,
+    RETRIEVER_KINDS_KEY,
+    RETRIEVER_NOTES_KEY,
+    RETRIEVERS_KEY,
+)
 
 WORKER_RETRIEVERS = "retrieval_retrievers"
 WORKER_NOTES = "retrieval_retriever_notes"
 WORKER_KINDS = "retrieval_retriever_kinds"
 WORKER_QUERIES = "retrieval_queries"
+WORKER_REBUILT = "retrieval_rebuilt"
 
 
 def _workeroutput(config: pytest.Config) -> dict[str, object] | None:
@@ -61,6 +69,17 @@ def note_queries(config: pytest.Config) -> None:
         output[WORKER_QUERIES] = query_places(config)
 
 
+def note_rebuilt(config: pytest.Config, text: str) -> None:
+    """Advice that the retriever fixture is rebuilt for every item, for the controller to
+    issue with the rest at the end (a warning inside an item would, under ``-W error``,
+    fail that item's query)."""
+    said = config.stash.setdefault(REBUILT_KEY, [])
+    said.append(text)
+    output = _workeroutput(config)
+    if output is not None:
+        output[WORKER_REBUILT] = list(said)
+
+
 @dataclass
 class Gathered:
     """Retriever metadata, notes about it, how each retriever is called, and query lines
@@ -70,6 +89,7 @@ class Gathered:
     notes: list[str] = field(default_factory=list)
     places: dict[str, tuple[int, str]] = field(default_factory=dict)
     kinds: dict[str, RetrieverKind] = field(default_factory=dict)
+    rebuilt: list[str] = field(default_factory=list)  # advice on the fixture's scope
 
     def add_worker(self, output: Mapping[str, object]) -> None:
         found = output.get(WORKER_RETRIEVERS)
@@ -85,6 +105,9 @@ class Gathered:
             kind = RetrieverKind.parse(data)
             if kind is not None:
                 self.kinds.setdefault(str(name), kind)
+        rebuilt = output.get(WORKER_REBUILT)
+        if isinstance(rebuilt, list):
+            self.rebuilt.extend(str(t) for t in rebuilt if str(t) not in self.rebuilt)
         places = output.get(WORKER_QUERIES)
         if isinstance(places, Mapping):
             for qid, place in places.items():
@@ -98,9 +121,12 @@ class Gathered:
         notes += [n for n in local_notes if n not in notes]
         local: dict[str, Metadata] = config.stash.get(RETRIEVERS_KEY, {})
         kinds: dict[str, RetrieverKind] = config.stash.get(RETRIEVER_KINDS_KEY, {})
+        rebuilt = [*self.rebuilt]
+        rebuilt += [t for t in config.stash.get(REBUILT_KEY, []) if t not in rebuilt]
         return Gathered(
             {**self.retrievers, **local},
             notes,
             {**self.places, **query_places(config)},
             {**self.kinds, **kinds},
+            rebuilt,
         )

@@ -30,6 +30,7 @@ RETRIEVERS_KEY = pytest.StashKey[dict[str, Metadata]]()  # configuration -> its 
 RETRIEVER_NOTES_KEY = pytest.StashKey[list[str]]()  # what was wrong with that metadata
 RETRIEVER_KINDS_KEY = pytest.StashKey[dict[str, RetrieverKind]]()  # configuration -> how called
 REPLAY_KEY = pytest.StashKey[Replay]()  # --retrieval-replay: the recorded answers
+REBUILT_KEY = pytest.StashKey[list[str]]()  # a slow function-scoped retriever fixture
 OUTBOX_KEY = pytest.StashKey[dict[str, list[QueryRecord]]]()  # node id -> records not yet taken
 LAST_RAN_KEY = pytest.StashKey[str]()  # the configuration whose item ran last in this process
 # (configuration, the setup error's first line) -> the node id whose report shows its traceback

@@ -597,6 +597,8 @@ class RetrievalSession:
                 if advice.setting is not None:
                     path, line = setting_place(self.config, advice.setting) or (path, line)
                 found.append((advice.kind, advice.text, path, line))
+            place = fixture or ("conftest.py", 1)
+            found += [(RetrievalSettingsWarning, t, *place) for t in self.gathered.rebuilt]
         with (
             sources_cut(self.config, [path for _, _, path, _ in found]),
             catch_warnings_for_item(self.config, self.config.hook, "runtest", None),
