@@ -851,9 +851,10 @@ def _gated(
     named = bool(gate.configurations)
     for name in list(gate.configurations) or sorted(baseline.configurations):
         records = results.view(name).records
-        if records and all(r.outcome == "error" for r in records):
+        asked = [r for r in records if r.outcome != "skipped"]
+        if asked and all(r.outcome == "error" for r in asked):
             result.all_errored.append(name)
-            result.messages.append(_all_errored_message(name, records))
+            result.messages.append(_all_errored_message(name, asked))
         status, message, pairs = _gated_pairs(
             name, baseline, records, facts, named, update, gated.total
         )

@@ -756,6 +756,8 @@ def test_a_configuration_whose_every_query_errored_is_named_as_the_cause_first()
         "retrieval gate: FAILED: every query of fused errored (each item says why), so its "
         "rows fall to 0; fused / "
     )
+    parked = [*down[:-1], record(QUERY_IDS[-1], outcome="skipped")]  # skip: in the file
+    assert gate(baseline_of(perfect(), other), results_of(parked, other)).all_errored == ["fused"]
     partly = [*down[:-1], record(QUERY_IDS[-1], 1.0, "fused")]  # one answered: not named
     assert gate(baseline_of(perfect(), other), results_of(partly, other)).all_errored == []
 
