@@ -997,5 +997,6 @@ def test_a_bad_setting_from_override_ini_is_named_there_not_in_the_config_file(t
     ran = cli("evaluate", "a.run", "--override-ini", "retrieval_metrics=recip_rank", cwd=project)
     assert ran.code == 2
     assert ran.err.startswith(
-        "pytest-retrieval: error: --override-ini: retrieval_metrics: unknown metric 'recip_rank'"
+        "pytest-retrieval: error: --override-ini retrieval_metrics=recip_rank: retrieval_metrics: "
+        "unknown metric 'recip_rank'"
     ), ran.err

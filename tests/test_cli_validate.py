@@ -268,7 +268,7 @@ def test_no_golden_folder_and_no_config_file_says_where_it_looked(tmp_path):
 def test_a_bad_setting_is_a_usage_error_naming_the_file_and_key(tmp_path):
     ran = cli("validate", cwd=write_project(tmp_path, ini="[pytest]\nretrieval_max_grade = x\n"))
     assert ran.code == 2
-    assert "pytest.ini: retrieval_max_grade must be an integer in 1..100, got 'x'" in ran.err
+    assert "pytest.ini:2: retrieval_max_grade must be an integer in 1..100, got 'x'" in ran.err
 
 
 def test_the_entry_point_runs_as_a_module(tmp_path):
@@ -426,6 +426,31 @@ def test_an_unknown_retrieval_key_given_with_override_ini_is_named_too(tmp_path)
     assert ran.err == (
         "--override-ini: unknown ini key retrieval_tolerence (did you mean "
         "retrieval_tolerance?): ignored\n"
+    )
+
+
+def test_a_bad_value_is_named_where_it_was_given_override_ini_or_the_ini_files_line(tmp_path):
+    """'--override-ini retrieval_max_grade=0' was blamed on pytest.ini, which does not set
+    it; a bad value in the ini file had no line; a malformed override told of '-o', which
+    the command line refuses (-o is the output)."""
+    ini = "[pytest]\nretrieval_golden = golden\nretrieval_gain = quadratic\n"
+    project = write_project(tmp_path, ini=ini)
+    ran = cli("validate", cwd=project)
+    assert (ran.code, ran.err) == (
+        2,
+        f"pytest-retrieval: error: {project / 'pytest.ini'}:3: retrieval_gain must be one of "
+        "exponential, linear, got 'quadratic'\n",
+    )
+    (project / "pytest.ini").write_text("[pytest]\nretrieval_golden = golden\n", encoding="utf-8")
+    ran = cli("validate", "--override-ini", "retrieval_max_grade=0", cwd=project)
+    assert ran.code == 2
+    assert ran.err.startswith(
+        "pytest-retrieval: error: --override-ini retrieval_max_grade=0: retrieval_max_grade "
+    ), ran.err
+    ran = cli("validate", "--override-ini", "retrieval_gain", cwd=project)
+    assert ran.code == 2
+    assert "--override-ini expects KEY=VALUE (e.g. --override-ini retrieval_gain=linear)" in (
+        ran.err
     )
 
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import argparse
 import errno
+import re
 import shutil
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn, TextIO, TypeAlias
@@ -243,13 +244,27 @@ def context(args: argparse.Namespace, cwd: Path, out: TextIO, err: TextIO) -> Co
         run = parse_run_settings(raw)
     except SettingsError as exc:
         restore_metrics(replaced)
-        key = str(exc).partition(":")[0]  # a settings error starts with its key
-        raise CliError(f"{'--override-ini' if key in overrides else ini.shown}: {exc}") from None
+        raise CliError(f"{_setting_source(ini, overrides, str(exc))}: {exc}") from None
     ctx = Context(cwd=cwd, ini=ini, run=run, out=out, err=err, replaced=replaced)
     for note in _unknown_key_notes(ini, overrides):
         ctx.note(note)
         ctx.setting_warnings += 1
     return ctx
+
+
+_LEADING_KEY = re.compile(r"retrieval_\w+")
+
+
+def _setting_source(ini: IniConfig, overrides: Mapping[str, str], message: str) -> str:
+    """Where the setting a :class:`SettingsError` names (its message starts with the key:
+    ``retrieval_gain must be ...``, ``retrieval_metrics: ...``) was given: the
+    ``--override-ini`` that set it, else the ini file at the key's line."""
+    found = _LEADING_KEY.match(message)
+    key = found.group(0) if found else ""
+    if key in overrides:
+        return f"--override-ini {key}={overrides[key]}"
+    line = key_line(config_text(ini.path), key) if key else None
+    return f"{ini.shown}{f':{line}' if line else ''}"
 
 
 def _unknown_key_notes(ini: IniConfig, overrides: Iterable[str]) -> list[str]:
