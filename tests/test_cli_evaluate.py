@@ -632,6 +632,21 @@ def test_an_output_path_that_is_a_folder_or_under_a_file_is_named_as_given(tmp_p
     assert not list(project.rglob("*.tmp"))
 
 
+def test_a_report_that_cannot_be_written_is_exit_2_and_the_ones_written_are_named(tmp_path):
+    """A --report that could not be written exited 1, the code of a finding (a failed
+    query, a regression), where -o of every other command exits 2; and the reports
+    written beside it went unnamed."""
+    project = _project(tmp_path)
+    ran = cli(
+        "evaluate", "runs/bm25.run", "--report", "ok.json", "--report", "runs/bm25.run/r.md",
+        cwd=project,
+    )  # fmt: skip
+    assert ran.code == 2, ran.err
+    assert "retrieval report written: ok.json" in ran.err
+    assert "retrieval report NOT written: " in ran.err
+    assert (project / "ok.json").is_file()
+
+
 def test_o_dash_is_standard_output_where_a_command_prints_and_a_folder_is_refused_first(
     tmp_path,
 ):

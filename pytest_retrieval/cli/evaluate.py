@@ -32,6 +32,7 @@ from .common import (
     FINDINGS,
     OK,
     READ_BY_THE_COMMAND,
+    USAGE,
     CliError,
     Commands,
     Context,
@@ -382,12 +383,12 @@ def run_evaluate(ctx: Context, args: argparse.Namespace) -> int:
             settings, scored.results, evaluation, GoldenInfo.of(scored.results), gate, gate_text
         )
         written, problems = write_reports([ctx.path(p) for p in report_paths], report)
-        for message in problems:
-            ctx.note(message)
-        if problems:
-            return FINDINGS
         for path in written:
             ctx.note(f"retrieval report written: {ctx.shown(path)}")
+        for message in problems:
+            ctx.note(message)
+        if problems:  # an output the command could not write: it could not run, as -o
+            return USAGE
     return FINDINGS if failed or (gate is not None and gate.failed) else OK
 
 
