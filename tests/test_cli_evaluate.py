@@ -1015,3 +1015,40 @@ def test_a_bad_setting_from_override_ini_is_named_there_not_in_the_config_file(t
         "pytest-retrieval: error: --override-ini retrieval_metrics=recip_rank: retrieval_metrics: "
         "unknown metric 'recip_rank'"
     ), ran.err
+
+
+def test_a_trec_file_of_the_other_kind_is_named_for_what_it_is_with_the_fix(tmp_path):
+    """trec_eval takes QRELS RUN: 'evaluate qrels.txt run' listed every qrels line as a
+    run line of 4 fields; a run as --baseline was 'not valid JSON; ... delete it and write
+    a new one with --retrieval-baseline=bm25.run' (over the user's run); compare, pool
+    and export run said only 'bm25.run:1: not valid JSON'."""
+    project = _project(tmp_path)
+    (project / "qrels.txt").write_text("rain-tomorrow 0 weather-forecast 2\n", encoding="utf-8")
+    ran = cli("evaluate", "qrels.txt", "runs/bm25.run", cwd=project)
+    assert (ran.code, ran.out) == (2, "")
+    assert ran.err == (
+        "pytest-retrieval: error: qrels.txt is a TREC qrels file ('qid iter docno rel' lines), "
+        "not a run; evaluate takes the judgments from the golden set: import them with "
+        "`pytest-retrieval import trec qrels.txt -o golden/qrels.yaml`, then give evaluate "
+        "the runs alone\n"
+    )
+    before = (project / "runs/dense.run").read_bytes()
+    ran = cli("evaluate", "runs/bm25.run", "--baseline", "runs/dense.run", cwd=project)
+    assert ran.code == 2
+    assert ran.err.startswith(
+        "pytest-retrieval: error: --baseline runs/dense.run is a TREC run ('qid Q0 docno rank "
+        "score tag' lines), not a baseline; give the baseline file (JSON), or write one with "
+    ), ran.err
+    assert "delete it" not in ran.err
+    assert (project / "runs/dense.run").read_bytes() == before
+    cli("evaluate", "runs/bm25.run", "--report", "a.json", cwd=project)
+    for command in (["compare", "a.json"], ["pool", "--depth", "3"], ["export", "run"]):
+        ran = cli(*command, "runs/dense.run", *(["-o", "out"] if command[0] == "export" else []),
+                  cwd=project)  # fmt: skip
+        assert ran.code == 2, ran.err
+        assert ran.err.startswith(
+            "pytest-retrieval: error: runs/dense.run is a TREC run ('qid Q0 docno rank score tag' "
+            f"lines), not a JSON report; {' '.join(command[: 1 + (command[0] == 'export')])} takes "
+            "JSON reports: score the run into one with `pytest-retrieval evaluate runs/dense.run "
+            "--report report.json`"
+        ), ran.err

@@ -294,6 +294,20 @@ _A_REPORT_INSTEAD = {  # one of the plugin's other files where a JSON report bel
 }
 
 
+TREC_RUN = "a TREC run ('qid Q0 docno rank score tag' lines)"
+TREC_QRELS = "a TREC qrels file ('qid iter docno rel' lines)"
+_NUMBER = re.compile(rb"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
+_TREC_INSTEAD = {  # a TREC file where a JSON report belongs: the fix
+    TREC_RUN: "score the run into one with `pytest-retrieval evaluate {given} --report "
+    "report.json` and give report.json",
+    TREC_QRELS: "the judgments belong in the golden set (`pytest-retrieval import trec "
+    "{given} -o golden/qrels.yaml`); a run writes its report with `pytest --retrieval-eval "
+    "--retrieval-report=report.json`",
+}
+
+
 def read_report_file(ctx: Context, given: str, command: str) -> ReportFile:
     """The JSON report at ``given`` of a run that ran every item, for ``command``: one
     cut short (``"complete": false``) holds only what ran, and would be used as the whole
@@ -327,6 +341,12 @@ def _read_report_file(ctx: Context, given: str, command: str) -> ReportFile:
             f"{shown} is a golden file, not a JSON report; {command} takes JSON reports "
             f"written by --retrieval-report: {_WRITE_A_REPORT} (or pytest-retrieval evaluate "
             "--report)"
+        )
+    trec = trec_file_kind(path) if kind is None else None
+    if trec is not None:
+        raise CliError(
+            f"{shown} is {trec}, not a JSON report; {command} takes JSON reports: "
+            f"{_TREC_INSTEAD[trec].format(given=given)}"
         )
     try:
         return read_report(path, shown)
@@ -369,6 +389,21 @@ def _qrels_like(path: Path) -> bool:
     if lines is None:
         return False
     return not lines or (len(lines[0]) == 4 and lines[0][3].lstrip(b"-").isdigit())
+
+
+def trec_file_kind(path: Path) -> str | None:
+    """:data:`TREC_RUN` or :data:`TREC_QRELS` when the data lines that start the file
+    read as one (every one of them: a run's integer rank and numeric score, a qrels
+    line's four fields and integer grade), else None: a run or qrels file given where
+    another kind belongs is named for what it is, not as a line that cannot be read."""
+    lines = _head_fields(path)
+    if not lines:
+        return None
+    if all(len(f) >= 6 and f[3].isdigit() and _NUMBER.fullmatch(f[4]) for f in lines):
+        return TREC_RUN
+    if all(len(f) == 4 and f[3].lstrip(b"-").isdigit() for f in lines):
+        return TREC_QRELS
+    return None
 
 
 def _corpus_like(path: Path) -> bool:

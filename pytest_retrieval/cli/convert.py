@@ -30,6 +30,7 @@ from ..pooling import coverage
 from ..quoting import quoted
 from .common import (
     OK,
+    TREC_RUN,
     CliError,
     Commands,
     Context,
@@ -38,6 +39,7 @@ from .common import (
     other_file,
     output_file,
     read_report_file,
+    trec_file_kind,
 )
 
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
@@ -293,6 +295,11 @@ def import_trec(ctx: Context, args: argparse.Namespace) -> int:
     _refuse_overwriting(ctx, args, [ctx.path(p) for p in read if p])
     try:
         path = _input(ctx, args.qrels)
+        if trec_file_kind(path) == TREC_RUN:
+            raise CliError(
+                f"{args.qrels} is {TREC_RUN}, not qrels; import trec reads judgments ('qid "
+                f"iter docno rel' lines): give the qrels file, and the run with --run {args.qrels}"
+            )
         qrels = read_qrels(path, max_grade=ctx.max_grade, shown=ctx.shown(path))
         if args.topics:
             topics_path = ctx.file(args.topics, "--topics ")  # read twice: no pipe

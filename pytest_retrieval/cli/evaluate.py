@@ -32,6 +32,7 @@ from .common import (
     FINDINGS,
     OK,
     READ_BY_THE_COMMAND,
+    TREC_QRELS,
     USAGE,
     CliError,
     Commands,
@@ -41,6 +42,7 @@ from .common import (
     other_file,
     plugin_file_kind,
     read_report_file,
+    trec_file_kind,
 )
 
 DESCRIPTION = (
@@ -210,6 +212,12 @@ def _recorded(ctx: Context, given: str) -> list[Recorded]:
             "Q0 docno rank score tag' lines) and the JSON reports of pytest --retrieval-eval "
             "--retrieval-report=PATH.json"
         )
+    if trec_file_kind(path) == TREC_QRELS:  # trec_eval's order: QRELS RUN
+        raise CliError(
+            f"{shown} is {TREC_QRELS}, not a run; evaluate takes the judgments from the golden "
+            f"set: import them with `pytest-retrieval import trec {given} -o "
+            "golden/qrels.yaml`, then give evaluate the runs alone"
+        )
     if looks_like_report(path):
         report = read_report_file(ctx, given, "evaluate")
         _note_kept_depth(ctx, report)
@@ -295,6 +303,11 @@ def _baseline(ctx: Context, args: argparse.Namespace) -> Baseline | None:
             f"{given} is a pytest-retrieval {REPORT_KIND}, not a baseline; compare two "
             f"reports with `pytest-retrieval compare {args.baseline} NEW.json`, or gate "
             f"against a baseline written by {_write_one(ctx, args, '')}"
+        )
+    if kind is None and (trec := trec_file_kind(path)) is not None:
+        raise CliError(
+            f"{given} is {trec}, not a baseline; give the baseline file (JSON), or write one "
+            f"with {_write_one(ctx, args, '')}"
         )
     if kind != BASELINE_KIND and (what := other_file(path)) is not None:
         raise CliError(f"{given} is {what}, not a baseline; give the baseline file")
