@@ -400,10 +400,14 @@ def test_evaluate_input_errors_exit_2(tmp_path):
     assert (
         ran.code == 2 and "bad.run:1: query 'q1': rank 'one' of 'd1' is not an integer" in ran.err
     )
-    (project / "other.run").write_bytes((project / "runs/dense.run").read_bytes())
-    ran = cli("evaluate", "runs/dense.run", "other.run", cwd=project)
+    (project / "other").mkdir()
+    (project / "other/dense.run").write_bytes((project / "runs/dense.run").read_bytes())
+    ran = cli("evaluate", "runs/dense.run", "other/dense.run", cwd=project)
     assert ran.code == 2
-    assert "configuration 'dense' is in runs/dense.run and in other.run" in ran.err
+    assert (
+        "configuration 'dense-dense' is in runs/dense.run and in other/dense.run: one "
+        "configuration per name; rename one of the run files"
+    ) in ran.err
     ran = cli("evaluate", "runs/dense.run", "--max-results", "0", cwd=project)
     assert ran.code == 2 and "--max-results must be a positive integer" in ran.err
     ran = cli("evaluate", "runs/dense.run", "--report", "r.txt", cwd=project)
@@ -1052,3 +1056,18 @@ def test_a_trec_file_of_the_other_kind_is_named_for_what_it_is_with_the_fix(tmp_
             "JSON reports: score the run into one with `pytest-retrieval evaluate runs/dense.run "
             "--report report.json`"
         ), ran.err
+
+
+def test_a_tag_two_runs_share_is_named_by_file_and_tag_as_the_plugins_replay_names_it(tmp_path):
+    """Two runs of one tag (Anserini's, trec_eval's 'STANDARD') were refused ('rename the
+    tag in one of them'), while --retrieval-replay names them FILE-TAG: the baseline the
+    plugin wrote from those runs, which evaluate's own hint says to write, held
+    configurations evaluate could never match."""
+    project = _project(tmp_path)
+    runs = {"rain-tomorrow": ["weather-forecast"]}
+    write_run(project / "bm25.run", {"Anserini": runs})
+    write_run(project / "dense.run", {"Anserini": runs, "other": runs})
+    ran = cli("evaluate", "bm25.run", "dense.run", "--report", "r.json", cwd=project)
+    assert ran.code in (0, 1), ran.err
+    names = list(load_json(project / "r.json")["configurations"])
+    assert names == ["bm25-Anserini", "dense-Anserini", "other"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -240,17 +241,31 @@ def _recorded(ctx: Context, given: str) -> list[Recorded]:
 
 
 def _all_runs(ctx: Context, given: Sequence[str]) -> list[Recorded]:
+    """Every configuration of the files given: a TREC run's tag found in two run files is
+    named by file stem and tag (``a-dense``, ``b-dense``), as ``--retrieval-replay`` names
+    it, so a baseline the plugin wrote from the same runs gates here alike."""
+    read = [(name, _recorded(ctx, name)) for name in given]
+    trec = [(n, run) for n, runs in read if not looks_like_report(ctx.path(n)) for run in runs]
+    tags = Counter(run.name for _, run in trec)
+    stemmed = {id(run): f"{Path(n).stem}-{run.name}" for n, run in trec if tags[run.name] > 1}
     runs: dict[str, Recorded] = {}
-    for name in given:
-        for run in _recorded(ctx, name):
-            other = runs.get(run.name)
-            if other is not None:
-                raise CliError(
-                    f"configuration '{run.name}' is in {other.source} and in {run.source}: one "
-                    "configuration per run tag; rename the tag in one of them"
-                )
-            runs[run.name] = run
+    for found in (run for _, recorded in read for run in recorded):
+        name = stemmed.get(id(found), found.name)
+        other = runs.get(name)
+        if other is not None:
+            raise CliError(
+                f"configuration '{name}' is in {other.source} and in {found.source}: one "
+                f"configuration per name; {_rename(id(found) in stemmed)}"
+            )
+        runs[name] = dataclasses.replace(found, name=name)
     return list(runs.values())
+
+
+def _rename(stemmed: bool) -> str:
+    """How to tell two configurations of one name apart."""
+    if stemmed:  # a tag in two run files named alike (a/x.run, b/x.run)
+        return "rename one of the run files (a tag two runs share is named FILE-TAG)"
+    return "rename the tag (a run's) or the configuration (a report's) in one of them"
 
 
 def _notes(
