@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -204,7 +205,7 @@ def _write_golden(ctx: Context, args: argparse.Namespace, queries: Sequence[Gold
             raise CliError(f"-o {args.output}: write .yaml, .yml or .jsonl")
     except GoldenFileError as exc:
         raise CliError(str(exc)) from None
-    ctx.note(f"wrote {len(queries)} golden queries to {args.output}")
+    ctx.note(f"wrote {counted(len(queries), 'golden query', 'golden queries')} to {args.output}")
 
 
 def _refuse_unlistable(given: str | None, ids: set[str]) -> None:
@@ -235,9 +236,11 @@ def _corpus(ctx: Context, given: str | None, ids: set[str]) -> None:
     count = write_corpus(path, ids | kept)
     if kept:
         added = count - len(kept)
-        ctx.note(f"added {added} document ids to the {len(kept)} in {given} ({count} in all)")
+        ctx.note(
+            f"added {counted(added, 'document id')} to the {len(kept)} in {given} ({count} in all)"
+        )
     else:
-        ctx.note(f"wrote {count} document ids to {given}")
+        ctx.note(f"wrote {counted(count, 'document id')} to {given}")
 
 
 def _refuse_overwriting(ctx: Context, args: argparse.Namespace, inputs: Sequence[Path]) -> None:
@@ -346,6 +349,14 @@ def _left_out(ctx: Context, counted_noun: str, where: str, ids: Sequence[str]) -
 
 def import_beir(ctx: Context, args: argparse.Namespace) -> int:
     folder = _input(ctx, args.folder)
+    if folder.is_file():  # corpus.jsonl, queries.jsonl: the folder's files, not the folder
+        parent = folder.parent
+        there = (parent / "corpus.jsonl").is_file()
+        give = os.path.relpath(parent, ctx.cwd) if there else "the folder that holds them"
+        raise CliError(
+            f"{args.folder} is a file; import beir takes the BEIR folder (corpus.jsonl, "
+            f"queries.jsonl, qrels/<split>.tsv): give {give}"
+        )
     categories = [ctx.path(args.categories)] if args.categories else []
     _refuse_overwriting(ctx, args, [*_beir_inputs(folder), *categories])
     try:
