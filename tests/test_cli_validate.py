@@ -553,3 +553,21 @@ def test_an_error_said_into_a_closed_pipe_still_exits_2(tmp_path):
     code = main(["import", "trec", "missing.qrels", "-o", "x.yaml"], cwd=tmp_path,
                 out=io.StringIO(), err=_ClosedPipe())  # fmt: skip
     assert code == 2
+
+
+def test_a_jsonl_corpus_given_for_the_corpus_list_is_named_not_read_as_ids(tmp_path):
+    """A BEIR corpus.jsonl written without spaces ('{"_id":"d1",...}') was read as a list
+    of ids: every judged id was 'not in the corpus: a typo?', exit 1; one with spaces got
+    a 'holds whitespace' line per document."""
+    project = _project(tmp_path, "queries:\n  - {id: q1, query: rain, relevant: {d1: 1}}\n")
+    (project / "corpus.jsonl").write_text(
+        '{"_id":"d1","text":"rain"}\n{"_id": "d2", "text": "sun"}\n', encoding="utf-8"
+    )
+    ran = cli("validate", "--corpus", "corpus.jsonl", cwd=project)
+    assert (ran.code, ran.out) == (2, "")
+    assert ran.err == (
+        "pytest-retrieval: error: corpus.jsonl:1: a JSON object, not a document id (a BEIR "
+        "corpus.jsonl?): a corpus list holds one id a line; `pytest-retrieval import beir "
+        "FOLDER --corpus ids.txt` writes a BEIR corpus's ids so, or write the '_id' of each "
+        "line one a line\n"
+    )
