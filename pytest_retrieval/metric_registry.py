@@ -295,6 +295,8 @@ def raised_at(exc: BaseException) -> str:
     current folder when inside it), or "" when its traceback is gone. The last frame
     outside this package and generated code: a ``MetricSpec`` refusing its name raises in
     the plugin, called from the line to fix."""
+    if isinstance(exc, SyntaxError) and exc.filename and exc.lineno:  # the file compiled,
+        return _at(Path(exc.filename), exc.lineno)  # not the import machinery's frame
     tb = exc.__traceback__
     if tb is None:
         return ""
@@ -304,11 +306,14 @@ def raised_at(exc: BaseException) -> str:
         if not name.startswith("<") and _PACKAGE not in Path(name).resolve().parents:
             found = tb
         tb = tb.tb_next
-    tb = found
-    path = Path(tb.tb_frame.f_code.co_filename)
+    return _at(Path(found.tb_frame.f_code.co_filename), found.tb_lineno)
+
+
+def _at(path: Path, line: int) -> str:
+    """`` (at path:line)``, the path relative to the current folder when inside it."""
     with contextlib.suppress(ValueError):
         path = path.resolve().relative_to(Path.cwd().resolve())
-    return f" (at {path.as_posix()}:{tb.tb_lineno})"
+    return f" (at {path.as_posix()}:{line})"
 
 
 def checked_value(entry: Registered, name: str, value: object) -> float:

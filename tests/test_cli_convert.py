@@ -546,3 +546,39 @@ def test_export_run_writes_every_run_or_none(tmp_path):
     assert "b.run" in ran.err and "no run was written" in ran.err
     assert sorted(p.name for p in (project / "runs").iterdir()) == ["b.run"]  # a.run not written
     assert "wrote run" not in ran.out + ran.err
+
+
+def test_import_trec_given_a_run_names_it_a_run_and_the_option_it_belongs_to(tmp_path):
+    """A run where the qrels belong listed each of its lines as 'expected 4 fields, got
+    6 ...; ids cannot hold spaces'."""
+    project = _project(tmp_path)
+    write_run(project / "bm25.run", {"bm25": {"00123": ["d1", "D-07"]}})
+    ran = cli("import", "trec", "bm25.run", "-o", "golden/trec.yaml", cwd=project)
+    assert ran.code == 2
+    assert ran.err == (
+        "pytest-retrieval: error: bm25.run is a TREC run ('qid Q0 docno rank score tag' "
+        "lines), not qrels; import trec reads judgments ('qid iter docno rel' lines): give the "
+        "qrels file, and the run with --run bm25.run\n"
+    )
+    assert not (project / "golden/trec.yaml").exists()
+
+
+def test_import_beir_given_a_file_of_the_folder_names_the_folder_and_counts_read_right(
+    tmp_path,
+):
+    """'import beir beir/corpus.jsonl' said 'no corpus.jsonl in the folder' (and no
+    queries.jsonl, no qrels) of a file; one query imported was 'wrote 1 golden queries'."""
+    project = write_project(tmp_path, {})
+    _beir(project / "beir")
+    ran = cli("import", "beir", "beir/corpus.jsonl", cwd=project)
+    assert ran.code == 2
+    assert ran.err == (
+        "pytest-retrieval: error: beir/corpus.jsonl is a file; import beir takes the BEIR "
+        "folder (corpus.jsonl, queries.jsonl, qrels/<split>.tsv): give beir\n"
+    )
+    (project / "beir/qrels/one.tsv").write_text(
+        "query-id\tcorpus-id\tscore\nq1\t00123\t2\n", encoding="utf-8"
+    )
+    ran = cli("import", "beir", "beir", "--split", "one", "-o", "golden/one.yaml", cwd=project)
+    assert ran.code == 0, ran.err
+    assert "wrote 1 golden query to golden/one.yaml" in ran.err

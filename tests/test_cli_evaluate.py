@@ -400,10 +400,14 @@ def test_evaluate_input_errors_exit_2(tmp_path):
     assert (
         ran.code == 2 and "bad.run:1: query 'q1': rank 'one' of 'd1' is not an integer" in ran.err
     )
-    (project / "other.run").write_bytes((project / "runs/dense.run").read_bytes())
-    ran = cli("evaluate", "runs/dense.run", "other.run", cwd=project)
+    (project / "other").mkdir()
+    (project / "other/dense.run").write_bytes((project / "runs/dense.run").read_bytes())
+    ran = cli("evaluate", "runs/dense.run", "other/dense.run", cwd=project)
     assert ran.code == 2
-    assert "configuration 'dense' is in runs/dense.run and in other.run" in ran.err
+    assert (
+        "configuration 'dense-dense' is in runs/dense.run and in other/dense.run: one "
+        "configuration per name; rename one of the run files"
+    ) in ran.err
     ran = cli("evaluate", "runs/dense.run", "--max-results", "0", cwd=project)
     assert ran.code == 2 and "--max-results must be a positive integer" in ran.err
     ran = cli("evaluate", "runs/dense.run", "--report", "r.txt", cwd=project)
@@ -630,6 +634,21 @@ def test_an_output_path_that_is_a_folder_or_under_a_file_is_named_as_given(tmp_p
         "path is a file, not a folder"
     ) in ran.out + ran.err
     assert not list(project.rglob("*.tmp"))
+
+
+def test_a_report_that_cannot_be_written_is_exit_2_and_the_ones_written_are_named(tmp_path):
+    """A --report that could not be written exited 1, the code of a finding (a failed
+    query, a regression), where -o of every other command exits 2; and the reports
+    written beside it went unnamed."""
+    project = _project(tmp_path)
+    ran = cli(
+        "evaluate", "runs/bm25.run", "--report", "ok.json", "--report", "runs/bm25.run/r.md",
+        cwd=project,
+    )  # fmt: skip
+    assert ran.code == 2, ran.err
+    assert "retrieval report written: ok.json" in ran.err
+    assert "retrieval report NOT written: " in ran.err
+    assert (project / "ok.json").is_file()
 
 
 def test_o_dash_is_standard_output_where_a_command_prints_and_a_folder_is_refused_first(
@@ -997,5 +1016,58 @@ def test_a_bad_setting_from_override_ini_is_named_there_not_in_the_config_file(t
     ran = cli("evaluate", "a.run", "--override-ini", "retrieval_metrics=recip_rank", cwd=project)
     assert ran.code == 2
     assert ran.err.startswith(
-        "pytest-retrieval: error: --override-ini: retrieval_metrics: unknown metric 'recip_rank'"
+        "pytest-retrieval: error: --override-ini retrieval_metrics=recip_rank: retrieval_metrics: "
+        "unknown metric 'recip_rank'"
     ), ran.err
+
+
+def test_a_trec_file_of_the_other_kind_is_named_for_what_it_is_with_the_fix(tmp_path):
+    """trec_eval takes QRELS RUN: 'evaluate qrels.txt run' listed every qrels line as a
+    run line of 4 fields; a run as --baseline was 'not valid JSON; ... delete it and write
+    a new one with --retrieval-baseline=bm25.run' (over the user's run); compare, pool
+    and export run said only 'bm25.run:1: not valid JSON'."""
+    project = _project(tmp_path)
+    (project / "qrels.txt").write_text("rain-tomorrow 0 weather-forecast 2\n", encoding="utf-8")
+    ran = cli("evaluate", "qrels.txt", "runs/bm25.run", cwd=project)
+    assert (ran.code, ran.out) == (2, "")
+    assert ran.err == (
+        "pytest-retrieval: error: qrels.txt is a TREC qrels file ('qid iter docno rel' lines), "
+        "not a run; evaluate takes the judgments from the golden set: import them with "
+        "`pytest-retrieval import trec qrels.txt -o golden/qrels.yaml`, then give evaluate "
+        "the runs alone\n"
+    )
+    before = (project / "runs/dense.run").read_bytes()
+    ran = cli("evaluate", "runs/bm25.run", "--baseline", "runs/dense.run", cwd=project)
+    assert ran.code == 2
+    assert ran.err.startswith(
+        "pytest-retrieval: error: --baseline runs/dense.run is a TREC run ('qid Q0 docno rank "
+        "score tag' lines), not a baseline; give the baseline file (JSON), or write one with "
+    ), ran.err
+    assert "delete it" not in ran.err
+    assert (project / "runs/dense.run").read_bytes() == before
+    cli("evaluate", "runs/bm25.run", "--report", "a.json", cwd=project)
+    for command in (["compare", "a.json"], ["pool", "--depth", "3"], ["export", "run"]):
+        ran = cli(*command, "runs/dense.run", *(["-o", "out"] if command[0] == "export" else []),
+                  cwd=project)  # fmt: skip
+        assert ran.code == 2, ran.err
+        assert ran.err.startswith(
+            "pytest-retrieval: error: runs/dense.run is a TREC run ('qid Q0 docno rank score tag' "
+            f"lines), not a JSON report; {' '.join(command[: 1 + (command[0] == 'export')])} takes "
+            "JSON reports: score the run into one with `pytest-retrieval evaluate runs/dense.run "
+            "--report report.json`"
+        ), ran.err
+
+
+def test_a_tag_two_runs_share_is_named_by_file_and_tag_as_the_plugins_replay_names_it(tmp_path):
+    """Two runs of one tag (Anserini's, trec_eval's 'STANDARD') were refused ('rename the
+    tag in one of them'), while --retrieval-replay names them FILE-TAG: the baseline the
+    plugin wrote from those runs, which evaluate's own hint says to write, held
+    configurations evaluate could never match."""
+    project = _project(tmp_path)
+    runs = {"rain-tomorrow": ["weather-forecast"]}
+    write_run(project / "bm25.run", {"Anserini": runs})
+    write_run(project / "dense.run", {"Anserini": runs, "other": runs})
+    ran = cli("evaluate", "bm25.run", "dense.run", "--report", "r.json", cwd=project)
+    assert ran.code in (0, 1), ran.err
+    names = list(load_json(project / "r.json")["configurations"])
+    assert names == ["bm25-Anserini", "dense-Anserini", "other"]

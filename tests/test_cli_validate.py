@@ -268,7 +268,7 @@ def test_no_golden_folder_and_no_config_file_says_where_it_looked(tmp_path):
 def test_a_bad_setting_is_a_usage_error_naming_the_file_and_key(tmp_path):
     ran = cli("validate", cwd=write_project(tmp_path, ini="[pytest]\nretrieval_max_grade = x\n"))
     assert ran.code == 2
-    assert "pytest.ini: retrieval_max_grade must be an integer in 1..100, got 'x'" in ran.err
+    assert "pytest.ini:2: retrieval_max_grade must be an integer in 1..100, got 'x'" in ran.err
 
 
 def test_the_entry_point_runs_as_a_module(tmp_path):
@@ -429,6 +429,31 @@ def test_an_unknown_retrieval_key_given_with_override_ini_is_named_too(tmp_path)
     )
 
 
+def test_a_bad_value_is_named_where_it_was_given_override_ini_or_the_ini_files_line(tmp_path):
+    """'--override-ini retrieval_max_grade=0' was blamed on pytest.ini, which does not set
+    it; a bad value in the ini file had no line; a malformed override told of '-o', which
+    the command line refuses (-o is the output)."""
+    ini = "[pytest]\nretrieval_golden = golden\nretrieval_gain = quadratic\n"
+    project = write_project(tmp_path, ini=ini)
+    ran = cli("validate", cwd=project)
+    assert (ran.code, ran.err) == (
+        2,
+        f"pytest-retrieval: error: {project / 'pytest.ini'}:3: retrieval_gain must be one of "
+        "exponential, linear, got 'quadratic'\n",
+    )
+    (project / "pytest.ini").write_text("[pytest]\nretrieval_golden = golden\n", encoding="utf-8")
+    ran = cli("validate", "--override-ini", "retrieval_max_grade=0", cwd=project)
+    assert ran.code == 2
+    assert ran.err.startswith(
+        "pytest-retrieval: error: --override-ini retrieval_max_grade=0: retrieval_max_grade "
+    ), ran.err
+    ran = cli("validate", "--override-ini", "retrieval_gain", cwd=project)
+    assert ran.code == 2
+    assert "--override-ini expects KEY=VALUE (e.g. --override-ini retrieval_gain=linear)" in (
+        ran.err
+    )
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
 def test_a_pipe_given_as_an_input_file_is_named_as_a_pipe(tmp_path):
     """'--corpus <(cut -f1 corpus.tsv)' said '--corpus /dev/fd/63: no such file'."""
@@ -528,3 +553,21 @@ def test_an_error_said_into_a_closed_pipe_still_exits_2(tmp_path):
     code = main(["import", "trec", "missing.qrels", "-o", "x.yaml"], cwd=tmp_path,
                 out=io.StringIO(), err=_ClosedPipe())  # fmt: skip
     assert code == 2
+
+
+def test_a_jsonl_corpus_given_for_the_corpus_list_is_named_not_read_as_ids(tmp_path):
+    """A BEIR corpus.jsonl written without spaces ('{"_id":"d1",...}') was read as a list
+    of ids: every judged id was 'not in the corpus: a typo?', exit 1; one with spaces got
+    a 'holds whitespace' line per document."""
+    project = _project(tmp_path, "queries:\n  - {id: q1, query: rain, relevant: {d1: 1}}\n")
+    (project / "corpus.jsonl").write_text(
+        '{"_id":"d1","text":"rain"}\n{"_id": "d2", "text": "sun"}\n', encoding="utf-8"
+    )
+    ran = cli("validate", "--corpus", "corpus.jsonl", cwd=project)
+    assert (ran.code, ran.out) == (2, "")
+    assert ran.err == (
+        "pytest-retrieval: error: corpus.jsonl:1: a JSON object, not a document id (a BEIR "
+        "corpus.jsonl?): a corpus list holds one id a line; `pytest-retrieval import beir "
+        "FOLDER --corpus ids.txt` writes a BEIR corpus's ids so, or write the '_id' of each "
+        "line one a line\n"
+    )

@@ -214,7 +214,7 @@ def test_the_command_line_scores_the_custom_metric_as_the_plugin_does(
     missing = cli("evaluate", "r.json", cwd=root)
     assert missing.code == 2
     assert missing.err.strip() == (
-        f"pytest-retrieval: error: {root / 'pytest.ini'}: retrieval_metrics: unknown metric "
+        f"pytest-retrieval: error: {root / 'pytest.ini'}:3: retrieval_metrics: unknown metric "
         "'rbp@10' "
         "(did you mean 'mrr@10'?); a custom metric? name the module that defines it with "
         "--metrics-module MODULE"
@@ -459,6 +459,7 @@ def test_the_command_line_says_what_is_wrong_with_a_metrics_module(
     root = write_rbp_project(pytester)
     e2e_write(pytester, "empty_module.py", "VALUE = 1\n")
     e2e_write(pytester, "raising_module.py", "import nothing_of_that_name\n")
+    e2e_write(pytester, "broken_module.py", "VALUE = 1\nOTHER = (\n")  # it pointed at importlib
     cases: dict[str, str] = {
         "nosuch_module_here": "--metrics-module nosuch_module_here: no module named "
         f"'nosuch_module_here' (looked in {root} and the installed packages); give a dotted "
@@ -469,6 +470,8 @@ def test_the_command_line_says_what_is_wrong_with_a_metrics_module(
         "pytest_retrieval.MetricSpec",
         "raising_module.py": "--metrics-module raising_module.py: importing it raised "
         "ModuleNotFoundError: No module named 'nothing_of_that_name' (at raising_module.py:1)",
+        "broken_module": "--metrics-module broken_module: importing it raised SyntaxError: '(' "
+        "was never closed (broken_module.py, line 2) (at broken_module.py:2)",
     }
     for given, message in cases.items():
         ran = cli("validate", "--metrics-module", given, cwd=root)

@@ -134,7 +134,7 @@ def test_broken_config_files_are_named(tmp_path, name, text, message):
 
 
 def test_a_bad_override_is_refused():
-    with pytest.raises(IniError, match="-o expects key=value"):
+    with pytest.raises(IniError, match="--override-ini expects KEY=VALUE"):
         parse_overrides(["retrieval_gain"])
 
 

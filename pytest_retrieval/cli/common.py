@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import argparse
 import errno
+import re
 import shutil
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn, TextIO, TypeAlias
@@ -243,13 +244,27 @@ def context(args: argparse.Namespace, cwd: Path, out: TextIO, err: TextIO) -> Co
         run = parse_run_settings(raw)
     except SettingsError as exc:
         restore_metrics(replaced)
-        key = str(exc).partition(":")[0]  # a settings error starts with its key
-        raise CliError(f"{'--override-ini' if key in overrides else ini.shown}: {exc}") from None
+        raise CliError(f"{_setting_source(ini, overrides, str(exc))}: {exc}") from None
     ctx = Context(cwd=cwd, ini=ini, run=run, out=out, err=err, replaced=replaced)
     for note in _unknown_key_notes(ini, overrides):
         ctx.note(note)
         ctx.setting_warnings += 1
     return ctx
+
+
+_LEADING_KEY = re.compile(r"retrieval_\w+")
+
+
+def _setting_source(ini: IniConfig, overrides: Mapping[str, str], message: str) -> str:
+    """Where the setting a :class:`SettingsError` names (its message starts with the key:
+    ``retrieval_gain must be ...``, ``retrieval_metrics: ...``) was given: the
+    ``--override-ini`` that set it, else the ini file at the key's line."""
+    found = _LEADING_KEY.match(message)
+    key = found.group(0) if found else ""
+    if key in overrides:
+        return f"--override-ini {key}={overrides[key]}"
+    line = key_line(config_text(ini.path), key) if key else None
+    return f"{ini.shown}{f':{line}' if line else ''}"
 
 
 def _unknown_key_notes(ini: IniConfig, overrides: Iterable[str]) -> list[str]:
@@ -276,6 +291,20 @@ _A_REPORT_INSTEAD = {  # one of the plugin's other files where a JSON report bel
     f"REPORT.json --baseline {{given}}`; {_WRITE_A_REPORT}",
     LOG_KIND: _WRITE_A_REPORT,
     WORKLIST_KIND: _WRITE_A_REPORT,
+}
+
+
+TREC_RUN = "a TREC run ('qid Q0 docno rank score tag' lines)"
+TREC_QRELS = "a TREC qrels file ('qid iter docno rel' lines)"
+_NUMBER = re.compile(rb"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
+_TREC_INSTEAD = {  # a TREC file where a JSON report belongs: the fix
+    TREC_RUN: "score the run into one with `pytest-retrieval evaluate {given} --report "
+    "report.json` and give report.json",
+    TREC_QRELS: "the judgments belong in the golden set (`pytest-retrieval import trec "
+    "{given} -o golden/qrels.yaml`); a run writes its report with `pytest --retrieval-eval "
+    "--retrieval-report=report.json`",
 }
 
 
@@ -312,6 +341,12 @@ def _read_report_file(ctx: Context, given: str, command: str) -> ReportFile:
             f"{shown} is a golden file, not a JSON report; {command} takes JSON reports "
             f"written by --retrieval-report: {_WRITE_A_REPORT} (or pytest-retrieval evaluate "
             "--report)"
+        )
+    trec = trec_file_kind(path) if kind is None else None
+    if trec is not None:
+        raise CliError(
+            f"{shown} is {trec}, not a JSON report; {command} takes JSON reports: "
+            f"{_TREC_INSTEAD[trec].format(given=given)}"
         )
     try:
         return read_report(path, shown)
@@ -354,6 +389,21 @@ def _qrels_like(path: Path) -> bool:
     if lines is None:
         return False
     return not lines or (len(lines[0]) == 4 and lines[0][3].lstrip(b"-").isdigit())
+
+
+def trec_file_kind(path: Path) -> str | None:
+    """:data:`TREC_RUN` or :data:`TREC_QRELS` when the data lines that start the file
+    read as one (every one of them: a run's integer rank and numeric score, a qrels
+    line's four fields and integer grade), else None: a run or qrels file given where
+    another kind belongs is named for what it is, not as a line that cannot be read."""
+    lines = _head_fields(path)
+    if not lines:
+        return None
+    if all(len(f) >= 6 and f[3].isdigit() and _NUMBER.fullmatch(f[4]) for f in lines):
+        return TREC_RUN
+    if all(len(f) == 4 and f[3].lstrip(b"-").isdigit() for f in lines):
+        return TREC_QRELS
+    return None
 
 
 def _corpus_like(path: Path) -> bool:

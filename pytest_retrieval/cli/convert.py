@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -30,6 +31,7 @@ from ..pooling import coverage
 from ..quoting import quoted
 from .common import (
     OK,
+    TREC_RUN,
     CliError,
     Commands,
     Context,
@@ -38,6 +40,7 @@ from .common import (
     other_file,
     output_file,
     read_report_file,
+    trec_file_kind,
 )
 
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
@@ -202,7 +205,7 @@ def _write_golden(ctx: Context, args: argparse.Namespace, queries: Sequence[Gold
             raise CliError(f"-o {args.output}: write .yaml, .yml or .jsonl")
     except GoldenFileError as exc:
         raise CliError(str(exc)) from None
-    ctx.note(f"wrote {len(queries)} golden queries to {args.output}")
+    ctx.note(f"wrote {counted(len(queries), 'golden query', 'golden queries')} to {args.output}")
 
 
 def _refuse_unlistable(given: str | None, ids: set[str]) -> None:
@@ -233,9 +236,11 @@ def _corpus(ctx: Context, given: str | None, ids: set[str]) -> None:
     count = write_corpus(path, ids | kept)
     if kept:
         added = count - len(kept)
-        ctx.note(f"added {added} document ids to the {len(kept)} in {given} ({count} in all)")
+        ctx.note(
+            f"added {counted(added, 'document id')} to the {len(kept)} in {given} ({count} in all)"
+        )
     else:
-        ctx.note(f"wrote {count} document ids to {given}")
+        ctx.note(f"wrote {counted(count, 'document id')} to {given}")
 
 
 def _refuse_overwriting(ctx: Context, args: argparse.Namespace, inputs: Sequence[Path]) -> None:
@@ -293,6 +298,11 @@ def import_trec(ctx: Context, args: argparse.Namespace) -> int:
     _refuse_overwriting(ctx, args, [ctx.path(p) for p in read if p])
     try:
         path = _input(ctx, args.qrels)
+        if trec_file_kind(path) == TREC_RUN:
+            raise CliError(
+                f"{args.qrels} is {TREC_RUN}, not qrels; import trec reads judgments ('qid "
+                f"iter docno rel' lines): give the qrels file, and the run with --run {args.qrels}"
+            )
         qrels = read_qrels(path, max_grade=ctx.max_grade, shown=ctx.shown(path))
         if args.topics:
             topics_path = ctx.file(args.topics, "--topics ")  # read twice: no pipe
@@ -339,6 +349,14 @@ def _left_out(ctx: Context, counted_noun: str, where: str, ids: Sequence[str]) -
 
 def import_beir(ctx: Context, args: argparse.Namespace) -> int:
     folder = _input(ctx, args.folder)
+    if folder.is_file():  # corpus.jsonl, queries.jsonl: the folder's files, not the folder
+        parent = folder.parent
+        there = (parent / "corpus.jsonl").is_file()
+        give = os.path.relpath(parent, ctx.cwd) if there else "the folder that holds them"
+        raise CliError(
+            f"{args.folder} is a file; import beir takes the BEIR folder (corpus.jsonl, "
+            f"queries.jsonl, qrels/<split>.tsv): give {give}"
+        )
     categories = [ctx.path(args.categories)] if args.categories else []
     _refuse_overwriting(ctx, args, [*_beir_inputs(folder), *categories])
     try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -32,6 +33,8 @@ from .common import (
     FINDINGS,
     OK,
     READ_BY_THE_COMMAND,
+    TREC_QRELS,
+    USAGE,
     CliError,
     Commands,
     Context,
@@ -40,6 +43,7 @@ from .common import (
     other_file,
     plugin_file_kind,
     read_report_file,
+    trec_file_kind,
 )
 
 DESCRIPTION = (
@@ -209,6 +213,12 @@ def _recorded(ctx: Context, given: str) -> list[Recorded]:
             "Q0 docno rank score tag' lines) and the JSON reports of pytest --retrieval-eval "
             "--retrieval-report=PATH.json"
         )
+    if trec_file_kind(path) == TREC_QRELS:  # trec_eval's order: QRELS RUN
+        raise CliError(
+            f"{shown} is {TREC_QRELS}, not a run; evaluate takes the judgments from the golden "
+            f"set: import them with `pytest-retrieval import trec {given} -o "
+            "golden/qrels.yaml`, then give evaluate the runs alone"
+        )
     if looks_like_report(path):
         report = read_report_file(ctx, given, "evaluate")
         _note_kept_depth(ctx, report)
@@ -231,17 +241,31 @@ def _recorded(ctx: Context, given: str) -> list[Recorded]:
 
 
 def _all_runs(ctx: Context, given: Sequence[str]) -> list[Recorded]:
+    """Every configuration of the files given: a TREC run's tag found in two run files is
+    named by file stem and tag (``a-dense``, ``b-dense``), as ``--retrieval-replay`` names
+    it, so a baseline the plugin wrote from the same runs gates here alike."""
+    read = [(name, _recorded(ctx, name)) for name in given]
+    trec = [(n, run) for n, runs in read if not looks_like_report(ctx.path(n)) for run in runs]
+    tags = Counter(run.name for _, run in trec)
+    stemmed = {id(run): f"{Path(n).stem}-{run.name}" for n, run in trec if tags[run.name] > 1}
     runs: dict[str, Recorded] = {}
-    for name in given:
-        for run in _recorded(ctx, name):
-            other = runs.get(run.name)
-            if other is not None:
-                raise CliError(
-                    f"configuration '{run.name}' is in {other.source} and in {run.source}: one "
-                    "configuration per run tag; rename the tag in one of them"
-                )
-            runs[run.name] = run
+    for found in (run for _, recorded in read for run in recorded):
+        name = stemmed.get(id(found), found.name)
+        other = runs.get(name)
+        if other is not None:
+            raise CliError(
+                f"configuration '{name}' is in {other.source} and in {found.source}: one "
+                f"configuration per name; {_rename(id(found) in stemmed)}"
+            )
+        runs[name] = dataclasses.replace(found, name=name)
     return list(runs.values())
+
+
+def _rename(stemmed: bool) -> str:
+    """How to tell two configurations of one name apart."""
+    if stemmed:  # a tag in two run files named alike (a/x.run, b/x.run)
+        return "rename one of the run files (a tag two runs share is named FILE-TAG)"
+    return "rename the tag (a run's) or the configuration (a report's) in one of them"
 
 
 def _notes(
@@ -294,6 +318,11 @@ def _baseline(ctx: Context, args: argparse.Namespace) -> Baseline | None:
             f"{given} is a pytest-retrieval {REPORT_KIND}, not a baseline; compare two "
             f"reports with `pytest-retrieval compare {args.baseline} NEW.json`, or gate "
             f"against a baseline written by {_write_one(ctx, args, '')}"
+        )
+    if kind is None and (trec := trec_file_kind(path)) is not None:
+        raise CliError(
+            f"{given} is {trec}, not a baseline; give the baseline file (JSON), or write one "
+            f"with {_write_one(ctx, args, '')}"
         )
     if kind != BASELINE_KIND and (what := other_file(path)) is not None:
         raise CliError(f"{given} is {what}, not a baseline; give the baseline file")
@@ -382,12 +411,12 @@ def run_evaluate(ctx: Context, args: argparse.Namespace) -> int:
             settings, scored.results, evaluation, GoldenInfo.of(scored.results), gate, gate_text
         )
         written, problems = write_reports([ctx.path(p) for p in report_paths], report)
-        for message in problems:
-            ctx.note(message)
-        if problems:
-            return FINDINGS
         for path in written:
             ctx.note(f"retrieval report written: {ctx.shown(path)}")
+        for message in problems:
+            ctx.note(message)
+        if problems:  # an output the command could not write: it could not run, as -o
+            return USAGE
     return FINDINGS if failed or (gate is not None and gate.failed) else OK
 
 

@@ -9,21 +9,43 @@ exactly as written; blank lines are skipped.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from pathlib import Path
 
 from .atomic import write_atomic
 from .common import FormatError, ProblemLog, category_problem, has_space, read_lines
 
+JSON_DOCUMENT = (
+    "a JSON object, not a document id (a BEIR corpus.jsonl?): a corpus list holds one id a "
+    "line; `pytest-retrieval import beir FOLDER --corpus ids.txt` writes a BEIR corpus's "
+    "ids so, or write the '_id' of each line one a line"
+)
+
+
+def _json_object(text: str) -> bool:
+    """A line that is a JSON object: a document of a JSON lines corpus, not an id."""
+    if not (text.startswith("{") and text.endswith("}")):
+        return False
+    try:
+        return isinstance(json.loads(text), dict)
+    except ValueError:
+        return False
+
 
 def read_corpus(path: Path, shown: str | None = None) -> frozenset[str]:
-    """Every id of a corpus list; :class:`FormatError` for an id holding whitespace."""
+    """Every id of a corpus list; :class:`FormatError` for an id holding whitespace, or
+    at the first line that is a JSON object (a BEIR ``corpus.jsonl`` given for the list:
+    read as ids, every judged id would be 'not in the corpus')."""
     log = ProblemLog(shown or str(path))
     ids: set[str] = set()
     for number, text in read_lines(path, log.shown):
         doc = text.strip()
         if not doc:
             continue
+        if _json_object(doc):
+            log.add(number, JSON_DOCUMENT)
+            break
         if has_space(doc):
             log.add(number, f"{doc!r} holds whitespace; write one document id per line")
             continue

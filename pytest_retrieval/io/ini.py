@@ -263,11 +263,14 @@ def key_line(text: str, key: str) -> int | None:
 
 
 def parse_overrides(items: Sequence[str]) -> dict[str, str]:
-    """``-o key=value`` items as a mapping (the last one of a key wins)."""
+    """``--override-ini key=value`` items as a mapping (the last one of a key wins)."""
     out: dict[str, str] = {}
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
-            raise IniError(f"-o expects key=value (e.g. -o retrieval_gain=linear), got {item!r}")
+            raise IniError(
+                "--override-ini expects KEY=VALUE (e.g. --override-ini retrieval_gain=linear), "
+                f"got {item!r}"
+            )
         out[key.strip()] = value
     return out
