@@ -248,20 +248,31 @@ def _gated_metrics(baseline: Baseline, settings: Settings, gate: GateSettings) -
     return metrics if made is None else [m for m in metrics if m in made]
 
 
-def _not_in_baseline(
-    settings: Settings, gate: GateSettings, metrics: Sequence[str], update: str
+def _metric_notes(
+    baseline: Baseline, settings: Settings, gate: GateSettings, update: str
 ) -> list[str]:
-    """A note for the metrics this run has and the baseline does not (added since)."""
-    added = [m for m in settings.metric_names if m not in metrics and not gate.metrics]
-    if not added:
+    """Notes for the metrics one side has and the other does not: added since (not
+    gated until the baseline has them), or dropped since (no longer gated)."""
+    if gate.metrics:  # named: checked when refused or not
         return []
-    said = f"{', '.join(added)} {'is' if len(added) == 1 else 'are'} not in the baseline"
-    if not update:  # compare: the baseline is a report, which no one updates
-        return [f"{said}: not compared"]
-    return [
-        f"{said}: not gated until the baseline is updated"
-        + _run(update, "to add the new metrics to it, and review that change")
-    ]
+    made = baseline_metrics(baseline) or []
+    added = [m for m in settings.metric_names if m not in made]
+    dropped = [m for m in made if m not in settings.metric_names]
+    notes = []
+    if added:
+        said = f"{', '.join(added)} {'is' if len(added) == 1 else 'are'} not in the baseline"
+        notes.append(
+            f"{said}: not compared"  # compare: the baseline is a report no one updates
+            if not update
+            else f"{said}: not gated until the baseline is updated"
+            + _run(update, "to add the new metrics to it, and review that change")
+        )
+    if dropped:
+        notes.append(
+            f"{', '.join(dropped)}, in the baseline, {'is' if len(dropped) == 1 else 'are'} "
+            "not in this run's retrieval_metrics: no longer gated"
+        )
+    return notes
 
 
 def _refusal(baseline: Baseline, settings: Settings, gate: GateSettings, update: str) -> str | None:
@@ -794,7 +805,7 @@ def run_gate(
         failing, note = _unmatched(baseline, results, facts, update, gated.absent)
         result.messages[:0] = [failing] if failing else []  # first: why the gate failed
         result.messages += [note] if note else []
-    result.messages += _not_in_baseline(settings, gate, metrics, update)  # a note: last
+    result.messages += _metric_notes(baseline, settings, gate, update)  # notes: last
     gated.total.note(result)
     described = [name for name in result.counts if name in facts.retrievers]
     result.retriever_changes = differences(baseline.retrievers, facts.retrievers, described)

@@ -799,6 +799,11 @@ def test_a_metric_added_since_the_baseline_leaves_the_others_gated() -> None:
     assert named.messages[0].startswith(
         "retrieval_gate_metrics names ndcg@10, which the baseline was not made with (it holds mrr)"
     )
+    more = baseline_of(perfect())
+    more.settings = {**more.settings, "metrics": ["ndcg@10", "mrr", "recall@20"]}
+    assert (
+        "recall@20, in the baseline, is not in this run's retrieval_metrics: no longer gated"
+    ) in gate(more, results_of(perfect())).messages
     other = baseline_of(perfect())
     other.settings = {**other.settings, "metrics": ["recall@20"]}  # nothing shared
     assert gate(other, results_of(perfect())).verdict == "refused"
