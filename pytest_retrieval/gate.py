@@ -234,61 +234,8 @@ def _run(update: str, purpose: str) -> str:
     return f"; run `{update}` {purpose}" if update else ""
 
 
-def baseline_metrics(baseline: Baseline) -> list[str] | None:
-    """The metrics the baseline was made with (None when it does not say)."""
-    stored = baseline.settings.get("metrics")
-    return [str(m) for m in stored] if isinstance(stored, list) else None
-
-
-def _gated_metrics(baseline: Baseline, settings: Settings, gate: GateSettings) -> list[str]:
-    """The metrics this run gates that the baseline holds: a metric added to
-    retrieval_metrics since (or one dropped) leaves the others comparable."""
-    made = baseline_metrics(baseline)
-    metrics = list(gate.metrics) or settings.metric_names
-    return metrics if made is None else [m for m in metrics if m in made]
-
-
-def _metric_notes(
-    baseline: Baseline, settings: Settings, gate: GateSettings, update: str
-) -> list[str]:
-    """Notes for the metrics one side has and the other does not: added since (not
-    gated until the baseline has them), or dropped since (no longer gated)."""
-    if gate.metrics:  # named: checked when refused or not
-        return []
-    made = baseline_metrics(baseline) or []
-    added = [m for m in settings.metric_names if m not in made]
-    dropped = [m for m in made if m not in settings.metric_names]
-    notes = []
-    if added:
-        said = f"{', '.join(added)} {'is' if len(added) == 1 else 'are'} not in the baseline"
-        notes.append(
-            f"{said}: not compared"  # compare: the baseline is a report no one updates
-            if not update
-            else f"{said}: not gated until the baseline is updated"
-            + _run(update, "to add the new metrics to it, and review that change")
-        )
-    if dropped:
-        notes.append(
-            f"{', '.join(dropped)}, in the baseline, {'is' if len(dropped) == 1 else 'are'} "
-            "not in this run's retrieval_metrics: no longer gated"
-        )
-    return notes
-
-
-def _refusal(baseline: Baseline, settings: Settings, gate: GateSettings, update: str) -> str | None:
-    stored, current = dict(baseline.settings), settings.as_dict()
-    made = baseline_metrics(baseline)
-    missing = [m for m in gate.metrics if made is not None and m not in made]
-    if missing:  # asked for by name: not left out in a note
-        return (
-            f"retrieval_gate_metrics names {', '.join(missing)}, which the baseline was not "
-            f"made with (it holds {', '.join(made or [])})"
-            + _run(update, "to add it to the baseline, and review that change")
-        )
-    if _gated_metrics(baseline, settings, gate):  # the metrics both hold stay comparable
-        stored.pop("metrics", None)
-        current.pop("metrics", None)
-    differences = settings_differences(stored, current)
+def _refusal(baseline: Baseline, settings: Settings, update: str) -> str | None:
+    differences = settings_differences(baseline.settings, settings.as_dict())
     if not differences:
         return None
     return (
@@ -795,17 +742,16 @@ def run_gate(
     to rewrite the baseline (default: the plugin's; "": none, for ``compare``'s report).
     """
     update = update_hint(shown) if update is None else update
-    early = _early_verdict(baseline, shown, results, settings, gate, facts, update)
+    early = _early_verdict(baseline, shown, results, settings, facts, update)
     if early is not None:
         return early
     result = GateResult(verdict="passed", baseline=shown, update=update)
-    metrics = _gated_metrics(baseline, settings, gate)
+    metrics = list(gate.metrics) or settings.metric_names
     gated = _gated(result, baseline, results, gate, facts, update, metrics)
     if not gate.configurations:  # the baseline's configurations were gated
         failing, note = _unmatched(baseline, results, facts, update, gated.absent)
         result.messages[:0] = [failing] if failing else []  # first: why the gate failed
         result.messages += [note] if note else []
-    result.messages += _metric_notes(baseline, settings, gate, update)  # notes: last
     gated.total.note(result)
     described = [name for name in result.counts if name in facts.retrievers]
     result.retriever_changes = differences(baseline.retrievers, facts.retrievers, described)
@@ -829,12 +775,12 @@ def _all_errored_message(name: str, records: Sequence[QueryRecord]) -> str:
 
 
 def _early_verdict(
-    baseline: Baseline, shown: str, results: Results, settings: Settings, gate: GateSettings,
-    facts: RunFacts, update: str,
+    baseline: Baseline, shown: str, results: Results, settings: Settings, facts: RunFacts,
+    update: str,
 ) -> GateResult | None:  # fmt: skip
     """A verdict before any comparison: refused (other settings), or skipped (nothing was
     collected); None to compare."""
-    refusal = _refusal(baseline, settings, gate, update)
+    refusal = _refusal(baseline, settings, update)
     if refusal is not None:
         return GateResult("refused", shown, messages=[refusal], update=update)
     if not results and facts.collected is not None and not facts.collected:
