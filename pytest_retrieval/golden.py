@@ -298,6 +298,15 @@ class GoldenSet:
                 self.recomposed[key] = query
         return case_twins(queries, self.folded)
 
+    def problems_across(self, failed: GoldenFileError) -> list[Problem]:
+        """The problems across files (an id another file uses) of the queries a file with
+        problems of its own could read whole: said with those, not once they are fixed."""
+        try:
+            self.add_file(failed.readable)
+        except GoldenFileError as exc:
+            return exc.problems
+        return []
+
 
 def case_twins(
     queries: Iterable[GoldenQuery], folded: dict[str, GoldenQuery] | None = None

@@ -523,12 +523,7 @@ def load_golden(ctx: Context, given: Sequence[str], wants: str = GOLDEN_WANTED) 
             queries = load_one(ctx, path)
             golden.add_file(queries)
         except GoldenFileError as exc:
-            loaded.problems.extend(exc.problems)
-            if exc.readable:  # its readable queries' ids are checked across files too
-                try:
-                    golden.add_file(exc.readable)
-                except GoldenFileError as across:
-                    loaded.problems.extend(across.problems)
+            loaded.problems.extend([*exc.problems, *golden.problems_across(exc)])
             continue
         loaded.queries.extend(queries)
     return loaded

@@ -20,7 +20,7 @@ import pytest
 
 from ..advice import RetrievalGoldenWarning, RetrievalSettingsWarning
 from ..gate import unknown_configuration_names
-from ..golden import GoldenFileError, GoldenQuery, Problem
+from ..golden import GoldenFileError, Problem
 from ..io.common import did_you_mean
 from ..io.golden_file import load_golden_file
 from ..quoting import SHOWN, quoted
@@ -83,15 +83,13 @@ def call_golden(item: pytest.Function) -> bool | None:
 
 
 def _marked(function: Callable[..., None], golden: Golden) -> Callable[..., None]:
-    """A per-query item's ``skip:`` and ``xfail:`` as pytest marks (a coarse item keeps
-    them per query)."""
+    """A per-query item's ``skip:`` as a pytest mark (a coarse item keeps it per query;
+    ``xfail:``, which may name configurations, is marked on each item: ``_checked``)."""
     query = golden.queries[0]
     if golden.coarse:
         return function
     if query.skip is not None:
         function = pytest.mark.skip(reason=query.skip)(function)
-    if query.xfail is not None:
-        function = pytest.mark.xfail(reason=query.xfail, raises=ExpectationFailed)(function)
     return function
 
 
@@ -121,9 +119,8 @@ class GoldenFile(pytest.Module):
             advice = self.config.stash[GOLDEN_SET_KEY].add_file(queries)
             self._advise(advice + unchecked_expectations(queries, run.settings))
         except GoldenFileError as exc:
-            problems = sorted(
-                [*exc.problems, *self._across_files(exc.readable)], key=lambda p: p.line
-            )
+            across = self.config.stash[GOLDEN_SET_KEY].problems_across(exc)
+            problems = sorted([*exc.problems, *across], key=lambda p: p.line)
             count = len(problems)
             raise self.CollectError(
                 f"{shown}: {count} problem{'s' if count != 1 else ''} in this golden file:\n"
@@ -136,15 +133,6 @@ class GoldenFile(pytest.Module):
             function = _function(Golden(members, coarse), name, module.__name__, arg)
             vars(module)[_attribute(name)] = function
         return module
-
-    def _across_files(self, readable: list[GoldenQuery]) -> list[Problem]:
-        """The problems across files (an id another file uses) of the queries a file with
-        problems of its own could read: said in the same run, not once those are fixed."""
-        try:
-            self.config.stash[GOLDEN_SET_KEY].add_file(readable)
-        except GoldenFileError as exc:
-            return exc.problems
-        return []
 
     def _advise(self, advice: list[Problem]) -> None:
         """Each piece of advice on this file as a warning at its line (once, not in every
@@ -189,45 +177,42 @@ class GoldenFile(pytest.Module):
                 _note_keyword_names(node)
             key = (node.originalname, item_configuration(node)[0])
             self.config.stash.setdefault(COLLECTED_KEY, set()).add(key[1])
-            reason = None if golden.coarse else golden.queries[0].xfail_in.get(key[1])
-            if reason is not None:  # xfail for this configuration (a coarse item: per query)
+            reason = None if golden.coarse else golden.queries[0].xfail_for(key[1])
+            if reason is not None:  # in every configuration or in this one (coarse: per query)
                 node.add_marker(pytest.mark.xfail(reason=reason, raises=ExpectationFailed))
             if key in seen:
                 raise self.CollectError(_ambiguous(seen[key], node, arg, *key))
             seen[key] = node
-        self._warn_of_unknown_xfail_names(seen.values(), {c for _, c in seen})
+        self._advise(self._unknown_xfail_names(seen.values(), {c for _, c in seen}))
         if hasattr(self.config, "workerinput") and arg != REPLAY_ARG:
             missing = missing_fixture(collected, arg)  # type: ignore[arg-type]
             if missing is not None:  # an xdist worker cannot stop the run cleanly
                 raise self.CollectError(missing)
         return collected
 
-    def _warn_of_unknown_xfail_names(
+    def _unknown_xfail_names(
         self, items: Iterable[pytest.Function], known: set[str]
-    ) -> None:
-        """A golden warning at each query whose ``xfail`` names a configuration no item of
-        its file has: a typo leaves the configuration it meant failing, unexplained. Not
-        an error: a run of some configurations (params chosen by the environment) is
-        right to lack the others; none in a replay, whose configurations are the
-        recording's (once, not in every xdist worker)."""
-        config = self.config
-        worker = getattr(config, "workerinput", {}).get("workerid", "gw0")
-        if worker != "gw0" or config.stash.get(REPLAY_KEY, None) is not None:
-            return
+    ) -> list[Problem]:
+        """Advice at each query whose ``xfail`` names a configuration no item of its file
+        has: a typo leaves the configuration it meant failing, unexplained. Not an error:
+        a run of some configurations (params chosen by the environment) is right to lack
+        the others; none in a replay, whose configurations are the recording's."""
+        if self.config.stash.get(REPLAY_KEY, None) is not None:
+            return []
         queries = {q.id: q for item in items for q in item.stash[GOLDEN_KEY].queries}
-        for query in queries.values():
-            for name in (n for n in query.xfail_in if n not in known):
-                text = (
-                    f"query '{query.id}': xfail names configuration {quoted(name)}, which no "
-                    f"item of this run has{did_you_mean(name, sorted(known))} "
-                    f"(configurations: {', '.join(sorted(known))})"
-                )
-                try:
-                    warn_at_golden_line(
-                        config, RetrievalGoldenWarning, text, query.path, query.line
-                    )
-                except RetrievalGoldenWarning:  # -W error: this file's collection error
-                    raise self.CollectError(f"{query.location}: {text} (-W error)") from None
+        return [
+            Problem(
+                query.path,
+                query.line,
+                f"xfail names configuration {quoted(name)}, which no item of this run has"
+                f"{did_you_mean(name, sorted(known))} (configurations: "
+                f"{', '.join(sorted(known))})",
+                query.id,
+            )
+            for query in queries.values()
+            for name in query.xfail_in
+            if name not in known
+        ]
 
 
 def _note_keyword_names(item: pytest.Function) -> None:
