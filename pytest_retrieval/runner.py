@@ -468,13 +468,12 @@ class Started:
         call holds back its own query's item alone (which pytest-timeout and
         ``--durations`` then charge, and not the first item of the chunk)."""
         own = self.each[index] if index < len(self.each) else None
-        if own is None:
+        abandoned = self.on is not self.loop.current  # sent to a loop given up on since
+        if own is None or (abandoned and not own.done()):
             return self.answers()[index]
         if not own.done():
             # the call's end, or the whole chunk's (a KeyboardInterrupt, the run
             # stopping), or the deadline: past it the loop is stuck, as for the chunk
-            if self.on is not self.loop.current and not self.future.done():
-                return Answer(error=str(LoopBlocked(self.loop.gave_up)), latency=0.0)
             either: set[concurrent.futures.Future[Any]] = {own, self.future}
             concurrent.futures.wait(either, self.deadline, concurrent.futures.FIRST_COMPLETED)
         if own.done():

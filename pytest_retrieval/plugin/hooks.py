@@ -129,12 +129,12 @@ class _NothingCollectedHint:
 
 
 def _holds_golden_files(path: Path) -> bool:
-    from ..io.golden_file import GOLDEN_SUFFIXES  # only when nothing was collected
+    from ..io.golden_file import is_golden_file  # only when nothing was collected
 
     if path.is_file():
-        return path.suffix.lower() in GOLDEN_SUFFIXES
+        return is_golden_file(path)
     return path.is_dir() and any(
-        p.suffix.lower() in GOLDEN_SUFFIXES for p in itertools.islice(path.rglob("*"), 10_000)
+        is_golden_file(p) for p in itertools.islice(path.rglob("*"), 10_000)
     )
 
 
@@ -146,17 +146,12 @@ def _refuse_golden_paths_without_eval(config: pytest.Config) -> None:
     folders = [(config.rootpath / g).resolve() for g in given]
     for arg in getattr(config.option, "file_or_dir", None) or []:
         path = (here / arg.split("::", 1)[0]).resolve()
-        if any(path.is_relative_to(folder) for folder in folders) and _is_golden_file(path):
+        inside = any(path.is_relative_to(folder) for folder in folders)
+        if inside and path.is_file() and _holds_golden_files(path):
             raise usage_error(
                 f"{arg} names golden queries, which pytest collects only with "
                 f"--retrieval-eval: run `pytest --retrieval-eval {shlex.quote(arg)}`"
             )
-
-
-def _is_golden_file(path: Path) -> bool:
-    from ..io.golden_file import GOLDEN_SUFFIXES  # only for a path in a golden folder
-
-    return path.suffix.lower() in GOLDEN_SUFFIXES and path.is_file()
 
 
 def pytest_configure(config: pytest.Config) -> None:
