@@ -102,7 +102,8 @@ def run_lines(draw: st.DrawFn) -> str:
         return "# a comment" + draw(ends)
     if kind == "blank":
         return draw(st.sampled_from(["\n", "  \n", "\t\n"]))
-    fields = [draw(ids), "Q0", draw(ids), draw(ranks), draw(scores), draw(st.sampled_from("tu"))]
+    second = draw(st.sampled_from(["Q0", "Q0", "Q0", "0", "1", "d1", "t"]))
+    fields = [draw(ids), second, draw(ids), draw(ranks), draw(scores), draw(st.sampled_from("tu"))]
     if kind == "short":
         fields = fields[: draw(st.integers(1, 5))]
     if kind == "long":
@@ -161,6 +162,28 @@ def test_a_plain_block_is_read_as_columns() -> None:
 
 
 @pytest.mark.parametrize(
+    ("block", "qids", "docs"),
+    [
+        (b"q Q0 a 1 2 t\nq Q0 Q0 2 1 t\n", ["q", "q"], ["a", "Q0"]),  # a document named Q0
+        (b"Q0 Q0 a 1 2 t\nQ0 Q0 b 2 1 t\n", ["Q0", "Q0"], ["a", "b"]),  # a query named Q0
+        (b"q 0 0 1 2 r\nq 0 a 2 0 r\n", ["q", "q"], ["0", "a"]),  # second field 0
+        (b"q r a 1 2 r\nr r r 1 2 r\n", ["q", "r"], ["a", "r"]),  # tag, field, ids alike
+        # lines the cut would misread: read by the whole split
+        (b"q Q0 a 1 2 t\nq X Q0 2 1 t\n", ["q", "q"], ["a", "Q0"]),  # another second field
+        (b"q 0 a 1 2 t\nq 0 b 0 1 t\n", ["q", "q"], ["a", "b"]),  # a rank like the field
+        (b"q Q0 a 1 2 t\nq Q0 b 2 1 u\n", ["q", "q"], ["a", "b"]),  # another tag
+    ],
+)
+def test_a_block_read_with_its_second_field_and_tag_cut_reads_each_line(
+    block: bytes, qids: list[str], docs: list[str]
+) -> None:
+    columns = plain_columns(block, {})
+    assert columns is not None
+    assert (columns.qids, columns.docs) == (qids, docs)
+    assert columns.tags == [line.split()[-1].decode() for line in block.splitlines()]
+
+
+@pytest.mark.parametrize(
     "block",
     [
         b"q1 Q0 a 1 2.5 t\n# a comment\n",  # a comment
@@ -184,6 +207,11 @@ def test_a_plain_block_is_read_as_columns() -> None:
         b"q Q0 a 1 2 \nq Q0 b 2 1 t\n",  # a trailing blank, five fields: two spaces show it
         b"q Q0 a 1 2.0 t extra\nx y 7 8.0 z\n",  # seven, then five: a line end out of step
         b"q Q0 a 1 2.0 t\nx Q0 b 1 2.0 t y z w v 3 4.0 u\n",  # six, then 13: the token count
+        # the block's second field and tag cut from the bytes: what must not read as plain
+        b"q Q0 a 1 2 \n",  # five fields and a trailing blank: an empty tag cut nothing away
+        b"q Q0 a 1 2 t\nq Q0 b 2 1 t u\n",  # seven fields ending in the block's tag
+        b"q Q0 a 1 2 t\nq Q0 b 2 t\n",  # five fields ending in the block's tag
+        b"q Q0 a 1 t t\n",  # the tag in the score's place
     ],
 )
 def test_any_other_block_goes_line_by_line(block: bytes) -> None:
