@@ -179,6 +179,10 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
         "queries:\n  - id: a\n    query: q\n    relevant: {x: yes}\n",
         "golden/bad.yaml:4: query 'a': grade of 'x' is written 'yes', which YAML reads as the boolean true (yes, no, on, off, true, false); write a number 0..3 (0 = judged not relevant)",
     ),
+    "grade-octal": (  # it said "is 8, outside 0..3"; with a larger maximum it counted as 8
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 010, y: 02}\n",
+        "golden/bad.yaml:4: query 'a': grade of 'x' is written 010, which YAML reads as the octal number 8; write 10 (or 8, if that is meant)",
+    ),
     "grade-negative": (
         "queries:\n  - id: a\n    query: q\n    relevant: {x: -1}\n",
         "golden/bad.yaml:4: query 'a': grade of 'x' is -1, below 0: grades are 0..3 (0 = judged not relevant); write 0, or leave an unjudged document out",

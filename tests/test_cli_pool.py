@@ -201,6 +201,18 @@ def test_merge_refuses_ungraded_and_out_of_range_entries_and_writes_nothing(tmp_
     assert (project / "golden/weather.yaml").read_text(encoding="utf-8") == golden
 
 
+def test_merge_names_a_grade_yaml_reads_as_octal_as_written(tmp_path):
+    project = _pooled(tmp_path)
+    _fill(project / "worklist.yaml", {**GRADES, "sky": "010"})  # type: ignore[dict-item]
+    ran = cli("merge", "worklist.yaml", cwd=project)
+    assert ran.code == 1
+    assert ran.lines == [
+        "worklist.yaml:16: query 'rain-tomorrow': grade of 'sky' is written 010, which YAML "
+        "reads as the octal number 8; write 10 (or 8, if that is meant)",
+        "1 problem: nothing merged",
+    ]
+
+
 def test_merge_refuses_a_grade_the_golden_file_contradicts(tmp_path):
     project = _pooled(tmp_path)
     _fill(project / "worklist.yaml", GRADES)

@@ -68,6 +68,19 @@ class Int(int):
     source: str = ""
 
 
+def octal_grade(doc: str, grade: int) -> str | None:
+    """Why a grade written with a leading zero that YAML 1.1 reads as octal (``010`` as 8)
+    is refused, naming it as written; None for any other grade (``02`` is 2 either way)."""
+    written = getattr(grade, "source", "")
+    digits = written.lstrip("+-").replace("_", "")
+    if not (digits.startswith("0") and digits.isdigit()) or int(digits) == abs(grade):
+        return None
+    return (
+        f"grade of '{doc}' is written {written}, which YAML reads as the octal number "
+        f"{int(grade)}; write {digits.lstrip('0')} (or {int(grade)}, if that is meant)"
+    )
+
+
 def repeated(key: Any, first: int, again: int = 0) -> str:
     where = "in one object" if first == again else f"(first on line {first})"
     return f"key {key!r} appears twice {where}; keep one: only the last would count"
@@ -560,6 +573,8 @@ class Checker:
                 f"got {_type_name(grade)} {grade!r}{_grade_fix(grade)}",
                 qid,
             )
+        elif (octal := octal_grade(doc, grade)) is not None:
+            self.add(line, octal, qid)
         elif doc in grades:
             self.add(
                 line, f"'relevant' names '{doc}' twice (as text and as a number); keep one", qid

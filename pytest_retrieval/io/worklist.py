@@ -28,7 +28,7 @@ from ..golden import GoldenFileError, Problem
 from ..pooling import PoolDoc, PoolQuery, Worklist
 from .atomic import write_atomic
 from .common import BOM, FormatError, is_version
-from .golden_check import written_id_problem
+from .golden_check import octal_grade, written_id_problem
 from .golden_writer import yaml_flow, yaml_string
 from .golden_yaml import parse_yaml
 
@@ -101,6 +101,8 @@ class _Reader:
             self.add(
                 line, f"grade of '{doc}' must be an integer 0..{self.max_grade}, got {grade!r}", qid
             )
+        elif (octal := octal_grade(doc, grade)) is not None:
+            self.add(line, octal, qid)
         elif not 0 <= grade <= self.max_grade:
             self.add(
                 line,
