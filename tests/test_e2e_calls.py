@@ -1762,5 +1762,5 @@ def test_a_batch_returning_an_array_of_rankings_gives_one_per_query() -> None:
 
     (short, _) = Calls(protocol_of(one_row, "retriever")).many(["q1", "q2"], ["q1", "q2"])
     assert short.error is not None and short.error.startswith(
-        "the batch call returned 1 result lists for 2 queries"
+        "the batch call returned 1 result list for 2 queries"  # not "1 result lists"
     )
