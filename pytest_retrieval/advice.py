@@ -83,6 +83,27 @@ def _paired_half_widths(comparisons: Comparisons | None) -> dict[str, float]:
     return widest
 
 
+def _moved_categories(comparisons: Comparisons | None) -> set[str]:
+    """The categories where some configuration's value differs from the reference's on
+    some query (a paired interval of no width then means the same difference on each)."""
+    rows = comparisons.rows if comparisons is not None else ()
+    return {row.category for row in rows if row.wins or row.losses}
+
+
+def _no_width(compared: bool, moved: bool) -> str:
+    """Why a small category's interval has no width: one mean over equal values, or
+    paired differences that are all 0, or all one same amount (every query of it lost by
+    one configuration that errored, say: those do not score alike)."""
+    if not compared:
+        return "its queries score alike, so its mean has no interval"
+    if not moved:
+        return "the configurations score its queries alike, so their differences have no interval"
+    return (
+        "the configurations differ by the same amount on each of its queries, so their "
+        "differences have no interval"
+    )
+
+
 def _small_categories(
     summaries: Mapping[str, ConfigurationSummary],
     intervals: Mapping[str, Mapping[str, Mapping[str, Interval]]],
@@ -119,6 +140,7 @@ def noise_warnings(
     narrow paired interval, yet one query can move a mean by up to 1/n.
     """
     paired = _paired_half_widths(comparisons)
+    moved = _moved_categories(comparisons)
     out = []
     for category, (n, half) in sorted(_small_categories(summaries, intervals, min_queries).items()):
         if category in errored:
@@ -129,12 +151,8 @@ def noise_warnings(
         elif half > 0:  # never under 1/n: one query can move a mean by that much
             what = "differences between configurations" if category in paired else "differences"
             text = f"{category}: n={n}: {what} under ±{max(half, 1 / n):.2f} are noise here"
-        else:  # every query scores alike: the interval has no width
-            what = (
-                "the configurations score its queries alike, so their differences have no interval"
-                if category in paired
-                else "its queries score alike, so its mean has no interval"
-            )
+        else:  # every query scores alike (or differs alike): the interval has no width
+            what = _no_width(category in paired, category in moved)
             text = f"{category}: n={n}: {what}, yet one query moves a mean by up to {1 / n:.2f}"
         full = f"{text} (fewer than retrieval_min_queries = {min_queries} queries; add queries)"
         out.append(Advice(RetrievalNoiseWarning, full, category))

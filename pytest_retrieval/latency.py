@@ -16,7 +16,7 @@ from typing import Literal
 
 from .model import QueryRecord, Results
 from .runner import latency_is_real
-from .settings import LatencyLimit, format_seconds
+from .settings import LatencyLimit
 
 
 def percentile(ordered: Sequence[float], q: float) -> float:
@@ -146,9 +146,11 @@ class LatencyBreach:
             if self.shared
             else ""
         )
+        # the value and the budget it is compared with in one unit (156µs over 10.0µs)
+        value, budget = milliseconds_row([self.value_ms, self.limit.seconds * 1000])
         return (
-            f"{self.configuration}: latency {self.limit.statistic} {milliseconds(self.value_ms)} "
-            f"is over its budget {format_seconds(self.limit.seconds)} "
+            f"{self.configuration}: latency {self.limit.statistic} {value} "
+            f"is over its budget {budget} "
             f"(retrieval_latency_budget); slowest over it: {slowest}{shares}"
         )
 

@@ -512,8 +512,8 @@ def _split(returned: object, n: int, ids: Sequence[str], share: float) -> list[A
         return _one_bad_batch(message, n, ids, share)
     if len(returned) != n:
         message = (
-            f"the batch call returned {len(returned)} result lists for {n} "
-            f"{'query' if n == 1 else 'queries'}; return "
+            f"the batch call returned {counted(len(returned), 'result list')} for "
+            f"{counted(n, 'query', 'queries')}; return "
             "one per query, in the queries' order"
         )
         return _one_bad_batch(message, n, ids, share)

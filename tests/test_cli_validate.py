@@ -160,6 +160,10 @@ def test_corpus_names_ids_no_document_has(tmp_path):
         "add the document [unknown-id]"
     )
     assert len(ran.lines) == 2
+    # one finding: "1 likely mistake", as "1 problem" (it said "1 likely mistakes")
+    assert ran.lines[1] == (
+        "1 problem in 1 of 1 golden file (0 the plugin refuses, 1 likely mistake)"
+    )
     assert cli("validate", cwd=project).code == 0  # without --corpus, not checked
 
 

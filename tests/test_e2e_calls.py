@@ -1499,6 +1499,20 @@ def test_a_budget_breach_lists_the_slowest_queries_in_one_unit() -> None:
     assert "latency max 300ms is over" in breach.message()
 
 
+def test_a_budget_breach_writes_the_budget_in_the_unit_of_the_latency_over_it() -> None:
+    """A retriever answering in microseconds over p95=0.01ms: the message said 'latency
+    p95 156µs is over its budget 0.01ms', two units for the two numbers it compares."""
+    from pytest_retrieval.latency import LatencyBreach
+    from pytest_retrieval.settings import LatencyLimit
+
+    fast = LatencyBreach("bm25", LatencyLimit("p95", 0.00001), 0.156, (("kw-pip", 0.191),))
+    assert "latency p95 156µs is over its budget 10.0µs (retrieval_latency_budget)" in (
+        fast.message()
+    )
+    slow = LatencyBreach("dense", LatencyLimit("p95", 0.35), 412.0, (("q0042", 1200.0),))
+    assert slow.message().startswith("dense: latency p95 412ms is over its budget 350ms ")
+
+
 def test_a_budget_breach_of_batch_shares_says_they_are_shares() -> None:
     """A batch retriever's latencies are its calls' times divided over their queries: the
     breach named five queries as slow, when each only shared its batch's time."""
@@ -1748,5 +1762,5 @@ def test_a_batch_returning_an_array_of_rankings_gives_one_per_query() -> None:
 
     (short, _) = Calls(protocol_of(one_row, "retriever")).many(["q1", "q2"], ["q1", "q2"])
     assert short.error is not None and short.error.startswith(
-        "the batch call returned 1 result lists for 2 queries"
+        "the batch call returned 1 result list for 2 queries"  # not "1 result lists"
     )

@@ -44,7 +44,12 @@ def recorded(pytester: pytest.Pytester) -> Any:
         pytester, "--retrieval-eval", "--retrieval-record=rec.jsonl", "--retrieval-report=a.json"
     )
     result.assert_outcomes(passed=14)
+    # 7 queries x 2 configurations: 14 answers, each holding a ranking (it said "14 results",
+    # which reads as 14 ranked ids in all)
     assert "retrieval recording written: " in " ".join(result.stdout.str().split())
+    assert "rec.jsonl (14 entries: a query's answer from one configuration each)" in (
+        " ".join(result.stdout.str().split())
+    )
     return e2e_without_latency(e2e_load_json(pytester.path / "a.json"))
 
 
@@ -226,7 +231,7 @@ def test_a_recording_of_a_stopped_run_says_it_is_incomplete(pytester: pytest.Pyt
     catalog = pytester.path / "golden" / "catalog.yaml"
     catalog.write_text(catalog.read_text().replace("{mrr: 0.5}", "{mrr: 1.0}"))
     result = e2e_run(pytester, "--retrieval-eval", "--retrieval-record=rec.jsonl", "-x")
-    assert "results, incomplete)" in result.stdout.str()
+    assert "from one configuration each, incomplete)" in " ".join(result.stdout.str().split())
     footer = json.loads((pytester.path / "rec.jsonl").read_text().splitlines()[-1])
     assert footer["complete"] is False
     replayed = e2e_run(pytester, "--retrieval-eval", "--retrieval-replay=rec.jsonl")

@@ -973,6 +973,25 @@ def test_a_category_whose_every_query_errored_gets_no_noise_warning() -> None:
     assert errored_categories(recs) == ["down"]
 
 
+def test_a_category_every_query_of_which_differs_alike_is_not_said_to_score_alike() -> None:
+    """One configuration's batch call failed (every query an error, 0.0), the other scored
+    1.0 on each: the paired differences are all 1.0, so their interval has no width, and
+    the warning said the configurations 'score its queries alike'."""
+    results = Results()
+    for position, name in enumerate(("broken", "good")):
+        for i in range(3):
+            outcome = "error" if name == "broken" else "passed"
+            value = 0.0 if name == "broken" else 1.0
+            results.add(record(f"q{i}", "few", {"mrr": value}, name, [], position, outcome))
+    evaluation = evaluate(results, ["mrr"], StatsSettings(resamples=100))
+    noise = [str(w) for w in evaluation.warnings if w.kind is RetrievalNoiseWarning]
+    assert noise == [
+        "few: n=3: the configurations differ by the same amount on each of its queries, so "
+        "their differences have no interval, yet one query moves a mean by up to 0.33 "
+        "(fewer than retrieval_min_queries = 30 queries; add queries)"
+    ]
+
+
 def test_the_noise_of_a_small_category_is_never_under_one_query_s_weight() -> None:
     """Two configurations alike on all but one of 5 queries: their paired interval is
     narrow, yet one query moves a mean by 0.2; the warning says 0.20, not 0.01."""

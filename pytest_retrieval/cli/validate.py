@@ -131,10 +131,10 @@ def run(ctx: Context, args: argparse.Namespace) -> int:
     warnings = f"; {counted(warned, 'warning')} about the ini settings above" if warned else ""
     if entries:
         broken = len({_problem(e).path for e in entries})
+        mistakes = counted(len(findings), "likely mistake")
         ctx.say(
             f"{counted(len(entries), 'problem')} in {broken} of {counted(files, 'golden file')} "
-            f"({len(loaded.problems)} the plugin refuses, {len(findings)} likely mistakes)"
-            f"{warnings}"
+            f"({len(loaded.problems)} the plugin refuses, {mistakes}){warnings}"
         )
         return FINDINGS
     found = counted(len(loaded.queries), "golden query", "golden queries")

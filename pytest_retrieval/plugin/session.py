@@ -389,7 +389,8 @@ class RetrievalSession:
             partial = "" if self.incomplete is None else ", incomplete"
             self.notes.append(
                 f"retrieval recording written: {self.recording.path} "
-                f"({self.recording.entries} results{partial})"
+                f"({counted(self.recording.entries, 'entry', 'entries')}: a query's answer "
+                f"from one configuration each{partial})"
             )
         except OSError as exc:
             reason = exc.strerror or str(exc)
