@@ -957,3 +957,35 @@ def test_a_megabyte_query_fails_and_is_shown_with_its_text_cut(pytester: pytest.
     assert len(out.splitlines()) < 200
     assert max(len(line) for line in out.splitlines() if "rootdir:" not in line) <= 80
     assert "... (1,000,000 characters)" in " ".join(out.split())
+
+
+STOP_ITERATION = """
+import pytest
+
+@pytest.fixture(scope="session", params=["gen", "coro"])
+def retriever(request):
+    def gen(query):
+        yield "weather-forecast"
+        next(iter([]))  # the user's bug: Python turns it into a RuntimeError (PEP 479)
+
+    async def coro(query):
+        return [next(iter([]))]
+
+    return {"gen": gen, "coro": coro}[request.param]
+"""
+
+
+@pytest.mark.parametrize("items", ["query", "category"])
+def test_a_stopiteration_let_out_of_a_generator_or_coroutine_shows_the_users_line(
+    pytester: pytest.Pytester, items: str
+) -> None:
+    """Python raises the RuntimeError where the plugin consumes the generator or awaits
+    the coroutine; the user's StopIteration is its cause: shown, and no plugin frame."""
+    e2e_write_project(pytester, conftest=STOP_ITERATION)
+    result = e2e_run(pytester, "--retrieval-eval", f"--retrieval-items={items}")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    out = result.stdout.str()
+    assert "pytest_retrieval/" not in out, out
+    assert "next(iter([]))  # the user's bug" in out, out
+    for kind in ("generator", "coroutine"):
+        assert f"RuntimeError: {kind} raised StopIteration" in out, out
