@@ -2392,6 +2392,20 @@ def test_a_grouped_tag_no_query_has_is_named_with_the_closest() -> None:
     assert group_by_warnings([parse_group_by("tag:core")], ["core"]) == []
 
 
+def test_grouping_by_tags_when_no_query_has_a_tag_says_its_tables_are_empty() -> None:
+    """--retrieval-group-by tags printed a table per configuration with a header and no
+    row, in silence, when no evaluated query has a tag."""
+    from pytest_retrieval.advice import group_by_warnings
+    from pytest_retrieval.settings import parse_group_by
+
+    (advice,) = group_by_warnings([parse_group_by("tags")], [])
+    assert str(advice) == (
+        "--retrieval-group-by tags: no evaluated query has a tag, so its tables have no "
+        "row; give the golden queries tags (tags: [core]), or leave the option out"
+    )
+    assert group_by_warnings([parse_group_by("tags")], ["core"]) == []
+
+
 def test_a_golden_path_written_as_a_pattern_says_patterns_are_not_expanded(
     tmp_path: Path,
 ) -> None:
