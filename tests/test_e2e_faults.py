@@ -580,6 +580,30 @@ def test_retrieval_repeat_names_rankings_that_do_not_reproduce(pytester: pytest.
     assert queries["dense"]["queries"]["umbrella-needed"]["repeat_overlap"] == 1.0
 
 
+@pytest.mark.parametrize(
+    ("rankings", "overlap"),
+    [
+        ((["d1"], ["d1", "d2"]), 0.5),  # a result more on the second call
+        ((["d1", "d2"], ["d1"]), 0.5),  # a result fewer
+        ((["d1", "d2"], ["d2", "d1"]), 1.0),  # the same results, in another order
+        ((["d1", "d2", "d3"], ["d1", "d2", "d4"]), 2 / 3),
+        (([], []), 1.0),
+        (([], ["d1"]), 0.0),
+    ],
+)
+def test_a_repeat_that_returns_more_results_is_not_the_same_results_in_another_order(
+    rankings: tuple[list[str], ...], overlap: float
+) -> None:
+    """The overlap counted only the first call's results found in the other's: a second
+    call returning ['d1', 'd2'] after ['d1'] was named 'the same top-k results, in
+    another order'."""
+    from pytest_retrieval.runner import Repeats
+
+    found = Repeats.of(rankings, 10)
+    assert found.overlap == pytest.approx(overlap)
+    assert found.same == (rankings[0] == rankings[1])
+
+
 RAISING_ON_REPEAT = """\
 CALLS = {}
 
