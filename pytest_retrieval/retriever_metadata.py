@@ -52,12 +52,33 @@ def shown(value: Scalar | None) -> str:
     return str(value)
 
 
+def _python_value(value: object) -> object:
+    """numpy's scalars (``int64``, ``float32``, ``bool_``) as the Python value they hold."""
+    item = getattr(value, "item", None)
+    if type(value).__module__ != "numpy" or not callable(item):
+        return value
+    try:
+        return item()
+    except Exception:  # an array of several values: not a scalar
+        return value
+
+
+def _writable(value: int) -> bool:
+    """Whether the integer can be written as text (within Python's limit on digits)."""
+    try:
+        str(value)
+    except ValueError:
+        return False
+    return True
+
+
 def _scalar(value: object) -> Scalar | None:
     """The value as stored: text (cut to :data:`MAX_TEXT`), a finite number or a bool."""
+    value = _python_value(value)
     if isinstance(value, bool):
         return value
     if isinstance(value, int):
-        return value
+        return value if _writable(value) else None
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, str):
@@ -71,6 +92,15 @@ def _shown(value: object) -> str:
         return repr(value)
     except Exception:
         return f"<{type(value).__name__}>"
+
+
+def _got(key: object, value: object) -> str:
+    """What an entry left out holds instead: a key that is no text, or the value's kind."""
+    if not isinstance(key, str):
+        return f"a key of type {type(key).__name__}"
+    if isinstance(value, int) and not isinstance(value, bool) and not _writable(value):
+        return "an int too long to write as text"
+    return type(value).__name__
 
 
 def parse_metadata(data: object, where: str) -> tuple[Metadata, list[str]]:
@@ -91,7 +121,7 @@ def parse_metadata(data: object, where: str) -> tuple[Metadata, list[str]]:
         if not isinstance(key, str) or scalar is None:
             problems.append(
                 f"{where}: entry {_shown(key)} is left out: keys must be text and values text, "
-                f"a finite number or a boolean, got {type(value).__name__}"
+                f"a finite number or a boolean, got {_got(key, value)}"
             )
             continue
         out[key] = scalar

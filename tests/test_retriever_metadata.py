@@ -100,6 +100,31 @@ def test_a_mock_standing_in_for_a_retriever_is_a_per_query_callable_without_meta
     assert protocol_of(mock.AsyncMock(return_value=["d1"]), "retriever").is_async
 
 
+def test_numpy_scalars_are_read_as_the_numbers_they_hold() -> None:
+    """{'dim': np.int64(384), 'threshold': np.float32(0.33)} was left out as "not a
+    finite number, got int64", as results' numpy ids and scores are read."""
+    import numpy as np
+
+    found, problems = describe(
+        "dense",
+        with_metadata({"dim": np.int64(384), "threshold": np.float32(0.5), "exact": np.bool_(1)}),
+    )
+    assert problems == []
+    assert found == {"dim": 384, "exact": True, "threshold": 0.5}
+    assert [type(v) for v in found.values()] == [int, bool, float]
+    json.dumps(found)  # what the baseline and the reports write
+
+
+def test_an_integer_too_long_to_write_is_left_out_not_an_internal_error() -> None:
+    """{'n': 10**5000} reached json.dumps, past Python's limit on digits: INTERNALERROR."""
+    found, problems = describe("dense", with_metadata({"n": 10**5000, "model": "m"}))
+    assert found == {"model": "m"}
+    assert problems == [
+        "retriever 'dense': .metadata: entry 'n' is left out: keys must be text and values "
+        "text, a finite number or a boolean, got an int too long to write as text"
+    ]
+
+
 def test_long_text_is_cut() -> None:
     found, _ = describe("fused", with_metadata({"prompt": "x" * 5000}))
     value = found["prompt"]
@@ -212,7 +237,7 @@ def test_metadata_whose_keys_or_errors_cannot_be_shown_is_ignored_with_why() -> 
     assert found == {"model": "m"}
     assert problems == [
         "retriever 'dense': .metadata: entry <Unshowable> is left out: keys must be text and "
-        "values text, a finite number or a boolean, got int"
+        "values text, a finite number or a boolean, got a key of type Unshowable"
     ]
 
     class Raising:
