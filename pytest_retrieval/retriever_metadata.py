@@ -14,6 +14,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from .quoting import escaped
 from .retrievers import declared_attribute
 
 Scalar = str | int | float | bool
@@ -33,7 +34,7 @@ class MetadataChange:
 
     def text(self) -> str:
         """``index_version 2024-06 → 2024-09`` (``(none)`` for a missing side)."""
-        return f"{self.key} {shown(self.before)} \u2192 {shown(self.after)}"
+        return f"{escaped(self.key)} {shown(self.before)} \u2192 {shown(self.after)}"
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -45,11 +46,13 @@ class MetadataChange:
 
 
 def shown(value: Scalar | None) -> str:
+    """The value as a message shows it: its control characters escaped (an escape
+    sequence would recolour the terminal, a line break split a line)."""
     if value is None:
         return "(none)"
     if isinstance(value, bool):
         return "true" if value else "false"
-    return str(value)
+    return escaped(str(value))
 
 
 def _python_value(value: object) -> object:

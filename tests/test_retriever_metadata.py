@@ -147,6 +147,20 @@ def test_differences_name_each_changed_added_and_removed_key() -> None:
     assert differences({"x": {"n": 1}}, {"x": {"n": 1.0}}, ["x"])  # 1 and 1.0: not the same
 
 
+def test_control_characters_in_metadata_are_shown_escaped_not_sent_to_the_terminal() -> None:
+    """A value holding an escape sequence recoloured the terminal from the gate's
+    'retriever changed' line (and reached the Markdown raw), where result ids holding
+    one are escaped."""
+    from pytest_retrieval.retriever_metadata import shown
+
+    before = {"fused": {"prompt\nv": "c\x1b[31mred"}}
+    after = {"fused": {"prompt\nv": "c\x1b[32mgreen"}}
+    (line,) = change_lines(differences(before, after, ["fused"]))
+    assert line == "fused: prompt\\nv c\\x1b[31mred → c\\x1b[32mgreen"
+    assert shown("a\tb") == "a\\tb"
+    assert line.isprintable()
+
+
 def test_the_gate_shows_the_change_beside_the_verdict_and_still_compares() -> None:
     old = baseline_of(perfect())
     old.retrievers = {"fused": {"index_version": "2024-06"}}
