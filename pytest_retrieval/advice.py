@@ -226,10 +226,19 @@ def _names_unknown(
     )
 
 
+_NO_TAGS = (
+    "--retrieval-group-by tags: no evaluated query has a tag, so its tables have no row; "
+    "give the golden queries tags (tags: [core]), or leave the option out"
+)
+
+
 def group_by_warnings(groups: Sequence[GroupBy], tags: Sequence[str]) -> list[Advice]:
     """A ``--retrieval-group-by tag:...`` naming a tag no query has (a typo): its table
-    would show every query under '(none of them)', as if none had the tag meant."""
+    would show every query under '(none of them)', as if none had the tag meant; and
+    ``tags`` when no query has a tag (a table with no row)."""
     out = []
+    if not tags and any(not group.tags for group in groups):  # a row per tag: none
+        out.append(Advice(RetrievalSettingsWarning, _NO_TAGS))
     for group in groups:
         unknown = [t for t in group.tags if t not in tags]
         if unknown:

@@ -14,6 +14,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from .quoting import escaped
 from .retrievers import declared_attribute
 
 Scalar = str | int | float | bool
@@ -33,7 +34,7 @@ class MetadataChange:
 
     def text(self) -> str:
         """``index_version 2024-06 → 2024-09`` (``(none)`` for a missing side)."""
-        return f"{self.key} {shown(self.before)} \u2192 {shown(self.after)}"
+        return f"{escaped(self.key)} {shown(self.before)} \u2192 {shown(self.after)}"
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -45,19 +46,42 @@ class MetadataChange:
 
 
 def shown(value: Scalar | None) -> str:
+    """The value as a message shows it: its control characters escaped (an escape
+    sequence would recolour the terminal, a line break split a line)."""
     if value is None:
         return "(none)"
     if isinstance(value, bool):
         return "true" if value else "false"
-    return str(value)
+    return escaped(str(value))
+
+
+def _python_value(value: object) -> object:
+    """numpy's scalars (``int64``, ``float32``, ``bool_``) as the Python value they hold."""
+    item = getattr(value, "item", None)
+    if type(value).__module__ != "numpy" or not callable(item):
+        return value
+    try:
+        return item()
+    except Exception:  # an array of several values: not a scalar
+        return value
+
+
+def _writable(value: int) -> bool:
+    """Whether the integer can be written as text (within Python's limit on digits)."""
+    try:
+        str(value)
+    except ValueError:
+        return False
+    return True
 
 
 def _scalar(value: object) -> Scalar | None:
     """The value as stored: text (cut to :data:`MAX_TEXT`), a finite number or a bool."""
+    value = _python_value(value)
     if isinstance(value, bool):
         return value
     if isinstance(value, int):
-        return value
+        return value if _writable(value) else None
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, str):
@@ -71,6 +95,15 @@ def _shown(value: object) -> str:
         return repr(value)
     except Exception:
         return f"<{type(value).__name__}>"
+
+
+def _got(key: object, value: object) -> str:
+    """What an entry left out holds instead: a key that is no text, or the value's kind."""
+    if not isinstance(key, str):
+        return f"a key of type {type(key).__name__}"
+    if isinstance(value, int) and not isinstance(value, bool) and not _writable(value):
+        return "an int too long to write as text"
+    return type(value).__name__
 
 
 def parse_metadata(data: object, where: str) -> tuple[Metadata, list[str]]:
@@ -91,7 +124,7 @@ def parse_metadata(data: object, where: str) -> tuple[Metadata, list[str]]:
         if not isinstance(key, str) or scalar is None:
             problems.append(
                 f"{where}: entry {_shown(key)} is left out: keys must be text and values text, "
-                f"a finite number or a boolean, got {type(value).__name__}"
+                f"a finite number or a boolean, got {_got(key, value)}"
             )
             continue
         out[key] = scalar

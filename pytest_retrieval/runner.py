@@ -712,7 +712,9 @@ class _Timed:
 class Repeats:
     """How the rankings of one query's repeated calls compare with the first."""
 
-    overlap: float  # the smallest share of the first run's top k found in another run's
+    # the smallest share of results two runs' top k have in common, of the longer one
+    # (a run returning one more result than the first does not overlap it wholly)
+    overlap: float
     same: bool  # every run returned the same ids in the same order
 
     @classmethod
@@ -720,7 +722,8 @@ class Repeats:
         first = list(rankings[0][:k])
         overlap = 1.0
         for other in rankings[1:]:
-            top = set(other[:k])
-            overlap = min(overlap, sum(1 for d in first if d in top) / len(first) if first else 1.0)
+            top, mine = set(other[:k]), set(first)
+            longer = max(len(top), len(mine))
+            overlap = min(overlap, len(mine & top) / longer if longer else 1.0)
         same = all(list(other[:k]) == first for other in rankings[1:])
-        return cls(0.0 if not first and not same else overlap, same)
+        return cls(overlap, same)

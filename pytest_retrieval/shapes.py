@@ -34,8 +34,9 @@ class ResultShapeError(TypeError):
 
 
 def _describe(value: Any) -> str:
+    """``type repr``, on one line (an array's repr spans several) and cut at 80."""
     try:
-        text = repr(value)
+        text = " ".join(repr(value).split())
     except ValueError:  # an integer past Python's limit on digits
         text = "(too long to show)"
     if len(text) > 80:
@@ -402,8 +403,9 @@ MAX_RESULTS = 1_000_000  # more from one query is a retriever that does not stop
 def _too_many(returned: Any) -> ResultShapeError:
     what = "a list" if isinstance(returned, list) else _describe(returned)
     return ResultShapeError(
-        f"the retriever returned more than {MAX_RESULTS:,} results ({what}: an endless "
-        "iterator, cut there?); return a list of the top results"
+        f"the retriever returned more than {MAX_RESULTS:,} results ({what}); a ranking is "
+        "the top results, best first: return the top k of them (results[:100], or "
+        "itertools.islice(results, 100) for an iterator that does not end)"
     )
 
 

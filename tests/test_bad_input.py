@@ -1210,6 +1210,29 @@ def test_an_id_judged_in_another_unicode_form_is_refused_naming_both_forms() -> 
     assert record.outcome == "error" and "two Unicode forms" in str(record.error)
 
 
+def test_a_whole_corpus_ranked_is_refused_saying_to_return_its_top_k_on_one_line() -> None:
+    """np.argsort(scores)[::-1] over a corpus of 2,000,000 documents: the message was
+    cut inside the array's repr, across lines ("...,\\n shap...: an endless iterator,
+    cut there?"), and guessed an endless iterator for a list or an array."""
+    np = pytest.importorskip("numpy")
+    from pytest_retrieval.shapes import ResultShapeError, rank_results
+
+    for returned, what in (
+        (np.arange(2_000_000)[::-1], "ndarray array([1999999, 1999998, "),
+        (["d"] * 1_000_001, "a list"),
+    ):
+        with pytest.raises(ResultShapeError) as raised:
+            rank_results(returned)
+        text = str(raised.value)
+        assert "\n" not in text and "endless" not in text, text
+        assert text.startswith(f"the retriever returned more than 1,000,000 results ({what}")
+        assert text.endswith(
+            "); a ranking is the top results, best first: return the top k of them "
+            "(results[:100], or itertools.islice(results, 100) for an iterator that does not "
+            "end)"
+        ), text
+
+
 def test_an_array_per_result_is_refused_saying_to_return_one_row_of_ids() -> None:
     """A 2-d array, or a vector index's (distances, ids) returned whole for one query:
     each result is an array, and the message says to return a row of ids, not to
@@ -2394,6 +2417,20 @@ def test_a_grouped_tag_no_query_has_is_named_with_the_closest() -> None:
         "which no evaluated query has (tags: core, rolling); check the spelling"
     )
     assert group_by_warnings([parse_group_by("tag:core")], ["core"]) == []
+
+
+def test_grouping_by_tags_when_no_query_has_a_tag_says_its_tables_are_empty() -> None:
+    """--retrieval-group-by tags printed a table per configuration with a header and no
+    row, in silence, when no evaluated query has a tag."""
+    from pytest_retrieval.advice import group_by_warnings
+    from pytest_retrieval.settings import parse_group_by
+
+    (advice,) = group_by_warnings([parse_group_by("tags")], [])
+    assert str(advice) == (
+        "--retrieval-group-by tags: no evaluated query has a tag, so its tables have no "
+        "row; give the golden queries tags (tags: [core]), or leave the option out"
+    )
+    assert group_by_warnings([parse_group_by("tags")], ["core"]) == []
 
 
 def test_a_golden_path_written_as_a_pattern_says_patterns_are_not_expanded(

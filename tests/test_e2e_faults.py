@@ -580,6 +580,30 @@ def test_retrieval_repeat_names_rankings_that_do_not_reproduce(pytester: pytest.
     assert queries["dense"]["queries"]["umbrella-needed"]["repeat_overlap"] == 1.0
 
 
+@pytest.mark.parametrize(
+    ("rankings", "overlap"),
+    [
+        ((["d1"], ["d1", "d2"]), 0.5),  # a result more on the second call
+        ((["d1", "d2"], ["d1"]), 0.5),  # a result fewer
+        ((["d1", "d2"], ["d2", "d1"]), 1.0),  # the same results, in another order
+        ((["d1", "d2", "d3"], ["d1", "d2", "d4"]), 2 / 3),
+        (([], []), 1.0),
+        (([], ["d1"]), 0.0),
+    ],
+)
+def test_a_repeat_that_returns_more_results_is_not_the_same_results_in_another_order(
+    rankings: tuple[list[str], ...], overlap: float
+) -> None:
+    """The overlap counted only the first call's results found in the other's: a second
+    call returning ['d1', 'd2'] after ['d1'] was named 'the same top-k results, in
+    another order'."""
+    from pytest_retrieval.runner import Repeats
+
+    found = Repeats.of(rankings, 10)
+    assert found.overlap == pytest.approx(overlap)
+    assert found.same == (rankings[0] == rankings[1])
+
+
 RAISING_ON_REPEAT = """\
 CALLS = {}
 
@@ -702,7 +726,7 @@ def test_an_endless_iterator_is_one_querys_error_and_the_run_goes_on(
     result = e2e_run(pytester, "--retrieval-eval", "--retrieval-report=r.json")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     text = " ".join(result.stdout.str().split())
-    assert "the retriever returned more than 1,000,000 results (a list: an endless" in text
+    assert "the retriever returned more than 1,000,000 results (a list); a ranking" in text
     report = e2e_load_json(pytester.path / "r.json")["configurations"]["bm25"]["queries"]
     assert report["rain-tomorrow"]["outcome"] == "error"
     assert report["rain-tomorrow"]["metrics"]["ndcg@10"] == 0.0
@@ -957,3 +981,35 @@ def test_a_megabyte_query_fails_and_is_shown_with_its_text_cut(pytester: pytest.
     assert len(out.splitlines()) < 200
     assert max(len(line) for line in out.splitlines() if "rootdir:" not in line) <= 80
     assert "... (1,000,000 characters)" in " ".join(out.split())
+
+
+STOP_ITERATION = """
+import pytest
+
+@pytest.fixture(scope="session", params=["gen", "coro"])
+def retriever(request):
+    def gen(query):
+        yield "weather-forecast"
+        next(iter([]))  # the user's bug: Python turns it into a RuntimeError (PEP 479)
+
+    async def coro(query):
+        return [next(iter([]))]
+
+    return {"gen": gen, "coro": coro}[request.param]
+"""
+
+
+@pytest.mark.parametrize("items", ["query", "category"])
+def test_a_stopiteration_let_out_of_a_generator_or_coroutine_shows_the_users_line(
+    pytester: pytest.Pytester, items: str
+) -> None:
+    """Python raises the RuntimeError where the plugin consumes the generator or awaits
+    the coroutine; the user's StopIteration is its cause: shown, and no plugin frame."""
+    e2e_write_project(pytester, conftest=STOP_ITERATION)
+    result = e2e_run(pytester, "--retrieval-eval", f"--retrieval-items={items}")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    out = result.stdout.str()
+    assert "pytest_retrieval/" not in out, out
+    assert "next(iter([]))  # the user's bug" in out, out
+    for kind in ("generator", "coroutine"):
+        assert f"RuntimeError: {kind} raised StopIteration" in out, out

@@ -100,6 +100,31 @@ def test_a_mock_standing_in_for_a_retriever_is_a_per_query_callable_without_meta
     assert protocol_of(mock.AsyncMock(return_value=["d1"]), "retriever").is_async
 
 
+def test_numpy_scalars_are_read_as_the_numbers_they_hold() -> None:
+    """{'dim': np.int64(384), 'threshold': np.float32(0.33)} was left out as "not a
+    finite number, got int64", as results' numpy ids and scores are read."""
+    import numpy as np
+
+    found, problems = describe(
+        "dense",
+        with_metadata({"dim": np.int64(384), "threshold": np.float32(0.5), "exact": np.bool_(1)}),
+    )
+    assert problems == []
+    assert found == {"dim": 384, "exact": True, "threshold": 0.5}
+    assert [type(v) for v in found.values()] == [int, bool, float]
+    json.dumps(found)  # what the baseline and the reports write
+
+
+def test_an_integer_too_long_to_write_is_left_out_not_an_internal_error() -> None:
+    """{'n': 10**5000} reached json.dumps, past Python's limit on digits: INTERNALERROR."""
+    found, problems = describe("dense", with_metadata({"n": 10**5000, "model": "m"}))
+    assert found == {"model": "m"}
+    assert problems == [
+        "retriever 'dense': .metadata: entry 'n' is left out: keys must be text and values "
+        "text, a finite number or a boolean, got an int too long to write as text"
+    ]
+
+
 def test_long_text_is_cut() -> None:
     found, _ = describe("fused", with_metadata({"prompt": "x" * 5000}))
     value = found["prompt"]
@@ -120,6 +145,20 @@ def test_differences_name_each_changed_added_and_removed_key() -> None:
     ]
     assert differences(before, after, ["bm25"]) == []
     assert differences({"x": {"n": 1}}, {"x": {"n": 1.0}}, ["x"])  # 1 and 1.0: not the same
+
+
+def test_control_characters_in_metadata_are_shown_escaped_not_sent_to_the_terminal() -> None:
+    """A value holding an escape sequence recoloured the terminal from the gate's
+    'retriever changed' line (and reached the Markdown raw), where result ids holding
+    one are escaped."""
+    from pytest_retrieval.retriever_metadata import shown
+
+    before = {"fused": {"prompt\nv": "c\x1b[31mred"}}
+    after = {"fused": {"prompt\nv": "c\x1b[32mgreen"}}
+    (line,) = change_lines(differences(before, after, ["fused"]))
+    assert line == "fused: prompt\\nv c\\x1b[31mred → c\\x1b[32mgreen"
+    assert shown("a\tb") == "a\\tb"
+    assert line.isprintable()
 
 
 def test_the_gate_shows_the_change_beside_the_verdict_and_still_compares() -> None:
@@ -212,7 +251,7 @@ def test_metadata_whose_keys_or_errors_cannot_be_shown_is_ignored_with_why() -> 
     assert found == {"model": "m"}
     assert problems == [
         "retriever 'dense': .metadata: entry <Unshowable> is left out: keys must be text and "
-        "values text, a finite number or a boolean, got int"
+        "values text, a finite number or a boolean, got a key of type Unshowable"
     ]
 
     class Raising:

@@ -95,6 +95,19 @@ def _users_frames(exc: BaseException) -> TracebackType | None:
     return tb
 
 
+def _shown_frames(exc: BaseException) -> TracebackType | None:
+    """The frames to show under the user's exception: the user's own; none when Python
+    turned the user's ``StopIteration`` into a ``RuntimeError`` at the plugin's frame
+    (PEP 479: an ``async def`` or a generator let it out), as its cause shows where;
+    else all of them (the plugin's own bug stays visible)."""
+    users = _users_frames(exc)
+    cause = exc.__cause__
+    stopped = isinstance(cause, (StopIteration, StopAsyncIteration))
+    if stopped and users is None and isinstance(exc, RuntimeError):
+        return None if cause is not None and _users_frames(cause) else exc.__traceback__
+    return users or exc.__traceback__
+
+
 def _hide_for_users_errors(excinfo: pytest.ExceptionInfo[BaseException]) -> bool:
     """Hide the plugin's frames under the user's exception; keep one for our own failures
     (shown as their message alone), or pytest says every entry was hidden."""
@@ -263,7 +276,7 @@ def _raise_users(scorer: _Scorer, query: GoldenQuery, exc: BaseException, messag
     else:
         scorer.item.add_report_section("call", "retrieval", note)
     scorer.done()
-    raise exc.with_traceback(_users_frames(exc) or exc.__traceback__)
+    raise exc.with_traceback(_shown_frames(exc))
 
 
 @dataclass(frozen=True)
@@ -476,7 +489,7 @@ def _show_first_traceback(
     """The user's traceback of the first query whose retriever (or result) raised, under
     the coarse item's failure: its summary names every query, this shows where."""
     qid, exc = raised[0]
-    frames = traceback.format_exception(type(exc), exc, _users_frames(exc) or exc.__traceback__)
+    frames = traceback.format_exception(type(exc), exc, _shown_frames(exc))
     others = len(raised) - 1
     more = f" ({others} more {'query' if others == 1 else 'queries'} raised)" if others else ""
     head = f"query '{qid}' [{configuration}]{more}:\n"

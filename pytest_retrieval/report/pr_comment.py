@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from tabulate import tabulate
 
 from ..gate import GateRow
+from ..quoting import escaped
 from ..retriever_metadata import change_lines, shown
 from .gate_text import HEADERS, row_cells, verdict_line
 from .run_report import RunReport
@@ -87,7 +88,7 @@ def retrievers_section(report: RunReport) -> str:
     """What each retriever says about itself, when any says something (Markdown)."""
     rows = [
         f"| {markdown_text(name)} | "
-        f"{markdown_text(', '.join(f'{k}={shown(v)}' for k, v in meta.items()))} |"
+        f"{markdown_text(', '.join(f'{escaped(k)}={shown(v)}' for k, v in meta.items()))} |"
         for name, meta in report.retrievers.items()
         if meta
     ]
