@@ -36,7 +36,7 @@ class ResultShapeError(TypeError):
 def _describe(value: Any) -> str:
     """``type repr``, on one line (an array's repr spans several) and cut at 80."""
     try:
-        text = " ".join(repr(value).split())
+        text = re.sub(r"\n\s*", " ", repr(value))  # (a string's repr has no line break)
     except ValueError:  # an integer past Python's limit on digits
         text = "(too long to show)"
     if len(text) > 80:
