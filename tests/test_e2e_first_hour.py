@@ -194,6 +194,11 @@ def test_plain_pytest_that_collects_nothing_beside_golden_files_says_to_add_the_
     (pytester.path / "test_plain.py").write_text("def test_x():\n    pass\n")
     ran = e2e_run(pytester)  # a run of tests says nothing of the golden files
     assert ran.ret == pytest.ExitCode.OK and hint not in ran.stdout.str()
+    # nor one that deselected its tests, or named a path (not found: under xdist that too
+    # ends with nothing collected)
+    for args in (["-k", "nothing"], ["tests/nowhere.py", "-n", "2"], ["test_plain.py::test_y"]):
+        other = e2e_run(pytester, *args)
+        assert other.ret != pytest.ExitCode.OK and hint not in other.stdout.str(), args
 
 
 @pytest.mark.parametrize(

@@ -110,13 +110,17 @@ def pytest_configure_unfreeze_last(config: pytest.Config) -> None:
 class _NothingCollectedHint:
     """Without ``--retrieval-eval``: a run that collected nothing, in a project whose
     golden folder holds golden files, says how to evaluate them (once, at the end;
-    nothing per test)."""
+    nothing per test). Not when the run named its paths (a path not found, under xdist,
+    also ends with nothing collected) or deselected its tests (``-k``, ``-m``)."""
 
     @staticmethod
     def pytest_terminal_summary(
         terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config
     ) -> None:
         if exitstatus != pytest.ExitCode.NO_TESTS_COLLECTED:
+            return
+        named = config.args_source == pytest.Config.ArgsSource.ARGS
+        if named or terminalreporter.stats.get("deselected"):
             return
         given = config.getini("retrieval_golden") or ["golden"]
         found = [p for p in given if _holds_golden_files(config.rootpath / p)]
