@@ -142,7 +142,29 @@ def _fix_for(result: Any) -> str:
             "array, or a vector index's (distances, ids), came back for one query; return "
             "its row of ids (ids[0])"
         )
-    return _hook_hint(result)
+    return _plain_fix(result) or _hook_hint(result)
+
+
+def _plain_fix(result: Any) -> str:
+    """How to return a result that is a plain value of none of the shapes read: a flag,
+    nothing, a set, a list of rankings, a tuple of other than (id, score)."""
+    if result is None or isinstance(result, bool):
+        return "; each result is a document's id (or an (id, score) pair): drop results without one"
+    if isinstance(result, (set, frozenset)):
+        return "; a set has no order: return the ids as a list, best first"
+    if isinstance(result, list) and all(isinstance(i, (str, int)) for i in result[:10]):
+        return (
+            "; each result is a list of ids here: rankings (one per query?) came back for "
+            "one query: return its ranking (results[0]), or answer many queries in one call "
+            "with retrieve_batch (docs/retrievers.md)"
+        )
+    if isinstance(result, (list, tuple)):
+        items = f"{len(result)} item{'' if len(result) == 1 else 's'}"
+        return (
+            f"; a pair is (id, score), this {type(result).__name__} has {items}: return "
+            "(id, score) pairs, or {'id': ..., 'score': ...} mappings"
+        )
+    return ""
 
 
 HOOK_HINT = (

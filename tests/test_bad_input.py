@@ -982,7 +982,7 @@ RESULT_CASES: dict[str, tuple[object, str]] = {
     ),
     "none-item": (
         [None],
-        "result at rank 1 is not an id, an (id, score) pair, a mapping with 'id' or an object with .id: NoneType None",
+        "result at rank 1 is not an id, an (id, score) pair, a mapping with 'id' or an object with .id: NoneType None; each result is a document's id (or an (id, score) pair): drop results without one",
     ),
     "enumerate": (
         list(enumerate(["a", "b"])),
@@ -1014,15 +1014,15 @@ RESULT_CASES: dict[str, tuple[object, str]] = {
     ),
     "triple": (
         [("a", 0.9, "x")],
-        "result at rank 1 is not an id, an (id, score) pair, a mapping with 'id' or an object with .id: tuple ('a', 0.9, 'x')",
+        "result at rank 1 is not an id, an (id, score) pair, a mapping with 'id' or an object with .id: tuple ('a', 0.9, 'x'); a pair is (id, score), this tuple has 3 items: return (id, score) pairs, or {'id': ..., 'score': ...} mappings",
     ),
     "list-of-three": (
         [["a", 0.9, 1]],
-        "result at rank 1 is not an id, an (id, score) pair, a mapping with 'id' or an object with .id: list ['a', 0.9, 1]",
+        "result at rank 1 is not an id, an (id, score) pair, a mapping with 'id' or an object with .id: list ['a', 0.9, 1]; a pair is (id, score), this list has 3 items",
     ),
     "bool-item": (
         [True],
-        "result at rank 1 is not an id, an (id, score) pair, a mapping with 'id' or an object with .id: bool True",
+        "result at rank 1 is not an id, an (id, score) pair, a mapping with 'id' or an object with .id: bool True; each result is a document's id (or an (id, score) pair): drop results without one",
     ),
     "id-float": (
         [{"id": 1.5}],
@@ -1045,7 +1045,7 @@ RESULT_CASES: dict[str, tuple[object, str]] = {
     ),
     "nested-list": (
         [["a", "b"]],
-        "result at rank 1 is not an id, an (id, score) pair, a mapping with 'id' or an object with .id: list ['a', 'b']",
+        "result at rank 1 is not an id, an (id, score) pair, a mapping with 'id' or an object with .id: list ['a', 'b']; each result is a list of ids here: rankings (one per query?) came back for one query: return its ranking (results[0]), or answer many queries in one call with retrieve_batch (docs/retrievers.md)",
     ),
     "endless": (
         itertools.count(),
