@@ -14,6 +14,7 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from .baseline import settings_differences
 from .evaluation import Evaluation
@@ -200,6 +201,27 @@ def _mapping(value: object, where: str) -> Mapping[str, object]:
     return value
 
 
+def _text(entry: Mapping[str, object], key: str) -> str:
+    """A text field of an entry ("" when absent); another type is named."""
+    value = entry.get(key, "")
+    if not isinstance(value, str):
+        raise LogEntryError(f"{key} must be text, got {type(value).__name__} {value!r}")
+    return value
+
+
+def _time(entry: Mapping[str, object]) -> str:
+    """The entry's time, an ISO 8601 timestamp as the plugin writes it ("" when absent)."""
+    time = _text(entry, "time")
+    try:
+        if time:
+            datetime.fromisoformat(time.replace("Z", "+00:00"))
+    except ValueError:
+        raise LogEntryError(
+            f"time {time!r} is not an ISO 8601 timestamp (2026-12-03T14:35:00+00:00)"
+        ) from None
+    return time
+
+
 def _slice_from(data: object, where: str) -> SliceEntry:
     row = _mapping(data, where)
     n = row.get("n")
@@ -258,7 +280,7 @@ def entry_from(data: object) -> LogEntry:
     golden = _mapping(entry.get("golden") or {}, "golden")
     commit, dirty = git.get("commit"), git.get("dirty")
     stamp = RunStamp(
-        str(entry.get("time", "")),
+        _time(entry),
         commit if isinstance(commit, str) else None,
         dirty if isinstance(dirty, bool) else None,
         str(entry.get("plugin", "")),
@@ -267,7 +289,7 @@ def entry_from(data: object) -> LogEntry:
     queries = golden.get("queries")
     return LogEntry(
         stamp,
-        str(entry.get("label", "")),
+        _text(entry, "label"),
         dict(_mapping(entry.get("settings") or {}, "settings")),
         queries if isinstance(queries, int) and not isinstance(queries, bool) else 0,
         str(golden.get("sha256", "")),

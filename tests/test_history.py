@@ -85,6 +85,10 @@ def test_an_entry_is_one_json_line_that_reads_back_the_same() -> None:
         ({"version": 7}, "log entry version 7; this plugin reads version 1"),
         ({"version": True}, "log entry version true; this plugin reads version 1"),
         ({"configurations": []}, "configurations must be a mapping"),
+        # hand edits: a label that is not text was read as its str(), any time text kept
+        ({"label": 5}, "label must be text, got int 5"),
+        ({"time": "yesterday"}, r"time 'yesterday' is not an ISO 8601 timestamp"),
+        ({"time": 1733230000}, "time must be text, got int"),
     ],
 )
 def test_an_entry_of_another_shape_is_refused_with_why(change: dict[str, object], says: str):
