@@ -246,11 +246,14 @@ def saturation_warnings(
 
     One piece of advice per saturated category (placed at its golden file, where harder
     queries go), naming each configuration saturated there and on which metrics.
+    ``judged@k`` is left out: a coverage measure, whose 1.0 (every result judged) is
+    the aim, not a ceiling that hides an improvement.
     """
+    quality = [m for m in metrics if parse_metric(m).base != "judged"]
     found: dict[str, list[str]] = {}
     for configuration, recs in records.items():
         for category, group in by_category([r for r in recs if r.evaluated]).items():
-            saturated = [m for m in metrics if all(r.metrics.get(m) == 1.0 for r in group)]
+            saturated = [m for m in quality if all(r.metrics.get(m) == 1.0 for r in group)]
             if saturated:
                 named = f"{configuration} ({', '.join(saturated)})"
                 found.setdefault(category, []).append(named)

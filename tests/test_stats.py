@@ -869,6 +869,17 @@ def test_noise_warnings_name_the_widest_interval_of_a_small_category() -> None:
     assert {w.category for w in found} == {"single", "small"}
 
 
+def test_judged_at_k_is_never_called_saturated() -> None:
+    """trec_eval's results.test is judged to depth 10 on every topic: judged@10 = 1.0 on
+    each query was warned as 'saturated ... add harder queries'. It is coverage, whose
+    1.0 is the aim; a quality metric at 1.0 beside it still is."""
+    recs = {"bm25": [record(f"q{i}", "c", {"judged@10": 1.0, "mrr": 1.0}) for i in range(3)]}
+    (warning,) = saturation_warnings(recs, ["judged@10", "mrr"])
+    assert warning.text.startswith("c: every query scores 1.0 with bm25 (mrr): saturated")
+    recs = {"bm25": [record(f"q{i}", "c", {"judged@10": 1.0, "mrr": 0.5}) for i in range(3)]}
+    assert saturation_warnings(recs, ["judged@10", "mrr"]) == []
+
+
 def test_saturation_and_overlap_warnings() -> None:
     recs = {
         "bm25": [
