@@ -23,6 +23,7 @@ from .stats import Interval
 
 OVERLAP_RECALL = 0.95
 OVERLAP_MIN_QUERIES = 10  # on fewer, a recall of 1.0 says nothing about leaks
+OVERLAP_MAX_CUT = 100  # deeper, a good ranking's recall is that high anyway (recall@1000)
 
 
 class RetrievalWarning(UserWarning):
@@ -255,11 +256,14 @@ def saturation_warnings(
 
     One piece of advice per saturated category (placed at its golden file, where harder
     queries go), naming each configuration saturated there and on which metrics.
+    ``judged@k`` is left out: a coverage measure, whose 1.0 (every result judged) is
+    the aim, not a ceiling that hides an improvement.
     """
+    quality = [m for m in metrics if parse_metric(m).base != "judged"]
     found: dict[str, list[str]] = {}
     for configuration, recs in records.items():
         for category, group in by_category([r for r in recs if r.evaluated]).items():
-            saturated = [m for m in metrics if all(r.metrics.get(m) == 1.0 for r in group)]
+            saturated = [m for m in quality if all(r.metrics.get(m) == 1.0 for r in group)]
             if saturated:
                 named = f"{configuration} ({', '.join(saturated)})"
                 found.setdefault(category, []).append(named)
@@ -276,13 +280,16 @@ def saturation_warnings(
 
 def overlap_warnings(summaries: Mapping[str, ConfigurationSummary]) -> list[Advice]:
     """A mean recall above 0.95 over at least ten queries often means the golden set leaks
-    into the index."""
+    into the index. Only at a cut of at most 100: a leaked document ranks first, and a
+    deep cut is reached by honest systems (recall@1000 of BM25 on Cranfield's 1,400
+    documents is 0.96, of dense retrievers on MS MARCO about 0.98)."""
     out = []
     for configuration, summary in summaries.items():
         if summary.all.n < OVERLAP_MIN_QUERIES:  # one query selected by -k, say
             continue
         for metric, value in summary.all.values.items():
-            if parse_metric(metric).base != "recall" or value is None:
+            parsed = parse_metric(metric)
+            if parsed.base != "recall" or (parsed.k or 0) > OVERLAP_MAX_CUT or value is None:
                 continue
             if value > OVERLAP_RECALL:
                 out.append(

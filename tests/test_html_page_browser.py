@@ -21,6 +21,8 @@ from browser import Browser, Page, chromium, require_chromium  # beside this fil
 from report_sample import NASTY_ID, sample_page_data  # beside this file
 
 from pytest_retrieval.report import html_page as hp
+from pytest_retrieval.report import svg
+from pytest_retrieval.report.svg import Bar, BarGroup, DotSeries, ForestRow
 
 ROWS = len(sample_page_data().queries)  # 3 configurations x the golden queries (+1)
 SHOTS = Path(os.environ.get("RETRIEVAL_SCREENSHOT_DIR", tempfile.gettempdir()))
@@ -327,3 +329,33 @@ def test_the_query_table_keeps_its_headers_and_results_readable_with_six_metrics
     first = "document.querySelector('#queries tbody tr td:nth-child(3)').textContent"
     assert value(page, first) == "uncategorized"
     assert value(page, "document.documentElement.scrollWidth") == 1400
+
+
+def _charts(names: list[str]) -> list[str]:
+    """The three charts that label rows, with ``names`` as categories and configurations."""
+    bars = [Bar(c, 0.3, 0.2, 0.4) for c in ("bm25", "title")]
+    groups = [*(BarGroup(n, bars) for n in names), BarGroup("all", bars, overall=True)]
+    rows = [ForestRow(f"{n} \u00b7 title", -0.2, -0.3, -0.1, True, "title") for n in names]
+    return [
+        svg.category_bars(groups, "ndcg@10"),
+        svg.forest_plot(rows, "ndcg@10", "bm25"),
+        svg.query_dots([DotSeries(n, [("q1", 0.5), ("q2", 1.0)]) for n in names], "ndcg@10"),
+    ]
+
+
+def test_chart_labels_are_drawn_inside_their_charts(browser: Browser, tmp_path: Path) -> None:
+    """Cranfield's query lengths as categories (long, medium, short): the label column
+    was sized for 6 average glyphs, and chromium drew 'medium' from x = -3.6, showing
+    'nedium'. Every text of every chart now lies inside its chart's viewBox."""
+    charts = [
+        *_charts(["long", "medium", "short"]),
+        *_charts(["WWW-MMM", "mmmmmmmmmmmmmmmmmmmmmmm"]),
+    ]
+    path = tmp_path / "charts.html"
+    path.write_text("<!DOCTYPE html><title>charts</title>" + "".join(charts), encoding="utf-8")
+    outside = browser.open(path.as_uri()).evaluate(
+        "[...document.querySelectorAll('svg')].flatMap(s => [...s.querySelectorAll('text')]"
+        ".filter(t => { const b = t.getBBox(), w = s.viewBox.baseVal.width;"
+        " return b.x < 0 || b.x + b.width > w; }).map(t => t.textContent))"
+    )
+    assert outside == []

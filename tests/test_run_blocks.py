@@ -211,6 +211,7 @@ def test_a_block_read_with_its_second_field_and_tag_cut_reads_each_line(
         b"q Q0 a 1 2 \n",  # five fields and a trailing blank: an empty tag cut nothing away
         b"q Q0 a 1 2 t\nq Q0 b 2 1 t u\n",  # seven fields ending in the block's tag
         b"q Q0 a 1 2 t\nq Q0 b 2 t\n",  # five fields ending in the block's tag
+        b"q Q0 a 1 2 t\nq Q0 b 2 1\n",  # five fields, no tag: cut of its Q0, it looked cut
         b"q Q0 a 1 t t\n",  # the tag in the score's place
     ],
 )

@@ -869,6 +869,17 @@ def test_noise_warnings_name_the_widest_interval_of_a_small_category() -> None:
     assert {w.category for w in found} == {"single", "small"}
 
 
+def test_judged_at_k_is_never_called_saturated() -> None:
+    """trec_eval's results.test is judged to depth 10 on every topic: judged@10 = 1.0 on
+    each query was warned as 'saturated ... add harder queries'. It is coverage, whose
+    1.0 is the aim; a quality metric at 1.0 beside it still is."""
+    recs = {"bm25": [record(f"q{i}", "c", {"judged@10": 1.0, "mrr": 1.0}) for i in range(3)]}
+    (warning,) = saturation_warnings(recs, ["judged@10", "mrr"])
+    assert warning.text.startswith("c: every query scores 1.0 with bm25 (mrr): saturated")
+    recs = {"bm25": [record(f"q{i}", "c", {"judged@10": 1.0, "mrr": 0.5}) for i in range(3)]}
+    assert saturation_warnings(recs, ["judged@10", "mrr"]) == []
+
+
 def test_saturation_and_overlap_warnings() -> None:
     recs = {
         "bm25": [
@@ -922,6 +933,17 @@ def test_saturation_and_overlap_warnings() -> None:
     assert overlap_warnings(summaries(results_with(0.95, 1.0), ["ndcg@10", "recall@20"])) == []
     # on nine queries (one selected with -k, say) a high recall says nothing about leaks
     assert overlap_warnings(summaries(results_with(1.0, 1.0, 9), ["recall@20"])) == []
+
+
+def test_a_high_recall_at_a_deep_cut_is_no_overlap_warning() -> None:
+    """BM25 on Cranfield (1,400 documents) has recall@1000 = 0.959: an honest run, warned
+    as 'suspiciously high ... check that golden queries do not overlap the index'. A
+    leaked document ranks at the top, so only cuts up to 100 are looked at."""
+    for metric, warned in (("recall@100", True), ("recall@101", False), ("recall@1000", False)):
+        results = Results()
+        for i in range(10):
+            results.add(record(f"q{i}", "a", {metric: 0.96}, "bm25"))
+        assert len(overlap_warnings(summaries(results, [metric]))) == warned, metric
 
 
 # --------------------------------------------------------------------------- table cells

@@ -241,6 +241,41 @@ def test_many_categories_grow_the_chart_and_long_labels_are_cut_with_a_title() -
     assert long.startswith(head) and long.endswith(tail) and tail  # cut in the middle
 
 
+# 12-pixel widths in DejaVu Sans, the sans-serif a Linux browser (and headless chromium in
+# CI) draws the charts with: measured with its font file, not with the package's estimate.
+DEJAVU_12PX = {"medium": 49.33, "MMMMMM": 62.16, "Wwwwww": 60.92}
+MEASURED = [  # (text, size, bold, width in DejaVu Sans)
+    *((text, 12, False, width) for text, width in DEJAVU_12PX.items()),
+    ("better than hybrid-rer\u2026-minilm-k1 \u2192", 12, False, 221.31),
+    ("all \u00b7 hybrid-reranker", 12, False, 118.84),
+    ("\u00dcn\u00efc\u00f8d\u00e9 na\u00efve", 12, False, 85.28),
+    ("-0.333 [-0.666, -0.111] *", 11, True, 149.55),
+]
+
+
+@pytest.mark.parametrize(("text", "size", "bold", "measured"), MEASURED)
+def test_text_width_is_at_least_the_drawn_width_and_not_far_above(
+    text: str, size: float, bold: bool, measured: float
+) -> None:
+    """The estimate the charts fit labels with, against widths measured in the font."""
+    assert measured - 0.1 <= svg.text_width(text, size, bold) <= measured * 1.15
+
+
+@pytest.mark.parametrize("longest", sorted(DEJAVU_12PX))
+def test_a_label_of_wide_letters_is_not_cut_at_the_charts_left_edge(longest: str) -> None:
+    """Cranfield's categories short, medium, long: the column was sized for 6 average
+    glyphs (45.8 pixels) and 'medium' (49.3) showed as 'nedium', its 'm' cut off."""
+    data = [BarGroup(c, [Bar("bm25", 0.3, 0.2, 0.4)]) for c in ("long", longest, "short")]
+    bars = parse(svg.category_bars([*data, BarGroup("all", data[0].bars, overall=True)], "m"))
+    lanes = parse(svg.query_dots([DotSeries(longest, [("q1", 0.5)])], "m"))
+    rows = [ForestRow(longest, 0.1, 0.0, 0.2, False, longest)]
+    forest = parse(svg.forest_plot(rows, "m", "bm25"))
+    for root in (bars, lanes, forest):
+        (label,) = [e for e in find(root, "text") if "".join(e.itertext()) == longest]
+        assert label.get("text-anchor") == "end"
+        assert float(label.get("x") or 0) >= DEJAVU_12PX[longest] + 2, longest
+
+
 def test_long_names_that_share_their_start_are_cut_apart() -> None:
     """Cut at the end, both legend entries, lanes and forest rows would read
     ``hybrid-reranker-cross…``; cut in the middle they keep ``k1`` and ``k2``."""
@@ -266,7 +301,7 @@ def test_a_long_reference_name_does_not_run_into_the_printed_column() -> None:
     column = float(by_text["delta [95% interval]"].get("x") or 0)
     (right,) = [t for t in by_text if t.startswith("better than")]
     start = float(by_text[right].get("x") or 0)
-    assert start + len(right) * 11 * svg.CHAR_W < column, right
+    assert start + svg.text_width(right, 11) < column, right
     assert titles(zero) == [f"reference: {reference}"]
 
 
@@ -311,7 +346,8 @@ def test_forest_printed_column_fits_the_chart() -> None:
     width = float((root.get("viewBox") or "").split()[2])
     for g in find(root, "g", "forest-row"):
         text = next(e for e in find(g, "text") if (e.text or "").startswith(("+", "-")))
-        end = float(text.get("x") or 0) + len(text.text or "") * 11 * 0.62
+        bold = text.get("font-weight") == "700"
+        end = float(text.get("x") or 0) + svg.text_width(text.text or "", 11, bold)
         assert end <= width, (text.text, end, width)
 
 

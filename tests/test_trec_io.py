@@ -129,6 +129,27 @@ def test_grades_above_the_maximum_past_the_first_three_are_one_line(tmp_path):
     )
 
 
+def test_lines_without_four_fields_past_the_first_three_are_one_line(tmp_path):
+    """Cranfield's cranqrel as shipped ('qid docno rel' on each of 1,837 lines) printed
+    the same message for 50 lines, then '... and 1787 more problems'."""
+    lines = [f"{q} {d} {1 + d % 4}" for q in range(1, 11) for d in range(5)]
+    path = write(tmp_path, "q", "\n".join(lines) + "\n")
+    with pytest.raises(FormatError) as info:
+        read_qrels(path, shown="q")
+    assert [p.line for p in info.value.problems] == [1, 2, 3, 0]
+    assert str(info.value.problems[-1]) == (
+        "q: 47 more lines without 4 fields (50 in all), each 'qid docno rel': add the "
+        "iteration column trec_eval ignores to every line (awk '{print $1, 0, $2, $3}' FILE)"
+    )
+    mixed = write(tmp_path, "m", "1 0 a b 1\n1 0 c 1\n1 x 0\n1 y 1\n1 z 2\n")
+    with pytest.raises(FormatError) as info:
+        read_qrels(mixed, shown="m")
+    assert str(info.value.problems[-1]) == (
+        "m: 1 more line without 4 fields (4 in all): fields are separated by white space, "
+        "so ids cannot hold spaces"
+    )
+
+
 def test_qrels_reports_every_problem_at_once(tmp_path):
     path = write(tmp_path, "q", "1 0 a 9\n1 0 b 1\nbroken\n2 0 c x\n")
     with pytest.raises(FormatError) as info:

@@ -101,7 +101,10 @@ def _cut_tokens(block: bytes) -> tuple[list[str], str] | None:
     first = block[: block.index(b"\n")].split(b" ")
     if len(first) != FIELDS:
         return None
-    cut = block.replace(b" " + first[5] + b"\n", b"\n").replace(b" " + first[1] + b" ", b"\0")
+    tag_end = b" " + first[5] + b"\n"
+    if block.count(tag_end) != block.count(b"\n"):
+        return None  # a line without the tag (five fields) would look cut like the others
+    cut = block.replace(tag_end, b"\n").replace(b" " + first[1] + b" ", b"\0")
     if cut.translate(None, _NOT_SEPARATORS) != _CUT_LINE * block.count(b"\n"):
         return None
     tokens = cut.replace(b"\0", b" ").replace(b"\n", b" ").decode("ascii").split(" ")

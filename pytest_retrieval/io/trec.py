@@ -46,6 +46,7 @@ from .common import (
     ProblemLog,
     block_fields,
     category_problem,
+    counted,
     data_fields,
     golden_id_problem,
     has_space,
@@ -184,10 +185,18 @@ def trec_order(docs: Iterable[ScoredDoc]) -> tuple[ScoredDoc, ...]:
 # --------------------------------------------------------------------------- qrels
 
 
+# lines not of 4 fields, and grades above the maximum, named one by one; the rest in one line
+ABOVE_SHOWN = 3
+
+
+def _no_iteration(fields: list[str]) -> bool:
+    """'qid docno rel' (Cranfield's cranqrel, some exports): no iteration column."""
+    return len(fields) == 3 and _INTEGER.fullmatch(fields[2]) is not None
+
+
 def _fields_hint(fields: list[str]) -> str:
     """What a qrels line of another number of fields than 4 most likely lacks."""
-    if len(fields) == 3 and _INTEGER.fullmatch(fields[2]):
-        # 'qid docno rel' (Cranfield's cranqrel, some exports): no iteration column
+    if _no_iteration(fields):
         return (
             "if it is 'qid docno rel', add the iteration column trec_eval ignores: "
             "'qid 0 docno rel'"
@@ -195,7 +204,17 @@ def _fields_hint(fields: list[str]) -> str:
     return "ids cannot hold spaces"
 
 
-ABOVE_SHOWN = 3  # grades above the maximum named one by one; the rest in one line
+def _fields_summary(off: Sequence[bool]) -> str:
+    """The lines not of 4 fields past the first few, in one line (``off``: for each,
+    whether it reads as 'qid docno rel'), with the fix for a whole file of those."""
+    more = counted(len(off) - ABOVE_SHOWN, "more line", "more lines")
+    text = f"{more} without 4 fields ({len(off)} in all)"
+    if all(off):
+        return (
+            f"{text}, each 'qid docno rel': add the iteration column trec_eval ignores to "
+            "every line (awk '{print $1, 0, $2, $3}' FILE)"
+        )
+    return f"{text}: fields are separated by white space, so ids cannot hold spaces"
 
 
 @dataclass
@@ -209,15 +228,18 @@ class _QrelsBuilder:
     unjudged: dict[str, int] = field(default_factory=dict)
     seen: dict[tuple[str, str], int] = field(default_factory=dict)
     above: list[int] = field(default_factory=list)  # each grade above max_grade
+    off: list[bool] = field(default_factory=list)  # lines not of 4 fields: 'qid docno rel'?
 
     def add(self, number: int, fields: list[str]) -> None:
         """Take one data line (its fields)."""
         if len(fields) != 4:
-            self.log.add(
-                number,
-                f"expected 4 fields 'qid iter docno rel', got {len(fields)}: "
-                f"{' '.join(fields)!r}; {_fields_hint(fields)}",
-            )
+            self.off.append(_no_iteration(fields))
+            if len(self.off) <= ABOVE_SHOWN:  # the rest are summed up by finish()
+                self.log.add(
+                    number,
+                    f"expected 4 fields 'qid iter docno rel', got {len(fields)}: "
+                    f"{' '.join(fields)!r}; {_fields_hint(fields)}",
+                )
             return
         qid, _iteration, doc, rel = fields
         grade = self._grade(number, qid, doc, rel)
@@ -278,7 +300,10 @@ class _QrelsBuilder:
         return grade
 
     def finish(self) -> None:
-        """The file has ended: grades above the maximum past the first few, in one line."""
+        """The file has ended: lines not of 4 fields and grades above the maximum past the
+        first few, each kind in one line."""
+        if len(self.off) > ABOVE_SHOWN:
+            self.log.add(0, _fields_summary(self.off))
         if len(self.above) > ABOVE_SHOWN:
             highest = max(self.above)
             self.log.add(

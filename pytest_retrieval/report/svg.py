@@ -14,6 +14,7 @@ import hashlib
 import html
 import math
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -25,6 +26,19 @@ FONT = "system-ui,-apple-system,'Segoe UI',Roboto,'Helvetica Neue',Arial,sans-se
 INK, MUTED, GRID = "#1f2328", "#57606a", "#e1e4e8"
 Attrs = dict[str, "str | float | None"]
 CHAR_W = 0.58  # mean glyph advance of the sans-serif fonts above, in ems: for fitting labels
+# Advance widths of printable ASCII (space to ~) in DejaVu Sans, in 1/1000 em. It is the
+# sans-serif a Linux browser falls back to, and the widest of FONT's: a label column
+# sized by it is not cut in the others ('medium' is 4.1 em there, 7 average glyphs).
+_ASCII_EM = (
+    318, 401, 460, 838, 636, 950, 780, 275, 390, 390, 500, 838, 318, 361, 318, 337,
+    636, 636, 636, 636, 636, 636, 636, 636, 636, 636, 337, 337, 838, 838, 838, 531,
+    1000, 684, 686, 698, 770, 632, 575, 775, 752, 295, 295, 656, 557, 863, 748, 787,
+    603, 787, 695, 635, 611, 732, 684, 989, 685, 611, 685, 390, 337, 390, 838, 500,
+    500, 613, 635, 550, 635, 615, 352, 635, 634, 278, 278, 579, 278, 974, 634, 612,
+    635, 635, 411, 521, 392, 634, 592, 818, 592, 592, 525, 636, 337, 636, 838,
+)  # fmt: skip
+BOLD_W = 1.13  # bold glyphs are about 10% wider (DejaVu Sans Bold: 1.10 on ASCII)
+LABEL_ROOM = 28 * 12 * CHAR_W  # the widest label column, in viewBox units
 
 # --------------------------------------------------------------------------- inputs
 
@@ -170,6 +184,37 @@ def truncate(text: str, chars: int) -> str:
     return text[: chars - 1 - tail] + "\u2026" + text[len(text) - tail :]
 
 
+def text_width(text: str, size: float = 12, bold: bool = False) -> float:
+    """How wide ``text`` is drawn at font size ``size``, estimated from DejaVu Sans'
+    advances: other letters below U+2000 (accented, Greek, Cyrillic) 0.7 em, an accent
+    that combines none, and any other character (an arrow, an ellipsis, a wide East
+    Asian glyph) a whole em."""
+    total = 0
+    for char in text:
+        code = ord(char)
+        if 32 <= code < 127:
+            total += _ASCII_EM[code - 32]
+        elif not unicodedata.combining(char):
+            letter = code < 0x2000 and unicodedata.category(char).startswith("L")
+            total += 700 if letter else 1000
+    return total / 1000 * size * (BOLD_W if bold else 1.0)
+
+
+def fit(text: str, chars: int, room: float, size: float = 12, bold: bool = False) -> int:
+    """The most characters (at most ``chars``) that :func:`truncate` may keep of ``text``
+    for it to fit in ``room``."""
+    while chars > 1 and text_width(truncate(text, chars), size, bold) > room:
+        chars -= 1
+    return chars
+
+
+def label_room(labels: Sequence[tuple[str, bool]], chars: int) -> float:
+    """The width of a column of 12-pixel labels (text, bold), each cut to ``chars``
+    characters, at most :data:`LABEL_ROOM` (a longer one is cut further by :func:`fit`)."""
+    widths = [text_width(truncate(text, chars), bold=bold) for text, bold in labels]
+    return min(LABEL_ROOM, max(widths, default=0.0))
+
+
 def label_el(x: float, y: float, text: str, chars: int, **style: str | float | None) -> str:
     """A label cut to ``chars`` characters; a cut label carries the full text as <title>."""
     shown = truncate(text, chars)
@@ -284,8 +329,7 @@ def legend(prefix: str, names: Sequence[str], x: float, y: float, width: float) 
     """Swatches with the configuration names, wrapping onto more rows when needed."""
     items, cx, cy = [], x, y
     for i, name in enumerate(names):
-        shown = truncate(name, 24)
-        step = 22 + len(shown) * 12 * CHAR_W + 16
+        step = 22 + text_width(truncate(name, 24)) + 16
         if cx > x and cx + step > width:
             cx, cy = x, cy + 18
         swatch: Attrs = {"x": cx, "y": cy - 10, "width": 14, "height": 12, "rx": 2}
@@ -298,7 +342,7 @@ def legend(prefix: str, names: Sequence[str], x: float, y: float, width: float) 
 def legend_height(names: Sequence[str], x: float, width: float) -> float:
     rows, cx = 1, x
     for name in names:
-        step = 22 + len(truncate(name, 24)) * 12 * CHAR_W + 16
+        step = 22 + text_width(truncate(name, 24)) + 16
         if cx > x and cx + step > width:
             rows, cx = rows + 1, x
         cx += step
@@ -385,7 +429,7 @@ class _BarFrame:
 
 def _bar_frame(groups: Sequence[BarGroup], names: Sequence[str], width: float) -> _BarFrame:
     chars = label_chars([g.category for g in groups])
-    x0 = 12 + chars * 12 * CHAR_W
+    x0 = 12 + label_room([(g.category, g.overall) for g in groups], chars)
     bar_h = 12.0 if len(groups) <= 12 else 8.0
     per = max((len(g.bars) for g in groups), default=1)
     top = 14 + legend_height(names, 0, width) + 6
@@ -428,8 +472,9 @@ def _one_bar(bar: Bar, y: float, f: _BarFrame, prefix: str, index: int, category
 def _bar_group(group: BarGroup, top: float, f: _BarFrame, prefix: str, names: Sequence[str]) -> str:
     middle = top + (f.group_h - 12) / 2 + 4
     weight = "700" if group.overall else None
+    chars = fit(group.category, f.chars, f.x0 - 12, bold=group.overall)
     parts = [
-        label_el(f.x0 - 8, middle, group.category, f.chars, text_anchor="end", font_weight=weight)
+        label_el(f.x0 - 8, middle, group.category, chars, text_anchor="end", font_weight=weight)
     ]
     if group.overall:
         rule: Attrs = {"x1": 0, "x2": f.x1, "y1": top - 6, "y2": top - 6, "stroke": "#8c959f"}
@@ -528,7 +573,8 @@ def _forest_row(row: ForestRow, i: int, f: _ForestFrame, index: int) -> str:
     y = f.top + i * f.row_h
     mid = y + f.row_h / 2
     delta, lo, hi = finite(row.delta), finite(row.lo), finite(row.hi)
-    parts = [label_el(f.x0 - 8, mid + 4, row.label, f.chars, text_anchor="end")]
+    chars = fit(row.label, f.chars, f.x0 - 12)
+    parts = [label_el(f.x0 - 8, mid + 4, row.label, chars, text_anchor="end")]
     star = " *" if row.significant and delta is not None else ""
     shown = _forest_text(row)
     weight = "700" if star else None
@@ -579,8 +625,9 @@ def forest_plot(
     limit, step = symmetric_limit(_forest_values(rows))
     chars = label_chars([r.label for r in rows])
     # the printed column, sized for its longest text (bold, so a little wider per glyph)
-    column = 20 + max(len(_forest_text(r)) for r in rows) * 11 * (CHAR_W + 0.05)
-    f = _ForestFrame(12 + chars * 12 * CHAR_W, width - column, 30, limit, chars)
+    column = 20 + max(text_width(_forest_text(r), 11, r.significant) for r in rows)
+    room = label_room([(r.label, False) for r in rows], chars)
+    f = _ForestFrame(12 + room, width - column, 30, limit, chars)
     bottom = f.top + len(rows) * f.row_h
     caption = f"{metric} difference, configuration minus {reference} (95% interval)"
     body = [_forest_bands(rows, f, width)]
@@ -599,10 +646,10 @@ def _forest_header(f: _ForestFrame, reference: str, bottom: float) -> str:
     zero = f.x(0.0)
     line: Attrs = {"x1": zero, "x2": zero, "y1": f.top - 8, "y2": bottom, "stroke": INK}
     small: Attrs = {"fill": MUTED, "font_size": 11}
-    glyph = 11 * CHAR_W
-    left = int((zero - 6 - 4) / glyph) - len("\u2190  better")
-    right = int((f.x1 + 4 - zero - 6) / glyph) - len("better than  \u2192")
-    worse, better = truncate(reference, max(1, left)), truncate(reference, max(1, right))
+    most = len(reference)
+    left = fit(reference, most, zero - 10 - text_width("\u2190  better", 11), 11)
+    right = fit(reference, most, f.x1 - 2 - zero - text_width("better than  \u2192", 11), 11)
+    worse, better = truncate(reference, left), truncate(reference, right)
     parts = [
         tag("line", {**line, "stroke-width": 1.2}),
         text_el(zero - 6, f.top - 12, f"\u2190 {worse} better", text_anchor="end", **small),
@@ -631,6 +678,7 @@ def _lane(
     y0 = top + i * lane_h
     back: Attrs = {"x": x0, "y": y0 + 2, "width": x1 - x0, "height": lane_h - 4}
     parts = [tag("rect", {**back, "fill": "#f6f8fa" if i % 2 == 0 else "#ffffff"})]
+    chars = fit(s.configuration, chars, x0 - 12)
     parts.append(label_el(x0 - 8, y0 + lane_h / 2 + 4, s.configuration, chars, text_anchor="end"))
     values = [(qid, finite(v)) for qid, v in s.points]
     share = MAX_DOTS / len(values) if len(values) > MAX_DOTS else 1.0
@@ -689,7 +737,8 @@ def query_dots(
         return no_data(label, width=width)
     names = order([s.configuration for s in series], configurations)
     chars = label_chars([s.configuration for s in series])
-    x0, x1, top, lane_h = 12 + chars * 12 * CHAR_W, width - 128, 8.0, 56.0
+    room = label_room([(s.configuration, False) for s in series], chars)
+    x0, x1, top, lane_h = 12 + room, width - 128, 8.0, 56.0
     bottom = top + len(series) * lane_h
     caption = f"{metric} of each query (dot = one query, line = mean)"
     body = [x_axis(0.0, 1.0, 0.1, (x0, x1, top, bottom), caption)]
