@@ -148,6 +148,37 @@ def test_plain_files_in_any_blocks_keep_trec_evals_order(
     assert ours(path, block) == line_by_line(path)
 
 
+@st.composite
+def mostly_alike_lines(draw: st.DrawFn) -> str:
+    """Lines of one second field and one tag, the block path's cut, and now and then one
+    with a field dropped, added or changed to another value, which it must not misread."""
+    fields = [draw(st.sampled_from(["q1", "q2", "Q0", "t"])), "Q0"]
+    fields += [
+        draw(st.sampled_from(["d1", "d2", "d3", "Q0", "t", "0"])),
+        str(draw(st.integers(0, 3))),
+    ]
+    fields += [draw(st.sampled_from(["1", "2.5", "0", "t"])), "t"]
+    change = draw(st.sampled_from(["none"] * 6 + ["drop", "add", "other"]))
+    at = draw(st.integers(0, 5))
+    if change == "drop":
+        del fields[at]
+    elif change == "add":
+        fields.insert(at, draw(st.sampled_from(["Q0", "t", "x", "1"])))
+    elif change == "other":
+        fields[at] = draw(st.sampled_from(["Q0", "t", "x", "1", "0"]))
+    return " ".join(fields) + "\n"
+
+
+@SETTINGS
+@given(lines=st.lists(mostly_alike_lines(), min_size=1, max_size=12), block=st.integers(30, 400))
+def test_lines_that_share_a_second_field_and_tag_read_what_lines_read(
+    tmp_path: Path, lines: list[str], block: int
+) -> None:
+    path = tmp_path / "run"
+    path.write_text("".join(lines))
+    assert ours(path, block) == line_by_line(path)
+
+
 def test_a_plain_block_is_read_as_columns() -> None:
     known: dict[str, str] = {}
     columns = plain_columns(b"q1 Q0 a 1 2.5 t\nq1\tQ0\tb\t2\t1\tt\r\nq2 Q0 a 1 -3 u", known)
