@@ -359,3 +359,28 @@ def test_chart_labels_are_drawn_inside_their_charts(browser: Browser, tmp_path: 
         " return b.x < 0 || b.x + b.width > w; }).map(t => t.textContent))"
     )
     assert outside == []
+
+
+def test_ids_sort_in_a_persons_order(browser: Browser, tmp_path: Path) -> None:
+    """q2 before q10 (they sorted as text: q1, q10, q100, q2)."""
+    data = sample_page_data()
+    ids = ["q10", "q9", "Q1", "q2", "q100"]
+    rows = [dataclasses.replace(row, id=i) for row, i in zip(data.queries[:5], ids, strict=True)]
+    path = tmp_path / "ids.html"
+    path.write_text(hp.render_page(dataclasses.replace(data, queries=rows)), encoding="utf-8")
+    tab = browser.open(path.as_uri())
+    try:
+        tab.click('th[data-key="query"] button')
+        shown = tab.evaluate(
+            "Array.from(document.querySelectorAll('#queries tbody tr'))"
+            ".map(r => r.cells[1].getAttribute('data-sort'))"
+        )
+        assert shown == ["Q1", "q2", "q9", "q10", "q100"]
+        tab.click('th[data-key="query"] button')
+        assert tab.evaluate(
+            "Array.from(document.querySelectorAll('#queries tbody tr'))"
+            ".map(r => r.cells[1].getAttribute('data-sort'))"
+        ) == ["q100", "q10", "q9", "q2", "Q1"]
+        assert tab.errors == []
+    finally:
+        tab.close()

@@ -549,7 +549,8 @@ def _notes(q: QueryRow) -> Raw:
 
 
 def _query_row(data: PageData, q: QueryRow, position: int) -> Raw:
-    query = el("td", el("code", q.id), el("div", q.text, cls="qtext") if q.text else None)
+    text = el("div", q.text, cls="qtext") if q.text else None
+    query = el("td", el("code", q.id), text, data_sort=q.id)  # sorted by id, not id + text
     return el(
         "tr",
         el("td", _swatch(data, q.configuration), q.configuration),
@@ -854,6 +855,8 @@ SCRIPT = r"""
   var table = $("queries"), tbody = table.tBodies[0], heads = table.tHead.rows[0].cells;
   var filters = ["category", "configuration", "outcome"];
   var sorted = null;
+  // text in a person's order: q2 before q10, as a file manager sorts names
+  var words = new Intl.Collator(undefined, {numeric: true});
 
   function key(cell, numeric) {
     var raw = cell.getAttribute("data-sort");
@@ -870,7 +873,8 @@ SCRIPT = r"""
       if (a.key === b.key) return a.i - b.i;
       if (a.key === null) return 1;
       if (b.key === null) return -1;
-      return (a.key < b.key ? -1 : 1) * dir;
+      var order = numeric ? (a.key < b.key ? -1 : 1) : words.compare(a.key, b.key);
+      return (order || a.i - b.i) * (order ? dir : 1);
     });
     rows.forEach(function (r) { tbody.appendChild(r.row); });
     each(heads, function (th) { th.removeAttribute("aria-sort"); });
