@@ -107,6 +107,18 @@ def test_evaluate_a_json_report_as_the_recording(tmp_path):
     assert a["configurations"] == b["configurations"]
 
 
+def test_evaluating_a_report_after_a_golden_text_changed_says_its_ranking_is_of_then(tmp_path):
+    project = _project(tmp_path)
+    cli("evaluate", "runs/bm25.run", "runs/dense.run", "--report", "a.json", cwd=project)
+    note = "a.json: the golden queries it ranked have changed since"
+    assert note not in cli("evaluate", "a.json", "-q", cwd=project).err
+    golden = project / "golden/g.yaml"
+    golden.write_text(GOLDEN.replace("convert euros to dollars", "convert pounds to yen"))
+    again = cli("evaluate", "a.json", "-q", cwd=project)
+    assert f"note: {note} (texts or judgments" in " ".join(again.err.split())
+    assert "run pytest --retrieval-eval to rank it anew" in " ".join(again.err.split())
+
+
 def test_evaluate_refuses_a_report_over_a_file_that_is_no_report(tmp_path):
     project = _project(tmp_path)
     (project / "README.md").write_text("# My project\n", encoding="utf-8")

@@ -12,7 +12,7 @@ from pathlib import Path
 from ..baseline import Baseline, BaselineError, BaselineMissing, RunFacts, update_hint
 from ..evaluation import analyse
 from ..gate import GateResult, run_gate
-from ..golden import GoldenQuery
+from ..golden import GoldenQuery, golden_digest
 from ..io.baseline_file import read_baseline
 from ..io.common import FormatError, did_you_mean, queries_of, some_ids
 from ..io.file_kinds import BASELINE_KIND, REPORT_KIND
@@ -197,7 +197,22 @@ def _note_kept_depth(ctx: Context, report: ReportFile) -> None:
     )
 
 
-def _recorded(ctx: Context, given: str) -> list[Recorded]:
+def _note_changed_golden(ctx: Context, report: ReportFile, queries: Sequence[GoldenQuery]) -> None:
+    """A report keeps rankings, not query texts: when the golden queries it ranked have
+    changed since (texts or judgments, by its digest), say that each is scored on the
+    ranking it had then, so a changed text is not taken for a ranking of it."""
+    ranked = {qid for records in report.configurations.values() for qid in records}
+    now = {q.id: q.fingerprint for q in queries if q.id in ranked}
+    if not report.golden.sha256 or golden_digest(now) == report.golden.sha256:
+        return
+    ctx.notice(
+        f"note: {report.path}: the golden queries it ranked have changed since (texts or "
+        "judgments: a report keeps neither), and each is scored here on the ranking it had "
+        "then; for a query whose text changed, run pytest --retrieval-eval to rank it anew"
+    )
+
+
+def _recorded(ctx: Context, given: str, queries: Sequence[GoldenQuery]) -> list[Recorded]:
     path = ctx.file(given)
     shown = ctx.shown(path)
     if is_recording(path):
@@ -222,6 +237,7 @@ def _recorded(ctx: Context, given: str) -> list[Recorded]:
     if looks_like_report(path):
         report = read_report_file(ctx, given, "evaluate")
         _note_kept_depth(ctx, report)
+        _note_changed_golden(ctx, report, queries)
         return [
             Recorded(
                 name,
@@ -240,11 +256,11 @@ def _recorded(ctx: Context, given: str) -> list[Recorded]:
     ]
 
 
-def _all_runs(ctx: Context, given: Sequence[str]) -> list[Recorded]:
+def _all_runs(ctx: Context, given: Sequence[str], queries: Sequence[GoldenQuery]) -> list[Recorded]:
     """Every configuration of the files given: a TREC run's tag found in two run files is
     named by file stem and tag (``a-dense``, ``b-dense``), as ``--retrieval-replay`` names
     it, so a baseline the plugin wrote from the same runs gates here alike."""
-    read = [(name, _recorded(ctx, name)) for name in given]
+    read = [(name, _recorded(ctx, name, queries)) for name in given]
     trec = [(n, run) for n, runs in read if not looks_like_report(ctx.path(n)) for run in runs]
     tags = Counter(run.name for _, run in trec)
     stemmed = {id(run): f"{Path(n).stem}-{run.name}" for n, run in trec if tags[run.name] > 1}
@@ -384,7 +400,7 @@ def run_evaluate(ctx: Context, args: argparse.Namespace) -> int:
     _refuse_folders_and_repeats(ctx, args)
     baseline = _baseline(ctx, args)
     queries = golden_or_fail(ctx, args.golden)
-    runs = _all_runs(ctx, args.runs)
+    runs = _all_runs(ctx, args.runs, queries)
     settings = ctx.run.settings
     scored = score_runs(queries, runs, settings, args.max_results)
     _notes(ctx, queries, runs, scored)
