@@ -232,6 +232,27 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
         "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    tags: [core, 1.5]\n",
         "golden/bad.yaml:5: query 'a': 'tags': tag 1.5 is read by YAML as the number 1.5; quote it ('1.5') to keep it as text",
     ),
+    # empty or blank text where text is asked for said "got text"
+    "category-empty": (
+        "queries:\n  - id: a\n    query: q\n    category: ''\n    relevant: {x: 1}\n",
+        "golden/bad.yaml:4: query 'a': 'category' must be non-empty text, got empty text ''",
+    ),
+    "tag-blank": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    tags: [core, ' ']\n",
+        "golden/bad.yaml:5: query 'a': 'tags' must hold only text, got blank text ' '",
+    ),
+    "forbid-empty-item": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    forbid: ['']\n",
+        "golden/bad.yaml:5: query 'a': 'forbid' must hold only text, got empty text ''",
+    ),
+    "relevant-list-empty-item": (
+        "queries:\n  - id: a\n    query: q\n    relevant: [x, '']\n",
+        "golden/bad.yaml:4: query 'a': 'relevant' list must hold ids, got empty text ''",
+    ),
+    "skip-empty": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    skip: ''\n",
+        "golden/bad.yaml:5: query 'a': 'skip' must be a reason (text) or true, got empty text ''",
+    ),
     "forbid-string": (
         "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    forbid: x\n",
         "golden/bad.yaml:5: query 'a': 'forbid' must be a list of text, got text",

@@ -189,6 +189,14 @@ def _type_name(value: Any) -> str:
     }.get(type(value).__name__, type(value).__name__)
 
 
+def _got(value: Any) -> str:
+    """What a refused value is, after "got": empty or blank text shown as written (it is
+    text, so "got text" alone would not say what is wrong with it)."""
+    if isinstance(value, str) and not value.strip():
+        return f"{'blank' if value else 'empty'} text {value!r}"
+    return _type_name(value)
+
+
 def _as_id(value: Any) -> str | None:
     """Ids may be written as text or integers (``id: 42``); anything else is invalid."""
     if isinstance(value, bool):
@@ -389,7 +397,7 @@ class Checker:
 
     def category(self, value: Any, line: int, qid: str | None) -> object:
         if not isinstance(value, str) or not value.strip():
-            self.add(line, f"'category' must be non-empty text, got {_type_name(value)}", qid)
+            self.add(line, f"'category' must be non-empty text, got {_got(value)}", qid)
             return INVALID
         odd = category_text_problem(value)
         if odd is not None:
@@ -431,7 +439,7 @@ class Checker:
                 self.add(item_line, f"'{key}': {misread}", qid)
                 continue
             if text is None:
-                self.add(item_line, f"'{key}' must hold only text, got {_type_name(item)}", qid)
+                self.add(item_line, f"'{key}' must hold only text, got {_got(item)}", qid)
                 continue
             misread = _misread(item, "tag") if key == "tags" else _misjudged(item)
             if misread is not None:
@@ -460,7 +468,7 @@ class Checker:
                 self.add(
                     where,
                     "'xfail' maps configuration names to reasons (titles: ignores filters), "
-                    f"got the name {_type_name(name)}",
+                    f"got the name {_got(name)}",
                     qid,
                 )
                 return INVALID
@@ -476,7 +484,7 @@ class Checker:
             return None
         if isinstance(value, str) and value.strip():
             return value
-        self.add(line, f"'{key}' must be a reason (text) or true, got {_type_name(value)}", qid)
+        self.add(line, f"'{key}' must be a reason (text) or true, got {_got(value)}", qid)
         return None
 
     def relevant(self, value: Any, line: int, qid: str | None) -> object:
@@ -532,9 +540,7 @@ class Checker:
                 self.add(item_line, f"'relevant': {misread}", qid)
             elif doc is None:
                 fix = _LIST_OF_GRADES if isinstance(item, Mapping) else ""
-                self.add(
-                    item_line, f"'relevant' list must hold ids, got {_type_name(item)}{fix}", qid
-                )
+                self.add(item_line, f"'relevant' list must hold ids, got {_got(item)}{fix}", qid)
             elif _misjudged(item) is not None:
                 self.add(item_line, f"'relevant': {_misjudged(item)}", qid)
             elif id_key(doc) in forms:
