@@ -267,7 +267,7 @@ class GoldenSet:
         named = [("category", query.category)] + [("tag", tag) for tag in query.tags]
         for what, text in named:
             other, first = forms.setdefault((what, id_key(text)), (text, query))
-            if other != text:
+            if other != text and first is not query:  # its own tags: named as it is read
                 rows = "rows" if what == "category" else "groups"
                 return Problem(
                     query.path,

@@ -948,6 +948,29 @@ def test_a_tag_or_category_in_two_unicode_forms_across_files_is_refused(
     )
 
 
+def test_a_tag_listed_twice_in_two_unicode_forms_by_one_query_is_named_once(
+    tmp_path: Path,
+) -> None:
+    # it was named a second time at the query's line, as the tag "of" that same query
+    path = tmp_path / "bad.yaml"
+    path.write_text(
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n"
+        "    tags: [caf\u00e9, cafe\u0301]\n",
+        encoding="utf-8",
+    )
+    from pytest_retrieval.golden import GoldenSet
+
+    with pytest.raises(GoldenFileError) as info:
+        load_golden_file(path, shown=SHOWN)
+    across = GoldenSet().problems_across(info.value)  # as collection adds them
+    assert [str(p) for p in [*info.value.problems, *across]] == [
+        "golden/bad.yaml:5: query 'a': 'tags' lists 'cafe\u0301' twice, written 'caf\\xe9' "
+        "there and 'cafe\\u0301' here: the same text in two Unicode forms (composed and "
+        "decomposed characters), which look alike: the query would count in two groups "
+        "that look alike; keep one"
+    ]
+
+
 # --------------------------------------------------------------------------- retriever results
 
 RESULT_CASES: dict[str, tuple[object, str]] = {
