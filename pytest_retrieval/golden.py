@@ -146,6 +146,7 @@ class Problem:
 _JSONL_SYNTAX = (
     ("'relevant: {}'", "'\"relevant\": {}'"),
     ("(doc-id: 3)", '({"doc-id": 3})'),
+    ("'xfail: false'", "'\"xfail\": false'"),
     # JSON's true and false are booleans as written: YAML's yes and no are no reason
     (" (YAML reads yes, no, on, off, true and false as booleans: quote the id)", " (quote the id)"),
     (" (YAML reads yes, no, on, off, true and false as booleans)", ""),

@@ -159,6 +159,12 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
         "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    xfail: broken\n",
         "golden/bad.yaml:5: query 'a': 'xfail' expects this query's 'expect' or 'forbid' to fail, but it has neither, so it can never fail (it would always XPASS): add expect (e.g. {ndcg@10: 0.9}) or forbid, or remove xfail",
     ),
+    # the query has no xfail to remove: it said "or remove xfail"
+    "xfail-from-defaults": (
+        "defaults:\n  xfail: known\n  forbid: [y]\n"
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    forbid: []\n",
+        "golden/bad.yaml:5: query 'a': 'xfail' (from defaults) expects this query's 'expect' or 'forbid' to fail, but it has neither, so it can never fail (it would always XPASS): add expect (e.g. {ndcg@10: 0.9}) or forbid, or write 'xfail: false' on the query",
+    ),
     "query-empty": (
         "queries:\n  - id: a\n    query: ''\n    relevant: {x: 1}\n",
         "golden/bad.yaml:3: query 'a': 'query' must be non-empty text, got text ''",

@@ -921,6 +921,17 @@ def check_query(
     return full_check(checker, raw, line, defaults)
 
 
+def _never_fails(from_defaults: bool) -> str:
+    """An ``xfail`` on a query with neither ``expect`` nor ``forbid``: the fix, which for
+    one that ``defaults:`` gives is not to remove it (the query has none to remove)."""
+    undo = "write 'xfail: false' on the query" if from_defaults else "remove xfail"
+    return (
+        f"'xfail'{' (from defaults)' if from_defaults else ''} expects this query's 'expect' "
+        "or 'forbid' to fail, but it has neither, so it can never fail (it would always "
+        f"XPASS): add expect (e.g. {{ndcg@10: 0.9}}) or forbid, or {undo}"
+    )
+
+
 def full_check(
     checker: Checker, raw: Any, line: int, defaults: Mapping[str, Any]
 ) -> GoldenQuery | None:
@@ -937,13 +948,7 @@ def full_check(
     clean = _key_problems(checker, raw, qid)
     values = {key: _field_value(checker, key, raw, defaults, (line, qid)) for key in FIELDS}
     if values["xfail"] is not None and not values["expect"] and not values["forbid"]:
-        checker.add(
-            _line_of(raw, "xfail") or line,
-            "'xfail' expects this query's 'expect' or 'forbid' to fail, but it has neither, so "
-            "it can never fail (it would always XPASS): add expect (e.g. {ndcg@10: 0.9}) or "
-            "forbid, or remove xfail",
-            qid,
-        )
+        checker.add(_line_of(raw, "xfail") or line, _never_fails("xfail" not in raw), qid)
     for forbidden, judged in _forbidden_otherwise(values["relevant"], values["forbid"]):
         checker.add(
             _line_of(raw, "forbid") or line,
