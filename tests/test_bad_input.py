@@ -259,6 +259,11 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
         "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    skip: ''\n",
         "golden/bad.yaml:5: query 'a': 'skip' must be a reason (text) or true, got empty text ''",
     ),
+    # the query counted twice in the group of the tag (--retrieval-group-by tags: n=2)
+    "tag-twice": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    tags: [core, rolling,\n      core]\n",
+        "golden/bad.yaml:6: query 'a': 'tags' lists 'core' twice: the query would count twice in its group; keep one",
+    ),
     "forbid-string": (
         "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    forbid: x\n",
         "golden/bad.yaml:5: query 'a': 'forbid' must be a list of text, got text",

@@ -448,6 +448,9 @@ class Checker:
             if other != text:  # the same text in another Unicode form
                 forms_said = f"{written_otherwise(text, other)}: {_TWO_FORMS[key]}"
                 self.add(item_line, f"'{key}' lists '{text}' twice{forms_said}; keep one", qid)
+            elif key == "tags" and text in out:  # a forbidden id twice forbids it alike
+                said = "the query would count twice in its group; keep one"
+                self.add(item_line, f"'tags' lists '{text}' twice: {said}", qid)
             out.append(text)
         return tuple(out)
 
