@@ -146,6 +146,7 @@ class Problem:
 _JSONL_SYNTAX = (
     ("'relevant: {}'", "'\"relevant\": {}'"),
     ("(doc-id: 3)", '({"doc-id": 3})'),
+    ("'xfail: false'", "'\"xfail\": false'"),
     # JSON's true and false are booleans as written: YAML's yes and no are no reason
     (" (YAML reads yes, no, on, off, true and false as booleans: quote the id)", " (quote the id)"),
     (" (YAML reads yes, no, on, off, true and false as booleans)", ""),
@@ -267,7 +268,7 @@ class GoldenSet:
         named = [("category", query.category)] + [("tag", tag) for tag in query.tags]
         for what, text in named:
             other, first = forms.setdefault((what, id_key(text)), (text, query))
-            if other != text:
+            if other != text and first is not query:  # its own tags: named as it is read
                 rows = "rows" if what == "category" else "groups"
                 return Problem(
                     query.path,

@@ -125,7 +125,7 @@ queries = st.builds(
     id=ids,
     text=texts,
     category=categories,
-    tags=st.lists(tag_texts, max_size=3).map(tuple),
+    tags=st.lists(tag_texts, max_size=3, unique=True).map(tuple),  # a tag twice is refused
     filters=st.dictionaries(st.text(max_size=8), json_values, max_size=3),
     relevant=st.dictionaries(doc_ids, st.integers(0, 3), max_size=5).map(one_form),
     expect=st.dictionaries(st.sampled_from(METRICS), st.floats(0, 1), max_size=3),

@@ -159,6 +159,12 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
         "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    xfail: broken\n",
         "golden/bad.yaml:5: query 'a': 'xfail' expects this query's 'expect' or 'forbid' to fail, but it has neither, so it can never fail (it would always XPASS): add expect (e.g. {ndcg@10: 0.9}) or forbid, or remove xfail",
     ),
+    # the query has no xfail to remove: it said "or remove xfail"
+    "xfail-from-defaults": (
+        "defaults:\n  xfail: known\n  forbid: [y]\n"
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    forbid: []\n",
+        "golden/bad.yaml:5: query 'a': 'xfail' (from defaults) expects this query's 'expect' or 'forbid' to fail, but it has neither, so it can never fail (it would always XPASS): add expect (e.g. {ndcg@10: 0.9}) or forbid, or write 'xfail: false' on the query",
+    ),
     "query-empty": (
         "queries:\n  - id: a\n    query: ''\n    relevant: {x: 1}\n",
         "golden/bad.yaml:3: query 'a': 'query' must be non-empty text, got text ''",
@@ -231,6 +237,32 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
     "tags-number-item": (
         "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    tags: [core, 1.5]\n",
         "golden/bad.yaml:5: query 'a': 'tags': tag 1.5 is read by YAML as the number 1.5; quote it ('1.5') to keep it as text",
+    ),
+    # empty or blank text where text is asked for said "got text"
+    "category-empty": (
+        "queries:\n  - id: a\n    query: q\n    category: ''\n    relevant: {x: 1}\n",
+        "golden/bad.yaml:4: query 'a': 'category' must be non-empty text, got empty text ''",
+    ),
+    "tag-blank": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    tags: [core, ' ']\n",
+        "golden/bad.yaml:5: query 'a': 'tags' must hold only text, got blank text ' '",
+    ),
+    "forbid-empty-item": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    forbid: ['']\n",
+        "golden/bad.yaml:5: query 'a': 'forbid' must hold only text, got empty text ''",
+    ),
+    "relevant-list-empty-item": (
+        "queries:\n  - id: a\n    query: q\n    relevant: [x, '']\n",
+        "golden/bad.yaml:4: query 'a': 'relevant' list must hold ids, got empty text ''",
+    ),
+    "skip-empty": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    skip: ''\n",
+        "golden/bad.yaml:5: query 'a': 'skip' must be a reason (text) or true, got empty text ''",
+    ),
+    # the query counted twice in the group of the tag (--retrieval-group-by tags: n=2)
+    "tag-twice": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    tags: [core, rolling,\n      core]\n",
+        "golden/bad.yaml:6: query 'a': 'tags' lists 'core' twice: the query would count twice in its group; keep one",
     ),
     "forbid-string": (
         "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    forbid: x\n",
@@ -925,6 +957,29 @@ def test_a_tag_or_category_in_two_unicode_forms_across_files_is_refused(
         "two Unicode forms (composed and decomposed characters), which look alike: the "
         f"tables would show two {rows}; use one spelling"
     )
+
+
+def test_a_tag_listed_twice_in_two_unicode_forms_by_one_query_is_named_once(
+    tmp_path: Path,
+) -> None:
+    # it was named a second time at the query's line, as the tag "of" that same query
+    path = tmp_path / "bad.yaml"
+    path.write_text(
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n"
+        "    tags: [caf\u00e9, cafe\u0301]\n",
+        encoding="utf-8",
+    )
+    from pytest_retrieval.golden import GoldenSet
+
+    with pytest.raises(GoldenFileError) as info:
+        load_golden_file(path, shown=SHOWN)
+    across = GoldenSet().problems_across(info.value)  # as collection adds them
+    assert [str(p) for p in [*info.value.problems, *across]] == [
+        "golden/bad.yaml:5: query 'a': 'tags' lists 'cafe\u0301' twice, written 'caf\\xe9' "
+        "there and 'cafe\\u0301' here: the same text in two Unicode forms (composed and "
+        "decomposed characters), which look alike: the query would count in two groups "
+        "that look alike; keep one"
+    ]
 
 
 # --------------------------------------------------------------------------- retriever results

@@ -689,6 +689,10 @@ def test_degraded_category_fails_although_every_item_passed(project: pytest.Pyte
     one = " ".join(" ".join(gate_lines(run(project, "--retrieval-diff", "1"))).split())
     assert "fused lex-3" not in one
     assert "fused: 1 more degraded query not named here (on rows within the tolerance" in one
+    # none named (N = 0): they are still counted (the explanation said nothing of them)
+    none = " ".join(" ".join(gate_lines(run(project, "--retrieval-diff", "0"))).split())
+    assert "queries that dropped most" not in none
+    assert "fused: 2 degraded queries not named here (on rows within the tolerance" in none
     # under -q only the verdict is printed below: the failure says where the rest is
     quiet = " ".join(run(project, "-q").text.split())
     assert "run without -q for the gate's explanation" in quiet

@@ -189,6 +189,14 @@ def _type_name(value: Any) -> str:
     }.get(type(value).__name__, type(value).__name__)
 
 
+def _got(value: Any) -> str:
+    """What a refused value is, after "got": empty or blank text shown as written (it is
+    text, so "got text" alone would not say what is wrong with it)."""
+    if isinstance(value, str) and not value.strip():
+        return f"{'blank' if value else 'empty'} text {value!r}"
+    return _type_name(value)
+
+
 def _as_id(value: Any) -> str | None:
     """Ids may be written as text or integers (``id: 42``); anything else is invalid."""
     if isinstance(value, bool):
@@ -389,7 +397,7 @@ class Checker:
 
     def category(self, value: Any, line: int, qid: str | None) -> object:
         if not isinstance(value, str) or not value.strip():
-            self.add(line, f"'category' must be non-empty text, got {_type_name(value)}", qid)
+            self.add(line, f"'category' must be non-empty text, got {_got(value)}", qid)
             return INVALID
         odd = category_text_problem(value)
         if odd is not None:
@@ -431,7 +439,7 @@ class Checker:
                 self.add(item_line, f"'{key}': {misread}", qid)
                 continue
             if text is None:
-                self.add(item_line, f"'{key}' must hold only text, got {_type_name(item)}", qid)
+                self.add(item_line, f"'{key}' must hold only text, got {_got(item)}", qid)
                 continue
             misread = _misread(item, "tag") if key == "tags" else _misjudged(item)
             if misread is not None:
@@ -440,6 +448,9 @@ class Checker:
             if other != text:  # the same text in another Unicode form
                 forms_said = f"{written_otherwise(text, other)}: {_TWO_FORMS[key]}"
                 self.add(item_line, f"'{key}' lists '{text}' twice{forms_said}; keep one", qid)
+            elif key == "tags" and text in out:  # a forbidden id twice forbids it alike
+                said = "the query would count twice in its group; keep one"
+                self.add(item_line, f"'tags' lists '{text}' twice: {said}", qid)
             out.append(text)
         return tuple(out)
 
@@ -460,7 +471,7 @@ class Checker:
                 self.add(
                     where,
                     "'xfail' maps configuration names to reasons (titles: ignores filters), "
-                    f"got the name {_type_name(name)}",
+                    f"got the name {_got(name)}",
                     qid,
                 )
                 return INVALID
@@ -476,7 +487,7 @@ class Checker:
             return None
         if isinstance(value, str) and value.strip():
             return value
-        self.add(line, f"'{key}' must be a reason (text) or true, got {_type_name(value)}", qid)
+        self.add(line, f"'{key}' must be a reason (text) or true, got {_got(value)}", qid)
         return None
 
     def relevant(self, value: Any, line: int, qid: str | None) -> object:
@@ -532,9 +543,7 @@ class Checker:
                 self.add(item_line, f"'relevant': {misread}", qid)
             elif doc is None:
                 fix = _LIST_OF_GRADES if isinstance(item, Mapping) else ""
-                self.add(
-                    item_line, f"'relevant' list must hold ids, got {_type_name(item)}{fix}", qid
-                )
+                self.add(item_line, f"'relevant' list must hold ids, got {_got(item)}{fix}", qid)
             elif _misjudged(item) is not None:
                 self.add(item_line, f"'relevant': {_misjudged(item)}", qid)
             elif id_key(doc) in forms:
@@ -915,6 +924,17 @@ def check_query(
     return full_check(checker, raw, line, defaults)
 
 
+def _never_fails(from_defaults: bool) -> str:
+    """An ``xfail`` on a query with neither ``expect`` nor ``forbid``: the fix, which for
+    one that ``defaults:`` gives is not to remove it (the query has none to remove)."""
+    undo = "write 'xfail: false' on the query" if from_defaults else "remove xfail"
+    return (
+        f"'xfail'{' (from defaults)' if from_defaults else ''} expects this query's 'expect' "
+        "or 'forbid' to fail, but it has neither, so it can never fail (it would always "
+        f"XPASS): add expect (e.g. {{ndcg@10: 0.9}}) or forbid, or {undo}"
+    )
+
+
 def full_check(
     checker: Checker, raw: Any, line: int, defaults: Mapping[str, Any]
 ) -> GoldenQuery | None:
@@ -931,13 +951,7 @@ def full_check(
     clean = _key_problems(checker, raw, qid)
     values = {key: _field_value(checker, key, raw, defaults, (line, qid)) for key in FIELDS}
     if values["xfail"] is not None and not values["expect"] and not values["forbid"]:
-        checker.add(
-            _line_of(raw, "xfail") or line,
-            "'xfail' expects this query's 'expect' or 'forbid' to fail, but it has neither, so "
-            "it can never fail (it would always XPASS): add expect (e.g. {ndcg@10: 0.9}) or "
-            "forbid, or remove xfail",
-            qid,
-        )
+        checker.add(_line_of(raw, "xfail") or line, _never_fails("xfail" not in raw), qid)
     for forbidden, judged in _forbidden_otherwise(values["relevant"], values["forbid"]):
         checker.add(
             _line_of(raw, "forbid") or line,

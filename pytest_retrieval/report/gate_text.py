@@ -164,10 +164,11 @@ def _unnamed_lines(result: GateResult, dropped: Sequence[_Dropped], width: int |
     on rows within the tolerance, or past the worst shown per row."""
     lines = []
     for name, counts in result.counts.items():
-        more = counts.degraded - len({d.query.id for d in dropped if d.configuration == name})
+        named = len({d.query.id for d in dropped if d.configuration == name})
+        more, what = counts.degraded - named, "more degraded" if named else "degraded"
         if more > 0:
             text = (
-                f"{name}: {counted(more, 'more degraded query', 'more degraded queries')} not "
+                f"{name}: {counted(more, f'{what} query', f'{what} queries')} not "
                 "named here (on rows within the tolerance, or past the worst shown per "
                 "breached row, as many as --retrieval-diff N sets; the JSON report has every "
                 "query's values)"
@@ -187,8 +188,9 @@ def _intended_lines(result: GateResult, width: int | None) -> list[str]:
 
 def _worst_lines(result: GateResult, breached: Sequence[GateRow], width: int | None) -> list[str]:
     dropped = _dropped(breached)
-    if not dropped:
-        return []
+    if not dropped:  # none named (--retrieval-diff 0): still counted
+        unnamed = _unnamed_lines(result, dropped, width)
+        return ["", *unnamed] if unnamed else []
     lines = [
         "",
         "queries that dropped most (metric baseline -> current; then, in the top k, the "
