@@ -150,8 +150,8 @@ def test_plain_files_in_any_blocks_keep_trec_evals_order(
 
 @st.composite
 def mostly_alike_lines(draw: st.DrawFn) -> str:
-    """Lines of one second field and one tag, the block path's cut, and now and then one
-    with a field dropped, added or changed to another value, which it must not misread."""
+    """Lines of one second field and one tag, as most runs are, and now and then one with
+    a field dropped, added or changed to another value, which must not be misread."""
     fields = [draw(st.sampled_from(["q1", "q2", "Q0", "t"])), "Q0"]
     fields += [
         draw(st.sampled_from(["d1", "d2", "d3", "Q0", "t", "0"])),
@@ -199,13 +199,13 @@ def test_a_plain_block_is_read_as_columns() -> None:
         (b"Q0 Q0 a 1 2 t\nQ0 Q0 b 2 1 t\n", ["Q0", "Q0"], ["a", "b"]),  # a query named Q0
         (b"q 0 0 1 2 r\nq 0 a 2 0 r\n", ["q", "q"], ["0", "a"]),  # second field 0
         (b"q r a 1 2 r\nr r r 1 2 r\n", ["q", "r"], ["a", "r"]),  # tag, field, ids alike
-        # lines the cut would misread: read by the whole split
+        # a field that looks like another line's
         (b"q Q0 a 1 2 t\nq X Q0 2 1 t\n", ["q", "q"], ["a", "Q0"]),  # another second field
         (b"q 0 a 1 2 t\nq 0 b 0 1 t\n", ["q", "q"], ["a", "b"]),  # a rank like the field
         (b"q Q0 a 1 2 t\nq Q0 b 2 1 u\n", ["q", "q"], ["a", "b"]),  # another tag
     ],
 )
-def test_a_block_read_with_its_second_field_and_tag_cut_reads_each_line(
+def test_a_plain_block_with_ids_named_like_its_other_fields_reads_each_line(
     block: bytes, qids: list[str], docs: list[str]
 ) -> None:
     columns = plain_columns(block, {})
@@ -238,11 +238,11 @@ def test_a_block_read_with_its_second_field_and_tag_cut_reads_each_line(
         b"q Q0 a 1 2 \nq Q0 b 2 1 t\n",  # a trailing blank, five fields: two spaces show it
         b"q Q0 a 1 2.0 t extra\nx y 7 8.0 z\n",  # seven, then five: a line end out of step
         b"q Q0 a 1 2.0 t\nx Q0 b 1 2.0 t y z w v 3 4.0 u\n",  # six, then 13: the token count
-        # the block's second field and tag cut from the bytes: what must not read as plain
+        # lines that a block path cutting its constant fields from the bytes could misread
         b"q Q0 a 1 2 \n",  # five fields and a trailing blank: an empty tag cut nothing away
         b"q Q0 a 1 2 t\nq Q0 b 2 1 t u\n",  # seven fields ending in the block's tag
         b"q Q0 a 1 2 t\nq Q0 b 2 t\n",  # five fields ending in the block's tag
-        b"q Q0 a 1 2 t\nq Q0 b 2 1\n",  # five fields, no tag: cut of its Q0, it looked cut
+        b"q Q0 a 1 2 t\nq Q0 b 2 1\n",  # five fields, no tag
         b"q Q0 a 1 t t\n",  # the tag in the score's place
     ],
 )

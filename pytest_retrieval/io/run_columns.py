@@ -13,13 +13,6 @@ and the reader passes a table of the ids it has met (``known``), through which e
 line's id becomes the first string of its text (a 100,000 x 100 run of 5,000
 documents: 700 MB read, against 1,280 MB). The table is the reader's own, freed with
 it; ``sys.intern`` did the same through the interpreter's table, more slowly.
-
-Most runs also repeat two fields on every line: the second (``Q0``, which trec_eval
-ignores) and the tag. When every line of a block has its first line's two, both are
-cut from the bytes before the split (a third fewer strings to make and free: the read
-of a 100,000 x 100 run takes a sixth less time); what is left is checked line by line
-at C speed through its skeleton of separators, so a line with another second field or
-tag, or a document named like the second field, falls back to the general split.
 """
 
 from __future__ import annotations
@@ -30,22 +23,6 @@ from typing import NamedTuple
 _PLAIN_BYTES = bytes(b for b in range(0x21, 0x7F) if b != ord("#")) + b" \n"
 FIELDS = 6  # qid Q0 docno rank score tag
 _STRIDE = FIELDS + 1  # a line's fields, then its end as a token of its own
-# every byte but the separators a block cut to "qid\0docno rank score\n" lines keeps
-_NOT_SEPARATORS = bytes(b for b in range(256) if b not in b" \n\0")
-_CUT_LINE = b"\0  \n"  # the separators of one such line
-
-
-class _Layout(NamedTuple):
-    """Where a line's fields sit among a block's tokens."""
-
-    stride: int
-    doc: int
-    rank: int
-    score: int
-
-
-_WHOLE = _Layout(_STRIDE, 2, 3, 4)  # qid Q0 docno rank score tag \n
-_CUT = _Layout(4, 1, 2, 3)  # qid docno rank score
 
 
 class Columns(NamedTuple):
@@ -88,37 +65,16 @@ def _tokens(block: bytes) -> list[str] | None:
     return tokens
 
 
-def _cut_tokens(block: bytes) -> tuple[list[str], str] | None:
-    """The tokens qid docno rank score of every line and the block's one tag, when every
-    line has the first line's second field and tag; None otherwise.
-
-    The tag at a line's end and the second field between blanks are cut from the bytes
-    (a document or query named like the second field cuts only where the field is, or
-    leaves a line the skeleton refuses); every line must then keep exactly the
-    separators of "qid\\0docno rank score\\n", with no blank first."""
-    if block.startswith(b" ") or b"  " in block or b"\n " in block or b" \n" in block:
-        return None  # a blank first or last on a line, or two in a row: no field is empty
-    first = block[: block.index(b"\n")].split(b" ")
-    if len(first) != FIELDS:
+def plain_columns(block: bytes, known: dict[str, str]) -> Columns | None:
+    """The columns of a block of plain run lines (see the module); None for any other.
+    ``known``: the document ids met so far, each its own key and value."""
+    normalised = _normalised(block)
+    tokens = None if normalised is None else _tokens(normalised)
+    if tokens is None:
         return None
-    tag_end = b" " + first[5] + b"\n"
-    if block.count(tag_end) != block.count(b"\n"):
-        return None  # a line without the tag (five fields) would look cut like the others
-    cut = block.replace(tag_end, b"\n").replace(b" " + first[1] + b" ", b"\0")
-    if cut.translate(None, _NOT_SEPARATORS) != _CUT_LINE * block.count(b"\n"):
-        return None
-    tokens = cut.replace(b"\0", b" ").replace(b"\n", b" ").decode("ascii").split(" ")
-    tokens.pop()  # what follows the last line end: nothing
-    return tokens, first[5].decode("ascii")
-
-
-def _columns(
-    tokens: list[str], at: _Layout, tags: list[str], known: dict[str, str]
-) -> Columns | None:
-    """The columns of a block's tokens; None when a rank or a score is not plain."""
-    if not "".join(tokens[at.rank :: at.stride]).isdigit():
+    if not "".join(tokens[3::_STRIDE]).isdigit():
         return None  # a signed or non-integer rank: the line-by-line reader names it
-    texts = tokens[at.score :: at.stride]
+    texts = tokens[4::_STRIDE]
     if "_" in "".join(texts):
         return None  # "1_000": float() reads it, trec_eval's atof does not; named line by line
     try:
@@ -128,25 +84,9 @@ def _columns(
     total = sum(scores)
     if total - total != 0.0:
         return None  # an infinite or NaN score (or a sum that overflows): read line by line
-    ids = tokens[at.doc :: at.stride]  # (query ids: the reader keeps one per query)
+    ids = tokens[2::_STRIDE]  # (query ids: the reader keeps one per query)
     docs = list(map(known.setdefault, ids, ids))
-    return Columns(tokens[0 :: at.stride], docs, scores, tags)
-
-
-def plain_columns(block: bytes, known: dict[str, str]) -> Columns | None:
-    """The columns of a block of plain run lines (see the module); None for any other.
-    ``known``: the document ids met so far, each its own key and value."""
-    normalised = _normalised(block)
-    if normalised is None:
-        return None
-    cut = _cut_tokens(normalised)
-    if cut is not None:
-        tokens, tag = cut
-        return _columns(tokens, _CUT, [tag] * (len(tokens) // _CUT.stride), known)
-    whole = _tokens(normalised)
-    if whole is None:
-        return None
-    return _columns(whole, _WHOLE, whole[5::_STRIDE], known)
+    return Columns(tokens[0::_STRIDE], docs, scores, tokens[5::_STRIDE])
 
 
 __all__ = ["FIELDS", "Columns", "plain_columns"]
