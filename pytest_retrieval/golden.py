@@ -280,6 +280,25 @@ class GoldenSet:
                 )
         return None
 
+    @staticmethod
+    def _tag_case_problem(
+        query: GoldenQuery, forms: dict[tuple[str, str], tuple[str, GoldenQuery]]
+    ) -> Problem | None:
+        """A tag another query wrote in other letter case (``core``, ``Core``): two groups
+        under ``--retrieval-group-by tags``, as a category so written would be two rows."""
+        for tag in query.tags:
+            other, first = forms.setdefault(("tag case", id_key(tag).lower()), (tag, query))
+            if id_key(other) != id_key(tag) and first is not query:
+                return Problem(
+                    query.path,
+                    query.line,
+                    f"tag '{tag}' differs only in case from '{other}' ({first.path}:"
+                    f"{first.line}): --retrieval-group-by tags would show two groups; use one "
+                    "spelling",
+                    query.id,
+                )
+        return None
+
     def add_file(self, queries: list[GoldenQuery]) -> list[Problem]:
         """Register a file's queries; raise :class:`GoldenFileError` for ids used elsewhere
         and categories (or tags) spelled two ways. Returns advice: this file's ids that
@@ -288,7 +307,12 @@ class GoldenSet:
         problems = [
             p
             for q in queries
-            if (p := self._problem(q, categories) or self._forms_problem(q, forms)) is not None
+            if (
+                p := self._problem(q, categories)
+                or self._forms_problem(q, forms)
+                or self._tag_case_problem(q, forms)
+            )
+            is not None
         ]
         if problems:
             raise GoldenFileError(problems)

@@ -917,6 +917,19 @@ def test_a_category_spelled_two_ways_is_refused(tmp_path: Path) -> None:
     )
 
 
+def test_a_tag_spelled_two_ways_is_refused(tmp_path: Path) -> None:
+    """They were two groups under --retrieval-group-by tags, in silence."""
+    said = _second_file_refused(
+        tmp_path,
+        "id: a, query: q, tags: [core], relevant: {}",
+        "id: b, query: q, tags: [slow, Core], relevant: {}",
+    )
+    assert said == (
+        "golden/b.yaml:2: query 'b': tag 'Core' differs only in case from 'core' "
+        "(golden/a.yaml:2): --retrieval-group-by tags would show two groups; use one spelling"
+    )
+
+
 @pytest.mark.parametrize(
     ("first", "second"),
     [("caf\u00e9", "cafe\u0301"), ("cafe\u0301", "caf\u00e9"), ("K1", "\u212a1")],
