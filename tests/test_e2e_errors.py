@@ -788,3 +788,36 @@ def test_a_result_shape_refusal_gives_its_fix_once_per_configuration(
     for configuration in E2E_CONFIGS:
         for entry in report["configurations"][configuration]["queries"].values():
             assert fix in entry["error"]
+
+
+RAISING_CONFTEST = """\
+import pytest
+
+
+class ServiceError(Exception):
+    pass
+
+
+@pytest.fixture
+def retriever():
+    def search(query):
+        if query.id == "rain-tomorrow":
+            raise ServiceError("HTTP 503 from the search service")
+        return ["weather-forecast"]
+
+    return search
+"""
+
+
+def test_the_note_under_a_retrievers_exception_names_the_golden_file_and_line(
+    pytester: pytest.Pytester,
+) -> None:
+    """The note under the user's own traceback said `query 'rain-tomorrow' [default]:`
+    without the golden file and line that every other failure of an item names (a
+    timeout, a shape error, a stale recording), so the query could not be found from it."""
+    e2e_write_project(pytester, conftest=RAISING_CONFTEST)
+    result = e2e_run(pytester, "--retrieval-eval", "-k", "rain-tomorrow")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    line = _line_with(result.stdout.str(), "(pytest-retrieval)", "ServiceError")
+    assert "(pytest-retrieval) query 'rain-tomorrow' [default] (golden/catalog.yaml:" in line
+    assert "the retriever raised ServiceError: HTTP 503 from the search service" in line

@@ -268,7 +268,7 @@ def _raise_users(scorer: _Scorer, query: GoldenQuery, exc: BaseException, messag
     """Keep the error record, then raise the user's exception with the user's frames."""
     __tracebackhide__ = _hide_for_users_errors
     note = (
-        f"(pytest-retrieval) query '{query.id}' [{scorer.configuration}]: {message}; the query "
+        f"(pytest-retrieval) {query.named(scorer.configuration)}: {message}; the query "
         "scores 0.0 on every metric"
     )
     if hasattr(exc, "add_note"):  # Python 3.11+: shown under the traceback
