@@ -34,14 +34,17 @@ class ResultShapeError(TypeError):
 
 
 def _describe(value: Any) -> str:
-    """``type repr``, on one line (an array's repr spans several) and cut at 80."""
+    """``type repr``, on one line (an array's repr spans several) and cut at 80; a repr
+    that names its type already (a dataclass's, a namedtuple's, a LangChain ``Document``'s:
+    ``Chunk(page_content=...)``) is shown alone, not as ``Chunk Chunk(...)``."""
+    name = type(value).__name__
     try:
         text = re.sub(r"\n\s*", " ", repr(value))  # (a string's repr has no line break)
     except ValueError:  # an integer past Python's limit on digits
         text = "(too long to show)"
     if len(text) > 80:
         text = text[:77] + "..."
-    return f"{type(value).__name__} {text}"
+    return text if text.startswith(f"{name}(") else f"{name} {text}"
 
 
 # what a score may be: any real number (numpy's too), and a Decimal (a database's NUMERIC)

@@ -10,6 +10,7 @@ with a message naming where and what to do, never silence, never a raised score.
 from __future__ import annotations
 
 import collections
+import dataclasses
 import itertools
 import json
 import types
@@ -49,6 +50,14 @@ class ZeroD:
 
     def __repr__(self) -> str:
         return "zero-d"
+
+
+@dataclasses.dataclass
+class Chunk:
+    """A RAG framework's chunk: text and metadata, no ``.id``; its repr names its type."""
+
+    page_content: str
+    metadata: dict[str, object]
 
 
 # --------------------------------------------------------------------------- golden files
@@ -1014,7 +1023,7 @@ RESULT_CASES: dict[str, tuple[object, str]] = {
     ),
     "bytearray": (
         bytearray(b"d1"),
-        "the retriever returned binary data (bytearray bytearray(b'd1')), not a ranking (iterating it gives byte values); return a list of results, e.g. [doc_id, ...]",
+        "the retriever returned binary data (bytearray(b'd1')), not a ranking (iterating it gives byte values); return a list of results, e.g. [doc_id, ...]",
     ),
     "memoryview": (
         memoryview(b"d1"),
@@ -1117,7 +1126,7 @@ RESULT_CASES: dict[str, tuple[object, str]] = {
     ),
     "endless": (
         itertools.count(),
-        "the retriever returned more than 1,000,000 results (count count(",
+        "the retriever returned more than 1,000,000 results (count(",
     ),
     "huge-int": (
         [10**5000],
@@ -1200,6 +1209,12 @@ RESULT_CASES: dict[str, tuple[object, str]] = {
         [{"id": "a", "score": 1}, {"id": "b", "score": 10**5000}],  # past repr's digit limit
         "result at rank 2 has a score too large for a float, not a finite number: dict (too "
         "long to show); return finite scores (float(score) must not overflow), or ids alone",
+    ),
+    "chunk-object": (  # the repr names the type: not "Chunk Chunk(...)"
+        [Chunk("Refunds take five days.", {"source": "refunds"})],
+        "result at rank 1 is not an id, an (id, score) pair, a mapping with 'id' or an "
+        "object with .id: Chunk(page_content='Refunds take five days.', metadata={'source': "
+        "'refunds'}); to judge it by a field (a chunk's metadata['source'])",
     ),
     "bool-score": (
         [("a", True)],
