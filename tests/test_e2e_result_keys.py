@@ -219,3 +219,58 @@ def test_chunks_only_the_hook_can_read_are_recorded_by_their_keys_and_replayed_a
                 assert entry["metrics"] == pytest.approx(expected), (configuration, qid)
                 merged = len(ids) + (1 if ids else 0) - len(e2e_dedupe(ids))
                 assert (entry["merged"], entry["duplicates"]) == (merged, 0), (configuration, qid)
+
+
+OBJECT_KEY_HOOK = e2e_readme_code("result key example: chunk objects")
+
+# Both configurations return chunk objects, several per document (each ranking's
+# first document again, as another chunk), with no id of their own.
+CHUNKS_ONLY = f"""\
+import pytest
+
+RANKINGS = {E2E_RANKINGS!r}
+
+
+class Chunk:
+    def __init__(self, source, n):
+        self.page_content = f"text {{n}}"
+        self.metadata = {{"source": source, "chunk": n}}
+        self.score = 1.0 / (n + 1)
+
+
+@pytest.fixture(params=["bm25", "dense"])
+def retriever(request):
+    def search(query):
+        ids = RANKINGS[request.param][query.id]
+        return [Chunk(d, n) for n, d in enumerate(ids + ids[:1])]
+
+    return search
+"""
+
+
+def test_the_docs_hook_for_chunk_objects_judges_them_as_their_documents_live_and_replayed(
+    pytester: pytest.Pytester,
+) -> None:
+    """docs/metrics.md's hook for a framework's chunk objects, as written: the numbers are
+    the documents' own, each extra chunk is merged, and a replay scores them alike."""
+    root = e2e_write_project(pytester, conftest=CHUNKS_ONLY + "\n\n" + OBJECT_KEY_HOOK)
+    live = e2e_run(
+        pytester, "--retrieval-eval", "--retrieval-report=live.json",
+        "--retrieval-record=run.jsonl",
+    )  # fmt: skip
+    live.assert_outcomes(passed=14)
+    replay = e2e_run(
+        pytester, "--retrieval-eval", "--retrieval-report=replay.json",
+        "--retrieval-replay=run.jsonl",
+    )  # fmt: skip
+    replay.assert_outcomes(passed=14)
+    for name in ("live.json", "replay.json"):
+        report = e2e_load_json(root / name)["configurations"]
+        for configuration in E2E_CONFIGS:
+            for qid in E2E_QUERY_IDS:
+                ids = E2E_RANKINGS[configuration][qid]
+                entry = report[configuration]["queries"][qid]
+                expected = e2e_expected_metrics(configuration, qid)
+                assert entry["metrics"] == pytest.approx(expected), (name, configuration, qid)
+                merged = len(ids) + (1 if ids else 0) - len(e2e_dedupe(ids))
+                assert entry["merged"] == merged, (name, configuration, qid)
