@@ -1568,6 +1568,24 @@ def test_the_latency_line_gives_every_configuration_the_same_unit() -> None:
     )
 
 
+def test_the_latency_line_wraps_between_configurations_not_inside_one() -> None:
+    """At 80 columns the line broke between a configuration's name and its numbers
+    (`...; rerank` / `  64.0ms/80.0ms/501ms`)."""
+    from pytest_retrieval.latency import LatencySummary
+    from pytest_retrieval.report.summary import latency_lines
+
+    lexical = LatencySummary(24, 34.5, 45.0, 51.9, 400.0, 501.0, 60.0, shared=0)
+    rerank = LatencySummary(27, 64.0, 75.0, 80.0, 450.0, 501.0, 90.0, shared=0)
+    evaluation = types.SimpleNamespace(latency={"lexical": lexical, "rerank": rerank})
+    assert latency_lines(evaluation, 80) == [  # type: ignore[arg-type]
+        "latency p50/p95/max per query: lexical 34.5ms/51.9ms/501ms;",
+        "  rerank 64.0ms/80.0ms/501ms",
+    ]
+    long = {"x" * 90: lexical}  # a part wider than the line is still wrapped at its spaces
+    lines = latency_lines(types.SimpleNamespace(latency=long), 80)  # type: ignore[arg-type]
+    assert all(len(line) <= 80 for line in lines) and lines[-1].endswith("/501ms")
+
+
 def test_a_budget_per_configuration_replaces_the_shared_one(pytester: pytest.Pytester) -> None:
     budget = "retrieval_latency_budget = max=150ms dense:max=2s dense:p50=100ms\n"
     _project(pytester, LAGGING, ini=E2E_INI + budget)

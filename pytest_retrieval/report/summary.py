@@ -226,12 +226,19 @@ def normal_lines(evaluation: Evaluation, width: int) -> list[str]:
 
 
 def latency_lines(evaluation: Evaluation, width: int) -> list[str]:
-    """Latency in a few lines (the whole table comes with -v)."""
+    """Latency in a few lines (the whole table comes with -v), broken between the
+    configurations, not between a name and its numbers (a part wider than a line is
+    broken at its spaces)."""
     parts = []
     for name, (*values, batch) in latency_cells(evaluation).items():  # one unit for all
-        parts.append(f"{name} {'/'.join(values)}" + (" (batch share)" if batch else ""))
+        part = f"{name} {'/'.join(values)}" + (" (batch share)" if batch else "")
+        parts.append(part.replace(" ", _GLUE) if len(part) < width - 2 else part)
     text = "latency p50/p95/max per query: " + "; ".join(parts)
-    return textwrap.wrap(text, width, subsequent_indent="  ", break_on_hyphens=False)
+    lines = textwrap.wrap(text, width, subsequent_indent="  ", break_on_hyphens=False)
+    return [line.replace(_GLUE, " ") for line in lines]
+
+
+_GLUE = "\x00"  # a space textwrap must not break at
 
 
 def fitted(table: Table, width: int) -> list[str]:
