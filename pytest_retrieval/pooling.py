@@ -13,7 +13,7 @@ it has nothing to judge either, so the coverage note leaves it out and counts it
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .golden import GoldenQuery
@@ -33,12 +33,15 @@ class Coverage:
     empty: int  # judged queries that returned nothing: nothing to judge, left out
     judged: float | None  # mean judged@k over the queries that returned something
     unjudged: int  # unjudged results in those top k
+    errored: int = 0  # judged queries whose retriever raised (a report's): left out too
 
     def note(self) -> str | None:
         """The pooling warning, when some of the top k is unjudged."""
         if self.judged is None or self.unjudged == 0:
             return None
-        empty = f" ({self.empty:,} returned nothing: left out)" if self.empty else ""
+        left = [f"{self.empty:,} returned nothing"] if self.empty else []
+        left += [f"{self.errored:,} errored"] if self.errored else []
+        empty = f" ({', '.join(left)}: left out)" if left else ""
         one = self.unjudged == 1
         return (
             f"'{self.configuration}': judged@{self.k} is {self.judged:.3f} on the "
@@ -55,19 +58,21 @@ def coverage(
     rankings: Rankings,
     judgments: Mapping[str, Mapping[str, int]],
     k: int,
+    errors: Collection[str] = (),
 ) -> Coverage:
-    """judged@k of each judged query's ranking (absent: returned nothing), summarised."""
+    """judged@k of each judged query's ranking (absent: returned nothing, or in
+    ``errors``: its retriever raised), summarised."""
     values: list[float] = []
-    empty = 0
+    empty = errored = 0
     unjudged = 0
     for qid, grades in judgments.items():
         ranking = list(rankings.get(qid, ()))
         if not ranking:
-            empty += 1
+            errored, empty = (errored + 1, empty) if qid in errors else (errored, empty + 1)
             continue
         values.append(judged(ranking, grades, k))
         unjudged += sum(1 for doc in ranking[:k] if doc not in grades)
-    return Coverage(configuration, k, len(values), empty, mean(values), unjudged)
+    return Coverage(configuration, k, len(values), empty, mean(values), unjudged, errored)
 
 
 # --------------------------------------------------------------------------- the pool

@@ -630,3 +630,17 @@ def test_the_pooling_note_counts_in_the_right_number_with_thousands_marked() -> 
     assert many is not None
     assert "on the 2,250 judged queries that returned something (3 returned nothing" in many
     assert "its 21,203 unjudged results count as not relevant" in many
+
+
+def test_the_pooling_note_tells_errored_queries_from_empty_ones() -> None:
+    """A report's errored queries have no ranking: they were counted as 'returned nothing'."""
+    from pytest_retrieval.pooling import coverage
+
+    rankings = {"a": ["x", "u"], "b": [], "c": []}
+    judgments = {"a": {"x": 1}, "b": {"x": 1}, "c": {"x": 1}, "d": {"x": 1}}
+    note = coverage("bm25", rankings, judgments, 10, errors={"c", "d"}).note()
+    assert note is not None
+    assert (
+        "on the 1 judged query that returned something (1 returned nothing, 2 errored: left out)"
+        in note
+    )

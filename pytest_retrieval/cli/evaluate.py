@@ -308,7 +308,7 @@ def _notes(
                 f"'{run.name}': {queries_of(len(reordered), run.source)} {REORDERED}"
                 + some_ids(reordered)
             )
-        note = coverage(run.name, run.rankings, judgments, ctx.judged_depth).note()
+        note = coverage(run.name, run.rankings, judgments, ctx.judged_depth, run.errors).note()
         if note:
             ctx.notice(f"note: {note}")
 
