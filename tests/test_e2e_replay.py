@@ -829,3 +829,20 @@ def test_a_run_that_evaluates_nothing_leaves_the_recording_as_it_was(
     assert (pytester.path / "rec.jsonl").read_bytes() == before
     assert "retrieval recording not written: no query was evaluated" in result.stdout.str()
     assert not list(pytester.path.glob(".rec.jsonl.*"))
+
+
+def test_a_gate_breached_by_queries_the_recording_lacks_says_to_record_them_first(
+    pytester: pytest.Pytester,
+) -> None:
+    """The advice to update the baseline 'if these drops are intended' would record the
+    errored queries' 0s: they come first."""
+    e2e_write_project(pytester)
+    assert e2e_run(pytester, "--retrieval-eval", "--retrieval-update-baseline").ret == 0
+    e2e_run(pytester, "--retrieval-eval", "--retrieval-record=rec.jsonl", "-k", "not share")
+    result, _ = _replay(pytester)
+    text = " ".join(result.stdout.str().split())
+    assert "retrieval gate: FAILED" in text, text
+    assert (
+        "named above errored (share-price): an update would record 0 for each; fix them "
+        "first (for a stale recording: record again); then, if the other drops are intended"
+    ) in text

@@ -178,11 +178,22 @@ def _unnamed_lines(result: GateResult, dropped: Sequence[_Dropped], width: int |
 
 
 def _intended_lines(result: GateResult, width: int | None) -> list[str]:
-    """What to do when the breached drops are meant: the update that records them."""
+    """What to do when the breached drops are meant: the update that records them; when
+    some of the queries named errored (a stale recording, a service down), that an update
+    would record their 0s, so they come first."""
     hint = result.update_command()
     if not hint or not result.blocking:
         return []
+    errored = sorted({d.query.id for d in _dropped(result.breached) if d.query.error})
     text = f"if these drops are intended, run `{hint}` and commit the baseline"
+    if errored:
+        text = (
+            f"{counted(len(errored), 'query', 'queries')} named above errored "
+            f"({', '.join(errored[:3])}{', ...' if len(errored) > 3 else ''}): an update "
+            "would record 0 for each; fix them first (for a stale recording: record "
+            f"again); then, if the other drops are intended, run `{hint}` and commit the "
+            "baseline"
+        )
     return ["", *_wrap(text, width, "", "  ")]
 
 
