@@ -505,6 +505,19 @@ def test_an_interrupted_run_writes_reports_marked_incomplete_and_no_gate(
     assert "retrieval gate: PASSED" not in result.stdout.str()
 
 
+def test_an_interrupted_update_says_in_the_terminal_that_nothing_was_updated(
+    pytester: pytest.Pytester,
+) -> None:
+    # the reports said 'interrupted'; the terminal said nothing of the update asked for,
+    # where a SIGTERM or -x says 'not gated, no update'
+    _with_conftest(pytester, STOPPING)
+    result = pytester.runpytest_inprocess(*UPDATE, no_reraise_ctrlc=True)
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    text = " ".join(result.stdout.str().split())
+    assert "the run is incomplete (interrupted): not gated, no update" in text
+    assert not (pytester.path / "golden" / "baseline.json").exists()
+
+
 @pytest.mark.parametrize("xdist", [[], ["-n", "1"]], ids=["serial", "xdist"])
 def test_a_run_stopped_by_x_is_not_gated_and_updates_nothing(
     pytester: pytest.Pytester, xdist: list[str]

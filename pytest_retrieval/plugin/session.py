@@ -431,9 +431,12 @@ class RetrievalSession:
             self.incomplete = f"stopped early: {stop or 'interrupted'}"
         if self.incomplete is None:
             return False
+        self._say_incomplete()
+        return True
+
+    def _say_incomplete(self) -> None:
         if self.received:  # nothing ran: pytest's own line says why
             self.notes.append(f"the run is incomplete ({self.incomplete}): not gated, no update")
-        return True
 
     def _add_missing(self) -> None:
         """Items selected that sent nothing count as errors scoring 0, named."""
@@ -668,7 +671,8 @@ class RetrievalSession:
                 self.recording.abandon()
             return  # the run stopped before anything ran: nothing to report
         if self.incomplete is None and session.exitstatus == pytest.ExitCode.INTERRUPTED:
-            self.incomplete = "interrupted"
+            self.incomplete = "interrupted"  # Ctrl-C: the loop's wrapper left it to here
+            self._say_incomplete()
         self._close_recording()
         self._fail_if_not_written(session)
         if on_github(self.run) and (self.results or self.gate is not None):
