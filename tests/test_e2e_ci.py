@@ -173,6 +173,28 @@ def test_three_runs_with_two_labels_compare_by_label_and_draw_trends(project: py
     assert page.count('class="point"') == 3 * 2 * (2 + 1)  # metrics x configurations x runs
 
 
+def test_a_run_of_part_of_the_set_is_logged_only_under_a_label_of_its_own(
+    project: pytest.Pytester,
+):
+    """A -k run appended like a whole one: the next whole run read a changed golden set
+    (12 -> 2 queries) and the trends mixed a subset's means with the whole set's."""
+    baselined(project)
+    run(project, f"--retrieval-log={LOG}")
+    part = run(project, f"--retrieval-log={LOG}", "-k", "fused")
+    assert (
+        f"retrieval log {LOG}: not appended: it ran 1 of 2 configurations (-k, -m or the "
+        "paths given); the log compares whole runs: run them all, or log this selection "
+        "under a --retrieval-label of its own"
+    ) in " ".join(part.text.split())
+    assert len((project.path / LOG).read_text().splitlines()) == 1
+    category = run(project, f"--retrieval-log={LOG}", "-k", "lexical")
+    said = rf"not appended: it ran \d+ of {len(QUERY_IDS)} golden queries \(-k"
+    assert re.search(said, " ".join(category.text.split())), category.text
+    named = run(project, f"--retrieval-log={LOG}", "-k", "fused", "--retrieval-label=fused")
+    assert "not appended" not in named.text
+    assert len((project.path / LOG).read_text().splitlines()) == 2
+
+
 def test_the_ini_key_is_relative_to_the_rootdir_the_option_to_the_current_folder(
     project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ):

@@ -564,10 +564,33 @@ class RetrievalSession:
         if self.gate.verdict != "no-baseline":
             log_verdict(session, self.gate, headline(self.gate), self.gate_text())
 
+    def _part_run(self) -> str | None:
+        """How this run selected part of what it collected (-k, --lf: some golden queries
+        or configurations), said as the log's note; None for a whole run."""
+        facts = self.facts(None)
+        ran = {record.id for record in self.results.all_records()}
+        parts = []
+        if len(ran) < len(facts.golden_ids):
+            parts.append(f"{len(ran)} of {len(facts.golden_ids)} golden queries")
+        selected, collected = facts.selected or frozenset(), facts.collected or frozenset()
+        if len(selected) < len(collected):
+            parts.append(f"{len(selected)} of {len(collected)} configurations")
+        return f"it ran {' and '.join(parts)} ({facts.selection})" if parts else None
+
     def _record_history(self) -> None:
-        """``--retrieval-log``: compare with the previous run of the label, append this one."""
+        """``--retrieval-log``: compare with the previous run of the label, append this one;
+        a run of part of the set is not appended under no label of its own (its means are
+        not the whole run's, and the next whole run would read a changed golden set)."""
         path = log_path(self.config, self.run)
         if path is None or not self.results:
+            return
+        part = self._part_run()
+        if part is not None and not self.run.run.label:
+            self.notes.append(
+                f"retrieval log {shown_path(self.config, path)}: not appended: {part}; the "
+                "log compares whole runs: run them all, or log this selection under a "
+                "--retrieval-label of its own"
+            )
             return
         golden = GoldenInfo.of(self.results)
         entry = build_entry(
