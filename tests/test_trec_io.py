@@ -247,8 +247,10 @@ def test_run_order_is_trec_evals_and_tags_are_configurations(tmp_path):
         (["q1 Q0 b 1 2.0 r", "q1 Q0 a 2 2.0 r"], ()),  # tied, listed as trec_eval ranks them
         (["q1 Q0 a 1 2.0 r", "q1 Q0 b 2 2.0 r"], ("q1",)),  # tied, listed otherwise
         (["q1 Q0 a 1 0.1 r", "q1 Q0 b 2 0.9 r", "q2 Q0 c 1 1 r"], ("q1",)),  # distances
+        # trec_eval holds a score in a C float: alike to 7 digits, these two tie
+        (["q1 Q0 a 1 0.1234567891 r", "q1 Q0 b 2 0.1234567890 r"], ("q1",)),
     ],
-    ids=["falling", "ties-in-order", "ties-out-of-order", "rising"],
+    ids=["falling", "ties-in-order", "ties-out-of-order", "rising", "tied-in-single-precision"],
 )
 def test_a_run_names_the_queries_its_order_does_not_keep(
     tmp_path: Path, lines: list[str], reordered: tuple[str, ...]
@@ -261,6 +263,22 @@ def test_a_run_names_the_queries_its_order_does_not_keep(
 def test_trec_order_breaks_ties_by_bytes_like_strcmp():
     docs = [ScoredDoc(d, 1.0) for d in ("B", "a", "é", "Z", "aa")]
     assert [d.doc for d in trec_order(docs)] == ["é", "aa", "a", "Z", "B"]
+
+
+def test_scores_tie_as_trec_eval_holds_them_in_single_precision(tmp_path):
+    # trec_eval reads a score into a C float (TEXT_RESULTS.sim): scores alike to about 7
+    # significant digits, and integers past 2**24 a step apart, tie, and docno descending
+    # ranks them; in double precision both pairs fall and keep the file's order
+    text = (
+        "q1 Q0 a 1 0.1234567891 t\nq1 Q0 b 2 0.1234567890 t\nq1 Q0 c 3 0.12345 t\n"
+        "q2 Q0 a 1 16777217 t\nq2 Q0 b 2 16777216 t\n"
+    )
+    run = read_run(write(tmp_path, "r", text))["t"]
+    assert run.ids() == {"q1": ["b", "a", "c"], "q2": ["b", "a"]}
+    assert [d.score for d in run.rankings["q1"]] == [0.1234567890, 0.1234567891, 0.12345]
+    assert run.reordered == ("q1", "q2")
+    pairs = [ScoredDoc("a", 0.1234567891), ScoredDoc("b", 0.1234567890)]
+    assert [d.doc for d in trec_order(pairs)] == ["b", "a"]
 
 
 @pytest.mark.parametrize(
@@ -337,6 +355,30 @@ def test_our_order_is_trec_evals_on_tied_runs():
             assert precision(ranking, relevant, k) == pytest.approx(theirs[qid][f"P_{k}"]), (qid, k)
             compared += 1
     assert compared == 60 * 40
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_our_order_is_trec_evals_on_scores_alike_in_single_precision():
+    # distinct doubles that a C float holds alike: trec_eval ties them, so ours must too
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    rnd = random.Random(11)
+    qrels, run, ours = {}, {}, {}
+    for n in range(60):
+        docs = list(dict.fromkeys(f"d{rnd.randrange(100)}" for _ in range(40)))
+        bases = [rnd.uniform(0.5, 30.0) for _ in range(4)]
+        scores = {d: rnd.choice(bases) + rnd.choice([0.0, 1e-9, 2e-9, -1e-9]) for d in docs}
+        qid = f"q{n}"
+        qrels[qid] = {d: rnd.choice([0, 1]) for d in docs}
+        run[qid] = scores
+        ours[qid] = [d.doc for d in trec_order(ScoredDoc(d, s) for d, s in scores.items())]
+    assert sum(len(set(s.values())) > 4 for s in run.values()) > 50  # doubles do differ
+    cuts = range(1, 41)
+    measures = {"P." + ",".join(map(str, cuts))}
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+    for qid, ranking in ours.items():
+        relevant = frozenset(d for d, g in qrels[qid].items() if g)
+        for k in cuts:
+            assert precision(ranking, relevant, k) == pytest.approx(theirs[qid][f"P_{k}"]), (qid, k)
 
 
 # --------------------------------------------------------------------------- topics
@@ -458,6 +500,10 @@ def test_qrels_writer_refuses_what_cannot_be_read_back(judgments, expected):
         ({"t": {"1": ["a", "a"]}}, "query '1': run 't': a document appears twice"),
         ({"t": {"1": [ScoredDoc("a", 1.0), ScoredDoc("b", 2.0)]}}, "query '1': the ranking is not"),
         ({"t": {"1": [ScoredDoc("a", 1.0), ScoredDoc("b", 1.0)]}}, "query '1': the ranking is not"),
+        (
+            {"t": {"1": [ScoredDoc("a", 0.1234567891), ScoredDoc("b", 0.1234567890)]}},
+            "query '1': the ranking is not",
+        ),
         ({"t": {"1": [ScoredDoc("a", float("inf"))]}}, "query '1': scores must be finite"),
         ({"t": {"1": ["a", ScoredDoc("b", 1.0)]}}, "query '1': a ranking holds either ids"),
         ({"t": {"1": "abc"}}, "query '1': a ranking must be a list of ids, got the text 'abc'"),

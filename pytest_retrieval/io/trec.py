@@ -13,7 +13,8 @@ What trec_eval does, and what these readers do:
   counted (:attr:`Qrels.unjudged`), so the document counts as unjudged;
 * a run's rank column is ignored: a query's ranking is ordered by score, highest
   first, ties broken by docno in *descending* byte order, exactly as trec_eval
-  sorts; a document twice in one query's ranking, or twice in one query's qrels,
+  sorts (it holds scores in single precision: scores alike to about 7 significant
+  digits tie); a document twice in one query's ranking, or twice in one query's qrels,
   is an error (trec_eval refuses both).
 
 Stricter than trec_eval (which reads a bad number as 0 and goes on): a grade must
@@ -25,6 +26,7 @@ them). Blank lines are allowed in both files.
 
 from __future__ import annotations
 
+import array
 import contextlib
 import dataclasses
 import functools
@@ -131,8 +133,8 @@ class Ranking(NamedTuple):
 REORDERED = (
     "listed in another order than the scores give (tied or rising scores): ranked as "
     "trec_eval ranks them, by score descending, then docno descending (the rank column "
-    "is not used); write distinct, falling scores to keep the file's order (negate "
-    "distances): "
+    "is not used); write falling scores, distinct in single precision as trec_eval "
+    "reads them (7 significant digits), to keep the file's order (negate distances): "
 )
 
 
@@ -165,14 +167,21 @@ class Imported:
     unjudged: int = 0  # qrels lines with grade -1, dropped
 
 
+def single_precision(scores: Sequence[float]) -> array.array[float]:
+    """The scores as trec_eval compares them: it holds each in a C float (its
+    ``TEXT_RESULTS.sim``), so doubles alike to about 7 significant digits tie
+    (0.1234567891 and 0.1234567890; 16777217 and 16777216)."""
+    return array.array("f", scores)
+
+
 def trec_columns(docs: Sequence[str], scores: Sequence[float]) -> tuple[list[str], list[float]]:
-    """trec_eval's ranking order, of one query's results as columns: score descending,
-    ties by docno descending (strcmp). Sorting (score, doc) pairs in reverse is that
-    order, compared at C speed; each (doc, score) result is distinct, so no tie is left
-    for the sort's stability to decide."""
+    """trec_eval's ranking order, of one query's results as columns: score descending
+    (in single precision, :func:`single_precision`), ties by docno descending (strcmp).
+    Sorting (score, doc) triples in reverse is that order, compared at C speed; the
+    documents are distinct, so no tie reaches the scores as read or the sort's stability."""
     # Python compares str by code point, which is the byte order of UTF-8: strcmp's order.
-    ordered = sorted(zip(scores, docs, strict=True), reverse=True)
-    return [doc for _, doc in ordered], [score for score, _ in ordered]
+    ordered = sorted(zip(single_precision(scores), docs, scores, strict=True), reverse=True)
+    return [doc for _, doc, _ in ordered], [score for _, _, score in ordered]
 
 
 def trec_order(docs: Iterable[ScoredDoc]) -> tuple[ScoredDoc, ...]:
@@ -440,7 +449,8 @@ class _RunBuilder:
             lines = [n for piece in pieces for n in piece.lines]
         if len(set(docs)) != len(docs):
             docs, scores = self._without_repeats(tag, qid, _Piece(docs, scores, lines))
-        if all(map(operator.gt, scores, itertools.islice(scores, 1, None))):
+        compared = single_precision(scores)
+        if all(map(operator.gt, compared, itertools.islice(compared, 1, None))):
             return Ranking(docs, scores)  # strictly falling scores: the file's order is it
         ranking = Ranking(*trec_columns(docs, scores))
         if ranking.docs != docs:  # tied or rising scores: the file's order is not the ranking
