@@ -555,3 +555,54 @@ def test_query_ids_and_categories_that_a_module_uses_make_plain_items(
     result.assert_outcomes(passed=7)
     for name in NAMES_A_MODULE_USES:
         result.stdout.fnmatch_lines([f"golden/g.jsonl::{name} PASSED*"])
+
+
+LARGE_SHARD_CONFTEST = """\
+import pytest
+
+
+class Batched:
+    def retrieve_batch(self, queries):
+        if any(q.id == "q05" for q in queries):
+            raise ConnectionError("the embedding service returned 503")
+        return [["d0"] for _ in queries]
+
+
+@pytest.fixture(scope="session")
+def retriever():
+    return Batched()
+"""
+
+
+def _large_shard_project(pytester: pytest.Pytester, queries: int) -> None:
+    """One category of ``queries`` queries, each expecting mrr 1 of d1 (the retriever
+    returns d0: each misses), and a batch retriever whose chunk holding q05 raises."""
+    pytester.makeini("[pytest]\nretrieval_batch_size = 10\n")
+    pytester.mkdir("golden")
+    (pytester.path / "golden" / "g.jsonl").write_text(
+        "".join(
+            json.dumps({"id": f"q{i:02d}", "query": "t", "relevant": {"d1": 1},
+                        "expect": {"mrr": 1.0}}) + "\n"
+            for i in range(queries)
+        )
+    )  # fmt: skip
+    pytester.makeconftest(LARGE_SHARD_CONFTEST)
+
+
+def test_a_batch_calls_error_is_one_line_for_its_chunk_in_a_coarse_items_failure(
+    pytester: pytest.Pytester,
+) -> None:
+    """A chunk whose batch call raised errs every query of it alike: the item's failure
+    said so on a line per query ('the same as query ... above', 64 lines for a chunk of
+    64); a run of 3 or more consecutive queries with one error is now one line."""
+    _large_shard_project(pytester, 13)
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-items=category")
+    result.assert_outcomes(failed=1)
+    text = e2e_unwrapped(result.stdout.str())
+    assert "'uncategorized' [default]: 13 of 13 queries failed (3) or errored (10):" in text
+    assert (
+        "  golden/g.jsonl:1: query 'q00' and the 9 after it, to 'q09': error: the batch call "
+        "raised ConnectionError: the embedding service returned 503\n"
+    ) in text
+    assert "the same as" not in text
+    assert "  golden/g.jsonl:11: query 'q10': expected mrr >= 1, got 0\n" in text
