@@ -1,7 +1,7 @@
 """End to end: coarse items (``retrieval_items = category`` or ``shard:N``) and JSONL golden
 files (issue 11, items 5-6).
 
-A coarse item evaluates many queries: its failure lists every miss and error, each
+A coarse item evaluates many queries: its failure names its misses and errors, each
 query's values still reach the reports and the baseline, ``-k`` still selects
 categories and configurations, and the numbers equal the per-query run's.
 """
@@ -606,3 +606,28 @@ def test_a_batch_calls_error_is_one_line_for_its_chunk_in_a_coarse_items_failure
     ) in text
     assert "the same as" not in text
     assert "  golden/g.jsonl:11: query 'q10': expected mrr >= 1, got 0\n" in text
+
+
+def test_a_coarse_items_failure_lists_the_first_problems_and_counts_the_rest(
+    pytester: pytest.Pytester,
+) -> None:
+    """A shard of 1,000 queries that all miss printed a failure of 1,000 lines (twice
+    that once wrapped), per configuration: the first 25 are listed, then a count of the
+    others and where they all are (-vv, the JSON report)."""
+    _large_shard_project(pytester, 60)
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-items=shard:100")
+    result.assert_outcomes(failed=1)
+    text = e2e_unwrapped(result.stdout.str())
+    assert "'uncategorized-01' [default]: 60 of 60 queries failed (50) or errored (10):" in text
+    listed = [line for line in text.splitlines() if line.startswith("  golden/g.jsonl:")]
+    listed = [line for line in listed if ": query 'q" in line]
+    assert len(listed) == 25  # the chunk of 10 errors as one line, then 24 misses
+    assert listed[-1] == "  golden/g.jsonl:34: query 'q33': expected mrr >= 1, got 0"
+    assert (
+        "  ... and 26 more queries (-vv lists every one; the JSON report has each query's "
+        "outcome)\n"
+    ) in text
+    verbose = e2e_run(pytester, "--retrieval-eval", "--retrieval-items=shard:100", "-vv")
+    text = e2e_unwrapped(verbose.stdout.str())
+    assert "  golden/g.jsonl:60: query 'q59': expected mrr >= 1, got 0\n" in text
+    assert "  ... and" not in text

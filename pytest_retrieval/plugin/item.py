@@ -533,7 +533,8 @@ def _coarse_verdict(
     said: dict[str, str] | None = None,
 ) -> None:
     """The item's failure: a line for each query that failed or errored, at its file and
-    line (``where``: query id -> location). An error two queries share is shown whole
+    line (``where``: query id -> location), the first :data:`SHOWN_PROBLEMS` lines and a
+    count of the rest (``-vv``: every one). An error two queries share is shown whole
     once (``said``: errors shown whole on another item already, and where)."""
     __tracebackhide__ = _hide_for_users_errors
     first = dict(said or {})  # an error's text -> where it is shown whole
@@ -543,6 +544,12 @@ def _coarse_verdict(
             pytest.skip(f"every query of '{name}' [{configuration}] is skipped")
         return
     problems = [_run_line(run, where, first) for run in runs]
+    if len(problems) > SHOWN_PROBLEMS and config.get_verbosity() < 2:
+        rest = sum(len(run) for run in runs[SHOWN_PROBLEMS:])
+        problems[SHOWN_PROBLEMS:] = [
+            f"  ... and {counted(rest, 'more query', 'more queries')} (-vv lists every one; "
+            "the JSON report has each query's outcome)"
+        ]
     errors = sum(1 for r in records if r.outcome == "error")
     failed = sum(len(run) for run in runs)
     head = _coarse_head(name, configuration, records, failed, errors)
@@ -552,6 +559,7 @@ def _coarse_verdict(
     raise ExpectationFailed(text, pytrace=False)
 
 
+SHOWN_PROBLEMS = 25  # lines of a coarse item's failure, past its head (-vv: every one)
 GROUPED = 3  # consecutive queries with one error (a batch call's chunk) that share a line
 
 
