@@ -1,7 +1,7 @@
 """End to end: coarse items (``retrieval_items = category`` or ``shard:N``) and JSONL golden
 files (issue 11, items 5-6).
 
-A coarse item evaluates many queries: its failure lists every miss and error, each
+A coarse item evaluates many queries: its failure names its misses and errors, each
 query's values still reach the reports and the baseline, ``-k`` still selects
 categories and configurations, and the numbers equal the per-query run's.
 """
@@ -555,3 +555,79 @@ def test_query_ids_and_categories_that_a_module_uses_make_plain_items(
     result.assert_outcomes(passed=7)
     for name in NAMES_A_MODULE_USES:
         result.stdout.fnmatch_lines([f"golden/g.jsonl::{name} PASSED*"])
+
+
+LARGE_SHARD_CONFTEST = """\
+import pytest
+
+
+class Batched:
+    def retrieve_batch(self, queries):
+        if any(q.id == "q05" for q in queries):
+            raise ConnectionError("the embedding service returned 503")
+        return [["d0"] for _ in queries]
+
+
+@pytest.fixture(scope="session")
+def retriever():
+    return Batched()
+"""
+
+
+def _large_shard_project(pytester: pytest.Pytester, queries: int) -> None:
+    """One category of ``queries`` queries, each expecting mrr 1 of d1 (the retriever
+    returns d0: each misses), and a batch retriever whose chunk holding q05 raises."""
+    pytester.makeini("[pytest]\nretrieval_batch_size = 10\n")
+    pytester.mkdir("golden")
+    (pytester.path / "golden" / "g.jsonl").write_text(
+        "".join(
+            json.dumps({"id": f"q{i:02d}", "query": "t", "relevant": {"d1": 1},
+                        "expect": {"mrr": 1.0}}) + "\n"
+            for i in range(queries)
+        )
+    )  # fmt: skip
+    pytester.makeconftest(LARGE_SHARD_CONFTEST)
+
+
+def test_a_batch_calls_error_is_one_line_for_its_chunk_in_a_coarse_items_failure(
+    pytester: pytest.Pytester,
+) -> None:
+    """A chunk whose batch call raised errs every query of it alike: the item's failure
+    said so on a line per query ('the same as query ... above', 64 lines for a chunk of
+    64); a run of 3 or more consecutive queries with one error is now one line."""
+    _large_shard_project(pytester, 13)
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-items=category")
+    result.assert_outcomes(failed=1)
+    text = e2e_unwrapped(result.stdout.str())
+    assert "'uncategorized' [default]: 13 of 13 queries failed (3) or errored (10):" in text
+    assert (
+        "  golden/g.jsonl:1: query 'q00' and the 9 after it, to 'q09': error: the batch call "
+        "raised ConnectionError: the embedding service returned 503\n"
+    ) in text
+    assert "the same as" not in text
+    assert "  golden/g.jsonl:11: query 'q10': expected mrr >= 1, got 0\n" in text
+
+
+def test_a_coarse_items_failure_lists_the_first_problems_and_counts_the_rest(
+    pytester: pytest.Pytester,
+) -> None:
+    """A shard of 1,000 queries that all miss printed a failure of 1,000 lines (twice
+    that once wrapped), per configuration: the first 25 are listed, then a count of the
+    others and where they all are (-vv, the JSON report)."""
+    _large_shard_project(pytester, 60)
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-items=shard:100")
+    result.assert_outcomes(failed=1)
+    text = e2e_unwrapped(result.stdout.str())
+    assert "'uncategorized-01' [default]: 60 of 60 queries failed (50) or errored (10):" in text
+    listed = [line for line in text.splitlines() if line.startswith("  golden/g.jsonl:")]
+    listed = [line for line in listed if ": query 'q" in line]
+    assert len(listed) == 25  # the chunk of 10 errors as one line, then 24 misses
+    assert listed[-1] == "  golden/g.jsonl:34: query 'q33': expected mrr >= 1, got 0"
+    assert (
+        "  ... and 26 more queries (-vv lists every one; the JSON report has each query's "
+        "outcome)\n"
+    ) in text
+    verbose = e2e_run(pytester, "--retrieval-eval", "--retrieval-items=shard:100", "-vv")
+    text = e2e_unwrapped(verbose.stdout.str())
+    assert "  golden/g.jsonl:60: query 'q59': expected mrr >= 1, got 0\n" in text
+    assert "  ... and" not in text

@@ -439,6 +439,30 @@ def test_an_html_report_is_written(pytester: pytest.Pytester, e2e_project: Path)
     assert "0.466" in html
 
 
+def test_the_html_dot_chart_holds_every_query_when_the_table_keeps_a_part(
+    pytester: pytest.Pytester, e2e_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past the table's row limit (5,000) the page keeps the rows that need a look; the
+    'Every query' chart drew its dots, n and mean from those kept rows only, so at 50,000
+    queries a lane said 'mean 0.065, n=3625' beside a summary of 0.344 over 50,000."""
+    from pytest_retrieval.report import html_data
+
+    monkeypatch.setattr(html_data, "MAX_ROWS", 4)  # 14 rows: 7 queries x bm25, dense
+    result = e2e_run(
+        pytester, "--retrieval-eval", "--retrieval-report=r.html", "--retrieval-report=r.json"
+    )
+    result.assert_outcomes(passed=14)
+    html = (pytester.path / "r.html").read_text(encoding="utf-8")
+    assert "4 rows; of 14:" in html  # the table keeps a part, and says so
+    report = e2e_load_json(pytester.path / "r.json")
+    section = html.split('data-metric-section="mrr"', 1)[1].split("</section>", 1)[0]
+    for name in ("bm25", "dense"):
+        lane = section.split(f'data-configuration="{name}"', 1)[1].split("</g>", 1)[0]
+        mean = report["configurations"][name]["summary"]["all"]["mrr"]
+        assert f"mean {mean:.3f}" in lane and "n=7" in lane
+        assert lane.count('class="dot"') == 7
+
+
 # --------------------------------------------------------------------------- atomic writes
 
 

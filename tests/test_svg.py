@@ -430,6 +430,22 @@ def test_dot_jitter_depends_on_the_query_id_not_on_the_order() -> None:
     assert len(heights) > 20  # spread out, not on one line
 
 
+def test_a_sampled_lanes_dots_spread_over_the_whole_lane() -> None:
+    """A lane of more than MAX_DOTS queries draws those whose id hashes under a share;
+    the same hash placed each dot's height, so at 50,000 queries (a share of 0.05) every
+    dot sat in the top 5% of its lane: one line."""
+    points = [(f"q{i:05d}", (i % 97) / 97) for i in range(20 * svg.MAX_DOTS)]
+    root = parse(svg.query_dots([DotSeries("a", points)], "m"))
+    heights = [float(c.get("cy") or 0) for c in find(root, "circle", "dot")]
+    assert 0 < len(heights) <= svg.MAX_DOTS * 1.2
+    lane = find(root, "g", "lane")[0]
+    back = next(r for r in lane.iter() if r.tag.endswith("rect"))
+    top, height = float(back.get("y") or 0), float(back.get("height") or 0)
+    spread = (max(heights) - min(heights)) / height
+    assert spread > 0.6, spread  # as a lane drawn whole spreads (its dots: 14 px margins)
+    assert all(top <= y <= top + height for y in heights)
+
+
 # --------------------------------------------------------------------------- trend
 
 

@@ -533,25 +533,61 @@ def _coarse_verdict(
     said: dict[str, str] | None = None,
 ) -> None:
     """The item's failure: a line for each query that failed or errored, at its file and
-    line (``where``: query id -> location). An error two queries share is shown whole
+    line (``where``: query id -> location), the first :data:`SHOWN_PROBLEMS` lines and a
+    count of the rest (``-vv``: every one). An error two queries share is shown whole
     once (``said``: errors shown whole on another item already, and where)."""
     __tracebackhide__ = _hide_for_users_errors
     first = dict(said or {})  # an error's text -> where it is shown whole
-    problems = [
-        "  " + where.get(r.id, "") + _problem_line(r, first)
-        for r in records
-        if r.outcome in ("error", "failed")
-    ]
-    if not problems:
+    runs = _problem_runs(records)
+    if not runs:
         if records and all(r.outcome == "skipped" for r in records):
             pytest.skip(f"every query of '{name}' [{configuration}] is skipped")
         return
+    problems = [_run_line(run, where, first) for run in runs]
+    if len(problems) > SHOWN_PROBLEMS and config.get_verbosity() < 2:
+        rest = sum(len(run) for run in runs[SHOWN_PROBLEMS:])
+        problems[SHOWN_PROBLEMS:] = [
+            f"  ... and {counted(rest, 'more query', 'more queries')} (-vv lists every one; "
+            "the JSON report has each query's outcome)"
+        ]
     errors = sum(1 for r in records if r.outcome == "error")
-    head = _coarse_head(name, configuration, records, len(problems), errors)
+    failed = sum(len(run) for run in runs)
+    head = _coarse_head(name, configuration, records, failed, errors)
     text = fitted_text(config, "\n".join([head, *problems]))
     if errors:
         raise RetrieverError(text, pytrace=False)
     raise ExpectationFailed(text, pytrace=False)
+
+
+SHOWN_PROBLEMS = 25  # lines of a coarse item's failure, past its head (-vv: every one)
+GROUPED = 3  # consecutive queries with one error (a batch call's chunk) that share a line
+
+
+def _problem_runs(records: Sequence[QueryRecord]) -> list[list[QueryRecord]]:
+    """The queries that failed or errored, in order, as runs that share a line: a run of
+    :data:`GROUPED` or more consecutive queries with one error (the chunk of a batch call
+    that raised), each other query alone."""
+    runs: list[list[QueryRecord]] = []
+    previous: QueryRecord | None = None
+    for r in records:
+        if r.outcome not in ("error", "failed"):
+            previous = None
+            continue
+        if previous is not None and r.error is not None and r.error == previous.error:
+            runs[-1].append(r)
+        else:
+            runs.append([r])
+        previous = r
+    return [part for run in runs for part in ([run] if len(run) >= GROUPED else [[r] for r in run])]
+
+
+def _run_line(run: Sequence[QueryRecord], where: dict[str, str], first: dict[str, str]) -> str:
+    """A run's line: the first query's, naming how many after it share its error."""
+    record = run[0]
+    who = f"query '{record.id}'"
+    if len(run) > 1:
+        who += f" and the {len(run) - 1} after it, to '{run[-1].id}'"
+    return "  " + where.get(record.id, "") + _problem_line(record, first, who)
 
 
 def _coarse_head(
@@ -570,21 +606,23 @@ def _coarse_head(
     )
 
 
-def _problem_line(record: QueryRecord, first: dict[str, str]) -> str:
-    """A query's line in a coarse item's failure; an error another query of the item
-    had (a fixture's value that is no retriever: every query) is shown whole once."""
+def _problem_line(record: QueryRecord, first: dict[str, str], who: str = "") -> str:
+    """A query's line in a coarse item's failure (``who``: what it names, the query by
+    default); an error another query of the item had (a fixture's value that is no
+    retriever: every query) is shown whole once."""
+    who = who or f"query '{record.id}'"
     if record.error is not None:
         here = f"query '{record.id}' above"
         shown = first.setdefault(record.error, here)
         if shown != here:
-            return f"query '{record.id}': error: the same as {shown}"
+            return f"{who}: error: the same as {shown}"
         error = record.error
         if HOOK_HINT in error and first.setdefault(HOOK_HINT, here) != here:
             error = error.replace(HOOK_HINT, f"; the fix is under {first[HOOK_HINT]}")
-        return f"query '{record.id}': error: {error}"
+        return f"{who}: error: {error}"
     if not record.violations:  # an xfail that passed under xfail_strict
-        return f"query '{record.id}': XPASS(strict): it was expected to fail (xfail) but passed"
-    return f"query '{record.id}': " + "; ".join(record.violations)
+        return f"{who}: XPASS(strict): it was expected to fail (xfail) but passed"
+    return f"{who}: " + "; ".join(record.violations)
 
 
 # --------------------------------------------------------------------------- unscored items

@@ -107,6 +107,18 @@ def _row(report: RunReport, record: QueryRecord) -> hp.QueryRow:
     )  # fmt: skip
 
 
+def _dots(
+    records: Sequence[QueryRecord], metrics: Sequence[str]
+) -> dict[str, dict[str, list[tuple[str, float | None]]]]:
+    """Per metric and configuration, every query's value: the dot charts show every
+    query, also when the table keeps a part of the rows."""
+    dots: dict[str, dict[str, list[tuple[str, float | None]]]] = {m: {} for m in metrics}
+    for r in records:
+        for metric, lanes in dots.items():
+            lanes.setdefault(r.configuration, []).append((r.id, r.metrics.get(metric)))
+    return dots
+
+
 def _records(report: RunReport) -> tuple[list[QueryRecord], str]:
     """Every record, or (past :data:`MAX_ROWS`) those that need a look first: failed and
     errored, then the lowest on the first metric; and a note saying so."""
@@ -185,6 +197,8 @@ def _latency(report: RunReport) -> list[hp.LatencyRow]:
 def page_data(report: RunReport) -> hp.PageData:
     """The page's data for this run."""
     records, note = _records(report)
+    metrics = report.evaluation.metrics
+    dots = _dots(report.results.all_records(), metrics) if note else {}
     comparisons = report.evaluation.comparisons
     settings = report.settings_line()
     if report.label:
@@ -206,5 +220,6 @@ def page_data(report: RunReport) -> hp.PageData:
         latency=_latency(report),
         groups=_groups(report),
         queries_note=note,
+        dots=dots,
         incomplete=report.incomplete_line(),
     )

@@ -267,6 +267,11 @@ class PageData:
     latency: Sequence[LatencyRow] = ()
     groups: Sequence[GroupTable] = ()
     queries_note: str = ""  # e.g. that the table shows a part of the rows
+    # metric -> configuration -> every query's (id, value), for the dot charts when the
+    # table keeps a part of the rows; empty: the dots are the table's rows
+    dots: Mapping[str, Mapping[str, Sequence[tuple[str, float | None]]]] = field(
+        default_factory=dict
+    )
     incomplete: str = ""  # the run did not run every item: the numbers are partial
     warnings: Sequence[str] = ()
     title: str = "Retrieval evaluation"
@@ -312,9 +317,15 @@ def _forest_rows(data: PageData, metric: str) -> list[svg.ForestRow]:
 
 
 def _dot_series(data: PageData, metric: str) -> list[svg.DotSeries]:
+    """Every query's value per configuration: ``data.dots`` when given (the table may
+    keep a part of the rows), else the table's rows."""
     points: dict[str, list[tuple[str, float | None]]] = {c: [] for c in data.configurations}
-    for q in data.queries:
-        points.setdefault(q.configuration, []).append((q.id, q.metrics.get(metric)))
+    if data.dots:
+        for name, values in data.dots.get(metric, {}).items():
+            points.setdefault(name, []).extend(values)
+    else:
+        for q in data.queries:
+            points.setdefault(q.configuration, []).append((q.id, q.metrics.get(metric)))
     return [svg.DotSeries(name, values) for name, values in points.items() if values]
 
 

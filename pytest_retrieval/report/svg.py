@@ -683,9 +683,10 @@ def _lane(
     values = [(qid, finite(v)) for qid, v in s.points]
     share = MAX_DOTS / len(values) if len(values) > MAX_DOTS else 1.0
     for qid, v in sorted(values, key=lambda p: p[0]):
-        if v is not None and (share >= 1.0 or unit(qid) < share):
+        jitter = unit(qid) / share  # the sample's hashes (under share) span the lane
+        if v is not None and jitter < 1.0:
             x = x0 + min(1.0, max(0.0, v)) * (x1 - x0)
-            y = y0 + lane_h / 2 + (unit(qid) - 0.5) * (lane_h - 14)
+            y = y0 + lane_h / 2 + (jitter - 0.5) * (lane_h - 14)
             parts.append(_dot(qid, v, x, y, index))
     kept = [v for _, v in values if v is not None]
     parts.append(_lane_summary(kept, len(values) - len(kept), box, y0))
