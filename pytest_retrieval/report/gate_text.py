@@ -177,14 +177,16 @@ def _unnamed_lines(result: GateResult, dropped: Sequence[_Dropped], width: int |
     return lines
 
 
-def _intended_lines(result: GateResult, width: int | None) -> list[str]:
+def _intended_lines(
+    result: GateResult, dropped: Sequence[_Dropped], width: int | None
+) -> list[str]:
     """What to do when the breached drops are meant: the update that records them; when
     some of the queries named errored (a stale recording, a service down), that an update
     would record their 0s, so they come first."""
     hint = result.update_command()
     if not hint or not result.blocking:
         return []
-    errored = sorted({d.query.id for d in _dropped(result.breached) if d.query.error})
+    errored = sorted({d.query.id for d in dropped if d.query.error})
     text = f"if these drops are intended, run `{hint}` and commit the baseline"
     if errored:
         text = (
@@ -197,8 +199,7 @@ def _intended_lines(result: GateResult, width: int | None) -> list[str]:
     return ["", *_wrap(text, width, "", "  ")]
 
 
-def _worst_lines(result: GateResult, breached: Sequence[GateRow], width: int | None) -> list[str]:
-    dropped = _dropped(breached)
+def _worst_lines(result: GateResult, dropped: Sequence[_Dropped], width: int | None) -> list[str]:
     if not dropped:  # none named (--retrieval-diff 0): still counted
         unnamed = _unnamed_lines(result, dropped, width)
         return ["", *unnamed] if unnamed else []
@@ -416,6 +417,7 @@ def explain(
     for message in result.messages:
         lines += _wrap(message, width, "  ", "    ")
     breached = result.breached
+    dropped = _dropped(breached)  # the queries named, and the advice's errored ones
     if breached:
         if not rows_shown:
             lines += ["", *row_table(breached, width, narrow)]
@@ -426,11 +428,11 @@ def explain(
                 for r in breached
             )
             lines += _wrap(f"breached: {named}", width, "  ", "    ")
-        lines += _worst_lines(result, breached, width)
+        lines += _worst_lines(result, dropped, width)
     for breach in result.latency:
         lines += _wrap(breach.message(), width, "  ", "    ")
     lines += _significance_lines(result, width, narrow)
     lines += _notes(result, width)
     if breached:
-        lines += _intended_lines(result, width)
+        lines += _intended_lines(result, dropped, width)
     return "\n".join(lines)
