@@ -68,7 +68,10 @@ def coverage(
     for qid, grades in judgments.items():
         ranking = list(rankings.get(qid, ()))
         if not ranking:
-            errored, empty = (errored + 1, empty) if qid in errors else (errored, empty + 1)
+            if qid in errors:
+                errored += 1
+            else:
+                empty += 1
             continue
         values.append(judged(ranking, grades, k))
         unjudged += sum(1 for doc in ranking[:k] if doc not in grades)
