@@ -32,6 +32,7 @@ from .io.recording import (
     Recorded,
     RecordedResult,
     Recording,
+    ResultColumns,
     filters_as_recorded,
     is_recording,
     read_recording,
@@ -95,6 +96,8 @@ def _replayed(found: Recorded) -> list[object]:
     results = found.results
     if found.keyed:
         return [_keyed(r) for r in results]
+    if isinstance(results, ResultColumns):  # as the reader holds them
+        return results.as_given()
     if results and all(r[1] is None for r in results):
         return [r[0] for r in results]
     return list(map(tuple, results))  # plain (id, score) pairs, read fast

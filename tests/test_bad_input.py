@@ -2138,6 +2138,23 @@ ENTRY = '{"configuration": "bm25", "id": "q1", "text": "t", "results": [["d1", 1
             "run.jsonl:2: not a recording entry (result 1's score True is not a finite number "
             "or null); the recording is damaged: record again",
         ),
+        # an integer past a double's range raised OverflowError out of the reader (an
+        # INTERNALERROR in a replay)
+        (
+            [ENTRY.replace('[["d1", 1.0]]', '[["d0", 1], ["d1", 1' + "0" * 400 + "]]"), FOOTER],
+            "run.jsonl:2: not a recording entry (result 2's score 10000000000000000000...(401 "
+            "characters) is not a finite number or null); the recording is damaged: record again",
+        ),
+        (
+            [ENTRY.replace('[["d1", 1.0]]', '[["d1", 1' + "0" * 400 + ', "k"]]'), FOOTER],
+            "run.jsonl:2: not a recording entry (result 1's score 10000000000000000000...(401 "
+            "characters) is not a finite number or null); the recording is damaged: record again",
+        ),
+        (
+            [ENTRY.replace('"text"', '"latency_ms": 1' + "0" * 400 + ', "text"'), FOOTER],
+            "run.jsonl:2: not a recording entry ('latency_ms' must be a finite number of "
+            "milliseconds >= 0, got 1" + "0" * 400 + "); the recording is damaged: record again",
+        ),
         (
             [ENTRY.replace('[["d1", 1.0]]', '[["d1", null], ["d2", NaN]]'), FOOTER],
             "run.jsonl:2: not a recording entry (result 2's score nan is not a finite number "
@@ -2233,6 +2250,9 @@ ENTRY = '{"configuration": "bm25", "id": "q1", "text": "t", "results": [["d1", 1
         "four-values",
         "a-text-score",
         "a-true-score",
+        "an-integer-score-past-a-double",
+        "a-keyed-integer-score-past-a-double",
+        "a-latency-past-a-double",
         "a-nan-score",
         "an-empty-error",
         "an-error-not-text",
@@ -2343,6 +2363,58 @@ def test_recorded_scores_may_be_integers_or_null_and_are_read_as_numbers(tmp_pat
     results = read_recording(recording).entries["bm25"]["q1"].results
     assert results == (("d1", 2.0), ("d2", None), ("d3", 0.5))
     assert type(results[0][1]) is float
+
+
+def test_recorded_results_are_read_back_in_compact_columns_that_act_as_pairs(
+    tmp_path: Path,
+) -> None:
+    """A 100-result entry was read as 100 tuples, each with its own float: 1.2 GB to
+    replay 30,000 queries x 2. Read back, a query's ids are one string and its scores
+    an array, and they still iterate, index, compare and pickle as the pairs."""
+    import array
+    import pickle
+
+    from pytest_retrieval.io.recording import ResultColumns, read_recording
+
+    pairs = [[f"d{i}", 100.0 - i] for i in range(100)]
+    entry = ENTRY.replace('[["d1", 1.0]]', json.dumps(pairs))
+    recording = tmp_path / "run.jsonl"
+    recording.write_text("\n".join([RECORDING_HEADER, entry, FOOTER]) + "\n", encoding="utf-8")
+    results = read_recording(recording).entries["bm25"]["q1"].results
+    assert isinstance(results, ResultColumns)
+    assert isinstance(results.scores, array.array)
+    assert results == tuple(map(tuple, pairs))
+    assert len(results) == 100
+    assert results[3] == ("d3", 97.0)
+    assert results[-2:] == (("d98", 2.0), ("d99", 1.0))
+    assert pickle.loads(pickle.dumps(results)) == results
+    assert results.as_given() == [tuple(p) for p in pairs]
+
+
+def test_result_columns_keep_an_id_holding_their_separator_and_ids_without_scores() -> None:
+    from pytest_retrieval.io.recording import ResultColumns
+
+    odd = ResultColumns(("a\0b", "c"), (1.0, 0.5))
+    assert list(odd) == [("a\0b", 1.0), ("c", 0.5)]
+    assert odd.as_given() == [("a\0b", 1.0), ("c", 0.5)]
+    unscored = ResultColumns(("x", "y"), (None, None))
+    assert unscored.as_given() == ["x", "y"]
+    assert ResultColumns((), ()).as_given() == []
+
+
+def test_a_recording_line_that_is_not_utf8_is_named(tmp_path: Path) -> None:
+    """Read whole before, its error named a byte of the file; streamed, it names the line."""
+    from pytest_retrieval.io.common import FormatError
+    from pytest_retrieval.io.recording import read_recording
+
+    recording = tmp_path / "run.jsonl"
+    bad = ENTRY.replace('"t"', '"caf\xe9"').encode("latin-1")
+    recording.write_bytes(b"\n".join([RECORDING_HEADER.encode(), bad, FOOTER.encode()]) + b"\n")
+    with pytest.raises(FormatError) as raised:
+        read_recording(recording, "run.jsonl")
+    assert (
+        str(raised.value) == "run.jsonl:2: not UTF-8 (byte 51 of the line); save the file as UTF-8"
+    )
 
 
 def test_a_recording_holding_a_query_twice_keeps_the_last_attempt(tmp_path: Path) -> None:

@@ -21,22 +21,24 @@ so the path holds a whole recording or the one before.
 
 from __future__ import annotations
 
+import array
 import codecs
 import contextlib
 import json
 import math
 import os
-from collections.abc import Mapping, Sequence
+import sys
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, overload
 
 from ..bulk import paused_gc
 from ..golden import GoldenQuery, Problem
 from ..retriever_metadata import Metadata, parse_metadata
 from ..shapes import KeyedResult
 from .atomic import mode_for, sync_folder, temporary_beside, write_target
-from .common import FormatError, ProblemLog, cut_short, decode_json, is_version
+from .common import FormatError, ProblemLog, cut_short, decode_json, is_version, read_lines
 from .repeated_keys import RepeatedKeys
 
 FORMAT = "pytest-retrieval recording"
@@ -47,6 +49,81 @@ VERSION = 1
 # id null when it had none of its own: only the hook could read it)
 RecordedResult = tuple[str, float | None] | tuple[str | None, float | None, str]
 
+_SEPARATOR = "\0"  # between the ids of one query held as one string (ResultColumns)
+
+
+class ResultColumns(Sequence[RecordedResult]):
+    """A query's recorded results as read back: the ids and the scores in two columns.
+
+    A recording holds millions of results. Read as ``(id, score)`` tuples, each took a
+    tuple, a float and a string of its own (about 136 bytes: 1.2 GB to replay 30,000
+    queries x 2 of 100 results). Here a query's ids are one string, split again when
+    the replay hands them on, and scores without a null are 8 bytes each in an array.
+    (Holding each id once, through a table of every id, took 0.9 us an id: the look-up
+    misses the CPU's caches; the joined string costs 0.05.) Iterating, indexing and
+    comparing give the ``(id, score)`` pairs, as the tuples did.
+    """
+
+    __slots__ = ("_ids", "scores")
+
+    def __init__(self, docs: Sequence[str], scores: Sequence[float | None]):
+        joined = _SEPARATOR.join(docs)  # an id that holds the separator: kept as given
+        whole = len(docs) > 0 and joined.count(_SEPARATOR) == len(docs) - 1
+        self._ids: str | tuple[str, ...] = joined if whole else tuple(docs)
+        self.scores = scores
+
+    @property
+    def docs(self) -> Sequence[str]:
+        ids = self._ids
+        return ids.split(_SEPARATOR) if isinstance(ids, str) else ids
+
+    def __len__(self) -> int:
+        return len(self.scores)
+
+    def __iter__(self) -> Iterator[RecordedResult]:
+        return zip(self.docs, self.scores, strict=True)
+
+    @overload
+    def __getitem__(self, index: int) -> RecordedResult: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[RecordedResult, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> RecordedResult | tuple[RecordedResult, ...]:
+        docs = self.docs
+        if isinstance(index, slice):
+            return tuple(zip(docs[index], self.scores[index], strict=True))
+        return docs[index], self.scores[index]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str):
+            return NotImplemented
+        return len(other) == len(self.scores) and tuple(self) == tuple(other)
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"ResultColumns({tuple(self)!r})"
+
+    def __reduce__(self) -> tuple[Callable[..., ResultColumns], tuple[object, ...]]:
+        return _restored, (self._ids, self.scores)  # as held: xdist's workers get a copy
+
+    def as_given(self) -> list[object]:
+        """The results as a replay hands them on: ids when the retriever gave no scores,
+        else (id, score) pairs."""
+        docs, scores = self.docs, self.scores
+        if docs and not isinstance(scores, array.array) and all(s is None for s in scores):
+            return list(docs)
+        return list(zip(docs, scores, strict=True))
+
+
+def _restored(ids: str | tuple[str, ...], scores: Sequence[float | None]) -> ResultColumns:
+    """A :class:`ResultColumns` unpickled, from its columns as they were held."""
+    columns = ResultColumns.__new__(ResultColumns)
+    columns._ids, columns.scores = ids, scores
+    return columns
+
 
 @dataclass(frozen=True)
 class Recorded:
@@ -55,7 +132,7 @@ class Recorded:
     configuration: str
     id: str
     text: str
-    results: tuple[RecordedResult, ...] = ()
+    results: Sequence[RecordedResult] = ()  # read back: a ResultColumns
     filters: Mapping[str, object] = field(default_factory=dict)
     latency_ms: float | None = None
     shared: bool = False
@@ -220,7 +297,7 @@ def is_recording(path: Path) -> bool:
     return first.lstrip().startswith(b"{") and FORMAT.encode() in first
 
 
-def _results(data: Mapping[str, object]) -> tuple[tuple[RecordedResult, ...], bool]:
+def _results(data: Mapping[str, object]) -> tuple[Sequence[RecordedResult], bool]:
     """The [id, score] pairs as the writer writes them: ids as text, scores as finite
     numbers or null (what a live retriever's results must be; a hand-edited 1 or "0.5"
     is refused, not read as "1" and 0.5). Checked with whole-list operations: a
@@ -243,14 +320,16 @@ def _results(data: Mapping[str, object]) -> tuple[tuple[RecordedResult, ...], bo
         raise ValueError(f"result {rank}'s id {doc!r} is not text; ids are recorded as text")
     kinds = set(map(type, scores))
     numbers = scores if type(None) not in kinds else [s for s in scores if s is not None]
-    if not kinds <= _SCORE_TYPES or not math.isfinite(sum(numbers)):
+    if not kinds <= _SCORE_TYPES or not _finite_sum(numbers):
         bad = [(i, s) for i, s in enumerate(scores, 1) if not _score_ok(s)]
         if bad:  # else: finite scores whose sum overflowed
             rank, score = bad[0]
-            raise ValueError(f"result {rank}'s score {score!r} is not a finite number or null")
-    if int in kinds:
-        scores = tuple(s if s is None else float(s) for s in scores)
-    return tuple(zip(docs, scores, strict=True)), False
+            raise ValueError(
+                f"result {rank}'s score {_shown_score(score)} is not a finite number or null"
+            )
+    if type(None) in kinds:
+        return ResultColumns(docs, tuple(s if s is None else float(s) for s in scores)), False
+    return ResultColumns(docs, array.array("d", scores)), False
 
 
 def recorded_results(kept: Sequence[KeyedResult]) -> tuple[RecordedResult, ...]:
@@ -274,7 +353,9 @@ def _keyed_results(given: list[list[object]]) -> tuple[RecordedResult, ...]:
         if not (isinstance(doc, str) and doc) and not (key and doc is None):
             raise ValueError(f"result {rank}'s id {doc!r} is not text; ids are recorded as text")
         if not _score_ok(score):
-            raise ValueError(f"result {rank}'s score {score!r} is not a finite number or null")
+            raise ValueError(
+                f"result {rank}'s score {_shown_score(score)} is not a finite number or null"
+            )
         value = None if score is None else float(score)  # type: ignore[arg-type]
         found.append((doc, value, key[0]) if key else (doc, value))  # type: ignore[arg-type]
     return tuple(found)
@@ -295,7 +376,23 @@ _SCORE_TYPES = {float, int, type(None)}
 def _score_ok(score: object) -> bool:
     if score is None:
         return True
-    return isinstance(score, (float, int)) and not isinstance(score, bool) and math.isfinite(score)
+    if isinstance(score, int) and not isinstance(score, bool):
+        return abs(score) <= sys.float_info.max  # a longer one is no double (and no score)
+    return isinstance(score, float) and math.isfinite(score)
+
+
+def _finite_sum(numbers: Iterable[float | int]) -> bool:
+    """Whether the numbers' sum is finite (false for an integer past a double's range)."""
+    try:
+        return math.isfinite(sum(numbers))
+    except OverflowError:
+        return False
+
+
+def _shown_score(score: object) -> str:
+    """A refused score as written, cut short when it is a number hundreds of digits long."""
+    text = repr(score)
+    return text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
 
 
 def _error(data: Mapping[str, object]) -> str | None:
@@ -396,15 +493,19 @@ def _header(line: str, log: ProblemLog) -> Mapping[str, object]:
 
 
 def read_recording(path: Path, shown: str | None = None) -> Recording:
-    """A recording file read back; :class:`FormatError` names the lines that are not."""
+    """A recording file read back; :class:`FormatError` names the lines that are not.
+    Streamed line by line: a recording of a large run is hundreds of megabytes."""
     log = ProblemLog(shown or str(path))
     try:
-        lines = path.read_text(encoding="utf-8-sig").split("\n")  # a BOM: left out
-    except (OSError, UnicodeDecodeError) as exc:
+        lines = read_lines(path, log.shown)  # UTF-8 checked per line, a BOM dropped
+        settings = _header(next(lines, (1, ""))[1], log)
+        with paused_gc():
+            entries, footer = _entries(_marked_last(lines), log)
+    except OSError as exc:
         raise FormatError([Problem(log.shown, 0, f"cannot read the recording: {exc}")]) from None
-    settings = _header(lines[0], log)
-    with paused_gc():
-        entries, footer = _entries(lines, log)
+    except FormatError as exc:  # a line that is not UTF-8: with what was found before it
+        later = [problem for problem in exc.problems if problem not in log.problems]
+        raise FormatError([*log.problems, *later], exc.more) from None
     log.raise_if_any()
     golden = str(footer.get("golden", ""))
     described = footer.get("retrievers")
@@ -414,6 +515,20 @@ def read_recording(path: Path, shown: str | None = None) -> Recording:
     }
     complete = bool(footer.get("complete", False))
     return Recording(entries, complete, settings, golden, retrievers)
+
+
+def _marked_last(lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, str, bool]]:
+    """The lines that are not blank, the last of them marked (a copy or a write that
+    stopped leaves it cut short)."""
+    held: tuple[int, str] | None = None
+    for number, line in lines:
+        if not line.strip():
+            continue
+        if held is not None:
+            yield *held, False
+        held = number, line
+    if held is not None:
+        yield *held, True
 
 
 _UNREADABLE = object()  # a line that is no JSON value (its problem is logged)
@@ -452,22 +567,18 @@ def _json_line(
 
 
 def _entries(
-    lines: Sequence[str], log: ProblemLog
+    lines: Iterable[tuple[int, str, bool]], log: ProblemLog
 ) -> tuple[dict[str, dict[str, Recorded]], Mapping[str, object]]:
-    """The recorded results of each configuration, and the footer line (if any)."""
+    """The recorded results of each configuration, and the footer line (if any), from
+    the lines after the header (:func:`_marked_last`)."""
     entries: dict[str, dict[str, Recorded]] = {}
     counted = 0  # entry lines, as the writer counted them in the footer
     footer: Mapping[str, object] = {}
     footer_line = 0
     seen: dict[tuple[str, str], tuple[int, int]] = {}  # (configuration, id) -> line, attempt
     hook = RepeatedKeys()
-    final = len(lines)  # the last line that is not blank
-    while final > 1 and not lines[final - 1].strip():
-        final -= 1
-    for number, line in enumerate(lines[1:], start=2):
-        if not line.strip():
-            continue
-        data = _json_line(line, number, log, hook, number == final)
+    for number, line, last in lines:
+        data = _json_line(line, number, log, hook, last)
         if data is _UNREADABLE:
             continue
         if isinstance(data, dict) and "complete" in data:
