@@ -292,10 +292,12 @@ def timed(function: Callable[[], object]) -> float:
 
 
 def stripped(path: Path) -> dict:
-    """A JSON report's configurations without their latency fields (machine-dependent)."""
+    """A JSON report's configurations without their latency fields (machine-dependent)
+    and the kind of retriever called (a replay calls none)."""
     configurations = json.loads(path.read_text())["configurations"]
     for block in configurations.values():
         block.pop("latency", None)
+        block.pop("retriever_kind", None)
         for query in block["queries"].values():
             query.pop("latency_ms", None)
             query.pop("latency_shared", None)

@@ -10,10 +10,11 @@ generated ranking. Whole processes, alternately:
 - replay: ``pytest --retrieval-eval -q --retrieval-replay=rec.jsonl
   --retrieval-report=replayed.json`` (reads them back; the fixture is not built).
 
-Printed: both wall and CPU times, the ratio, the time the retriever itself took in the
-recording run (the sum of its per-query latency in the report), and whether the two
-reports' numbers are equal (``configurations`` with the latency fields stripped). No
-target in issue 11: replay should cost the recording run minus the retriever.
+Printed: both wall and CPU times and the peak resident memory, the ratio, the time
+the retriever itself took in the recording run (the sum of its per-query latency in
+the report), and whether the two reports' numbers are equal (``configurations`` with
+the latency fields stripped). No target in issue 11: replay should cost the recording
+run minus the retriever.
 
     python benchmarks/bench_replay.py                # 10,000 queries
     python benchmarks/bench_replay.py 2000 --configurations 3
@@ -89,6 +90,8 @@ def main(argv: list[str]) -> int:
         for what in ("wall", "cpu"):
             a, b = median(runs["replay"], what), median(runs["record"], what)
             print(row(f"replay vs record, {what} s", f"{a:.2f}", f"{b:.2f}", a / b, "(none)", ""))
+        a, b = (median(runs[v], "maxrss_kb") / 1024 for v in ("replay", "record"))
+        print(row("replay vs record, peak MiB", f"{a:.0f}", f"{b:.0f}", a / b, "(none)", ""))
         spent = retriever_seconds(root / "recorded.json")
         print(f"  the retriever's own time in the recording run: {spent:.2f} s")
         print(f"  recording: {size:.1f} MiB; numbers equal (latency stripped): {same}")
