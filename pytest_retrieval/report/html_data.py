@@ -29,9 +29,13 @@ TREND_LABELS = 6  # labels with a trend chart (this run's, then the latest other
 
 
 def _cell(s: Slice, metric: str) -> hp.MetricCell:
+    """The mean, its interval, and its count when it is over fewer queries than the row's
+    n (``retrieval_empty = skip``), as the terminal's and the Markdown's ``(n=34)``."""
     interval = s.intervals.get(metric)
     bounds = interval.as_list() if interval is not None else None
-    return hp.MetricCell(s.row.values.get(metric), *(bounds or (None, None)))
+    lo, hi = bounds if bounds is not None else (None, None)
+    count = s.row.count(metric)
+    return hp.MetricCell(s.row.values.get(metric), lo, hi, None if count == s.row.n else count)
 
 
 def _row_means(configuration: str, name: str, s: Slice, metrics: Sequence[str]) -> hp.CategoryMeans:
