@@ -114,10 +114,11 @@ def _row(report: RunReport, record: QueryRecord) -> hp.QueryRow:
 def _dots(
     records: Sequence[QueryRecord], metrics: Sequence[str]
 ) -> dict[str, dict[str, list[tuple[str, float | None]]]]:
-    """Per metric and configuration, every query's value: the dot charts show every
-    query, also when the table keeps a part of the rows."""
+    """Per metric and configuration, every evaluated query's value: the dot charts show
+    every query, also when the table keeps a part of the rows (a skipped item is not
+    counted in ``n``, so it is no dot and no n/a)."""
     dots: dict[str, dict[str, list[tuple[str, float | None]]]] = {m: {} for m in metrics}
-    for r in records:
+    for r in (r for r in records if r.evaluated):
         for metric, lanes in dots.items():
             lanes.setdefault(r.configuration, []).append((r.id, r.metrics.get(metric)))
     return dots

@@ -320,14 +320,14 @@ def _forest_rows(data: PageData, metric: str) -> list[svg.ForestRow]:
 
 
 def _dot_series(data: PageData, metric: str) -> list[svg.DotSeries]:
-    """Every query's value per configuration: ``data.dots`` when given (the table may
-    keep a part of the rows), else the table's rows."""
+    """Every evaluated query's value per configuration: ``data.dots`` when given (the
+    table may keep a part of the rows), else the table's rows but the skipped ones."""
     points: dict[str, list[tuple[str, float | None]]] = {c: [] for c in data.configurations}
     if data.dots:
         for name, values in data.dots.get(metric, {}).items():
             points.setdefault(name, []).extend(values)
     else:
-        for q in data.queries:
+        for q in (q for q in data.queries if q.outcome != "skipped"):  # not in n
             points.setdefault(q.configuration, []).append((q.id, q.metrics.get(metric)))
     return [svg.DotSeries(name, values) for name, values in points.items() if values]
 
