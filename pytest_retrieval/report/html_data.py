@@ -10,12 +10,12 @@ logged runs of each label (this run's label first).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from ..history import LogEntry, comparable_runs
 from ..model import QueryRecord
 from ..query_changes import judged_moves
-from ..retriever_metadata import Metadata, shown
+from ..retriever_metadata import shown
 from ..scoring import why
 from ..slices import Slice
 from . import html_page as hp
@@ -189,8 +189,8 @@ def trend_charts(report: RunReport) -> list[hp.TrendChart]:
     return charts
 
 
-def _retrievers(metadata: Mapping[str, Metadata]) -> dict[str, dict[str, str]]:
-    return {c: {k: shown(v) for k, v in m.items()} for c, m in metadata.items()}
+def _retrievers(report: RunReport) -> dict[str, dict[str, str]]:
+    return {c: {k: shown(v) for k, v in m.items()} for c, m in report.described()}
 
 
 def _latency(report: RunReport) -> list[hp.LatencyRow]:
@@ -221,7 +221,7 @@ def page_data(report: RunReport) -> hp.PageData:
         warnings=[str(w) for w in report.evaluation.warnings],
         relevance_threshold=report.settings.conventions.relevance_threshold,
         generated=report.generated.replace("T", " ").replace("+00:00", " UTC"),
-        retrievers=_retrievers(report.retrievers),
+        retrievers=_retrievers(report),
         latency=_latency(report),
         groups=_groups(report),
         queries_note=note,
