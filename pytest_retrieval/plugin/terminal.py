@@ -81,7 +81,7 @@ def _update_lines(update: UpdateOutcome, shown: str) -> list[tuple[str, bool]]:
         ("dropped, no longer in any golden file", ", ".join(update.dropped), True),
         (
             "not written, their retriever errored (previous entries kept)",
-            ", ".join(update.errored),
+            _some(update.errored),
             True,
         ),
     )
@@ -99,6 +99,16 @@ def _update_lines(update: UpdateOutcome, shown: str) -> list[tuple[str, bool]]:
 
 
 MOVES_SHOWN = 6
+ERRORED_SHOWN = 10  # errored queries named by an update (a broken index errors them all)
+
+
+def _some(items: list[str]) -> str:
+    """The first :data:`ERRORED_SHOWN` items and how many more (each errored item is
+    among the run's failures, with its error)."""
+    more = len(items) - ERRORED_SHOWN
+    return ", ".join(items[:ERRORED_SHOWN]) + (
+        f" and {more} more (each is among the failures above)" if more > 0 else ""
+    )
 
 
 def _advice_lines(session: Summary, summary_shown: bool) -> list[tuple[str, str | None]]:
