@@ -289,7 +289,13 @@ def test_the_html_report_says_a_mean_is_over_fewer_queries_as_the_tables_do(
     """retrieval_empty = skip: the overview's cell and the bar's tooltip say the mean is
     over 6 queries, as the terminal's and the Markdown's ``(n=6)`` do, not the row's 7."""
     e2e_write_project(pytester, ini="[pytest]\nretrieval_golden = golden\nretrieval_empty = skip\n")
-    e2e_run(pytester, "--retrieval-eval", "--retrieval-report", "r.md", "--retrieval-report=r.html")
+    e2e_run(
+        pytester, "--retrieval-eval", "--retrieval-report", "r.md", "--retrieval-report=r.html",
+        "--junitxml=j.xml",
+    )  # fmt: skip
+    props = e2e_junit_properties(pytester.path / "j.xml")
+    teleport = props[f"golden.catalog.yaml::teleport-ticket[{E2E_CONFIGS[0]}]"]
+    assert [teleport[m] for m in E2E_METRICS] == ["n/a"] * len(E2E_METRICS)  # as documented
     markdown = (pytester.path / "r.md").read_text(encoding="utf-8")
     assert "(n=6)" in {r[0]: r for r in e2e_tables(markdown)[0]["rows"]}["all"][2]
     page = (pytester.path / "r.html").read_text(encoding="utf-8")
