@@ -293,3 +293,21 @@ def test_the_retrievers_are_listed_in_the_order_of_the_configurations() -> None:
     page = html_report(report)
     retrievers = page.split('<table class="retrievers">')[1].split("</table>")[0]
     assert re.findall(r"<code>model</code> (\w+)-model", retrievers) == ["bm25", "dense", "fused"]
+
+
+def test_a_name_ending_in_hashes_keeps_them_in_a_heading() -> None:
+    """In a Markdown heading, '#'s after a space at its end are its closing sequence, which
+    GitHub drops: a configuration 'rank v2 #' had the heading 'configuration: rank v2'."""
+    results = results_of([dataclasses.replace(r, configuration="rank v2 #") for r in perfect()])
+    text = markdown_report(report_of(results, None))
+    assert "### configuration: rank v2 \\#\n" in text
+    for name in ("rank v2 #", "a ##", "c#", "# a #"):
+        heading = f"### configuration: {markdown_text(name)}"
+        assert _rendered_heading(heading) == f"configuration: {name}", heading
+
+
+def _rendered_heading(line: str) -> str:
+    """A heading's text as CommonMark reads it: the closing #s (a run after a space at
+    its end) dropped, backslash escapes undone."""
+    text = re.sub(r"(^|[ \t])#+[ \t]*$", "", line.split(" ", 1)[1]).rstrip()
+    return re.sub(r"\\(.)", r"\1", text)
