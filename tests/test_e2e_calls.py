@@ -1586,6 +1586,31 @@ def test_the_latency_line_wraps_between_configurations_not_inside_one() -> None:
     assert all(len(line) <= 80 for line in lines) and lines[-1].endswith("/501ms")
 
 
+def test_a_long_configuration_name_is_cut_not_broken_in_two_by_the_summary_lines() -> None:
+    """At 60 columns the latency line broke a long name inside a word
+    (`...-that-go` / `es-on-and-on 0.0493ms/...`) and the heading of the significant
+    differences ran past the width: names are now cut with "…" as the tables cut them,
+    and every line fits."""
+    from pytest_retrieval.latency import LatencySummary
+    from pytest_retrieval.report.summary import latency_lines, significant_lines
+
+    name = "dense-embedding-model-with-a-very-long-name-that-goes-on-and-on"
+    timing = LatencySummary(24, 34.5, 45.0, 51.9, 400.0, 501.0, 60.0, shared=0)
+    evaluation = types.SimpleNamespace(latency={"bm25 | k1=1.2": timing, name: timing})
+    lines = latency_lines(evaluation, 60)  # type: ignore[arg-type]
+    assert all(len(line) <= 60 for line in lines), lines
+    assert not any(line.strip().startswith("es-on") for line in lines), lines
+    assert "  dense-embedding-model-with-a-very-lo… 34.5ms/51.9ms/501ms" in lines
+    row = types.SimpleNamespace(
+        configuration=name, category="all", metric="ndcg@10", delta=-0.2, significant=True
+    )
+    reference = "bm25 | k1=1.2 <b> (tuned on 2024 data)"
+    comparisons = types.SimpleNamespace(reference=reference, rows=[row])
+    shown = significant_lines(types.SimpleNamespace(comparisons=comparisons), 60)  # type: ignore[arg-type]
+    assert all(len(line) <= 60 for line in shown), shown
+    assert shown[-1].endswith("ndcg@10: all -0.200")
+
+
 def test_a_budget_per_configuration_replaces_the_shared_one(pytester: pytest.Pytester) -> None:
     budget = "retrieval_latency_budget = max=150ms dense:max=2s dense:p50=100ms\n"
     _project(pytester, LAGGING, ini=E2E_INI + budget)

@@ -398,6 +398,10 @@ def test_a_retriever_fixture_that_raises_in_setup_errors_its_items(
     )
     result.assert_outcomes(passed=7, errors=7)
     result.stdout.fnmatch_lines(["*ERROR at setup of rain-tomorrow[[]dense[]]*"])
+    said = " ".join(result.stdout.str().split())  # the summary says why dense scores 0.0
+    assert "every query of configuration 'dense' errored (" in said
+    assert "dense index not built" in said.split("every query of configuration 'dense'")[1]
+    assert "every query of configuration 'bm25'" not in said
     report = e2e_load_json(pytester.path / "r.json")
     dense = report["configurations"]["dense"]
     assert sorted(dense["queries"]) == sorted(E2E_QUERY_IDS)

@@ -12,6 +12,7 @@ import json
 import os
 import stat
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -179,6 +180,45 @@ def test_an_output_that_would_destroy_another_file_is_refused_before_the_run(
     )
     after = {p: p.read_bytes() for p in pytester.path.rglob("*") if p.is_file()}
     assert after == before  # nothing written, nothing spoiled
+
+
+def _unwritable_folder(base: Path) -> Path | None:
+    """A folder this process cannot create a file in: a read-only one of its own, or (for
+    root, whom permissions do not stop) sysfs's; None when there is none to be had."""
+    folder = base / "read-only"
+    folder.mkdir()
+    folder.chmod(0o555)
+    for candidate in (folder, Path("/sys/kernel")):
+        try:
+            with tempfile.TemporaryFile(dir=candidate):
+                pass
+        except OSError:
+            return candidate
+    return None
+
+
+@pytest.mark.parametrize("option", ["--retrieval-report", "--junitxml", "--retrieval-log"])
+def test_an_output_in_a_folder_that_cannot_be_written_is_refused_before_the_run(
+    pytester: pytest.Pytester, option: str
+) -> None:
+    """A read-only folder was found out once every query had run: a report and a log
+    'NOT written', the JUnit XML an INTERNALERROR traceback of pytest's."""
+    e2e_write_project(pytester)
+    folder = _unwritable_folder(pytester.path)
+    if folder is None:
+        pytest.skip("no folder this process cannot write")
+    name = (
+        "log.jsonl" if option == "--retrieval-log" else "out.xml" if "junit" in option else "r.json"
+    )
+    try:
+        result = e2e_run(pytester, "--retrieval-eval", f"{option}={folder / 'sub' / name}")
+    finally:
+        (pytester.path / "read-only").chmod(0o755)
+    err = " ".join(e2e_unwrapped(result.stderr.str()).split())
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()
+    assert f"the folder {folder} cannot be written (" in err
+    assert "give a path in a folder this run can write" in err
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
 
 
 def test_a_log_in_a_hidden_folder_of_a_golden_folder_is_fine(pytester: pytest.Pytester) -> None:

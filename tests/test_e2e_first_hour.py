@@ -690,6 +690,22 @@ def test_retrieval_show_prints_a_passing_query_for_each_configuration(
     assert "'rain-tomorrow'" in said
 
 
+def test_retrieval_show_of_the_start_of_ids_says_the_glob_for_them() -> None:
+    """`--retrieval-show q0` matched nothing and said nothing more (no id is close to
+    so short a pattern): it now gives the glob for the ids it is the start of."""
+    from pytest_retrieval.plugin.session import unmatched_show
+
+    ids = {"q00-rain", "q01-snow", "q10-wind"}
+    assert unmatched_show(["q0"], ids) == [
+        "--retrieval-show q0: no query of this run has that id; 2 ids start with it: "
+        "--retrieval-show 'q0*'"
+    ]
+    assert unmatched_show(["q00-rian"], ids) == [
+        "--retrieval-show q00-rian: no query of this run has that id; did you mean 'q00-rain', "
+        "'q10-wind'?"
+    ]
+
+
 def test_retrieval_show_fits_the_terminal(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -283,6 +283,28 @@ def test_empty_skip_gives_null_metrics_and_means_over_the_rest(
     assert terminal["all"][1] == "6"  # the mean is over 6 queries, not the 7 evaluated
 
 
+def test_the_html_report_says_a_mean_is_over_fewer_queries_as_the_tables_do(
+    pytester: pytest.Pytester,
+) -> None:
+    """retrieval_empty = skip: the overview's cell and the bar's tooltip say the mean is
+    over 6 queries, as the terminal's and the Markdown's ``(n=6)`` do, not the row's 7."""
+    e2e_write_project(pytester, ini="[pytest]\nretrieval_golden = golden\nretrieval_empty = skip\n")
+    e2e_run(
+        pytester, "--retrieval-eval", "--retrieval-report", "r.md", "--retrieval-report=r.html",
+        "--junitxml=j.xml",
+    )  # fmt: skip
+    props = e2e_junit_properties(pytester.path / "j.xml")
+    teleport = props[f"golden.catalog.yaml::teleport-ticket[{E2E_CONFIGS[0]}]"]
+    assert [teleport[m] for m in E2E_METRICS] == ["n/a"] * len(E2E_METRICS)  # as documented
+    markdown = (pytester.path / "r.md").read_text(encoding="utf-8")
+    assert "(n=6)" in {r[0]: r for r in e2e_tables(markdown)[0]["rows"]}["all"][2]
+    page = (pytester.path / "r.html").read_text(encoding="utf-8")
+    overview = page.split('<table class="overview">')[1].split("</table>")[0]
+    assert overview.count("(n=6)") == len(E2E_CONFIGS) * len(E2E_METRICS)
+    tips = re.findall(r"<title>([^<]*) · all: [^<]*, n=(\d+)</title>", page)
+    assert tips and {n for _, n in tips} == {"6"}
+
+
 # --------------------------------------------------------------------------- tables
 
 

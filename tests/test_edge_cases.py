@@ -132,6 +132,28 @@ def test_an_errored_query_keeps_its_baseline_entry(pytester: pytest.Pytester) ->
     assert after == before
 
 
+def test_an_update_names_the_first_errored_queries_and_counts_the_rest(
+    pytester: pytest.Pytester,
+) -> None:
+    """A broken index errors every query: the update named all of them, one long
+    paragraph even under -q; it now names ten and counts the others."""
+    project(pytester)
+    run(pytester, "--retrieval-update-baseline")
+    ids = [f"q{i:02d}" for i in range(14)]
+    queries = "".join(f"  - id: {q}\n    query: text {q}\n    relevant: [d1]\n" for q in ids)
+    (pytester.path / "golden" / "set.yaml").write_text("queries:\n" + queries)
+    (pytester.path / "broken.txt").write_text(" ".join(ids))
+    pytester.makeconftest(CONFTEST.replace("[query.id]", '.get(query.id, ["d1"])'))
+    result, _ = run(pytester, "--retrieval-update-baseline", "-q")
+    out = " ".join(result.stdout.str().split())
+    shown = ", ".join(f"second/{q}" for q in ids[:10])
+    assert (
+        f"not written, their retriever errored (previous entries kept): {shown} and 4 more "
+        "(each is among the failures above)"
+    ) in out
+    assert "second/q10" not in out.split("retrieval baseline written")[1]
+
+
 def test_a_category_with_every_item_skipped_has_no_interval(pytester: pytest.Pytester) -> None:
     project(pytester)
     golden = pytester.path / "golden" / "set.yaml"

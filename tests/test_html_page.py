@@ -249,6 +249,20 @@ def test_metric_cells_carry_sort_keys_and_na() -> None:
     assert '<td class="num na" data-metric="recall@20" data-sort="">n/a</td>' in markup
 
 
+def test_a_skipped_item_is_no_dot_and_no_n_a_in_the_query_chart() -> None:
+    """A skipped item is not counted in n: its lane says n=1, not "n=1, n/a 1"."""
+    rows = [
+        hp.QueryRow("bm25", "q1", "c", "passed", {"mrr": 0.5}),
+        hp.QueryRow("bm25", "q2", "c", "skipped", {"mrr": None}),
+    ]
+    data = hp.PageData(
+        settings="", metrics=["mrr"], configurations=["bm25"], means=[], queries=rows
+    )
+    markup = hp.render_page(data)
+    assert ">n=1<" in markup and "n/a 1" not in markup
+    assert "<title>q2" not in markup
+
+
 def test_latency_is_a_table_of_the_summary_with_the_batch_share() -> None:
     """README (Real retrievers): the latency table is in the Markdown and HTML reports."""
     doc = parsed(page())

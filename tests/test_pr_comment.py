@@ -276,3 +276,38 @@ def test_a_code_fence_no_line_of_its_text_can_close_and_a_cut_closes_it() -> Non
     text = pull_request_comment(failing_run(), body, limit=5000)
     inside = text.split("<details>", 1)[1].splitlines()
     assert inside.count("````") == 2  # opened, and closed again where the text was cut
+
+
+def test_the_retrievers_are_listed_in_the_order_of_the_configurations() -> None:
+    """Under xdist the retrievers' metadata arrives in the workers' order, which varies
+    from run to run: the Markdown and HTML reports listed them in that order, not in the
+    order of every other table."""
+    from pytest_retrieval.report.html import html_report
+
+    results = results_of(perfect("bm25"), perfect("dense"), perfect("fused"))
+    arrived = {name: {"model": f"{name}-model"} for name in ("fused", "bm25", "dense")}
+    report = dataclasses.replace(report_of(results, None), retrievers=arrived)
+    assert list(report.evaluation.summaries) == ["bm25", "dense", "fused"]
+    section = markdown_report(report).split("### retrievers")[1]
+    assert re.findall(r"^\| (\w+) \| model=", section, re.MULTILINE) == ["bm25", "dense", "fused"]
+    page = html_report(report)
+    retrievers = page.split('<table class="retrievers">')[1].split("</table>")[0]
+    assert re.findall(r"<code>model</code> (\w+)-model", retrievers) == ["bm25", "dense", "fused"]
+
+
+def test_a_name_ending_in_hashes_keeps_them_in_a_heading() -> None:
+    """In a Markdown heading, '#'s after a space at its end are its closing sequence, which
+    GitHub drops: a configuration 'rank v2 #' had the heading 'configuration: rank v2'."""
+    results = results_of([dataclasses.replace(r, configuration="rank v2 #") for r in perfect()])
+    text = markdown_report(report_of(results, None))
+    assert "### configuration: rank v2 \\#\n" in text
+    for name in ("rank v2 #", "a ##", "c#", "# a #"):
+        heading = f"### configuration: {markdown_text(name)}"
+        assert _rendered_heading(heading) == f"configuration: {name}", heading
+
+
+def _rendered_heading(line: str) -> str:
+    """A heading's text as CommonMark reads it: the closing #s (a run after a space at
+    its end) dropped, backslash escapes undone."""
+    text = re.sub(r"(^|[ \t])#+[ \t]*$", "", line.split(" ", 1)[1]).rstrip()
+    return re.sub(r"\\(.)", r"\1", text)

@@ -12,6 +12,7 @@ was). Each refusal is a usage error that names the option, the file and the fix.
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -67,6 +68,21 @@ def _refuse_unusable(what: str, path: Path, written: bool = True) -> None:
         _refuse(f"{what} is a device or a pipe, not a file{harm}; give the path of a file")
 
 
+def _refuse_unwritable(what: str, folder: Path) -> None:
+    """A folder the run cannot create files in (read only, another user's, a read-only
+    file system) is a usage error now, not a file left unwritten (or pytest's traceback,
+    for the JUnit XML) once every query has run. Tried with a nameless temporary file,
+    which leaves nothing behind."""
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        _refuse(
+            f"{what}: the folder {folder} cannot be written ({exc.strerror or exc}): give a "
+            "path in a folder this run can write"
+        )
+
+
 def _refuse(text: str) -> None:
     raise usage_error(text)
 
@@ -85,6 +101,8 @@ def refuse_clashing_outputs(config: pytest.Config, run: RunSettings, baseline: P
         blocking = next((p for p in path.parents if p.exists()), None)
         if blocking is not None and not blocking.is_dir():
             _refuse(f"{what}: {blocking} is a file, not a folder: give a path in a folder")
+        if blocking is not None:
+            _refuse_unwritable(what, blocking)
         if resolved == baseline.resolve():
             kind = what.split()[0].removeprefix("--retrieval-").replace("--junitxml", "JUnit XML")
             harm = "append to" if kind == "log" else "overwrite"

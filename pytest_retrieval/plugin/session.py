@@ -145,13 +145,17 @@ def setting_place(config: pytest.Config, key: str) -> tuple[str, int] | None:
 
 def unmatched_show(patterns: Sequence[str], ids: set[str]) -> list[str]:
     """A note for each ``--retrieval-show`` pattern no evaluated query matched (a typo
-    otherwise shows nothing at all), with the closest ids."""
+    otherwise shows nothing at all), with the closest ids, or the glob for the ids it
+    is the start of."""
     notes = []
     for pattern in patterns:
         if any(fnmatch.fnmatchcase(qid, pattern) for qid in ids):
             continue
         close = difflib.get_close_matches(pattern, sorted(ids), n=3)
         hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+        starting = sum(qid.startswith(pattern) for qid in ids)
+        if starting and not close:  # the start of ids, meant as a prefix: the glob for it
+            hint = f"; {counted(starting, 'id')} start with it: --retrieval-show '{pattern}*'"
         notes.append(
             f"--retrieval-show {quoted(pattern, '')}: no query of this run has that id{hint}"
         )

@@ -81,7 +81,7 @@ def _update_lines(update: UpdateOutcome, shown: str) -> list[tuple[str, bool]]:
         ("dropped, no longer in any golden file", ", ".join(update.dropped), True),
         (
             "not written, their retriever errored (previous entries kept)",
-            ", ".join(update.errored),
+            _some(update.errored),
             True,
         ),
     )
@@ -99,6 +99,16 @@ def _update_lines(update: UpdateOutcome, shown: str) -> list[tuple[str, bool]]:
 
 
 MOVES_SHOWN = 6
+ERRORED_SHOWN = 10  # errored queries named by an update (a broken index errors them all)
+
+
+def _some(items: list[str]) -> str:
+    """The first :data:`ERRORED_SHOWN` items and how many more (each errored item is
+    among the run's failures, with its error)."""
+    more = len(items) - ERRORED_SHOWN
+    return ", ".join(items[:ERRORED_SHOWN]) + (
+        f" and {more} more (each is among the failures above)" if more > 0 else ""
+    )
 
 
 def _advice_lines(session: Summary, summary_shown: bool) -> list[tuple[str, str | None]]:
@@ -120,7 +130,28 @@ def _advice_lines(session: Summary, summary_shown: bool) -> list[tuple[str, str 
     if errors:
         items = len(session.errored_items)
         lines.append((_errored(errors, items, session.coarse_items), "yellow"))
+        lines += [(line, "red") for line in _wholly_errored(session.results)]
     return lines + [(note, "yellow") for note in session.notes]
+
+
+def _wholly_errored(results: Results) -> list[str]:
+    """A line for each configuration every evaluated query of which errored (an index
+    that is down, a wrong URL): its means are all 0.0, not a measure of its quality,
+    and its first error says why."""
+    first: dict[str, str] = {}
+    fine: set[str] = set()
+    for r in results.all_records():
+        if r.outcome == "error":
+            error = r.error or "an error"
+            first.setdefault(r.configuration, error if len(error) <= 200 else error[:180] + "...")
+        elif r.evaluated:
+            fine.add(r.configuration)
+    return [
+        f"every query of configuration '{name}' errored ({error}): its means are 0.0 by "
+        "that, not by its rankings"
+        for name, error in first.items()
+        if name not in fine
+    ]
 
 
 def _errored(errors: list[tuple[str, str]], items: int, coarse: bool) -> str:

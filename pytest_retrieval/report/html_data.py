@@ -10,12 +10,12 @@ logged runs of each label (this run's label first).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from ..history import LogEntry, comparable_runs
 from ..model import QueryRecord
 from ..query_changes import judged_moves
-from ..retriever_metadata import Metadata, shown
+from ..retriever_metadata import shown
 from ..scoring import why
 from ..slices import Slice
 from . import html_page as hp
@@ -29,9 +29,13 @@ TREND_LABELS = 6  # labels with a trend chart (this run's, then the latest other
 
 
 def _cell(s: Slice, metric: str) -> hp.MetricCell:
+    """The mean, its interval, and its count when it is over fewer queries than the row's
+    n (``retrieval_empty = skip``), as the terminal's and the Markdown's ``(n=34)``."""
     interval = s.intervals.get(metric)
     bounds = interval.as_list() if interval is not None else None
-    return hp.MetricCell(s.row.values.get(metric), *(bounds or (None, None)))
+    lo, hi = bounds if bounds is not None else (None, None)
+    count = s.row.count(metric)
+    return hp.MetricCell(s.row.values.get(metric), lo, hi, None if count == s.row.n else count)
 
 
 def _row_means(configuration: str, name: str, s: Slice, metrics: Sequence[str]) -> hp.CategoryMeans:
@@ -110,10 +114,11 @@ def _row(report: RunReport, record: QueryRecord) -> hp.QueryRow:
 def _dots(
     records: Sequence[QueryRecord], metrics: Sequence[str]
 ) -> dict[str, dict[str, list[tuple[str, float | None]]]]:
-    """Per metric and configuration, every query's value: the dot charts show every
-    query, also when the table keeps a part of the rows."""
+    """Per metric and configuration, every evaluated query's value: the dot charts show
+    every query, also when the table keeps a part of the rows (a skipped item is not
+    counted in ``n``, so it is no dot and no n/a)."""
     dots: dict[str, dict[str, list[tuple[str, float | None]]]] = {m: {} for m in metrics}
-    for r in records:
+    for r in (r for r in records if r.evaluated):
         for metric, lanes in dots.items():
             lanes.setdefault(r.configuration, []).append((r.id, r.metrics.get(metric)))
     return dots
@@ -184,8 +189,8 @@ def trend_charts(report: RunReport) -> list[hp.TrendChart]:
     return charts
 
 
-def _retrievers(metadata: Mapping[str, Metadata]) -> dict[str, dict[str, str]]:
-    return {c: {k: shown(v) for k, v in m.items()} for c, m in metadata.items()}
+def _retrievers(report: RunReport) -> dict[str, dict[str, str]]:
+    return {c: {k: shown(v) for k, v in m.items()} for c, m in report.described()}
 
 
 def _latency(report: RunReport) -> list[hp.LatencyRow]:
@@ -216,7 +221,7 @@ def page_data(report: RunReport) -> hp.PageData:
         warnings=[str(w) for w in report.evaluation.warnings],
         relevance_threshold=report.settings.conventions.relevance_threshold,
         generated=report.generated.replace("T", " ").replace("+00:00", " UTC"),
-        retrievers=_retrievers(report.retrievers),
+        retrievers=_retrievers(report),
         latency=_latency(report),
         groups=_groups(report),
         queries_note=note,

@@ -112,11 +112,13 @@ def join(*parts: Child) -> Raw:
 
 @dataclass(frozen=True)
 class MetricCell:
-    """A mean with its 95% interval (None: not computed, or nothing to average)."""
+    """A mean with its 95% interval (None: not computed, or nothing to average), and
+    ``n`` when it is over fewer queries than its row's n (``retrieval_empty = skip``)."""
 
     value: float | None
     lo: float | None = None
     hi: float | None = None
+    n: int | None = None
 
 
 @dataclass(frozen=True)
@@ -290,7 +292,8 @@ def _bar_groups(data: PageData, metric: str) -> list[svg.BarGroup]:
     by_category: dict[str, list[svg.Bar]] = {}
     for row in data.means:
         cell = row.means.get(metric, MetricCell(None))
-        bar = svg.Bar(row.configuration, cell.value, cell.lo, cell.hi, row.n)
+        n = row.n if cell.n is None else cell.n
+        bar = svg.Bar(row.configuration, cell.value, cell.lo, cell.hi, n)
         by_category.setdefault(row.category, []).append(bar)
     overall = by_category.pop(data.overall, None)
     groups = [svg.BarGroup(name, bars) for name, bars in by_category.items()]
@@ -317,14 +320,14 @@ def _forest_rows(data: PageData, metric: str) -> list[svg.ForestRow]:
 
 
 def _dot_series(data: PageData, metric: str) -> list[svg.DotSeries]:
-    """Every query's value per configuration: ``data.dots`` when given (the table may
-    keep a part of the rows), else the table's rows."""
+    """Every evaluated query's value per configuration: ``data.dots`` when given (the
+    table may keep a part of the rows), else the table's rows but the skipped ones."""
     points: dict[str, list[tuple[str, float | None]]] = {c: [] for c in data.configurations}
     if data.dots:
         for name, values in data.dots.get(metric, {}).items():
             points.setdefault(name, []).extend(values)
     else:
-        for q in data.queries:
+        for q in (q for q in data.queries if q.outcome != "skipped"):  # not in n
             points.setdefault(q.configuration, []).append((q.id, q.metrics.get(metric)))
     return [svg.DotSeries(name, values) for name, values in points.items() if values]
 
@@ -434,11 +437,13 @@ def _interval_cell(cell: MetricCell, best: bool) -> Raw:
     text = svg.fmt(value)
     ci = svg.interval_text(svg.finite(cell.lo), svg.finite(cell.hi)).strip()
     shown = el("strong", text) if best else text
+    count = f" (n={cell.n})" if cell.n is not None and value is not None else None
     return el(
         "td",
         shown,
         " ",
         el("span", ci, cls="ci") if ci else None,
+        count,
         cls="num",
         data_sort="" if value is None else f"{value:.6f}",
     )

@@ -89,7 +89,7 @@ def retrievers_section(report: RunReport) -> str:
     rows = [
         f"| {markdown_text(name)} | "
         f"{markdown_text(', '.join(f'{escaped(k)}={shown(v)}' for k, v in meta.items()))} |"
-        for name, meta in report.retrievers.items()
+        for name, meta in report.described()
         if meta
     ]
     if not rows:

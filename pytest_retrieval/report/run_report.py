@@ -65,6 +65,13 @@ class RunReport:
     latency_budget: Sequence[LatencyLimit] = ()  # the gate's retrieval_latency_budget
     generated: str = ""  # when the run finished (UTC)
 
+    def described(self) -> list[tuple[str, Metadata]]:
+        """What each retriever said, in the order of the configurations (the fixture's
+        params), whatever order they were noted in: under xdist, that of the workers'
+        arrival, which varies from run to run."""
+        place = {name: i for i, name in enumerate(self.evaluation.summaries)}
+        return sorted(self.retrievers.items(), key=lambda item: place.get(item[0], len(place)))
+
     def incomplete_line(self) -> str:
         """A sentence that says the numbers are partial, or ""."""
         if self.incomplete is None:

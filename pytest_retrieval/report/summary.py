@@ -161,12 +161,22 @@ def metric_table(evaluation: Evaluation, metric: str, width: int) -> list[str]:
     return fit(["category", "n", *configurations], rows, width, keep=2, left=1, values="left")
 
 
+def _wrapped(text: str, width: int, first: str = "", later: str = "  ") -> list[str]:
+    """``text`` wrapped at spaces only: a name (a configuration, a category) wider than
+    the line stays whole, on a line of its own, rather than cut in two."""
+    return textwrap.wrap(
+        text, width, initial_indent=first, subsequent_indent=later, break_on_hyphens=False,
+        break_long_words=False,
+    )  # fmt: skip
+
+
 def significant_lines(evaluation: Evaluation, width: int) -> list[str]:
     """The differences from the reference that are significant after Holm correction."""
     comparisons = evaluation.comparisons
     if comparisons is None:
         return []
     found: dict[tuple[str, str], list[str]] = {}
+    names = cut_apart((r.configuration for r in comparisons.rows), max(width - 30, 12))
     for row in comparisons.rows:
         if row.significant:
             key = (row.configuration, row.metric)
@@ -174,14 +184,13 @@ def significant_lines(evaluation: Evaluation, width: int) -> list[str]:
     ref = comparisons.reference
     if not found:
         text = f"no difference from {ref} is significant after Holm correction"
-        lines = textwrap.wrap(text, width, subsequent_indent="  ", break_on_hyphens=False)
+        lines = _wrapped(text, width)
     else:
-        lines = [f"significant differences from {ref} (* above; Holm-corrected):"]
+        text = f"significant differences from {ref} (* above; Holm-corrected):"
+        lines = _wrapped(text, width)
     for (configuration, metric), parts in found.items():
-        text = f"{configuration} {metric}: " + ", ".join(parts)
-        lines += textwrap.wrap(
-            text, width, initial_indent="  ", subsequent_indent="      ", break_on_hyphens=False
-        )
+        text = f"{names[configuration]} {metric}: " + ", ".join(parts)
+        lines += _wrapped(text, width, "  ", "      ")
     return lines
 
 
@@ -227,14 +236,19 @@ def normal_lines(evaluation: Evaluation, width: int) -> list[str]:
 
 def latency_lines(evaluation: Evaluation, width: int) -> list[str]:
     """Latency in a few lines (the whole table comes with -v), broken between the
-    configurations, not between a name and its numbers (a part wider than a line is
-    broken at its spaces)."""
+    configurations, not between a name and its numbers, nor inside a name: one too long
+    for the line is cut with "…", as the tables cut it (a part still wider than a line
+    is broken at its spaces)."""
+    cells = latency_cells(evaluation)  # one unit for all
+    numbers = max((len("/".join(v)) for *v, _ in cells.values()), default=0)
+    shared = len(" (batch share)") if any(c[-1] for c in cells.values()) else 0
+    names = cut_apart(cells, max(width - numbers - shared - 4, 12))
     parts = []
-    for name, (*values, batch) in latency_cells(evaluation).items():  # one unit for all
-        part = f"{name} {'/'.join(values)}" + (" (batch share)" if batch else "")
+    for name, (*values, batch) in cells.items():
+        part = f"{names[name]} {'/'.join(values)}" + (" (batch share)" if batch else "")
         parts.append(part.replace(" ", _GLUE) if len(part) < width - 2 else part)
     text = "latency p50/p95/max per query: " + "; ".join(parts)
-    lines = textwrap.wrap(text, width, subsequent_indent="  ", break_on_hyphens=False)
+    lines = _wrapped(text, width)
     return [line.replace(_GLUE, " ") for line in lines]
 
 

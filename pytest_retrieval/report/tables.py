@@ -46,6 +46,7 @@ class Table:
 
 _SPECIAL = re.compile(r"[\\`*~\[\]|]|_+")
 _LEADING = re.compile(r"^(?=[#>+=-])|^\d+(?=[.)])")  # a heading, a quote, a list
+_CLOSING = re.compile(r"(?<=[ \t])(?=#+[ \t]*$)")  # a heading's closing #s: "v2 #" lost its #
 
 
 def markdown_text(text: str) -> str:
@@ -58,10 +59,13 @@ def markdown_text(text: str) -> str:
     close the collapsed block, ``<none>`` would vanish as a tag) and ``&`` is ``&amp;``;
     emphasis, code and link characters are backslash-escaped (an ``_`` inside a word,
     as in ``index_version``, cannot start emphasis and stays as it is), and so is what
-    would make a line a heading, a quote or a list; a line break is a space.
+    would make a line a heading, a quote or a list, and a run of ``#`` ending the text
+    after a space (in a heading its closing sequence, which vanishes); a line break is
+    a space.
     """
     flat = " ".join(text.splitlines())
     safe = _SPECIAL.sub(_escaped, flat.replace("&", "&amp;").replace("<", "&lt;"))
+    safe = _CLOSING.sub("\\\\", safe, count=1)
     return _LEADING.sub(lambda found: found.group(0) + "\\", safe, count=1)
 
 
