@@ -68,13 +68,22 @@ def _decimal_comma(where: str, word: str) -> SettingsError:
 
 def assignments(key: str, raw: Raw) -> list[str]:
     """The ``name=value`` words of a raw value, as :func:`words`; a value written with a
-    decimal comma (``p95=1,5s``) is refused rather than split in two."""
+    decimal comma (``p95=1,5s``) is refused rather than split in two. An item of a list
+    whose name holds a space is one word: the ini file quoted it (``"exact name=0.4"``),
+    as pytest splits such values the way a shell does, for a name that holds spaces."""
     given = [] if raw is None or isinstance(raw, bool) else [raw] if isinstance(raw, str) else raw
     for text in map(str, given):
         for word in text.split():
             if _ASSIGNED_DECIMAL_COMMA.search(word):
                 raise _decimal_comma(key, word)
-    return words(raw)
+    if isinstance(raw, str) or raw is None or isinstance(raw, bool):
+        return words(raw)
+    found: list[str] = []
+    for item in map(str, raw):
+        name, sep, value = item.strip().rpartition("=")
+        quoted_name = sep and " " in name.strip() and value and " " not in value
+        found += [f"{name.strip()}={value}"] if quoted_name else words(item)
+    return found
 
 
 def _text(raw: Raw) -> str:
@@ -484,15 +493,18 @@ def _alpha(key: str, raw: Raw) -> float:
 
 def _weights(key: str, raw: Raw) -> dict[str, float]:
     weights: dict[str, float] = {}
-    for word in assignments(key, raw):
+    given = assignments(key, raw)
+    for word, after in itertools.zip_longest(given, given[1:], fillvalue=""):
         name, sep, value = word.rpartition("=")
         try:
             weight = float(value)
         except ValueError:
             weight = -1.0
         if not sep or not name or not weight >= 0 or not math.isfinite(weight):
+            split = not sep and "=" in after  # "exact name=0.4": a name split at its space
             raise SettingsError(
                 f"{key}: {quoted(word)} is not category=weight (e.g. exact-name=0.4)"
+                + ('; a category that holds spaces is quoted whole: "exact name=0.4"' * split)
             )
         if name in weights:
             raise SettingsError(f"{key} gives {quoted(name, '')} twice ({quoted(word)}); keep one")

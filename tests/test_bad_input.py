@@ -1423,6 +1423,11 @@ SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
         {"retrieval_weights": "a=-1"},
         "retrieval_weights: 'a=-1' is not category=weight (e.g. exact-name=0.4)",
     ),
+    "weights-a-category-with-spaces-unquoted": (
+        {"retrieval_weights": "exact name=0.4 other=0.6"},
+        "retrieval_weights: 'exact' is not category=weight (e.g. exact-name=0.4); a category "
+        'that holds spaces is quoted whole: "exact name=0.4"',
+    ),
     "metrics-twice": (
         {"retrieval_metrics": "ndcg@10 mrr nDCG@10"},
         "retrieval_metrics: ndcg@10 is given twice (ndcg@10, nDCG@10); keep one",
@@ -2545,6 +2550,15 @@ def test_a_long_reference_or_golden_path_is_shown_cut(tmp_path: Path) -> None:
     assert problem == f"{'y' * 100}... (3,000 characters) cannot be used (File name too long)"
     (problem,) = golden_path_problems(tmp_path, ["y/" * 1500])
     assert problem == f"{'y/' * 50}... (3,000 characters) does not exist under {tmp_path}"
+
+
+def test_a_weighted_category_holding_spaces_is_one_name_when_quoted() -> None:
+    """pytest splits an ini value of this kind as a shell does: ``"exact & name=0.4"``
+    reached the plugin as one item and was split again at its spaces, so a category
+    that holds spaces could not be weighted at all."""
+    raw = ["exact & name=0.4", "other=0.6,third=0"]  # as pytest hands the quoted line over
+    run = parse_run_settings({"retrieval_weights": raw})
+    assert run.stats.weights == {"exact & name": 0.4, "other": 0.6, "third": 0.0}
 
 
 def test_a_misspelled_weighted_category_is_named_with_the_closest() -> None:
