@@ -110,6 +110,8 @@ def test_queries_that_failed_or_errored_are_said_beside_a_passed_verdict() -> No
     for shown in (verdict, None):  # with the gate's verdict, and with no gate
         head = markdown_report(report_of(results, shown)).split("###", 1)[0]
         assert said in head
+        # a run with no gate (an update) was told "whatever the gate's verdict"
+        assert ("whatever the gate's verdict" in head) is (shown is not None)
     assert "the run fails on them" not in markdown_report(report_of(results_of(perfect()), None))
 
 

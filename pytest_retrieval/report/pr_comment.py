@@ -56,9 +56,10 @@ def outcomes_line(report: RunReport) -> str:
         return ""
     parts = [f"{failed} {'query' if failed == 1 else 'queries'} failed"] if failed else []
     parts += [f"{errored} errored"] if errored else []
+    gate = ", whatever the gate's verdict on the metrics' means" if report.gate else ""
     return (
-        f"**{' and '.join(parts)}: the run fails on them, whatever the gate's verdict on "
-        "the metrics' means** (which and why: the failed and errored queries, below)"
+        f"**{' and '.join(parts)}: the run fails on them{gate}** (which and why: the failed "
+        "and errored queries, below)"
     )
 
 
