@@ -16,7 +16,7 @@ from typing import Literal
 
 from .baseline import Baseline, RunFacts, settings_differences, update_hint
 from .bulk import with_paused_gc
-from .comparisons import apply_holm, p_fields, paired
+from .comparisons import apply_holm, holm_tests, p_fields, paired
 from .io.common import counted, did_you_mean, some_ids
 from .latency import LatencyBreach, check_budgets
 from .metrics import parse_metric
@@ -654,7 +654,7 @@ def _finalise(
     result.mode = gate.mode
     if result.rows:  # significant mode: what no row can go under; absolute: why p reads 1
         result.min_significant_n = smallest_significant_n(
-            len(result.rows), stats.alpha, stats.resamples
+            holm_tests(result.rows), stats.alpha, stats.resamples
         )
     gated = tuple(dict.fromkeys(row.metric for row in result.rows))
     for row, pairs in found:

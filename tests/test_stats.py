@@ -685,6 +685,30 @@ def test_compare_configurations_rows() -> None:
     )
 
 
+def test_a_category_holding_every_query_is_the_all_row_s_test_counted_once() -> None:
+    """A golden set of one category (every import): its rows and the "all" rows test the
+    same queries. They used to get two p-values (two seeds) and Holm counted each test
+    twice, so p (Holm) was twice what it is."""
+    gen = np.random.default_rng(5)
+    base = [float(v) for v in gen.uniform(0.0, 1.0, 40)]
+    moved = [v + float(d) for v, d in zip(base, gen.normal(0.08, 0.2, 40), strict=True)]
+    results = Results()
+    for position, (name, values) in enumerate([("ref", base), ("new", moved)]):
+        for i, v in enumerate(values):
+            metrics: dict[str, float | None] = {"mrr": v, "recall@20": 1.0 - v}
+            results.add(record(f"q{i:02d}", "only", metrics, name, [], position))
+    comparisons = evaluate(results, ["mrr", "recall@20"], StatsSettings(resamples=2000)).comparisons
+    assert comparisons is not None
+    rows = {(r.category, r.metric): r for r in comparisons.rows}
+    for metric in ("mrr", "recall@20"):
+        whole, twin = rows[(ALL, metric)], rows[("only", metric)]
+        assert (twin.p, twin.ci, twin.p_holm) == (whole.p, whole.ci, whole.p_holm)
+    own = [rows[(ALL, m)].p for m in ("mrr", "recall@20")]
+    assert [rows[(ALL, m)].p_holm for m in ("mrr", "recall@20")] == pytest.approx(
+        holm_reference(own)
+    )
+
+
 def test_paired_intervals_share_indices_across_configurations() -> None:
     """Same queries everywhere: a copy of the reference differs by exactly nothing, a constant
     shift by exactly the shift, although the values themselves vary a lot."""
