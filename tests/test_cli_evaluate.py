@@ -208,6 +208,13 @@ def test_evaluate_writes_markdown_and_html_and_gates_on_a_baseline(tmp_path):
         "evaluate", "worse.run", "--baseline", "baseline.json", "--tolerance", "0.99", cwd=project
     )
     assert loose.code == 0, loose.out
+    # the gate's hint replays the runs given: the plugin's plain update would call the live
+    # retrievers (or find no fixture) instead of writing the baseline these runs earn
+    update = (
+        "`pytest --retrieval-eval --retrieval-update-baseline --retrieval-baseline=baseline.json "
+        "--retrieval-replay=worse.run`"
+    )
+    assert update in " ".join(failed.out.split()), failed.out
 
 
 @pytest.mark.parametrize(

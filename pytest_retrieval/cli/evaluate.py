@@ -313,12 +313,17 @@ def _notes(
             ctx.notice(f"note: {note}")
 
 
-def _write_one(ctx: Context, args: argparse.Namespace, path: str) -> str:
+def _update_command(ctx: Context, args: argparse.Namespace, path: str) -> str:
     """The plugin's command that writes a baseline at ``path`` ("": the default one),
     replaying the TREC runs given (a JSON report cannot be replayed: then the live
     retrievers')."""
     runs = [] if any(looks_like_report(ctx.path(r)) for r in args.runs) else args.runs
-    return f"`{update_hint(path, runs)}`"
+    return update_hint(path, runs)
+
+
+def _write_one(ctx: Context, args: argparse.Namespace, path: str) -> str:
+    """:func:`_update_command`, quoted for a message."""
+    return f"`{_update_command(ctx, args, path)}`"
 
 
 def _baseline(ctx: Context, args: argparse.Namespace) -> Baseline | None:
@@ -375,6 +380,7 @@ def _gate(
         _gate_settings(ctx, args.tolerance, _metric_names(ctx)),
         ctx.run.stats,
         facts,
+        update=_update_command(ctx, args, args.baseline),
     )
 
 
