@@ -15,6 +15,7 @@ import statistics
 import subprocess
 import sys
 from collections.abc import Sequence
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -31,10 +32,11 @@ from pytest_retrieval.advice import (
     saturation_warnings,
 )
 from pytest_retrieval.aggregate import Row, summaries
-from pytest_retrieval.comparisons import record_intervals
+from pytest_retrieval.comparisons import ComparisonRow, Comparisons, record_intervals
 from pytest_retrieval.evaluation import Evaluation, analyse
 from pytest_retrieval.metrics import parse_metrics
 from pytest_retrieval.model import ALL, NO_TAG, WEIGHTED, Outcome, QueryRecord, Results
+from pytest_retrieval.report.summary import significant_lines
 from pytest_retrieval.report.tables import cell, p_text
 from pytest_retrieval.settings import (
     GateSettings,
@@ -1130,3 +1132,16 @@ def test_ndcg_spelled_as_ir_measures_under_exponential_gain_is_named(
             "set retrieval_gain = linear for ir_measures' numbers, or write ndcg@10 to keep "
             "exponential gain"
         )
+
+
+def test_the_significant_differences_title_fits_the_terminal() -> None:
+    """'significant differences from REFERENCE (* above; Holm-corrected):' was one line
+    whatever the width (60 characters with a reference of four letters)."""
+    row = ComparisonRow("dense", ALL, "mrr", 40, 0.2, [0.1, 0.3], 0.001, 30, 5, 5, "sampled")
+    row.significant = True
+    evaluation = SimpleNamespace(comparisons=Comparisons("bm25-multilingual", [row]))
+    lines = significant_lines(evaluation, 50)  # type: ignore[arg-type]
+    assert all(len(line) <= 50 for line in lines), lines
+    assert " ".join(" ".join(lines).split()).startswith(
+        "significant differences from bm25-multilingual (* above; Holm-corrected): dense mrr:"
+    )

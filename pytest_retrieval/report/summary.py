@@ -176,7 +176,8 @@ def significant_lines(evaluation: Evaluation, width: int) -> list[str]:
         text = f"no difference from {ref} is significant after Holm correction"
         lines = textwrap.wrap(text, width, subsequent_indent="  ", break_on_hyphens=False)
     else:
-        lines = [f"significant differences from {ref} (* above; Holm-corrected):"]
+        text = f"significant differences from {ref} (* above; Holm-corrected):"
+        lines = textwrap.wrap(text, width, subsequent_indent="  ", break_on_hyphens=False)
     for (configuration, metric), parts in found.items():
         text = f"{configuration} {metric}: " + ", ".join(parts)
         lines += textwrap.wrap(
