@@ -545,6 +545,28 @@ def test_holm_runs_across_every_gate_row() -> None:
     assert result.verdict == "failed"  # 20 of 40 dropped to 0: significant
 
 
+def test_significant_mode_says_when_too_few_draws_keep_sampled_rows_from_failing() -> None:
+    """retrieval_bootstrap = 100: a sampled p is never under 1/101, so with 2 tests under
+    Holm at alpha 0.01 no row of 15 to 256 queries that moved can be significant: 20 of 40
+    queries dropped to 0 and the significant gate passed without a word of why."""
+    many = [f"lex-{i}" for i in range(1, 41)]
+    base = baseline_of([record(q, 1.0) for q in many])
+    now = results_of([record(q, 0.0 if i % 2 else 1.0) for i, q in enumerate(many)])
+    few = StatsSettings(resamples=100, alpha=0.01)
+    result = gate(base, now, GateSettings(mode="significant"), stats=few)
+    assert result.verdict == "passed" and result.sampled_floor == pytest.approx(1 / 101)
+    text = " ".join(explain(result, GateSettings().tolerance).split())
+    assert (
+        "a sampled sign-flip p is never under 1/(retrieval_bootstrap + 1) = 0.0099: with 2 "
+        "tests (of 4 rows) corrected by Holm, no drop on the 4 gated rows whose test is "
+        "sampled (more than 14 of their queries moved) can ever be significant, so the "
+        "significant mode cannot fail them; raise retrieval_bootstrap (the default is 10000)"
+    ) in text
+    enough = gate(base, now, GateSettings(mode="significant"), stats=StatsSettings(alpha=0.01))
+    assert enough.verdict == "failed" and enough.sampled_floor is None
+    assert "retrieval_bootstrap + 1" not in explain(enough, GateSettings().tolerance)
+
+
 def test_a_category_holding_every_query_is_one_test_with_all() -> None:
     """One category (every imported TREC or BEIR set): its rows are the "all" rows again.
     They used to be tested again with other draws (another p) and counted twice by Holm."""

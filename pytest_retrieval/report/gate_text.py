@@ -272,6 +272,23 @@ def _tests(result: GateResult) -> str:
     return f"{rows} rows" if tests == rows else f"{tests} tests (of {rows} rows)"
 
 
+def _floor_lines(result: GateResult, width: int | None) -> list[str]:
+    """Significant mode with too few sign-flip draws: a row whose test is sampled (15 to
+    256 queries, more than 14 of them moved) can never be significant, nor fail."""
+    floor = result.sampled_floor
+    sampled = [r for r in result.rows if r.method == "sampled"]
+    if floor is None or not sampled:
+        return []
+    text = (
+        f"a sampled sign-flip p is never under 1/(retrieval_bootstrap + 1) = {floor:.2g}: "
+        f"with {_tests(result)} corrected by Holm, no drop on the "
+        f"{counted(len(sampled), 'gated row')} whose test is sampled (more than 14 of "
+        "their queries moved) can ever be significant, so the significant mode cannot fail "
+        "them; raise retrieval_bootstrap (the default is 10000)"
+    )
+    return ["", *_wrap(text, width, "", "")]
+
+
 def _significance_lines(result: GateResult, width: int | None, narrow: bool) -> list[str]:
     lines: list[str] = _absolute_p_lines(result, width)
     if result.mode != "significant":
@@ -299,7 +316,7 @@ def _significance_lines(result: GateResult, width: int | None, narrow: bool) -> 
             "retrieval_gate_mode = absolute)"
         )
         lines += ["", *_wrap(text, width, "", "")]
-    return lines
+    return lines + _floor_lines(result, width)
 
 
 def _improved_title(result: GateResult, hint: str) -> str:
