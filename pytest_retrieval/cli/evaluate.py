@@ -189,6 +189,9 @@ def _note_kept_depth(ctx: Context, report: ReportFile) -> None:
     needs = "needs" if len(deeper) == 1 else "need"
     that = "that query it is" if reached == 1 else "those queries they are"
     whose = "1 query's ranking reaches" if reached == 1 else f"{reached} queries' rankings reach"
+    if reached > 1 and len(report.configurations) > 1:  # a ranking per query per configuration
+        whose = f"{reached} rankings (one per query in each of its configurations) reach"
+        that = "those rankings they are"
     ctx.notice(
         f"note: {report.path} keeps each query's top {kept} (the largest cut of its metrics) "
         f"and {whose} it: "
