@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import Protocol
 
-from .model import MetricColumns, QueryRecord, Results, metric_columns
+from .model import ALL, MetricColumns, QueryRecord, Results, metric_columns
 from .settings import StatsSettings
 from .stats import (
     Draws,
@@ -132,7 +132,13 @@ def summary_intervals(
 class Corrected(Protocol):
     """A row with a p-value that Holm's correction fills in."""
 
+    configuration: str
+    category: str
+    metric: str
+    n: int
+    ci: list[float] | None
     p: float
+    method: TestMethod
     p_holm: float
     significant: bool
 
@@ -152,11 +158,53 @@ def p_fields(p: float, p_holm: float) -> dict[str, object]:
     }
 
 
+def twins_of_all(rows: Sequence[Corrected]) -> dict[int, Corrected]:
+    """Position of a category row -> the ``all`` row of its configuration and metric, when
+    the category holds every query of it (the only category): the two rows are one test.
+
+    Categories part the queries of ``all``, so a category row over as many queries as its
+    ``all`` row is over the very same ones."""
+    whole = {(r.configuration, r.metric): r for r in rows if r.category == ALL}
+    twins: dict[int, Corrected] = {}
+    for i, row in enumerate(rows):
+        twin = whole.get((row.configuration, row.metric))
+        if row.category != ALL and twin is not None and row.n == twin.n:
+            twins[i] = twin
+    return twins
+
+
+def holm_tests(rows: Sequence[Corrected]) -> int:
+    """How many tests Holm's correction counts among the rows (a twin of ``all`` is none)."""
+    return len(rows) - len(twins_of_all(rows))
+
+
+def holm_scope(rows: Sequence[Corrected], what: str) -> str:
+    """What Holm's correction ran across, for a message: ``all 24 gated rows``, or, with
+    twins of ``all``, ``the 12 tests of the 24 gated rows``."""
+    tests = holm_tests(rows)
+    if tests == len(rows):
+        return f"all {len(rows)} {what}"
+    return (
+        f"the {tests} tests of the {len(rows)} {what} (a category holding every query is "
+        "its all row's test)"
+    )
+
+
 def apply_holm(rows: Sequence[Corrected], alpha: float) -> None:
-    """Set ``p_holm`` and ``significant`` on every row, corrected across all of them."""
-    for row, adjusted in zip(rows, holm([r.p for r in rows]), strict=True):
+    """Set ``p_holm`` and ``significant`` on every row, corrected across all of them.
+
+    A row that is its ``all`` row again (:func:`twins_of_all`) is counted once: it takes
+    that row's test (interval, p, method) and its correction, so a golden set of one
+    category does not pay for each test twice."""
+    twins = twins_of_all(rows)
+    tested = [row for i, row in enumerate(rows) if i not in twins]
+    for row, adjusted in zip(tested, holm([r.p for r in tested]), strict=True):
         row.p_holm = adjusted
         row.significant = adjusted < alpha
+    for i, twin in twins.items():
+        row = rows[i]
+        row.ci, row.p, row.method = twin.ci, twin.p, twin.method
+        row.p_holm, row.significant = twin.p_holm, twin.significant
 
 
 def paired(

@@ -16,7 +16,7 @@ from typing import Literal
 
 from .baseline import Baseline, RunFacts, settings_differences, update_hint
 from .bulk import with_paused_gc
-from .comparisons import apply_holm, p_fields, paired
+from .comparisons import apply_holm, holm_tests, p_fields, paired
 from .io.common import counted, did_you_mean, some_ids
 from .latency import LatencyBreach, check_budgets
 from .metrics import parse_metric
@@ -29,6 +29,7 @@ from .stats import (
     TestMethod,
     mean,
     queries_key,
+    sampled_floor,
     smallest_significant_n,
     use_resampling,
 )
@@ -125,6 +126,7 @@ class GateResult:
     messages: list[str] = field(default_factory=list)
     mode: GateMode = "absolute"
     min_significant_n: int | None = None  # fewer queries: never significant after Holm
+    sampled_floor: float | None = None  # a sampled p this low is never significant after Holm
     counts: dict[str, QueryCounts] = field(default_factory=dict)  # per compared configuration
     retriever_changes: list[MetadataChange] = field(default_factory=list)
     latency: list[LatencyBreach] = field(default_factory=list)  # retrieval_latency_budget
@@ -653,9 +655,9 @@ def _finalise(
     apply_holm(result.rows, stats.alpha)
     result.mode = gate.mode
     if result.rows:  # significant mode: what no row can go under; absolute: why p reads 1
-        result.min_significant_n = smallest_significant_n(
-            len(result.rows), stats.alpha, stats.resamples
-        )
+        tests = holm_tests(result.rows)
+        result.min_significant_n = smallest_significant_n(tests, stats.alpha, stats.resamples)
+        result.sampled_floor = sampled_floor(tests, stats.alpha, stats.resamples)
     gated = tuple(dict.fromkeys(row.metric for row in result.rows))
     for row, pairs in found:
         if gate.mode == "significant":

@@ -520,7 +520,11 @@ def _report_paths(key: str, raw: Raw) -> tuple[str, ...]:
         suffix = PurePath(path).suffix
         if suffix.lower() not in REPORT_SUFFIXES:
             folder = (
-                f"; for a report in a folder, name the file in it ({path.rstrip('/')}/report.html)"
+                "; a report is written to a file, not to standard output: name one "
+                "(report.json, report.md or report.html)"
+                if path == "-"
+                else f"; for a report in a folder, name the file in it ({path.rstrip('/')}"
+                "/report.html)"
                 if not suffix
                 else ""
             )

@@ -313,6 +313,15 @@ def smallest_significant_n(tests: int, alpha: float, resamples: int) -> int:
     return n
 
 
+def sampled_floor(tests: int, alpha: float, resamples: int) -> float | None:
+    """The smallest sampled p, 1 / (resamples + 1), when it is too large to be significant
+    after Holm over ``tests`` tests (else None): a row of EXACT_SIGN_FLIP_MAX + 1 to
+    RESAMPLE_MAX_N queries is then significant only with at most EXACT_SIGN_FLIP_MAX of
+    them moved (their exact test), never when more moved."""
+    floor = 1.0 / (resamples + 1)
+    return floor if resamples > 0 and tests * floor >= alpha else None
+
+
 def _subset_sums(values: Sequence[float]) -> list[float]:
     """The sum of every subset of (at most 8) values, indexed by the subset's bit mask."""
     sums = [0.0]

@@ -1614,6 +1614,12 @@ SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
         "--retrieval-report reports: the suffix must be one of .json, .md, .html; for a report "
         "in a folder, name the file in it (reports/report.html)",
     ),
+    "report-stdout": (  # it offered a folder named "-": (-/report.html)
+        {"retrieval_report": ["-"]},
+        "--retrieval-report -: the suffix must be one of .json, .md, .html; a report is "
+        "written to a file, not to standard output: name one (report.json, report.md or "
+        "report.html)",
+    ),
     "group-by-bad": (
         {"retrieval_group_by": ["tag"]},
         "--retrieval-group-by tag: write tag:NAME[,NAME...] (e.g. tag:core,rolling) or tags",

@@ -563,6 +563,31 @@ def test_import_trec_given_a_run_names_it_a_run_and_the_option_it_belongs_to(tmp
     assert not (project / "golden/trec.yaml").exists()
 
 
+@pytest.mark.parametrize("given", ["qrels.txt", "bm25.run", "tabbed.qrels"])
+def test_import_trec_given_qrels_or_a_run_as_topics_names_what_it_is(tmp_path, given):
+    """The qrels (or a run) given to --topics printed 'expected qid<TAB>text' for 50 of its
+    lines, then '... and N more problems'; a tabbed qrels file was even read as topics."""
+    project = _project(tmp_path)
+    write_run(project / "bm25.run", {"bm25": {"00123": ["d1", "D-07"]}})
+    (project / "tabbed.qrels").write_text("00123\t0\td1\t2\n401\t0\tx9\t3\n", "utf-8")
+    ran = cli("import", "trec", "qrels.txt", "--topics", given, "-o", "g.yaml", cwd=project)
+    assert ran.code == 2
+    kind = (
+        "a TREC run ('qid Q0 docno rank score tag' lines)"
+        if given == "bm25.run"
+        else ("a TREC qrels file ('qid iter docno rel' lines)")
+    )
+    assert ran.err == (
+        f"pytest-retrieval: error: --topics {given} is {kind}, not topics; give the topics "
+        "file (TREC <top> blocks, or 'qid<TAB>text' lines)\n"
+    )
+    # a topic line that also reads as a qrels line ('00123 what is 42') is a topic
+    (project / "t.tsv").write_text("00123\twhat is 42\n401\tGermany in 1990\n", "utf-8")
+    ran = cli("import", "trec", "qrels.txt", "--topics", "t.tsv", "-o", "g.yaml", cwd=project)
+    assert ran.code == 0, ran.err
+    assert "query: what is 42" in (project / "g.yaml").read_text("utf-8")
+
+
 def test_import_beir_given_a_file_of_the_folder_names_the_folder_and_counts_read_right(
     tmp_path,
 ):

@@ -208,6 +208,13 @@ def test_evaluate_writes_markdown_and_html_and_gates_on_a_baseline(tmp_path):
         "evaluate", "worse.run", "--baseline", "baseline.json", "--tolerance", "0.99", cwd=project
     )
     assert loose.code == 0, loose.out
+    # the gate's hint replays the runs given: the plugin's plain update would call the live
+    # retrievers (or find no fixture) instead of writing the baseline these runs earn
+    update = (
+        "`pytest --retrieval-eval --retrieval-update-baseline --retrieval-baseline=baseline.json "
+        "--retrieval-replay=worse.run`"
+    )
+    assert update in " ".join(failed.out.split()), failed.out
 
 
 @pytest.mark.parametrize(
@@ -1083,3 +1090,22 @@ def test_a_tag_two_runs_share_is_named_by_file_and_tag_as_the_plugins_replay_nam
     assert ran.code in (0, 1), ran.err
     names = list(load_json(project / "r.json")["configurations"])
     assert names == ["bm25-Anserini", "dense-Anserini", "other"]
+
+
+def test_the_note_on_kept_rankings_counts_rankings_not_queries(tmp_path):
+    """A report of two configurations: the rankings that reach the kept depth were
+    counted as 'queries' (60 queries' rankings, of a golden set of 30)."""
+    ini = INI.replace("ndcg@10 mrr recall@10 judged@5", "mrr@2")
+    golden = GOLDEN.replace("    expect: {ndcg@10: 0.9}\n", "")  # no failure: exit 0
+    project = write_project(tmp_path, {"golden/g.yaml": golden}, ini=ini)
+    write_run(project / "both.run", RUNS)
+    made = cli("evaluate", "both.run", "--report", "r.json", cwd=project)
+    assert made.code == 0, made.err
+    ran = cli("evaluate", "r.json", "--override-ini", "retrieval_metrics=mrr@2 map", cwd=project)
+    assert ran.code == 0, ran.err
+    note = " ".join(ran.err.split())
+    # bm25 ranks 2 or more for rain-tomorrow and convert-euros, dense for rain-tomorrow
+    assert (
+        "note: r.json keeps each query's top 2 (the largest cut of its metrics) and 3 rankings "
+        "(one per query in each of its configurations) reach it: map needs more"
+    ) in note, note

@@ -29,3 +29,27 @@ def test_every_help_fits_80_columns(monkeypatch, capsys, tmp_path):
         assert text.startswith("usage: pytest-retrieval")
         too_wide += [f"{' '.join(command)}: {line}" for line in text.splitlines() if len(line) > 80]
     assert too_wide == []
+
+
+def test_an_unknown_argument_names_the_command_and_pytest_s_o(capsys, tmp_path):
+    """argparse's top parser reported it: 'unrecognized arguments: -o KEY=VALUE (see
+    pytest-retrieval --help)', neither the command's help nor how to set an ini key."""
+    assert main(["compare", "a.json", "b.json", "-o", "retrieval_tolerance=0.1"], cwd=tmp_path) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        "pytest-retrieval: error: compare: unrecognized arguments: -o retrieval_tolerance=0.1; "
+        "compare has no -o (pytest's -o KEY=VALUE): an ini setting is --override-ini "
+        "KEY=VALUE here (see pytest-retrieval compare --help)"
+    )
+    assert main(["import", "trec", "q.txt", "--frob"], cwd=tmp_path) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        "pytest-retrieval: error: import trec: unrecognized arguments: --frob "
+        "(see pytest-retrieval import trec --help)"
+    )
+    assert main(["--frob"], cwd=tmp_path) == 2
+    err = capsys.readouterr().err.strip()
+    assert (
+        err
+        == "pytest-retrieval: error: unrecognized arguments: --frob (see pytest-retrieval --help)"
+    )

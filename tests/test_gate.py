@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 import pytest
 
 from pytest_retrieval.baseline import Baseline, RunFacts
+from pytest_retrieval.comparisons import holm_tests
 from pytest_retrieval.evaluation import analyse
 from pytest_retrieval.gate import GateResult, run_gate
 from pytest_retrieval.latency import LatencyBreach
@@ -538,8 +539,55 @@ def test_holm_runs_across_every_gate_row() -> None:
     result = gate(base, now, GateSettings(mode="significant"))
     ps = [r.p for r in result.rows]
     assert all(r.p_holm >= r.p for r in result.rows)
-    assert min(r.p_holm for r in result.rows) == pytest.approx(min(1.0, len(ps) * min(ps)))
+    # every query is in "lexical": its rows are the "all" rows' tests, counted once
+    assert holm_tests(result.rows) == len(ps) // 2 == len(METRICS)
+    assert min(r.p_holm for r in result.rows) == pytest.approx(min(1.0, len(METRICS) * min(ps)))
     assert result.verdict == "failed"  # 20 of 40 dropped to 0: significant
+
+
+def test_significant_mode_says_when_too_few_draws_keep_sampled_rows_from_failing() -> None:
+    """retrieval_bootstrap = 100: a sampled p is never under 1/101, so with 2 tests under
+    Holm at alpha 0.01 no row of 15 to 256 queries that moved can be significant: 20 of 40
+    queries dropped to 0 and the significant gate passed without a word of why."""
+    many = [f"lex-{i}" for i in range(1, 41)]
+    base = baseline_of([record(q, 1.0) for q in many])
+    now = results_of([record(q, 0.0 if i % 2 else 1.0) for i, q in enumerate(many)])
+    few = StatsSettings(resamples=100, alpha=0.01)
+    result = gate(base, now, GateSettings(mode="significant"), stats=few)
+    assert result.verdict == "passed" and result.sampled_floor == pytest.approx(1 / 101)
+    text = " ".join(explain(result, GateSettings().tolerance).split())
+    assert (
+        "a sampled sign-flip p is never under 1/(retrieval_bootstrap + 1) = 0.0099: with 2 "
+        "tests (of 4 rows) corrected by Holm, no drop on the 4 gated rows whose test is "
+        "sampled (more than 14 of their queries moved) can ever be significant, so the "
+        "significant mode cannot fail them; raise retrieval_bootstrap (the default is 10000)"
+    ) in text
+    enough = gate(base, now, GateSettings(mode="significant"), stats=StatsSettings(alpha=0.01))
+    assert enough.verdict == "failed" and enough.sampled_floor is None
+    assert "retrieval_bootstrap + 1" not in explain(enough, GateSettings().tolerance)
+
+
+def test_a_category_holding_every_query_is_one_test_with_all() -> None:
+    """One category (every imported TREC or BEIR set): its rows are the "all" rows again.
+    They used to be tested again with other draws (another p) and counted twice by Holm."""
+    many = [f"lex-{i}" for i in range(1, 41)]
+    base = baseline_of([record(q, 1.0) for q in many])
+    now = results_of([record(q, 0.0 if i % 3 == 0 else 1.0) for i, q in enumerate(many)])
+    result = gate(base, now, GateSettings(mode="significant"))
+    rows = {(r.category, r.metric): r for r in result.rows}
+    assert {c for c, _ in rows} == {"all", "lexical"}
+    for metric in METRICS:
+        whole, twin = rows[("all", metric)], rows[("lexical", metric)]
+        assert (twin.p, twin.ci, twin.p_holm, twin.significant) == (
+            whole.p,
+            whole.ci,
+            whole.p_holm,
+            whole.significant,
+        )
+    own = [rows[("all", m)].p for m in METRICS]
+    expected = sorted(min(1.0, len(own) * p) for p in own)  # Holm over 2 tests, not 4
+    assert sorted(rows[("all", m)].p_holm for m in METRICS)[0] == pytest.approx(expected[0])
+    assert result.min_significant_n == 7  # 2 tests at 0.05: 2 * 2/2^n < 0.05 from n = 7
 
 
 # --------------------------------------------------------------------------- worst queries

@@ -15,6 +15,7 @@ import statistics
 import subprocess
 import sys
 from collections.abc import Sequence
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -31,10 +32,11 @@ from pytest_retrieval.advice import (
     saturation_warnings,
 )
 from pytest_retrieval.aggregate import Row, summaries
-from pytest_retrieval.comparisons import record_intervals
+from pytest_retrieval.comparisons import ComparisonRow, Comparisons, record_intervals
 from pytest_retrieval.evaluation import Evaluation, analyse
 from pytest_retrieval.metrics import parse_metrics
 from pytest_retrieval.model import ALL, NO_TAG, WEIGHTED, Outcome, QueryRecord, Results
+from pytest_retrieval.report.summary import significant_lines
 from pytest_retrieval.report.tables import cell, p_text
 from pytest_retrieval.settings import (
     GateSettings,
@@ -685,6 +687,30 @@ def test_compare_configurations_rows() -> None:
     )
 
 
+def test_a_category_holding_every_query_is_the_all_row_s_test_counted_once() -> None:
+    """A golden set of one category (every import): its rows and the "all" rows test the
+    same queries. They used to get two p-values (two seeds) and Holm counted each test
+    twice, so p (Holm) was twice what it is."""
+    gen = np.random.default_rng(5)
+    base = [float(v) for v in gen.uniform(0.0, 1.0, 40)]
+    moved = [v + float(d) for v, d in zip(base, gen.normal(0.08, 0.2, 40), strict=True)]
+    results = Results()
+    for position, (name, values) in enumerate([("ref", base), ("new", moved)]):
+        for i, v in enumerate(values):
+            metrics: dict[str, float | None] = {"mrr": v, "recall@20": 1.0 - v}
+            results.add(record(f"q{i:02d}", "only", metrics, name, [], position))
+    comparisons = evaluate(results, ["mrr", "recall@20"], StatsSettings(resamples=2000)).comparisons
+    assert comparisons is not None
+    rows = {(r.category, r.metric): r for r in comparisons.rows}
+    for metric in ("mrr", "recall@20"):
+        whole, twin = rows[(ALL, metric)], rows[("only", metric)]
+        assert (twin.p, twin.ci, twin.p_holm) == (whole.p, whole.ci, whole.p_holm)
+    own = [rows[(ALL, m)].p for m in ("mrr", "recall@20")]
+    assert [rows[(ALL, m)].p_holm for m in ("mrr", "recall@20")] == pytest.approx(
+        holm_reference(own)
+    )
+
+
 def test_paired_intervals_share_indices_across_configurations() -> None:
     """Same queries everywhere: a copy of the reference differs by exactly nothing, a constant
     shift by exactly the shift, although the values themselves vary a lot."""
@@ -1106,3 +1132,16 @@ def test_ndcg_spelled_as_ir_measures_under_exponential_gain_is_named(
             "set retrieval_gain = linear for ir_measures' numbers, or write ndcg@10 to keep "
             "exponential gain"
         )
+
+
+def test_the_significant_differences_title_fits_the_terminal() -> None:
+    """'significant differences from REFERENCE (* above; Holm-corrected):' was one line
+    whatever the width (60 characters with a reference of four letters)."""
+    row = ComparisonRow("dense", ALL, "mrr", 40, 0.2, [0.1, 0.3], 0.001, 30, 5, 5, "sampled")
+    row.significant = True
+    evaluation = SimpleNamespace(comparisons=Comparisons("bm25-multilingual", [row]))
+    lines = significant_lines(evaluation, 50)  # type: ignore[arg-type]
+    assert all(len(line) <= 50 for line in lines), lines
+    assert " ".join(" ".join(lines).split()).startswith(
+        "significant differences from bm25-multilingual (* above; Holm-corrected): dense mrr:"
+    )

@@ -293,6 +293,14 @@ def _runs(ctx: Context, given: Sequence[str]) -> list[Run]:
     return runs
 
 
+def _topic_lines(path: Path) -> bool:
+    """Whether the file starts with a ``qid<TAB>text`` line (one tab): ``q1<TAB>what is 42``
+    also reads as a qrels line, yet it is a topic; a qrels or run line has no tab or more."""
+    with path.open("rb") as stream:
+        first = stream.readline().rstrip(b"\r\n")
+    return first.count(b"\t") == 1
+
+
 def import_trec(ctx: Context, args: argparse.Namespace) -> int:
     read = [args.qrels, args.topics, args.categories, *args.run]
     _refuse_overwriting(ctx, args, [ctx.path(p) for p in read if p])
@@ -306,6 +314,11 @@ def import_trec(ctx: Context, args: argparse.Namespace) -> int:
         qrels = read_qrels(path, max_grade=ctx.max_grade, shown=ctx.shown(path))
         if args.topics:
             topics_path = ctx.file(args.topics, "--topics ")  # read twice: no pipe
+            if (kind := trec_file_kind(topics_path)) is not None and not _topic_lines(topics_path):
+                raise CliError(
+                    f"--topics {args.topics} is {kind}, not topics; give the topics file "
+                    "(TREC <top> blocks, or 'qid<TAB>text' lines)"
+                )
             topics = read_topics(topics_path, shown=ctx.shown(topics_path))
         else:
             topics = {qid: Topic(qid, qid) for qid in qrels.queries}

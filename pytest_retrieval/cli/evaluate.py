@@ -189,6 +189,9 @@ def _note_kept_depth(ctx: Context, report: ReportFile) -> None:
     needs = "needs" if len(deeper) == 1 else "need"
     that = "that query it is" if reached == 1 else "those queries they are"
     whose = "1 query's ranking reaches" if reached == 1 else f"{reached} queries' rankings reach"
+    if reached > 1 and len(report.configurations) > 1:  # a ranking per query per configuration
+        whose = f"{reached} rankings (one per query in each of its configurations) reach"
+        that = "those rankings they are"
     ctx.notice(
         f"note: {report.path} keeps each query's top {kept} (the largest cut of its metrics) "
         f"and {whose} it: "
@@ -313,12 +316,17 @@ def _notes(
             ctx.notice(f"note: {note}")
 
 
-def _write_one(ctx: Context, args: argparse.Namespace, path: str) -> str:
+def _update_command(ctx: Context, args: argparse.Namespace, path: str) -> str:
     """The plugin's command that writes a baseline at ``path`` ("": the default one),
     replaying the TREC runs given (a JSON report cannot be replayed: then the live
     retrievers')."""
     runs = [] if any(looks_like_report(ctx.path(r)) for r in args.runs) else args.runs
-    return f"`{update_hint(path, runs)}`"
+    return update_hint(path, runs)
+
+
+def _write_one(ctx: Context, args: argparse.Namespace, path: str) -> str:
+    """:func:`_update_command`, quoted for a message."""
+    return f"`{_update_command(ctx, args, path)}`"
 
 
 def _baseline(ctx: Context, args: argparse.Namespace) -> Baseline | None:
@@ -375,6 +383,7 @@ def _gate(
         _gate_settings(ctx, args.tolerance, _metric_names(ctx)),
         ctx.run.stats,
         facts,
+        update=_update_command(ctx, args, args.baseline),
     )
 
 

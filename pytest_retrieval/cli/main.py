@@ -53,6 +53,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """The arguments; one the command does not know is named with the command's help (the
+    top parser's own message sent to ``pytest-retrieval --help``), and pytest's ``-o
+    KEY=VALUE`` given to a command without ``-o`` says how to write it here."""
+    args, extra = parser.parse_known_args(argv)
+    if not extra:
+        return args
+    name = " ".join(filter(None, (args.command, getattr(args, "format", None))))
+    hint = ""
+    if any(a.startswith("-o") for a in extra):
+        hint = (
+            f"; {name or 'pytest-retrieval'} has no -o (pytest's -o KEY=VALUE): an ini "
+            "setting is --override-ini KEY=VALUE here"
+        )
+    where = f"pytest-retrieval {name}".strip()
+    raise CliError(
+        f"{name + ': ' if name else ''}unrecognized arguments: {' '.join(extra)}{hint} "
+        f"(see {where} --help)"
+    )
+
+
 def _handler(args: argparse.Namespace) -> Handler:
     name = args.command
     sub = getattr(args, "format", None)
@@ -103,7 +124,7 @@ def main(
     err = err or sys.stderr
     parser = build_parser()
     try:
-        args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+        args = _parse(parser, list(sys.argv[1:] if argv is None else argv))
         if args.command is None:
             parser.print_help(out)
             return USAGE

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from tabulate import tabulate
 
-from ..comparisons import clear_of_zero
+from ..comparisons import clear_of_zero, holm_scope, holm_tests
 from ..gate import GateResult, GateRow, WorstQuery
 from ..io.common import counted
 from ..quoting import quoted, result_ids, short
@@ -239,10 +239,11 @@ def _absolute_p_lines(result: GateResult, width: int | None) -> list[str]:
     if result.mode != "absolute" or not small:
         return []
     text = (
-        f"p (Holm) is corrected across all {len(result.rows)} gated rows; a row of fewer than "
-        f"{limit} queries can never be significant after that, even with an interval clear of "
-        f"0 ({len(small)} of the breached rows). In absolute mode the tolerance fails a row, "
-        "not p; retrieval_gate_mode = significant fails only significant drops"
+        f"p (Holm) is corrected across {holm_scope(result.rows, 'gated rows')}; a row of "
+        f"fewer than {limit} queries can never be significant after that, even with an "
+        f"interval clear of 0 ({len(small)} of the breached rows). In absolute mode the "
+        "tolerance fails a row, not p; retrieval_gate_mode = significant fails only "
+        "significant drops"
     )
     return ["", *_wrap(text, width, "", "")]
 
@@ -263,6 +264,31 @@ def _unchanged_too(result: GateResult) -> str:
     )
 
 
+def _tests(result: GateResult) -> str:
+    """The tests Holm's correction counts: ``6 rows``, or ``3 tests (of 6 rows)`` when a
+    category holding every query is its ``all`` row's test."""
+    tests = holm_tests(result.rows)
+    rows = len(result.rows)
+    return f"{rows} rows" if tests == rows else f"{tests} tests (of {rows} rows)"
+
+
+def _floor_lines(result: GateResult, width: int | None) -> list[str]:
+    """Significant mode with too few sign-flip draws: a row whose test is sampled (15 to
+    256 queries, more than 14 of them moved) can never be significant, nor fail."""
+    floor = result.sampled_floor
+    sampled = [r for r in result.rows if r.method == "sampled"]
+    if floor is None or not sampled:
+        return []
+    text = (
+        f"a sampled sign-flip p is never under 1/(retrieval_bootstrap + 1) = {floor:.2g}: "
+        f"with {_tests(result)} corrected by Holm, no drop on the "
+        f"{counted(len(sampled), 'gated row')} whose test is sampled (more than 14 of "
+        "their queries moved) can ever be significant, so the significant mode cannot fail "
+        "them; raise retrieval_bootstrap (the default is 10000)"
+    )
+    return ["", *_wrap(text, width, "", "")]
+
+
 def _significance_lines(result: GateResult, width: int | None, narrow: bool) -> list[str]:
     lines: list[str] = _absolute_p_lines(result, width)
     if result.mode != "significant":
@@ -275,7 +301,7 @@ def _significance_lines(result: GateResult, width: int | None, narrow: bool) -> 
         if clear:
             text = (
                 f"{clear} of these have an interval clear of 0: each interval is its row's "
-                f"own, while p (Holm) is corrected across all {len(result.rows)} gated rows"
+                f"own, while p (Holm) is corrected across {holm_scope(result.rows, 'gated rows')}"
                 f"{_unchanged_too(result)}, which asks more of each row"
             )
             lines += _wrap(text, width, "", "")
@@ -284,13 +310,13 @@ def _significance_lines(result: GateResult, width: int | None, narrow: bool) -> 
         text = (
             f"{counted(len(small), 'gated row')} {'has' if len(small) == 1 else 'have'} fewer "
             f"than {result.min_significant_n} queries: with "
-            f"{len(result.rows)} rows corrected by Holm, no drop on them can ever be significant, "
-            "so the significant mode cannot fail them (gate fewer rows with "
+            f"{_tests(result)} corrected by Holm, no drop on them can ever be "
+            "significant, so the significant mode cannot fail them (gate fewer rows with "
             "retrieval_gate_scope = all or retrieval_gate_metrics, add queries, or use "
             "retrieval_gate_mode = absolute)"
         )
         lines += ["", *_wrap(text, width, "", "")]
-    return lines
+    return lines + _floor_lines(result, width)
 
 
 def _improved_title(result: GateResult, hint: str) -> str:

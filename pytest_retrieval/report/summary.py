@@ -19,7 +19,7 @@ from typing import Literal
 
 from tabulate import tabulate
 
-from ..comparisons import Comparisons, clear_of_zero
+from ..comparisons import Comparisons, clear_of_zero, holm_scope
 from ..evaluation import Evaluation
 from ..io.common import counted
 from ..model import ALL, WEIGHTED
@@ -204,7 +204,7 @@ def _clear_but_not_significant(comparisons: Comparisons, width: int) -> list[str
     text = (
         f"{counted(len(clear), 'difference')} {'has' if len(clear) == 1 else 'have'} a 95% "
         "interval clear of 0 but no *: a * needs a paired sign-flip test's p, "
-        f"Holm-corrected across all {len(comparisons.rows)} rows, below retrieval_alpha "
+        f"Holm-corrected across {holm_scope(comparisons.rows, 'rows')}, below retrieval_alpha "
         "(each p is in the Markdown and JSON reports)"
     )
     return textwrap.wrap(
