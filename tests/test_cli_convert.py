@@ -607,3 +607,23 @@ def test_import_beir_given_a_file_of_the_folder_names_the_folder_and_counts_read
     ran = cli("import", "beir", "beir", "--split", "one", "-o", "golden/one.yaml", cwd=project)
     assert ran.code == 0, ran.err
     assert "wrote 1 golden query to golden/one.yaml" in ran.err
+
+
+def test_an_import_over_a_golden_file_says_it_replaced_it(tmp_path):
+    """-o replaces a golden file, as cp does; it said only 'wrote', so a golden file edited
+    by hand since the last import (texts, categories) was lost without a word."""
+    project = write_project(tmp_path, {})
+    _beir(project / "beir")
+    (project / "beir/qrels/one.tsv").write_text(
+        "query-id\tcorpus-id\tscore\nq1\t00123\t2\n", encoding="utf-8"
+    )
+    command = ("import", "beir", "beir", "--split", "one", "-o", "golden/one.yaml")
+    first = cli(*command, cwd=project)
+    assert first.code == 0, first.err
+    assert "replacing" not in first.err
+    again = cli(*command, cwd=project)
+    assert again.code == 0, again.err
+    assert (
+        "wrote 1 golden query to golden/one.yaml, replacing the file that was there "
+        "(`git diff` shows what changed)"
+    ) in again.err

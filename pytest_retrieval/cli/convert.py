@@ -197,6 +197,7 @@ def _write_golden(ctx: Context, args: argparse.Namespace, queries: Sequence[Gold
             ctx.out.write(golden_yaml(queries, max_grade=ctx.max_grade))
             return
         path = ctx.path(args.output)
+        replaced = path.is_file() and path.stat().st_size > 0
         if path.suffix.lower() == ".jsonl":
             write_golden_jsonl(path, queries, max_grade=ctx.max_grade)
         elif path.suffix.lower() in (".yaml", ".yml"):
@@ -205,7 +206,10 @@ def _write_golden(ctx: Context, args: argparse.Namespace, queries: Sequence[Gold
             raise CliError(f"-o {args.output}: write .yaml, .yml or .jsonl")
     except GoldenFileError as exc:
         raise CliError(str(exc)) from None
-    ctx.note(f"wrote {counted(len(queries), 'golden query', 'golden queries')} to {args.output}")
+    wrote = f"wrote {counted(len(queries), 'golden query', 'golden queries')} to {args.output}"
+    if replaced:  # -o replaces a golden file, as cp does: said, so an edit lost is seen
+        wrote += ", replacing the file that was there (`git diff` shows what changed)"
+    ctx.note(wrote)
 
 
 def _refuse_unlistable(given: str | None, ids: set[str]) -> None:
