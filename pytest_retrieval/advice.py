@@ -405,6 +405,14 @@ def unselectable_names(configurations: Sequence[str]) -> list[Advice]:
     for name in configurations:
         if _KEYWORD_WORD.fullmatch(name):
             continue
+        if not name:
+            text = (
+                "configuration '' has an empty name (the retriever fixture's param id is an "
+                "empty string): no -k selects it, and its rows are labelled with nothing; "
+                "give the fixture's param a name, ids=['bm25', ...]"
+            )
+            out.append(Advice(RetrievalSettingsWarning, text))
+            continue
         odd = sorted({c for c in name if not _KEYWORD_WORD.fullmatch(c)})
         parts = [p for p in re.split(r"[^\w:+\-.\[\]\\/]+", name) if p]
         select = f'-k "{" and ".join(parts)}"' if parts else "no -k"

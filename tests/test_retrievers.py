@@ -104,3 +104,15 @@ def test_a_configuration_name_k_cannot_take_in_one_word_is_advice_with_a_fix() -
         "selects it, and whatever else holds those parts): give the fixture's param an id "
         "without it, ids=['a-b', ...]",
     ]
+
+
+def test_an_empty_configuration_name_is_advice_that_says_it_is_empty() -> None:
+    """``params=[""]`` gives the configuration an empty name: the advice said it "holds ,"
+    (an empty list of characters) and proposed ``ids=['name', ...]``."""
+    from pytest_retrieval.advice import unselectable_names
+
+    assert [str(a) for a in unselectable_names([""])] == [
+        "configuration '' has an empty name (the retriever fixture's param id is an empty "
+        "string): no -k selects it, and its rows are labelled with nothing; give the "
+        "fixture's param a name, ids=['bm25', ...]"
+    ]
