@@ -1811,6 +1811,46 @@ def test_a_baseline_saved_with_a_bom_is_read(tmp_path: Path) -> None:
     assert read_baseline(path) == parse_baseline(BASELINE)
 
 
+def _read_as(kind: str, path: Path) -> object:
+    from pytest_retrieval.io.baseline_file import read_baseline
+    from pytest_retrieval.io.report_json import read_report
+    from pytest_retrieval.io.worklist import read_worklist
+
+    if kind == "baseline":
+        return read_baseline(path, "b.json")
+    if kind == "report":
+        return read_report(path, "b.json")
+    return read_worklist(path, 3, shown="b.json")
+
+
+@pytest.mark.parametrize(
+    ("kind", "says"),
+    [
+        ("baseline", "b.json:2: byte 0xe9 is not UTF-8: the file is binary, or not saved as "
+         "UTF-8, so it is no baseline"),
+        ("report", "b.json:2: byte 0xe9 is not UTF-8: the file is binary, or not saved as "
+         "UTF-8, so it is no report of the plugin's"),
+        ("worklist", "b.json:2: byte 0xe9 is not UTF-8: the file is binary, or not saved as "
+         "UTF-8; save it as UTF-8"),
+    ],
+)  # fmt: skip
+def test_a_file_that_is_not_utf8_is_named_at_its_line_not_with_pythons_codec_words(
+    tmp_path: Path, kind: str, says: str
+) -> None:
+    """A baseline, report or worklist holding a byte that is not UTF-8 (a binary file, a
+    Latin-1 edit) was refused with Python's own words: "cannot read b.json: 'utf-8'
+    codec can't decode byte 0xe9 in position 5: invalid continuation byte"."""
+    from pytest_retrieval.io.common import FormatError
+    from pytest_retrieval.io.report_json import ReportError
+
+    path = tmp_path / "b.json"
+    path.write_bytes(b"{\n  caf\xe9\n}\n")
+    with pytest.raises((BaselineError, ReportError, FormatError)) as info:
+        _read_as(kind, path)
+    assert str(info.value) == says
+    assert "codec" not in str(info.value)
+
+
 @pytest.mark.parametrize("case", list(BASELINE_CASES))
 def test_a_tampered_baseline_is_refused_with_what_is_wrong(case: str) -> None:
     mutate, message = BASELINE_CASES[case]
