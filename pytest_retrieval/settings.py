@@ -489,10 +489,15 @@ def _weights(key: str, raw: Raw) -> dict[str, float]:
         try:
             weight = float(value)
         except ValueError:
-            weight = -1.0
-        if not sep or not name or not weight >= 0 or not math.isfinite(weight):
+            weight = None
+        if not sep or not name or weight is None:
             raise SettingsError(
                 f"{key}: {quoted(word)} is not category=weight (e.g. exact-name=0.4)"
+            )
+        if not weight >= 0 or not math.isfinite(weight):  # nan fails both
+            raise SettingsError(
+                f"{key}: {quoted(word)}: the weight of {quoted(name, '')} must be a finite "
+                f"number >= 0 (its share of the traffic, e.g. exact-name=0.4), got {value}"
             )
         if name in weights:
             raise SettingsError(f"{key} gives {quoted(name, '')} twice ({quoted(word)}); keep one")

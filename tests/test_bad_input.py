@@ -1413,15 +1413,18 @@ SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
     ),
     "weights-nan": (
         {"retrieval_weights": "a=nan"},
-        "retrieval_weights: 'a=nan' is not category=weight (e.g. exact-name=0.4)",
+        "retrieval_weights: 'a=nan': the weight of a must be a finite number >= 0 (its "
+        "share of the traffic, e.g. exact-name=0.4), got nan",
     ),
     "weights-inf": (
         {"retrieval_weights": "a=inf"},
-        "retrieval_weights: 'a=inf' is not category=weight (e.g. exact-name=0.4)",
+        "retrieval_weights: 'a=inf': the weight of a must be a finite number >= 0 (its "
+        "share of the traffic, e.g. exact-name=0.4), got inf",
     ),
     "weights-negative": (
         {"retrieval_weights": "a=-1"},
-        "retrieval_weights: 'a=-1' is not category=weight (e.g. exact-name=0.4)",
+        "retrieval_weights: 'a=-1': the weight of a must be a finite number >= 0 (its "
+        "share of the traffic, e.g. exact-name=0.4), got -1",
     ),
     "metrics-twice": (
         {"retrieval_metrics": "ndcg@10 mrr nDCG@10"},
