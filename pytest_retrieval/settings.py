@@ -628,6 +628,12 @@ def parse_tolerance(raw: Raw, where: str = "retrieval_tolerance") -> Tolerances:
             defaults.append(word)
             continue
         name, _, value = word.partition("=")
+        if not name or not value:
+            raise SettingsError(
+                f"{where}: {quoted(word)} is not metric=tolerance: "
+                f"{'no metric is named' if not name else f'{name} is given no value'}; "
+                "write a metric and its allowed drop (mrr=0.05, ndcg@10=1%)"
+            )
         try:
             metric = parse_metric(name).name
         except MetricNameError as exc:

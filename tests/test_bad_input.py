@@ -1376,6 +1376,15 @@ SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
         {"retrieval_tolerance": "-0.1"},
         "retrieval_tolerance: '-0.1' is not a tolerance; write an absolute drop (0.02) or a relative one (2%)",
     ),
+    # was "'' is not a tolerance" and "unknown metric ''": neither named the word
+    "tolerance-metric-without-value": (
+        {"retrieval_tolerance": "0.02 mrr="},
+        "retrieval_tolerance: 'mrr=' is not metric=tolerance: mrr is given no value; write a metric and its allowed drop (mrr=0.05, ndcg@10=1%)",
+    ),
+    "tolerance-value-without-metric": (
+        {"retrieval_tolerance": "=0.1"},
+        "retrieval_tolerance: '=0.1' is not metric=tolerance: no metric is named; write a metric and its allowed drop (mrr=0.05, ndcg@10=1%)",
+    ),
     "tolerance-not-computed": (
         {"retrieval_tolerance": "0.02 map=0.1"},
         "retrieval_tolerance names map, which this run does not compute (retrieval_metrics: ndcg@10 mrr recall@20)",
