@@ -63,6 +63,15 @@ class Chunk:
 # --------------------------------------------------------------------------- golden files
 
 GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
+    # was "unknown key 'None'" / "unknown key 'True'": no key the file holds
+    "null-key": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    ~: 1\n",
+        "golden/bad.yaml:5: query 'a': a key that YAML reads as null (None), not a name: write one of id, query, category, tags, filters, relevant, expect, forbid, skip, xfail",
+    ),
+    "boolean-key": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    yes: 1\n",
+        "golden/bad.yaml:5: query 'a': a key that YAML reads as a boolean (True), not a name: write one of id, query, category, tags, filters, relevant, expect, forbid, skip, xfail",
+    ),
     "tab-indent": (
         "queries:\n\t- id: a\n\t  query: q\n",
         "golden/bad.yaml:2: YAML syntax error: while scanning for the next token found character that cannot start any token; the line is indented with a tab: YAML indents with spaces only",
