@@ -9,6 +9,7 @@ in pytest's warnings summary.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -398,12 +399,43 @@ def typo_warnings(records: Mapping[str, Sequence[QueryRecord]]) -> list[Advice]:
 _KEYWORD_WORD = re.compile(r"[\w:+\-.\[\]\\/]+")  # what -k reads as one word (pytest's)
 
 
+_ESCAPE = re.compile(r"\\(x[0-9a-f]{2}|u[0-9a-f]{4}|U[0-9a-f]{8})")
+
+
+def _escaped_id(name: str) -> str | None:
+    """Advice for a configuration named by pytest's escaped form of a non-ASCII param id
+    (``params=["café"]`` is ``caf\\xe9`` in item ids, so in every table and file)."""
+    if not _ESCAPE.search(name):
+        return None
+    meant = _ESCAPE.sub(lambda m: chr(int(m.group(1)[1:], 16)), name)
+    fixed = re.sub(
+        r"[^\w:+\-.]+", "-", unicodedata.normalize("NFKD", meant).encode("ascii", "ignore").decode()
+    ).strip("-")
+    return (
+        f"configuration {quoted(name)} is the param id {quoted(meant)} as pytest writes "
+        "it (it escapes every character outside ASCII), so the tables, reports, baseline "
+        f"and -k all name it {name}: give the fixture's param an ASCII id, "
+        f"ids=[{(fixed or 'name')!r}, ...]"
+    )
+
+
 def unselectable_names(configurations: Sequence[str]) -> list[Advice]:
     """Configurations whose names -k cannot give as one word (a space, a comma): they are
     selected only by their parts, and other tools take the name apart too."""
     out = []
     for name in configurations:
+        escaped = _escaped_id(name)
+        if escaped is not None:
+            out.append(Advice(RetrievalSettingsWarning, escaped))
         if _KEYWORD_WORD.fullmatch(name):
+            continue
+        if not name:
+            text = (
+                "configuration '' has an empty name (the retriever fixture's param id is an "
+                "empty string): no -k selects it, and its rows are labelled with nothing; "
+                "give the fixture's param a name, ids=['bm25', ...]"
+            )
+            out.append(Advice(RetrievalSettingsWarning, text))
             continue
         odd = sorted({c for c in name if not _KEYWORD_WORD.fullmatch(c)})
         parts = [p for p in re.split(r"[^\w:+\-.\[\]\\/]+", name) if p]

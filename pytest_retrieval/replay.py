@@ -262,6 +262,8 @@ def _plugin_file_kind(path: Path) -> str | None:
         return None if kind == RECORDING_KIND else kind
     if path.suffix.lower() in (".yaml", ".yml"):
         return "golden file"
+    if path.suffix.lower() == ".jsonl" and _blank(path):  # was read as a TREC run
+        return "blank file (a recording's first line is its header: was it emptied?)"
     head = json_object_head(path)
     if head is None:
         return None
@@ -277,6 +279,15 @@ def _plugin_file_kind(path: Path) -> str | None:
     if ("query" in data and "relevant" in data) or list(data) == ["defaults"]:
         return "golden file"  # a .jsonl one
     return "JSON file"
+
+
+def _blank(path: Path) -> bool:
+    """Whether the file holds nothing but white space (read up to its first 4 KiB)."""
+    try:
+        with path.open("rb") as handle:
+            return not handle.read(4096).strip()
+    except OSError:
+        return False
 
 
 def _a(kind: str) -> str:

@@ -22,9 +22,10 @@ import asyncio
 import concurrent.futures
 import inspect
 import itertools
+import numbers
 import threading
 import time
-from collections.abc import Awaitable, Callable, Generator, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -510,6 +511,14 @@ def _split(returned: object, n: int, ids: Sequence[str], share: float) -> list[A
         if isinstance(returned, dict):  # results keyed by query id: put them in order
             message += "; for results by query id, return [results[q.id] for q in queries]"
         return _one_bad_batch(message, n, ids, share)
+    flat = _one_ranking(returned)
+    if flat is not None:
+        message = (
+            f"the batch call returned one ranking ({flat}), not a list with one result "
+            f"list per query ({counted(n, 'query', 'queries')}, in their order); return "
+            "[[doc_id, ...], ...], a list of results for each query"
+        )
+        return _one_bad_batch(message, n, ids, share)
     if len(returned) != n:
         message = (
             f"the batch call returned {counted(len(returned), 'result list')} for "
@@ -518,6 +527,21 @@ def _split(returned: object, n: int, ids: Sequence[str], share: float) -> list[A
         )
         return _one_bad_batch(message, n, ids, share)
     return [Answer(r, latency=share, shared=True) for r in returned]
+
+
+def _one_ranking(returned: Sequence[object]) -> str | None:
+    """What shows that a batch's return value is one ranking (ids, ``(id, score)`` pairs,
+    result mappings) where a list of results per query belongs; None when it is not."""
+
+    def single(item: object) -> bool:
+        pair = isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], numbers.Real)
+        return pair or isinstance(item, (str, bytes, numbers.Number, Mapping))
+
+    if not returned or not all(single(item) for item in returned):
+        return None
+    shown = repr(returned[0])
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    return f"{type(returned[0]).__name__} {shown} first"
 
 
 def _one_bad_batch(message: str, n: int, ids: Sequence[str], share: float) -> list[Answer]:

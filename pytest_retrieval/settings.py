@@ -499,12 +499,17 @@ def _weights(key: str, raw: Raw) -> dict[str, float]:
         try:
             weight = float(value)
         except ValueError:
-            weight = -1.0
-        if not sep or not name or not weight >= 0 or not math.isfinite(weight):
+            weight = None
+        if not sep or not name or weight is None:
             split = not sep and "=" in after  # "exact name=0.4": a name split at its space
             raise SettingsError(
                 f"{key}: {quoted(word)} is not category=weight (e.g. exact-name=0.4)"
                 + ('; a category that holds spaces is quoted whole: "exact name=0.4"' * split)
+            )
+        if not weight >= 0 or not math.isfinite(weight):  # nan fails both
+            raise SettingsError(
+                f"{key}: {quoted(word)}: the weight of {quoted(name, '')} must be a finite "
+                f"number >= 0 (its share of the traffic, e.g. exact-name=0.4), got {value}"
             )
         if name in weights:
             raise SettingsError(f"{key} gives {quoted(name, '')} twice ({quoted(word)}); keep one")
@@ -639,6 +644,12 @@ def parse_tolerance(raw: Raw, where: str = "retrieval_tolerance") -> Tolerances:
             defaults.append(word)
             continue
         name, _, value = word.partition("=")
+        if not name or not value:
+            raise SettingsError(
+                f"{where}: {quoted(word)} is not metric=tolerance: "
+                f"{'no metric is named' if not name else f'{name} is given no value'}; "
+                "write a metric and its allowed drop (mrr=0.05, ndcg@10=1%)"
+            )
         try:
             metric = parse_metric(name).name
         except MetricNameError as exc:

@@ -63,6 +63,15 @@ class Chunk:
 # --------------------------------------------------------------------------- golden files
 
 GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
+    # was "unknown key 'None'" / "unknown key 'True'": no key the file holds
+    "null-key": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    ~: 1\n",
+        "golden/bad.yaml:5: query 'a': a key that YAML reads as null (None), not a name: write one of id, query, category, tags, filters, relevant, expect, forbid, skip, xfail",
+    ),
+    "boolean-key": (
+        "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    yes: 1\n",
+        "golden/bad.yaml:5: query 'a': a key that YAML reads as a boolean (True), not a name: write one of id, query, category, tags, filters, relevant, expect, forbid, skip, xfail",
+    ),
     "tab-indent": (
         "queries:\n\t- id: a\n\t  query: q\n",
         "golden/bad.yaml:2: YAML syntax error: while scanning for the next token found character that cannot start any token; the line is indented with a tab: YAML indents with spaces only",
@@ -1376,6 +1385,15 @@ SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
         {"retrieval_tolerance": "-0.1"},
         "retrieval_tolerance: '-0.1' is not a tolerance; write an absolute drop (0.02) or a relative one (2%)",
     ),
+    # was "'' is not a tolerance" and "unknown metric ''": neither named the word
+    "tolerance-metric-without-value": (
+        {"retrieval_tolerance": "0.02 mrr="},
+        "retrieval_tolerance: 'mrr=' is not metric=tolerance: mrr is given no value; write a metric and its allowed drop (mrr=0.05, ndcg@10=1%)",
+    ),
+    "tolerance-value-without-metric": (
+        {"retrieval_tolerance": "=0.1"},
+        "retrieval_tolerance: '=0.1' is not metric=tolerance: no metric is named; write a metric and its allowed drop (mrr=0.05, ndcg@10=1%)",
+    ),
     "tolerance-not-computed": (
         {"retrieval_tolerance": "0.02 map=0.1"},
         "retrieval_tolerance names map, which this run does not compute (retrieval_metrics: ndcg@10 mrr recall@20)",
@@ -1413,15 +1431,18 @@ SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
     ),
     "weights-nan": (
         {"retrieval_weights": "a=nan"},
-        "retrieval_weights: 'a=nan' is not category=weight (e.g. exact-name=0.4)",
+        "retrieval_weights: 'a=nan': the weight of a must be a finite number >= 0 (its "
+        "share of the traffic, e.g. exact-name=0.4), got nan",
     ),
     "weights-inf": (
         {"retrieval_weights": "a=inf"},
-        "retrieval_weights: 'a=inf' is not category=weight (e.g. exact-name=0.4)",
+        "retrieval_weights: 'a=inf': the weight of a must be a finite number >= 0 (its "
+        "share of the traffic, e.g. exact-name=0.4), got inf",
     ),
     "weights-negative": (
         {"retrieval_weights": "a=-1"},
-        "retrieval_weights: 'a=-1' is not category=weight (e.g. exact-name=0.4)",
+        "retrieval_weights: 'a=-1': the weight of a must be a finite number >= 0 (its "
+        "share of the traffic, e.g. exact-name=0.4), got -1",
     ),
     "weights-a-category-with-spaces-unquoted": (
         {"retrieval_weights": "exact name=0.4 other=0.6"},
@@ -1820,6 +1841,46 @@ def test_a_baseline_saved_with_a_bom_is_read(tmp_path: Path) -> None:
     path = tmp_path / "baseline.json"
     path.write_text("\ufeff" + BASELINE, encoding="utf-8")
     assert read_baseline(path) == parse_baseline(BASELINE)
+
+
+def _read_as(kind: str, path: Path) -> object:
+    from pytest_retrieval.io.baseline_file import read_baseline
+    from pytest_retrieval.io.report_json import read_report
+    from pytest_retrieval.io.worklist import read_worklist
+
+    if kind == "baseline":
+        return read_baseline(path, "b.json")
+    if kind == "report":
+        return read_report(path, "b.json")
+    return read_worklist(path, 3, shown="b.json")
+
+
+@pytest.mark.parametrize(
+    ("kind", "says"),
+    [
+        ("baseline", "b.json:2: byte 0xe9 is not UTF-8: the file is binary, or not saved as "
+         "UTF-8, so it is no baseline"),
+        ("report", "b.json:2: byte 0xe9 is not UTF-8: the file is binary, or not saved as "
+         "UTF-8, so it is no report of the plugin's"),
+        ("worklist", "b.json:2: byte 0xe9 is not UTF-8: the file is binary, or not saved as "
+         "UTF-8; save it as UTF-8"),
+    ],
+)  # fmt: skip
+def test_a_file_that_is_not_utf8_is_named_at_its_line_not_with_pythons_codec_words(
+    tmp_path: Path, kind: str, says: str
+) -> None:
+    """A baseline, report or worklist holding a byte that is not UTF-8 (a binary file, a
+    Latin-1 edit) was refused with Python's own words: "cannot read b.json: 'utf-8'
+    codec can't decode byte 0xe9 in position 5: invalid continuation byte"."""
+    from pytest_retrieval.io.common import FormatError
+    from pytest_retrieval.io.report_json import ReportError
+
+    path = tmp_path / "b.json"
+    path.write_bytes(b"{\n  caf\xe9\n}\n")
+    with pytest.raises((BaselineError, ReportError, FormatError)) as info:
+        _read_as(kind, path)
+    assert str(info.value) == says
+    assert "codec" not in str(info.value)
 
 
 @pytest.mark.parametrize("case", list(BASELINE_CASES))

@@ -168,3 +168,34 @@ def test_no_pair_judged_by_both_is_a_finding_not_a_result(tmp_path):
     assert ran.code == 1, ran
     assert "no (query, document) pair is judged by both" in ran.out + ran.err
     assert "the same query and document ids" in (ran.out + ran.err).replace("\n  ", " ")
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "fix"),
+    [
+        (
+            "judge.qrels",
+            "q1 0 d1 3\nq1 0 d2 1\n",
+            "TREC qrels file ('qid iter docno rel' lines), not a golden file or worklist; "
+            "agreement compares the grades of two judges: give two golden files or folders, "
+            "or graded worklists: import it first: `pytest-retrieval import trec judge.qrels "
+            "-o judge.yaml`",
+        ),
+        (
+            "bm25.run",
+            "q1 Q0 d1 1 2.5 bm25\n",
+            "TREC run ('qid Q0 docno rank score tag' lines), not a golden file or worklist; "
+            "agreement compares the grades of two judges: give two golden files or folders, "
+            "or graded worklists: a run holds no grades",
+        ),
+    ],
+)
+def test_a_trec_file_given_for_judgments_is_named_with_the_import(tmp_path, name, text, fix):
+    """Two judges' qrels files were read as YAML: "the file holds text 'q1 0 d1 3 q1 0
+    d2 1', not a mapping with a 'queries:' list; write 'queries:' ...", no word of
+    TREC or of the import that makes a golden file of them."""
+    project = write_project(tmp_path, {"golden/a.yaml": A})
+    (project / name).write_text(text, encoding="utf-8")
+    ran = cli("agreement", "golden/a.yaml", name, cwd=project)
+    assert ran.code == 2
+    assert ran.err == f"pytest-retrieval: error: {name} is a {fix}\n"

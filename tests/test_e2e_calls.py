@@ -250,6 +250,46 @@ def make(configuration):
 """
 
 
+ONE_RANKING = """\
+class Batched:
+    def __init__(self, configuration):
+        self.configuration = configuration
+
+    def retrieve_batch(self, queries):
+        if self.configuration == "dense":
+            return [("weather-forecast", 0.9)] * len(queries)  # (id, score) pairs
+        return ["weather-forecast", "tide-tables"]  # one ranking for the whole batch
+
+
+def make(configuration):
+    return Batched(configuration)
+"""
+
+
+def test_a_batch_that_returns_one_ranking_is_an_error_that_says_so(
+    pytester: pytest.Pytester,
+) -> None:
+    """A flat list of ids (or of pairs) from retrieve_batch was read as one "ranking" per
+    query, each a bare string: the error said "the retriever returned a bare string ...
+    return a list of results, e.g. [doc_id, ...]", which is what the batch had returned."""
+    _project(pytester, ONE_RANKING, ini=E2E_INI + "retrieval_batch_size = 2\n")
+    _, report = _report(pytester)
+    said = {
+        configuration: {q["error"] for q in entry["queries"].values()}
+        for configuration, entry in report["configurations"].items()
+    }
+    fix = "; return [[doc_id, ...], ...], a list of results for each query"
+    assert (
+        "the batch call returned one ranking (str 'weather-forecast' first), not a list with "
+        "one result list per query (2 queries, in their order)" + fix
+    ) in said["bm25"]
+    assert (
+        "the batch call returned one ranking (tuple ('weather-forecast', 0.9) first), not a "
+        "list with one result list per query (2 queries, in their order)" + fix
+    ) in said["dense"]
+    assert not any("bare string" in str(e) for errors in said.values() for e in errors)
+
+
 def test_a_batch_that_returns_the_wrong_number_of_results_is_an_error_that_says_so(
     pytester: pytest.Pytester,
 ) -> None:

@@ -446,6 +446,27 @@ def test_a_fixture_that_cannot_be_built_shows_its_traceback_once(
     assert len(errored) == 7 and all(name.endswith("[dense]") for name in errored)
 
 
+@pytest.mark.parametrize("scope", ["function", "session"])
+def test_a_fixture_error_shows_no_frame_of_the_plugin(
+    pytester: pytest.Pytester, scope: str
+) -> None:
+    """The plugin times the retriever fixture's builds with a hook wrapper around every
+    fixture's setup; a fixture's error (the retriever's, or one it depends on) showed
+    that wrapper's frame, ``self = <RebuildWatch ...>`` and its ``value = yield``, above
+    the user's own code."""
+    conftest = (
+        "import pytest\n\n\n@pytest.fixture(scope='session')\ndef index():\n"
+        "    raise ValueError('index missing')\n\n\n"
+        f"@pytest.fixture(scope={scope!r})\ndef retriever(index):\n    return lambda q: []\n"
+    )
+    e2e_write_project(pytester, conftest=conftest)
+    result = e2e_run(pytester, "--retrieval-eval", "-p", "no:randomly")
+    result.assert_outcomes(errors=7)
+    output = result.stdout.str()
+    assert "raise ValueError('index missing')" in output
+    assert "rebuilds.py" not in output and "RebuildWatch" not in output
+
+
 def test_the_pointer_to_a_shown_traceback_fits_the_terminal(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1066,3 +1066,21 @@ def test_a_stopiteration_let_out_of_a_generator_or_coroutine_shows_the_users_lin
     assert "next(iter([]))  # the user's bug" in out, out
     for kind in ("generator", "coroutine"):
         assert f"RuntimeError: {kind} raised StopIteration" in out, out
+
+
+def test_an_update_whose_every_query_was_skipped_says_so(pytester: pytest.Pytester) -> None:
+    """A retriever fixture that calls pytest.skip (no index on this machine) skips every
+    item: the update wrote no baseline, saying "no query was evaluated without an error",
+    as if they had errored."""
+    conftest = (
+        "import pytest\n\n\n@pytest.fixture(scope='session')\ndef retriever():\n"
+        "    pytest.skip('no index here')\n"
+    )
+    e2e_write_project(pytester, conftest=conftest)
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-update-baseline")
+    assert (
+        "retrieval baseline not written: no query was evaluated without an error (7 "
+        "skipped); a baseline holds the numbers of queries that ran: run the update where "
+        "the retriever answers"
+    ) in " ".join(result.stdout.str().split())
+    assert not (pytester.path / "golden" / "baseline.json").exists()

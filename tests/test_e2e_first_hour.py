@@ -180,6 +180,30 @@ def test_a_misnamed_retriever_fixture_names_the_ini_key(pytester: pytest.Pyteste
     assert re.search(r"fixtures? (that )?exist.*retriever", error), error
 
 
+def test_a_retriever_fixture_with_empty_params_is_a_usage_error(
+    pytester: pytest.Pytester,
+) -> None:
+    """params=[] (a list of backends that came out empty) made pytest skip every item
+    under a configuration named NOTSET: exit 0 and a report of NOTSET with n = 0, or a
+    gate failing on "this run's configuration (NOTSET)"."""
+    conftest = (
+        "import pytest\n\n\n@pytest.fixture(scope='session', params=[])\n"
+        "def retriever(request):\n    return lambda q: []\n"
+    )
+    e2e_write_project(pytester, conftest=conftest)
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-report", "r.json")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    error = " ".join(result.stderr.str().split())
+    assert (
+        "the fixture 'retriever' (conftest.py:4) has an empty params list (params=[]), so "
+        "pytest makes no configuration of it: every golden item would be skipped and nothing "
+        "evaluated. Give it at least one parameter (params=['bm25']), or leave params out for "
+        "a single configuration, 'default'"
+    ) in error
+    assert "NOTSET" not in result.stdout.str()
+    assert not (pytester.path / "r.json").exists()
+
+
 def test_plain_pytest_that_collects_nothing_beside_golden_files_says_to_add_the_flag(
     pytester: pytest.Pytester,
 ) -> None:

@@ -472,6 +472,12 @@ def test_each_run_files_notes_name_that_file_and_only_selected_configurations(
             "--retrieval-replay: headless.jsonl is a recording without its first (header) line, "
             "not a recording or a TREC run",
         ),
+        (  # was read as a TREC run: "the file holds no results; a run line is 'qid Q0 ..."
+            ("--retrieval-replay=emptied.jsonl",),
+            "--retrieval-replay: emptied.jsonl is a blank file (a recording's first line is "
+            "its header: was it emptied?), not a recording or a TREC run; record a run with "
+            "--retrieval-record=PATH and replay that file",
+        ),
         (
             ("--retrieval-replay=other.json",),
             "--retrieval-replay: other.json is a JSON file, not a recording or a TREC run",
@@ -494,6 +500,7 @@ def test_replay_refuses_what_it_cannot_use(
     lines = (pytester.path / "rec.jsonl").read_text().splitlines(keepends=True)
     (pytester.path / "headless.jsonl").write_text("".join(lines[1:]))
     (pytester.path / "other.json").write_text('{"results": {"q1": ["d1"]}}\n')
+    (pytester.path / "emptied.jsonl").write_text("\n")
     (pytester.path / "garbage.run").write_text("this is not a run\n")
     (pytester.path / "worklist.yaml").write_text(
         "format: pytest-retrieval-worklist\nversion: 1\nqueries: []\n"

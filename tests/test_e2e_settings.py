@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import E2E_INI, e2e_run, e2e_unwrapped, e2e_write_project
+from conftest import E2E_INI, e2e_load_json, e2e_run, e2e_unwrapped, e2e_write_project
 
 ONLY_WITH_EVAL = [
     ("--retrieval-report", "out.json"),
@@ -334,3 +334,38 @@ def test_ndcg_written_as_ir_measures_writes_it_under_exponential_gain_is_a_warni
     ) in out, out
     linear = e2e_run(pytester, "--retrieval-eval", "-o", "retrieval_gain=linear")
     assert "as ir_measures does" not in linear.stdout.str()
+
+
+def test_native_toml_numbers_and_booleans_in_tool_pytest_are_read_as_the_cli_reads_them(
+    pytester: pytest.Pytester,
+) -> None:
+    """pytest 9's [tool.pytest] checks a TOML value's type against the declared one: a
+    number or a bool (retrieval_max_grade = 5, retrieval_github = false) stopped the run
+    with pytest's "config option 'retrieval_max_grade' expects a string, got int: 5", and
+    a tolerance with "expects a list for type 'args', got float", while the command line
+    (pytest-retrieval) read the same file. Both now read them alike."""
+    e2e_write_project(pytester)
+    (pytester.path / "pytest.ini").unlink()
+    pytester.makepyprojecttoml(
+        "[tool.pytest]\nretrieval_max_grade = 5\nretrieval_tolerance = 0.05\n"
+        "retrieval_github = false\nretrieval_metrics = 'mrr ndcg@5'\n"
+    )
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-report=r.json")
+    assert result.ret == pytest.ExitCode.OK, result.stderr.str()
+    settings = e2e_load_json(pytester.path / "r.json")["settings"]
+    assert settings["max_grade"] == 5 and settings["metrics"] == ["mrr", "ndcg@5"]
+    assert "expects a" not in result.stderr.str()
+
+
+def test_a_toml_table_for_a_setting_is_a_usage_error_with_the_fix(
+    pytester: pytest.Pytester,
+) -> None:
+    e2e_write_project(pytester)
+    (pytester.path / "pytest.ini").unlink()
+    pytester.makepyprojecttoml("[tool.pytest]\nretrieval_metrics = {a = 1}\n")
+    result = e2e_run(pytester, "--retrieval-eval")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert (
+        "pyproject.toml: retrieval_metrics: write its value as TOML text, in quotes "
+        '(retrieval_metrics = "..."), or as a list of text'
+    ) in e2e_unwrapped(result.stderr.str())

@@ -104,3 +104,28 @@ def test_a_configuration_name_k_cannot_take_in_one_word_is_advice_with_a_fix() -
         "selects it, and whatever else holds those parts): give the fixture's param an id "
         "without it, ids=['a-b', ...]",
     ]
+
+
+def test_a_configuration_named_by_pytests_escaped_id_is_advice_with_an_ascii_id() -> None:
+    """``params=["café"]``: pytest escapes the id, so the configuration was named
+    ``caf\\xe9`` in every table, report and baseline, without a word (a backslash is a
+    character -k takes)."""
+    from pytest_retrieval.advice import unselectable_names
+
+    assert [str(a) for a in unselectable_names(["caf\\xe9", "bm25"])] == [
+        "configuration 'caf\\xe9' is the param id 'café' as pytest writes it (it escapes "
+        "every character outside ASCII), so the tables, reports, baseline and -k all name "
+        "it caf\\xe9: give the fixture's param an ASCII id, ids=['cafe', ...]"
+    ]
+
+
+def test_an_empty_configuration_name_is_advice_that_says_it_is_empty() -> None:
+    """``params=[""]`` gives the configuration an empty name: the advice said it "holds ,"
+    (an empty list of characters) and proposed ``ids=['name', ...]``."""
+    from pytest_retrieval.advice import unselectable_names
+
+    assert [str(a) for a in unselectable_names([""])] == [
+        "configuration '' has an empty name (the retriever fixture's param id is an empty "
+        "string): no -k selects it, and its rows are labelled with nothing; give the "
+        "fixture's param a name, ids=['bm25', ...]"
+    ]

@@ -26,7 +26,14 @@ from ..model import (
 )
 from ..retriever_metadata import Metadata, parse_metadata
 from .atomic import write_atomic
-from .common import NestedTooDeeply, cut_short, decode_json, is_version, loads_json
+from .common import (
+    NestedTooDeeply,
+    cut_short,
+    decode_json,
+    is_version,
+    loads_json,
+    utf8_text,
+)
 from .repeated_keys import Repeat, first_repeat, keys_hold_once, keys_in
 
 FORMAT = "pytest-retrieval-baseline"
@@ -446,11 +453,13 @@ def read_baseline(path: Path, shown: str | None = None) -> Baseline:
     """Read and parse a baseline file; :class:`BaselineMissing` when there is none."""
     shown = shown or str(path)
     try:
-        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark from an editor
+        text = utf8_text(path.read_bytes())  # a byte-order mark from an editor is fine
     except (FileNotFoundError, NotADirectoryError):
         raise BaselineMissing(f"no baseline at {shown}") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise BaselineError(f"cannot read {shown}: {exc}") from None
+    if isinstance(text, tuple):
+        raise BaselineError(f"{shown}:{text[0]}: {text[1]}, so it is no baseline")
     return parse_baseline(text, shown)
 
 

@@ -261,6 +261,20 @@ def data_fields(path: Path, shown: str) -> Generator[tuple[int, list[str]], None
 UTF16_MESSAGE = "the file is UTF-16 (it starts with a byte-order mark); save it as UTF-8"
 
 
+def utf8_text(data: bytes) -> str | tuple[int, str]:
+    """A file's bytes as text (UTF-8, a byte-order mark allowed), or the line of the
+    first byte that is not UTF-8 and what to say of it (Python's own words, "'utf-8'
+    codec can't decode byte 0x84 in position 2", name neither the line nor the cause)."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+            return 1, "the file is UTF-16 (it starts with a byte-order mark), not UTF-8"
+        byte = data[exc.start]
+        return line, f"byte 0x{byte:02x} is not UTF-8: the file is binary, or not saved as UTF-8"
+
+
 def _decoded(raw: bytes, number: int, shown: str) -> str:
     try:
         text = raw.decode("utf-8")

@@ -791,11 +791,32 @@ def _key_problems(checker: Checker, raw: Mapping[Any, Any], qid: str | None) -> 
         checker.add(again, repeated(key, first, again), qid)
         clean = False
     for key in raw:
-        if key not in QUERY_KEYS:
+        if key not in QUERY_KEYS and not isinstance(key, str):
+            checker.add(_line_of(raw, key), _key_not_text(key), qid)
+            clean = False
+        elif key not in QUERY_KEYS:
             hint = _stray(raw, key, checker.shown) or _closest(key, QUERY_KEYS)
             checker.add(_line_of(raw, key), f"unknown key '{key}'{hint}", qid)
             clean = False
     return clean
+
+
+def _key_not_text(key: object) -> str:
+    """A query's key that YAML read as something else than text (``~:`` as null, ``yes:``
+    as true, ``1:`` as a number): "unknown key 'None'" named no key the file holds."""
+    read = (
+        "null"
+        if key is None
+        else "a boolean"
+        if isinstance(key, bool)
+        else "a number"
+        if isinstance(key, (int, float))
+        else f"a {type(key).__name__}"
+    )
+    return (
+        f"a key that YAML reads as {read} ({key!r}), not a name: write one of "
+        f"{', '.join(QUERY_KEYS)}"
+    )
 
 
 _ID_CHARACTERS = re.compile(r"[\w.#/:-]*[-_.#/:\d][\w.#/:-]*")  # chicken-soup, doc7, a.b

@@ -25,7 +25,7 @@ from ..settings import (
     parse_settings,
 )
 from .baseline_file import given_twice, keys_read
-from .common import NestedTooDeeply, cut_short, is_version, loads_json
+from .common import NestedTooDeeply, cut_short, is_version, loads_json, utf8_text
 from .repeated_keys import first_repeat, keys_hold_once
 
 FORMAT = "pytest-retrieval-report"
@@ -213,11 +213,13 @@ def read_report(path: Path, shown: str | None = None) -> ReportFile:
     """Read and parse a JSON report file."""
     shown = shown or str(path)
     try:
-        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark from an editor
+        text = utf8_text(path.read_bytes())  # a byte-order mark from an editor is fine
     except FileNotFoundError:
         raise ReportError(f"{shown}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise ReportError(f"cannot read {shown}: {exc}") from None
+    if isinstance(text, tuple):
+        raise ReportError(f"{shown}:{text[0]}: {text[1]}, so it is no report of the plugin's")
     return parse_report(text, shown)
 
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from ..golden import GoldenFileError, Problem
 from ..pooling import PoolDoc, PoolQuery, Worklist
 from .atomic import write_atomic
-from .common import BOM, FormatError, is_version
+from .common import BOM, FormatError, is_version, utf8_text
 from .golden_check import octal_grade, written_id_problem
 from .golden_writer import yaml_flow, yaml_string
 from .golden_yaml import parse_yaml
@@ -227,9 +227,12 @@ def read_worklist(
 ) -> Worklist:
     shown = shown or str(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = utf8_text(path.read_bytes())
+    except OSError as exc:
         raise FormatError([Problem(shown, 0, f"cannot read the file: {exc}")]) from None
+    if isinstance(text, tuple):
+        line, message = text
+        raise FormatError([Problem(shown, line, f"{message}; save it as UTF-8")])
     return parse_worklist(text, shown, max_grade, graded=graded)
 
 

@@ -357,11 +357,14 @@ def _shown_path(config: pytest.Config, path: Path) -> str:
 
 
 def missing_fixture(items: Iterable[pytest.Item], fixture: str) -> str | None:
-    """The message when the golden items have no retriever fixture to use; else None."""
+    """The message when the golden items have no retriever fixture to use, or one with
+    ``params=[]``; else None."""
     golden = next((i for i in items if golden_of(i) is not None), None)
     info = getattr(golden, "_fixtureinfo", None)
-    if golden is None or info is None or info.name2fixturedefs.get(fixture):
+    if golden is None or info is None:
         return None
+    if info.name2fixturedefs.get(fixture):
+        return _empty_params(golden, fixture)
     config, where = golden.config, golden.nodeid.split("::")[0]
     others = _conftest_fixtures(config)
     if fixture in others:  # defined, in a conftest.py the golden file is not under
@@ -379,6 +382,28 @@ def missing_fixture(items: Iterable[pytest.Item], fixture: str) -> str | None:
         "the retriever fixture in conftest.py, for example:\n\n"
         + FIXTURE_EXAMPLE.format(name=fixture if len(fixture) <= SHOWN else "retriever")
         + "\n\nor set retrieval_fixture in your ini file to the name of your fixture."
+    )
+
+
+def _empty_params(item: pytest.Item, fixture: str) -> str | None:
+    """The message when the retriever fixture has ``params=[]``: pytest then makes one
+    item per query with the parameter NOTSET and a skip mark, so nothing is evaluated,
+    and the run (or its report and baseline) shows a configuration named NOTSET."""
+    callspec = getattr(item, "callspec", None)
+    value = callspec.params.get(fixture) if callspec is not None else None
+    if type(value).__name__ != "NotSetType":
+        return None
+    func = item._fixtureinfo.name2fixturedefs[fixture][-1].func  # type: ignore[attr-defined]
+    try:
+        path = Path(inspect.getsourcefile(func) or "")
+        where = f" ({_shown_path(item.config, path)}:{inspect.getsourcelines(func)[1]})"
+    except (OSError, TypeError):
+        where = ""
+    return (
+        f"--retrieval-eval: the fixture {quoted(fixture)}{where} has an empty params list "
+        "(params=[]), so pytest makes no configuration of it: every golden item would be "
+        "skipped and nothing evaluated. Give it at least one parameter "
+        "(params=['bm25']), or leave params out for a single configuration, 'default'"
     )
 
 

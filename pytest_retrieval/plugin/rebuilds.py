@@ -35,6 +35,7 @@ class RebuildWatch:
     def pytest_fixture_setup(
         self, fixturedef: pytest.FixtureDef[object], request: pytest.FixtureRequest
     ) -> Generator[None, object, object]:
+        __tracebackhide__ = True  # a fixture's own error is shown from its own code
         if self.said or fixturedef.argname != self.fixture or fixturedef.scope != "function":
             return (yield)
         start = time.perf_counter()

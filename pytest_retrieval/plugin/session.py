@@ -522,9 +522,7 @@ class RetrievalSession:
             provenance(self.config.rootpath),
         )
         if not update.updated:
-            self.notes.append(
-                "retrieval baseline not written: no query was evaluated without an error"
-            )
+            self.notes.append(_nothing_to_write(self.results.all_records()))
             return
         try:
             write_baseline(self.baseline_path, update.baseline)
@@ -729,3 +727,16 @@ def selection_text(config: pytest.Config) -> str:
     ``--lf/--last-failed`` (or ``--sw``) when given, then ``-k, -m or the paths given``."""
     given = [name for option, name in _CACHE_SELECTION if config.getoption(option, False)]
     return ", ".join([*given, "-k, -m or the paths given"])
+
+
+def _nothing_to_write(records: Iterable[QueryRecord]) -> str:
+    """Why an update wrote no baseline, by what became of the queries: every one skipped
+    (a fixture that called pytest.skip) was said to be "not evaluated without an error"."""
+    outcomes = Counter(r.outcome for r in records)
+    said = ", ".join(f"{n} {outcome}" for outcome, n in sorted(outcomes.items()))
+    why = f" ({said})" if said else ""
+    return (
+        f"retrieval baseline not written: no query was evaluated without an error{why}; a "
+        "baseline holds the numbers of queries that ran: run the update where the retriever "
+        "answers"
+    )
