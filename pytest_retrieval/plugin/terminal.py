@@ -137,13 +137,13 @@ def _advice_lines(session: Summary, summary_shown: bool) -> list[tuple[str, str 
 def _wholly_errored(results: Results) -> list[str]:
     """A line for each configuration every evaluated query of which errored (an index
     that is down, a wrong URL): its means are all 0.0, not a measure of its quality,
-    and its first error says why."""
+    and its first error says why (up to its first '; ', where a fix would follow)."""
     first: dict[str, str] = {}
     fine: set[str] = set()
     for r in results.all_records():
-        if r.outcome == "error":
-            error = r.error or "an error"
-            first.setdefault(r.configuration, error if len(error) <= 200 else error[:180] + "...")
+        if r.outcome == "error":  # what went wrong, not its fix (the failure above has it)
+            error = (r.error or "an error").split("; ", 1)[0]
+            first.setdefault(r.configuration, error if len(error) <= 160 else error[:150] + "...")
         elif r.evaluated:
             fine.add(r.configuration)
     return [
