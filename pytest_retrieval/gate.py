@@ -342,7 +342,12 @@ def _unmatched(
         failing = (
             f"the baseline holds {word} {_quoted_names(absent)}, which this run does not have "
             f"(configurations: {', '.join(have) or 'none'}): run {them} too, name the ones to "
-            "gate in retrieval_gate_configurations, or rewrite the baseline"
+            "gate in retrieval_gate_configurations, or "
+            + (
+                f"drop {them} from the baseline (`{update}` does)"
+                if update
+                else f"drop {them} from the baseline"
+            )
         )
     if new:
         verb = "is" if len(new) == 1 else "are"

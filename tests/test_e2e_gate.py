@@ -1083,6 +1083,50 @@ def test_removed_query_is_listed_then_dropped_on_update(project: pytest.Pytester
     assert done.gate["removed"] == []
 
 
+def test_a_configuration_renamed_in_the_params_is_dropped_by_an_update(
+    project: pytest.Pytester,
+):
+    """bm25 renamed bm25-v2: the gate fails on the baseline's bm25, which this run does
+    not have, and says that an update drops it; the update does (it kept it forever once,
+    so the gate failed after every update), names it, and the next run passes."""
+    baselined(project)
+    project.makeconftest(
+        CONFTEST.replace('params=["bm25", "fused"]', 'params=["bm25-v2", "fused"]')
+    )
+    done = run(project)
+    assert_failed(done)
+    said = " ".join(" ".join(done.lines).split())
+    assert (
+        "the baseline holds configuration 'bm25', which this run does not have "
+        "(configurations: bm25-v2, fused): run it too, name the ones to gate in "
+        f"retrieval_gate_configurations, or drop it from the baseline (`{UPDATE}` does)"
+    ) in said
+    done = update(project, "-k", "lex-1")  # a partial update drops it too: it was collected
+    said = " ".join(" ".join(done.lines).split())
+    assert (
+        f"configurations dropped, no longer in the retriever fixture's params: bm25 "
+        f"({len(QUERY_IDS)} queries)"
+    ) in said
+    data = json.loads(baseline_path(project).read_text(encoding="utf-8"))
+    assert sorted(data["configurations"]) == ["bm25-v2", "fused"]
+    update(project)
+    assert_passed(run(project))
+
+
+def test_an_update_keeps_a_configuration_it_did_not_run_when_the_gate_names_its_own(
+    project: pytest.Pytester,
+):
+    """A CI job per configuration, each gating and updating its own: a job that does not
+    collect bm25 keeps bm25's entries."""
+    baselined(project)
+    write_ini(project, "retrieval_gate_configurations = fused")
+    project.makeconftest(CONFTEST.replace('params=["bm25", "fused"]', 'params=["fused"]'))
+    done = update(project)
+    assert "dropped" not in done.text
+    data = json.loads(baseline_path(project).read_text(encoding="utf-8"))
+    assert sorted(data["configurations"]) == ["bm25", "fused"]
+
+
 @pytest.mark.parametrize(
     ("ini_line", "differs"),
     [

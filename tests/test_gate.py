@@ -255,7 +255,8 @@ def test_a_query_of_a_file_not_collected_is_not_removed() -> None:
             "failed",
             "the baseline holds configuration 'fused', which this run does not have "
             "(configurations: bm25): run it too, name the ones to gate in "
-            "retrieval_gate_configurations, or rewrite the baseline",
+            "retrieval_gate_configurations, or drop it from the baseline (`pytest "
+            "--retrieval-eval --retrieval-update-baseline` does)",
         ),
         (
             [],
@@ -362,7 +363,8 @@ def test_configurations_the_run_and_the_baseline_do_not_share_are_named_in_one_m
     assert result.messages == [
         "the baseline holds configurations 'bm25' and 'dense', which this run does not have "
         "(configurations: fused, sysA, sysB): run them too, name the ones to gate in "
-        "retrieval_gate_configurations, or rewrite the baseline",
+        "retrieval_gate_configurations, or drop them from the baseline (`pytest "
+        "--retrieval-eval --retrieval-update-baseline` does)",
         "configurations 'sysA' and 'sysB' are not in the baseline: not compared; run `pytest "
         "--retrieval-eval --retrieval-update-baseline` to add them",
     ]

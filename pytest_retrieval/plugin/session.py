@@ -516,6 +516,7 @@ class RetrievalSession:
             self.run.settings,
             self.facts(previous),
             provenance(self.config.rootpath),
+            keep_absent=bool(self.run.gate.configurations),
         )
         if not update.updated:
             self.notes.append(

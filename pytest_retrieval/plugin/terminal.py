@@ -80,6 +80,13 @@ def _update_lines(update: UpdateOutcome, shown: str) -> list[tuple[str, bool]]:
         ),
         ("dropped, no longer in any golden file", ", ".join(update.dropped), True),
         (
+            "configurations dropped, no longer in the retriever fixture's params",
+            ", ".join(
+                f"{c} ({n} {'query' if n == 1 else 'queries'})" for c, n in update.gone.items()
+            ),
+            True,
+        ),
+        (
             "not written, their retriever errored (previous entries kept)",
             ", ".join(update.errored),
             True,
