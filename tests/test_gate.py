@@ -781,3 +781,16 @@ def test_a_run_of_part_of_the_golden_set_names_what_selected_it_and_counts_in_wo
         f"fused: {left} {'query' if left == 1 else 'queries'} of the baseline's not in this run "
         f"({selection}): each row, 'all' too, compares only the {both} run on both sides"
     ) in result.messages, result.messages
+
+
+def test_a_breach_that_rounds_to_the_tolerance_shows_the_digits_that_tell_them_apart() -> None:
+    """A drop of 0.0204 against 0.02 read `-0.020, allowed 0.020` beside FAILED."""
+    now = [record(q, 0.8776 if q == "lex-1" else 1.0, mrr=1.0) for q in QUERY_IDS]
+    result = gate(baseline_of(perfect()), results_of(now))
+    by_key = {(r.category, r.metric): r for r in result.breached}
+    assert set(by_key) == {("all", "ndcg@10"), ("lexical", "ndcg@10")}
+    assert "fused / all / ndcg@10 1.000 -> 0.980 (-0.0204, allowed 0.0200)" in headline(result)
+    assert "(-0.031, allowed 0.020)" in headline(result)  # apart at 3 decimals: 3 shown
+    text = explain(result, GateSettings().tolerance)
+    row = next(line for line in text.splitlines() if line.startswith("fused  ") and " all " in line)
+    assert row.split()[5:8] == ["0.980", "-0.0204", "0.0200"]

@@ -22,7 +22,7 @@ from ..quoting import quoted, result_ids, short
 from ..retriever_metadata import change_lines
 from ..settings import Tolerances
 from .summary import fit
-from .tables import p_text
+from .tables import drop_texts, p_text
 
 HEADERS = (
     "configuration", "category", "metric", "n", "baseline", "current", "delta", "allowed",
@@ -32,6 +32,12 @@ HEADERS = (
 
 def _num(value: float) -> str:
     return f"{value:.3f}"
+
+
+def drop_and_allowed(row: GateRow) -> str:
+    """``-0.102, allowed 0.020``: see :func:`drop_texts`."""
+    delta, allowed = drop_texts(row.delta, row.allowed)
+    return f"{delta}, allowed {allowed}"
 
 
 UNJUDGED_NAMED = 5  # past this many unjudged results lost (or gained), they are counted
@@ -87,9 +93,8 @@ def headline(result: GateResult, limit: int = 3) -> str:
 
 def _breach_part(r: GateRow) -> str:
     worst = ", ".join(q.id for q in r.worst_queries[:3])
-    return (
-        f"{_where(r)} {r.baseline:.3f} -> {r.current:.3f} ({r.delta:+.3f}, allowed "
-        f"{r.allowed:.3f})" + (f", worst: {worst}" if worst else "")
+    return f"{_where(r)} {r.baseline:.3f} -> {r.current:.3f} ({drop_and_allowed(r)})" + (
+        f", worst: {worst}" if worst else ""
     )
 
 
@@ -103,9 +108,10 @@ def row_cells(r: GateRow, label: Callable[[str], str] = str) -> list[str]:
 
 
 def _cells(r: GateRow, label: Callable[[str], str] = str) -> list[str]:
+    delta, allowed = drop_texts(r.delta, r.allowed)
     return [
         r.configuration, label(r.category), r.metric, str(r.n), _num(r.baseline), _num(r.current),
-        f"{r.delta:+.3f}", _num(r.allowed), _interval(r), p_text(r.p_holm),
+        delta, allowed, _interval(r), p_text(r.p_holm),
     ]  # fmt: skip
 
 
@@ -423,8 +429,8 @@ def explain(
             lines += ["", *row_table(breached, width, narrow)]
         else:  # named, or the reader must find them among every row printed above
             named = "; ".join(
-                f"{r.configuration} / {r.category} / {r.metric} {r.delta:+.3f} "
-                f"(allowed {r.allowed:.3f})"
+                f"{r.configuration} / {r.category} / {r.metric} "
+                f"{' (allowed '.join(drop_texts(r.delta, r.allowed))})"
                 for r in breached
             )
             lines += _wrap(f"breached: {named}", width, "  ", "    ")
