@@ -26,7 +26,14 @@ from ..model import (
 )
 from ..retriever_metadata import Metadata, parse_metadata
 from .atomic import write_atomic
-from .common import NestedTooDeeply, cut_short, decode_json, is_version, loads_json
+from .common import (
+    NestedTooDeeply,
+    conflict_marker_line,
+    cut_short,
+    decode_json,
+    is_version,
+    loads_json,
+)
 from .repeated_keys import Repeat, first_repeat, keys_hold_once, keys_in
 
 FORMAT = "pytest-retrieval-baseline"
@@ -58,11 +65,16 @@ def _load_json(text: str, shown: str) -> dict[str, object]:
     except NestedTooDeeply:
         raise BaselineError(f"{shown} is nested too deeply to be a baseline") from None
     except json.JSONDecodeError as exc:
+        if (line := conflict_marker_line(text)) is not None:
+            raise BaselineError(
+                f"{shown} holds a merge conflict's markers ('<<<<<<<' or '>>>>>>>' at line "
+                f"{line}): a baseline's numbers are not merged by hand; keep one side (`git "
+                f"checkout --theirs -- {shown}`, or --ours) or rewrite it from this run"
+            ) from None
         if cut_short(exc, text):
             raise BaselineError(
                 f"{shown} ends early at line {exc.lineno}: the file is cut short (a copy or "
-                "a write that stopped?); restore it from version control, or write it again "
-                "with --retrieval-update-baseline"
+                "a write that stopped?); `git checkout` restores the committed one"
             ) from None
         raise BaselineError(
             f"{shown} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
