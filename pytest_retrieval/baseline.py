@@ -101,9 +101,22 @@ def settings_differences(
 
     return [
         f"{key}: {then} {stored.get(key)!r}, this run {current.get(key)!r}"
+        + (_metrics_apart(stored.get(key), current.get(key)) if key == "metrics" else "")
         for key in sorted(set(stored) | set(current))
         if not same(key)
     ]
+
+
+def _metrics_apart(stored: object, current: object) -> str:
+    """`` (this run adds 'map'; lacks 'ndcg@10')``: which names differ, for two lists
+    in different orders where the eye cannot find them."""
+    if not isinstance(stored, list) or not isinstance(current, list):
+        return ""
+    added = [repr(m) for m in current if m not in stored]
+    lacking = [repr(m) for m in stored if m not in current]
+    parts = [f"adds {', '.join(added)}"] if added else []
+    parts += [f"lacks {', '.join(lacking)}"] if lacking else []
+    return f" (this run {'; '.join(parts)})" if parts else ""
 
 
 # --------------------------------------------------------------------------- updating

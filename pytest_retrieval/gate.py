@@ -234,12 +234,12 @@ def _run(update: str, purpose: str) -> str:
     return f"; run `{update}` {purpose}" if update else ""
 
 
-def _refusal(baseline: Baseline, settings: Settings, update: str) -> str | None:
+def _refusal(baseline: Baseline, shown: str, settings: Settings, update: str) -> str | None:
     differences = settings_differences(baseline.settings, settings.as_dict())
     if not differences:
         return None
     return (
-        "the baseline was made with other settings: "
+        f"the baseline {shown} was made with other settings: "
         + "; ".join(differences)
         + ". Numbers made under other settings are not comparable"
         + _run(update, "to rewrite the baseline with the current settings, and review that change")
@@ -785,7 +785,7 @@ def _early_verdict(
 ) -> GateResult | None:  # fmt: skip
     """A verdict before any comparison: refused (other settings), or skipped (nothing was
     collected); None to compare."""
-    refusal = _refusal(baseline, settings, update)
+    refusal = _refusal(baseline, shown, settings, update)
     if refusal is not None:
         return GateResult("refused", shown, messages=[refusal], update=update)
     if not results and facts.collected is not None and not facts.collected:

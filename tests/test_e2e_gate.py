@@ -1134,7 +1134,7 @@ def test_an_update_keeps_a_configuration_it_did_not_run_when_the_gate_names_its_
         (
             "retrieval_metrics = ndcg@5 mrr recall@20",
             "metrics: baseline ['ndcg@10', 'mrr', 'recall@20'], "
-            "this run ['ndcg@5', 'mrr', 'recall@20']",
+            "this run ['ndcg@5', 'mrr', 'recall@20'] (this run adds 'ndcg@5'; lacks 'ndcg@10')",
         ),
     ],
     ids=["gain", "k"],
@@ -1151,7 +1151,9 @@ def test_other_settings_refuse(project: pytest.Pytester, ini_line: str, differs:
     assert "retrieval gate: REFUSED" in done.lines
     message = done.gate_failure()
     assert message is not None
-    assert message.startswith("retrieval gate: REFUSED: the baseline was made with other settings")
+    assert message.startswith(
+        f"retrieval gate: REFUSED: the baseline {BASELINE} was made with other settings"
+    )
     assert differs in message
     assert f"run `{UPDATE}` to rewrite the baseline with the current settings" in message
     assert differs in done.text
@@ -1159,7 +1161,7 @@ def test_other_settings_refuse(project: pytest.Pytester, ini_line: str, differs:
     assert props == {"verdict": "refused", "baseline": BASELINE, "mode": "absolute"}
     # under -q the failure says the whole reason; it is not sent to look for more without -q
     quiet = " ".join(run(project, "-q").text.split())
-    assert "retrieval gate: REFUSED: the baseline was made with other settings" in quiet
+    assert f"retrieval gate: REFUSED: the baseline {BASELINE} was made with other settings" in quiet
     assert "run without -q for the gate's explanation" not in quiet
 
 

@@ -420,9 +420,15 @@ def test_other_settings_refuse_with_what_differs() -> None:
     result = gate(base, results_of(perfect()))
     assert result.verdict == "refused" and result.failed and result.rows == []
     assert result.messages[0].startswith(
-        "the baseline was made with other settings: gain: baseline 'linear', this run "
-        "'exponential'. Numbers made under other settings are not comparable"
+        "the baseline golden/baseline.json was made with other settings: gain: baseline "
+        "'linear', this run 'exponential'. Numbers made under other settings are not comparable"
     )
+    other_metrics = baseline_of(perfect())
+    other_metrics.settings = {**other_metrics.settings, "metrics": ["mrr", "ndcg@5", "map"]}
+    assert (
+        "metrics: baseline ['mrr', 'ndcg@5', 'map'], this run ['ndcg@10', 'mrr'] (this run "
+        "adds 'ndcg@10'; lacks 'ndcg@5', 'map')"
+    ) in gate(other_metrics, results_of(perfect())).messages[0]
     metrics_reordered = baseline_of(perfect())
     metrics_reordered.settings = {**metrics_reordered.settings, "metrics": ["mrr", "ndcg@10"]}
     assert gate(metrics_reordered, results_of(perfect())).verdict == "passed"
