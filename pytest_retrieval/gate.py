@@ -112,6 +112,22 @@ class GateRow:
         return out
 
 
+@dataclass(frozen=True)
+class Recategorized:
+    """A query whose golden file moved it to another category since the baseline: its
+    rows compare it in the new one on both sides."""
+
+    id: str
+    before: str
+    after: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"id": self.id, "before": self.before, "after": self.after}
+
+    def text(self) -> str:
+        return f"{self.id} ({self.before} -> {self.after})"
+
+
 @dataclass
 class GateResult:
     verdict: Verdict
@@ -122,6 +138,7 @@ class GateResult:
     changed: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # baselined queries skipped in this run
     unanswered: list[str] = field(default_factory=list)  # changed ones that errored this run
+    recategorized: list[Recategorized] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
     mode: GateMode = "absolute"
     min_significant_n: int | None = None  # fewer queries: never significant after Holm
@@ -175,6 +192,7 @@ class GateResult:
             "removed": self.removed,
             "changed": self.changed,
             "skipped": self.skipped,
+            "recategorized": [r.as_dict() for r in self.recategorized],
             "messages": self.messages,
             "mode": self.mode,
             "blocking": self.blocking,
@@ -390,6 +408,7 @@ class _Pairing:
     removed: set[str]
     skipped: set[str] = field(default_factory=set)  # in the baseline, skipped in this run
     unanswered: set[str] = field(default_factory=set)  # changed, and errored in this run
+    recategorized: set[Recategorized] = field(default_factory=set)  # paired, other category
 
     def update(self, other: _Pairing) -> None:
         self.added |= other.added
@@ -397,11 +416,13 @@ class _Pairing:
         self.removed |= other.removed
         self.skipped |= other.skipped
         self.unanswered |= other.unanswered
+        self.recategorized |= other.recategorized
 
     def note(self, result: GateResult) -> None:
         result.added, result.changed = sorted(self.added), sorted(self.changed)
         result.removed, result.skipped = sorted(self.removed), sorted(self.skipped)
         result.unanswered = sorted(self.unanswered)
+        result.recategorized = sorted(self.recategorized, key=lambda r: r.id)
 
 
 def _pair(
@@ -421,6 +442,8 @@ def _pair(
                 pairing.unanswered.add(qid)
         else:
             pairing.pairs.append((old, current[qid]))
+            if old.category != current[qid].category:
+                pairing.recategorized.add(Recategorized(qid, old.category, current[qid].category))
     return pairing
 
 

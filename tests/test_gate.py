@@ -800,3 +800,25 @@ def test_a_breach_that_rounds_to_the_tolerance_shows_the_digits_that_tell_them_a
     text = explain(result, GateSettings().tolerance)
     row = next(line for line in text.splitlines() if line.startswith("fused  ") and " all " in line)
     assert row.split()[5:8] == ["0.980", "-0.0204", "0.0200"]
+
+
+def test_a_query_moved_to_another_category_is_named_and_compared_in_its_new_one() -> None:
+    """The golden file moved lex-1 to para: it was paired and compared without a word,
+    though the category rows' n and means then differ from the baseline's."""
+    import dataclasses
+
+    now = [dataclasses.replace(r, category="para") if r.id == "lex-1" else r for r in perfect()]
+    result = gate(baseline_of(perfect()), results_of(now))
+    assert result.verdict == "passed"
+    assert [r.as_dict() for r in result.recategorized] == [
+        {"id": "lex-1", "before": "lexical", "after": "para"}
+    ]
+    assert result.as_dict()["recategorized"] == [
+        {"id": "lex-1", "before": "lexical", "after": "para"}
+    ]
+    assert {(r.category, r.n) for r in result.rows} == {("all", 6), ("lexical", 3), ("para", 3)}
+    said = " ".join(explain(result, GateSettings().tolerance).split())
+    assert (
+        "moved to another category since the baseline (each compared in its new one, on both "
+        "sides): lex-1 (lexical -> para)"
+    ) in said

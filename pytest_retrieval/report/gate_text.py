@@ -350,6 +350,13 @@ def _notes(result: GateResult, width: int | None) -> list[str]:
             result.unanswered,
         ),
     ]
+    notes.append(
+        (
+            "moved to another category since the baseline (each compared in its new one, "
+            "on both sides)",
+            [r.text() for r in result.recategorized],
+        )
+    )
     for title, ids in notes:
         if ids:
             shown = ", ".join(ids[:20]) + (f" and {len(ids) - 20} more" if len(ids) > 20 else "")
