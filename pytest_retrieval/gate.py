@@ -128,6 +128,21 @@ class Recategorized:
         return f"{self.id} ({self.before} -> {self.after})"
 
 
+@dataclass(frozen=True)
+class Renamed:
+    """A baseline query gone from the golden set whose text and judgments a new id has:
+    an id renamed in the golden file (listed as such, not as one removed and one added)."""
+
+    before: str
+    after: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"before": self.before, "after": self.after}
+
+    def text(self) -> str:
+        return f"{self.before} -> {self.after}"
+
+
 @dataclass
 class GateResult:
     verdict: Verdict
@@ -139,6 +154,7 @@ class GateResult:
     skipped: list[str] = field(default_factory=list)  # baselined queries skipped in this run
     unanswered: list[str] = field(default_factory=list)  # changed ones that errored this run
     recategorized: list[Recategorized] = field(default_factory=list)
+    renamed: list[Renamed] = field(default_factory=list)  # also in removed and added
     messages: list[str] = field(default_factory=list)
     mode: GateMode = "absolute"
     min_significant_n: int | None = None  # fewer queries: never significant after Holm
@@ -193,6 +209,7 @@ class GateResult:
             "changed": self.changed,
             "skipped": self.skipped,
             "recategorized": [r.as_dict() for r in self.recategorized],
+            "renamed": [r.as_dict() for r in self.renamed],
             "messages": self.messages,
             "mode": self.mode,
             "blocking": self.blocking,
@@ -409,6 +426,7 @@ class _Pairing:
     skipped: set[str] = field(default_factory=set)  # in the baseline, skipped in this run
     unanswered: set[str] = field(default_factory=set)  # changed, and errored in this run
     recategorized: set[Recategorized] = field(default_factory=set)  # paired, other category
+    renamed: set[Renamed] = field(default_factory=set)  # removed ids whose query came back
 
     def update(self, other: _Pairing) -> None:
         self.added |= other.added
@@ -417,12 +435,14 @@ class _Pairing:
         self.skipped |= other.skipped
         self.unanswered |= other.unanswered
         self.recategorized |= other.recategorized
+        self.renamed |= other.renamed
 
     def note(self, result: GateResult) -> None:
         result.added, result.changed = sorted(self.added), sorted(self.changed)
         result.removed, result.skipped = sorted(self.removed), sorted(self.skipped)
         result.unanswered = sorted(self.unanswered)
         result.recategorized = sorted(self.recategorized, key=lambda r: r.id)
+        result.renamed = sorted(self.renamed, key=lambda r: r.before)
 
 
 def _pair(
@@ -444,6 +464,12 @@ def _pair(
             pairing.pairs.append((old, current[qid]))
             if old.category != current[qid].category:
                 pairing.recategorized.add(Recategorized(qid, old.category, current[qid].category))
+    gone = {stored[q].fingerprint: q for q in sorted(pairing.removed, reverse=True)}
+    pairing.renamed = {
+        Renamed(gone[current[q].fingerprint], q)
+        for q in pairing.added
+        if current[q].fingerprint in gone
+    }
     return pairing
 
 

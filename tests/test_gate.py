@@ -822,3 +822,22 @@ def test_a_query_moved_to_another_category_is_named_and_compared_in_its_new_one(
         "moved to another category since the baseline (each compared in its new one, on both "
         "sides): lex-1 (lexical -> para)"
     ) in said
+
+
+def test_an_id_renamed_in_the_golden_file_is_named_as_a_rename() -> None:
+    """lex-1 renamed lex-one (same text and judgments) read as one query removed and
+    another added, unrelated."""
+    now = [record("lex-one", fingerprint="fp-lex-1"), *perfect(ids=QUERY_IDS[1:])]
+    assert QUERY_IDS[0] == "lex-1"
+    golden = {**dict.fromkeys(QUERY_IDS[1:], "golden/core.yaml"), "lex-one": "golden/core.yaml"}
+    run_facts = RunFacts(golden_ids=golden, existing_files=frozenset({"golden/core.yaml"}))
+    result = gate(baseline_of(perfect()), results_of(now), run_facts=run_facts)
+    assert result.verdict == "passed"
+    assert (result.added, result.removed) == (["lex-one"], ["lex-1"])  # as before, in JSON
+    assert result.as_dict()["renamed"] == [{"before": "lex-1", "after": "lex-one"}]
+    said = " ".join(explain(result, GateSettings().tolerance).split())
+    assert (
+        "renamed since the baseline (same text and judgments; compared once the baseline is "
+        "updated): lex-1 -> lex-one"
+    ) in said
+    assert "not in the baseline" not in said and "no longer in the golden set" not in said

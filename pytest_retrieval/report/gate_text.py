@@ -324,12 +324,19 @@ def _notes(result: GateResult, width: int | None) -> list[str]:
         for r in improved:
             text = f"{_where(r)}: {_num(r.baseline)} -> {_num(r.current)} ({r.delta:+.3f})"
             lines += _wrap(text, width, "  ", "      ")
+    before = {r.before for r in result.renamed}
+    after = {r.after for r in result.renamed}
     notes = [
         (
-            "not in the baseline (added since, or errored when it was written), not compared",
-            result.added,
+            "renamed since the baseline (same text and judgments; compared once the baseline "
+            "is updated)",
+            [r.text() for r in result.renamed],
         ),
-        ("no longer in the golden set", result.removed),
+        (
+            "not in the baseline (added since, or errored when it was written), not compared",
+            [q for q in result.added if q not in after],
+        ),
+        ("no longer in the golden set", [q for q in result.removed if q not in before]),
         (
             "in the baseline but skipped in this run (skip: or a skip mark), so not compared",
             result.skipped,
