@@ -22,6 +22,7 @@ from pytest_retrieval.settings import (
     GateSettings,
     LatencyLimit,
     Settings,
+    SettingsError,
     StatsSettings,
     parse_tolerance,
 )
@@ -164,6 +165,15 @@ def test_tolerance_absolute_relative_and_per_metric() -> None:
     per_metric = GateSettings(tolerance=parse_tolerance("0.02 mrr=0.2"))
     result = gate(baseline_of(base), results_of(now), per_metric)
     assert {r.metric for r in result.breached} == {"ndcg@10"}
+
+
+def test_a_percent_sign_written_apart_belongs_to_its_number() -> None:
+    """'2 %' was refused as two default tolerances, '2' and '%'."""
+    assert str(parse_tolerance("2 %")) == "2%"
+    assert str(parse_tolerance("0.02 mrr=5 %")) == "0.02 mrr=5%"
+    assert parse_tolerance("12.5 %") == parse_tolerance("12.5%")
+    with pytest.raises(SettingsError, match="2 default tolerances"):
+        parse_tolerance("2% %")
 
 
 def test_scope_all_compares_only_the_overall_row() -> None:
