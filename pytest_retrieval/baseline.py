@@ -136,6 +136,7 @@ class UpdateOutcome:
     # configuration -> queries: the previous baseline's configurations this run did not
     # collect (removed or renamed in the fixture's params), dropped as the gate fails on them
     gone: dict[str, int] = field(default_factory=dict)
+    unchanged: bool = False  # nothing but the provenance would change: the file was left as is
 
 
 @dataclass(frozen=True)

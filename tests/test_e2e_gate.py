@@ -522,6 +522,31 @@ def test_update_writes_a_complete_sorted_one_line_per_query_baseline(project: py
     ]
 
 
+def test_an_update_that_moves_nothing_leaves_the_file_as_it_is(project: pytest.Pytester):
+    """A second update over the same numbers rewrote the file with a new time (and commit),
+    a diff to review after every update though nothing moved."""
+    update(project)
+    path = baseline_path(project)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["provenance"]["created"] = "2026-01-01T00:00:00+00:00"
+    path.write_text(json.dumps(data), encoding="utf-8")  # an older update, formatted otherwise
+    before = path.read_text(encoding="utf-8")
+    done = update(project)
+    assert (
+        "retrieval baseline unchanged: golden/baseline.json (bm25: 12, fused: 12 queries as "
+        "recorded): not rewritten, its provenance (time, commit) kept"
+    ) in " ".join(" ".join(done.lines).split())
+    assert path.read_text(encoding="utf-8") == before
+    set_plan(project, {"bm25": {"lex-1": "swap"}})
+    done = update(project)
+    assert "retrieval baseline written: golden/baseline.json (bm25: 12, fused: 12 queries)" in (
+        done.lines
+    )
+    assert json.loads(path.read_text(encoding="utf-8"))["provenance"]["created"] != (
+        "2026-01-01T00:00:00+00:00"
+    )
+
+
 def test_an_update_over_a_degraded_run_shows_what_it_accepts(project: pytest.Pytester):
     baselined(project)
     set_plan(project, DEGRADED)

@@ -7,6 +7,7 @@ means, for a person reading the file; the gate recomputes them from the queries.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Iterator
@@ -531,6 +532,15 @@ def looks_like_baseline(path: Path) -> bool:
 def dumps(baseline: Baseline) -> str:
     """Serialise with stable key order and one line per query."""
     return "".join(lines(baseline))
+
+
+def unchanged_by(previous: Baseline | None, new: Baseline) -> bool:
+    """Whether ``new`` holds what ``previous`` holds but for its provenance: an update that
+    moved nothing, which leaves the file as it is (a new time and commit alone would make
+    a diff to review after every update)."""
+    if previous is None:
+        return False
+    return dumps(dataclasses.replace(new, provenance=previous.provenance)) == dumps(previous)
 
 
 @with_paused_gc
