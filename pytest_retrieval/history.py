@@ -262,7 +262,8 @@ def _gate_from(data: object) -> GateEntry | None:
         c = _mapping(raw, f"gate.counts.{name}")
         values = [c.get(k) for k in ("improved", "degraded", "unchanged")]
         if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
-            counts[str(name)] = QueryCounts(*(int(str(v)) for v in values))
+            improved, degraded, unchanged = (int(str(v)) for v in values)
+            counts[str(name)] = QueryCounts(improved, degraded, unchanged)
     return GateEntry(str(gate.get("verdict", "")), str(gate.get("mode", "")), counts)
 
 

@@ -851,3 +851,18 @@ def test_an_id_renamed_in_the_golden_file_is_named_as_a_rename() -> None:
         "updated): lex-1 -> lex-one"
     ) in said
     assert "not in the baseline" not in said and "no longer in the golden set" not in said
+
+
+def test_a_query_that_degraded_within_the_tolerance_is_named() -> None:
+    """'fused: 0 queries improved, 1 degraded, 5 unchanged' under PASSED named no query,
+    and no list of worst queries does when no row breached: -v did not say which either."""
+    now = [record(q, 0.99 if q == "lex-2" else 1.0, mrr=1.0) for q in QUERY_IDS]
+    result = gate(baseline_of(perfect()), results_of(now))
+    assert result.verdict == "passed"
+    lines = explain(result, GateSettings().tolerance).splitlines()
+    at = lines.index("  fused: 0 queries improved, 1 degraded, 5 unchanged")
+    assert lines[at + 1] == "    degraded within the tolerance: lex-2"
+    assert result.counts["fused"].as_dict() == {"improved": 0, "degraded": 1, "unchanged": 5}
+    # a breached configuration's worst queries are named below: not twice
+    failed = gate(baseline_of(perfect()), results_of([record(q, 0.5) for q in QUERY_IDS]))
+    assert "degraded within the tolerance" not in explain(failed, GateSettings().tolerance)

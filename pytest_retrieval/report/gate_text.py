@@ -399,12 +399,22 @@ def verdict_lines(result: GateResult, tolerance: Tolerances | None, width: int |
     return [word, *_wrap(rest.removesuffix(")"), width, "  ", "  ")]
 
 
+def _within(ids: Sequence[str], limit: int = 5) -> str:
+    """The degraded queries of a configuration no row of which breached: which they are,
+    since no list of worst queries names them."""
+    more = f" and {len(ids) - limit} more" if len(ids) > limit else ""
+    return f"degraded within the tolerance: {', '.join(ids[:limit])}{more}"
+
+
 def beside_verdict(result: GateResult, width: int | None = None) -> list[str]:
     """What goes right under the verdict: per compared configuration how many queries
     improved, degraded or stayed, and what each retriever says changed since the baseline."""
     lines: list[str] = []
+    breached = {r.configuration for r in result.breached}
     for name, counts in result.counts.items():
         lines += _wrap(f"{name}: {counts.text()}", width, "  ", "    ")
+        if counts.degraded_ids and name not in breached:  # else the worst are named below
+            lines += _wrap(_within(counts.degraded_ids), width, "    ", "      ")
     changes = change_lines(result.retriever_changes)
     if changes:
         lines += _wrap("retriever changed since the baseline (still compared):", width, "  ", "  ")
