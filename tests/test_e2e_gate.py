@@ -740,9 +740,9 @@ def test_degraded_category_fails_although_every_item_passed(project: pytest.Pyte
     assert lex2[1] in report and lex3[1] in report
     assert " ".join(report).split()[-20:] == " ".join(lines).split()[-20:]  # the same end
     assert (
-        "p (Holm) is corrected across all 24 gated rows; a row of fewer than 10 queries can "
-        "never be significant after that, even with an interval clear of 0 (3 of the "
-        "breached rows). In absolute mode the tolerance fails a row, not p"
+        "p (Holm) is corrected across all 24 gated rows; 3 breached rows have fewer than 10 "
+        "queries, and a row of so few can never be significant after that, even with an "
+        "interval clear of 0. In absolute mode the tolerance fails a row, not p"
     ) in failure.text
     props = {p.get("name"): p.get("value") for p in case.iter("property")}
     assert props.pop("fused.degraded") == "2"  # lex-2 and lex-3 missed everything

@@ -479,7 +479,14 @@ def test_significant_mode_names_what_passed_only_for_want_of_significance() -> N
     absolute = explain(gate(baseline_of(base), results_of(now)), GateSettings().tolerance)
     assert "not significantly" not in absolute and "can ever be significant" not in absolute
     # absolute mode: the tolerance fails these rows; why their p (Holm) reads 1 is said once
-    assert " ".join(absolute.split()).count("can never be significant after that") == 1
+    said = " ".join(absolute.split())
+    assert said.count("can never be significant after that") == 1
+    # the count is of the breached rows with too few queries, not of intervals clear of 0
+    assert (
+        "p (Holm) is corrected across all 6 gated rows; 4 breached rows have fewer than 8 "
+        "queries, and a row of so few can never be significant after that, even with an "
+        "interval clear of 0."
+    ) in said
 
 
 def test_significant_mode_never_offers_an_update_as_if_nothing_dropped() -> None:

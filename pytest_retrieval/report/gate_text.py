@@ -244,11 +244,12 @@ def _absolute_p_lines(result: GateResult, width: int | None) -> list[str]:
     small = [r for r in result.breached if limit is not None and r.n < limit and not r.significant]
     if result.mode != "absolute" or not small:
         return []
+    some = "1 breached row has" if len(small) == 1 else f"{len(small)} breached rows have"
     text = (
-        f"p (Holm) is corrected across all {len(result.rows)} gated rows; a row of fewer than "
-        f"{limit} queries can never be significant after that, even with an interval clear of "
-        f"0 ({len(small)} of the breached rows). In absolute mode the tolerance fails a row, "
-        "not p; retrieval_gate_mode = significant fails only significant drops"
+        f"p (Holm) is corrected across all {len(result.rows)} gated rows; {some} fewer than "
+        f"{limit} queries, and a row of so few can never be significant after that, even with "
+        "an interval clear of 0. In absolute mode the tolerance fails a row, not p; "
+        "retrieval_gate_mode = significant fails only significant drops"
     )
     return ["", *_wrap(text, width, "", "")]
 
