@@ -155,6 +155,7 @@ class GateResult:
     unanswered: list[str] = field(default_factory=list)  # changed ones that errored this run
     recategorized: list[Recategorized] = field(default_factory=list)
     renamed: list[Renamed] = field(default_factory=list)  # also in removed and added
+    partial: bool = False  # compared part of the baseline's queries (-k, -m, the paths given)
     messages: list[str] = field(default_factory=list)
     mode: GateMode = "absolute"
     min_significant_n: int | None = None  # fewer queries: never significant after Holm
@@ -426,6 +427,7 @@ class _Pairing:
     skipped: set[str] = field(default_factory=set)  # in the baseline, skipped in this run
     unanswered: set[str] = field(default_factory=set)  # changed, and errored in this run
     recategorized: set[Recategorized] = field(default_factory=set)  # paired, other category
+    partial: bool = False  # the run left out some of the baseline's queries (-k, -m, paths)
     renamed: set[Renamed] = field(default_factory=set)  # removed ids whose query came back
 
     def update(self, other: _Pairing) -> None:
@@ -436,6 +438,7 @@ class _Pairing:
         self.unanswered |= other.unanswered
         self.recategorized |= other.recategorized
         self.renamed |= other.renamed
+        self.partial = self.partial or other.partial
 
     def note(self, result: GateResult) -> None:
         result.added, result.changed = sorted(self.added), sorted(self.changed)
@@ -443,6 +446,7 @@ class _Pairing:
         result.unanswered = sorted(self.unanswered)
         result.recategorized = sorted(self.recategorized, key=lambda r: r.id)
         result.renamed = sorted(self.renamed, key=lambda r: r.before)
+        result.partial = result.partial or self.partial
 
 
 def _pair(
@@ -749,6 +753,7 @@ def _gated_pairs(
         status, message = _no_data(name, pairing, update, facts)
         return status, message, []
     unselected = _unselected(name, stored, records, pairing, facts.selection)
+    total.partial = total.partial or bool(unselected)
     return "compare", message or unselected, pairing.pairs
 
 
@@ -874,6 +879,7 @@ def _gated(
         if status == "absent":
             gated.absent.append(name)
         gated.skipped = gated.skipped or status == "skip"
+        gated.total.partial |= status == "skip" and not records  # deselected as a whole
         if status in ("fail", "absent"):
             result.verdict = "failed"
         if status != "compare":

@@ -873,3 +873,21 @@ def test_a_query_that_degraded_within_the_tolerance_is_named() -> None:
     # a breached configuration's worst queries are named below: not twice
     failed = gate(baseline_of(perfect()), results_of([record(q, 0.5) for q in QUERY_IDS]))
     assert "degraded within the tolerance" not in explain(failed, GateSettings().tolerance)
+
+
+def test_the_update_advice_after_a_partial_run_says_what_the_command_records() -> None:
+    """After `-k lex` the advice was the bare update command, which runs and records every
+    query of every configuration, drops the reader never saw included."""
+    now = [record(q, 0.5) for q in CATEGORIES["lexical"]]
+    result = gate(baseline_of(perfect()), results_of(now))
+    assert result.verdict == "failed" and result.partial
+    said = " ".join(explain(result, GateSettings().tolerance).split())
+    assert (
+        "if these drops are intended, run `pytest --retrieval-eval --retrieval-update-baseline` "
+        "and commit the baseline (with this run's selection, its -k, -m or paths, added to it, "
+        "it records only the queries compared here; as it stands, it runs and records every "
+        "query)"
+    ) in said
+    whole = gate(baseline_of(perfect()), results_of([record(q, 0.5) for q in QUERY_IDS]))
+    assert not whole.partial
+    assert "this run's selection" not in explain(whole, GateSettings().tolerance)

@@ -194,6 +194,11 @@ def _intended_lines(
         return []
     errored = sorted({d.query.id for d in dropped if d.query.error})
     text = f"if these drops are intended, run `{hint}` and commit the baseline"
+    if result.partial:  # the command alone runs, and records, every query
+        text += (
+            " (with this run's selection, its -k, -m or paths, added to it, it records only "
+            "the queries compared here; as it stands, it runs and records every query)"
+        )
     if errored:
         text = (
             f"{counted(len(errored), 'query', 'queries')} named above errored "
