@@ -124,6 +124,26 @@ def _small_categories(
     return widest
 
 
+def _significant_under(comparisons: Comparisons | None, category: str, limit: float) -> str:
+    """The paired comparisons of the category marked significant (``*``) though under the
+    noise limit the warning gives: so the warning and the table do not read as a
+    contradiction (a small difference found on every query is significant all the same)."""
+    rows = [
+        r
+        for r in (comparisons.rows if comparisons is not None else ())
+        if r.category == category and r.significant and abs(r.delta) < limit
+    ]
+    if not rows:
+        return ""
+    first = rows[0]
+    more = f" and {len(rows) - 1} more" if len(rows) > 1 else ""
+    return (
+        f", unless marked *: {first.configuration} {first.metric} {first.delta:+.3f}{more} "
+        f"{'is' if len(rows) == 1 else 'are'} significant all the same (consistent across "
+        "its queries)"
+    )
+
+
 def noise_warnings(
     summaries: Mapping[str, ConfigurationSummary],
     intervals: Mapping[str, Mapping[str, Mapping[str, Interval]]],
@@ -152,7 +172,9 @@ def noise_warnings(
             text = f"{category}: n={n}: a single query gives no interval and no evidence"
         elif half > 0:  # never under 1/n: one query can move a mean by that much
             what = "differences between configurations" if category in paired else "differences"
-            text = f"{category}: n={n}: {what} under ±{max(half, 1 / n):.2f} are noise here"
+            limit = max(half, 1 / n)
+            text = f"{category}: n={n}: {what} under ±{limit:.2f} are noise here"
+            text += _significant_under(comparisons, category, limit)
         else:  # every query scores alike (or differs alike): the interval has no width
             what = _no_width(category in paired, category in moved)
             text = f"{category}: n={n}: {what}, yet one query moves a mean by up to {1 / n:.2f}"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import shlex
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .bulk import with_paused_gc
@@ -101,9 +101,22 @@ def settings_differences(
 
     return [
         f"{key}: {then} {stored.get(key)!r}, this run {current.get(key)!r}"
+        + (_metrics_apart(stored.get(key), current.get(key)) if key == "metrics" else "")
         for key in sorted(set(stored) | set(current))
         if not same(key)
     ]
+
+
+def _metrics_apart(stored: object, current: object) -> str:
+    """`` (this run adds 'map'; lacks 'ndcg@10')``: which names differ, for two lists
+    in different orders where the eye cannot find them."""
+    if not isinstance(stored, list) or not isinstance(current, list):
+        return ""
+    added = [repr(m) for m in current if m not in stored]
+    lacking = [repr(m) for m in stored if m not in current]
+    parts = [f"adds {', '.join(added)}"] if added else []
+    parts += [f"lacks {', '.join(lacking)}"] if lacking else []
+    return f" (this run {'; '.join(parts)})" if parts else ""
 
 
 # --------------------------------------------------------------------------- updating
@@ -120,6 +133,10 @@ class UpdateOutcome:
     reset: list[str]  # settings that differed: the previous baseline was discarded
     errored: list[str]  # "configuration/query" that errored: not written, previous entry kept
     moved: list[MeanMove] = field(default_factory=list)  # means the update changes, drops first
+    # configuration -> queries: the previous baseline's configurations this run did not
+    # collect (removed or renamed in the fixture's params), dropped as the gate fails on them
+    gone: dict[str, int] = field(default_factory=dict)
+    unchanged: bool = False  # nothing but the provenance would change: the file was left as is
 
 
 @dataclass(frozen=True)
@@ -157,14 +174,32 @@ def mean_moves(before: Baseline, after: Baseline, metrics: Sequence[str]) -> lis
     return sorted(moves, key=lambda m: (m.after - m.before, m.configuration, m.metric))
 
 
+def gone_configurations(
+    previous: Baseline, results: Results, facts: RunFacts, keep_absent: bool
+) -> dict[str, int]:
+    """The previous baseline's configurations that this run did not collect (the fixture's
+    params no longer have them: removed, or renamed), with their query counts: the gate
+    fails on each of them, so an update drops them. None is gone when the run's collected
+    configurations are unknown, or when ``keep_absent`` (retrieval_gate_configurations
+    is set: the gate compares only those, and a configuration another run evaluates, a
+    CI job per configuration, keeps its entries)."""
+    if keep_absent or not facts.collected:
+        return {}
+    have = facts.collected | set(results.configurations())
+    return {n: len(q) for n, q in sorted(previous.configurations.items()) if n not in have}
+
+
 def _kept_from(
-    previous: Baseline, facts: RunFacts
+    previous: Baseline, facts: RunFacts, gone: Collection[str] = ()
 ) -> tuple[dict[str, dict[str, QueryRecord]], dict[str, int], list[str]]:
-    """The previous baseline's queries that are not gone, their counts, and the dropped."""
+    """The previous baseline's queries that are not gone, their counts, and the dropped
+    (``gone``: configurations dropped whole, not listed query by query)."""
     configurations: dict[str, dict[str, QueryRecord]] = {}
     kept: dict[str, int] = {}
     dropped: list[str] = []
     for name, queries in previous.configurations.items():
+        if name in gone:
+            continue
         for qid, query in queries.items():
             if facts.is_gone(query):
                 dropped.append(f"{name}/{qid}")
@@ -181,13 +216,15 @@ def merge_update(
     settings: Settings,
     facts: RunFacts,
     provenance: Mapping[str, object],
+    keep_absent: bool = False,
 ) -> UpdateOutcome:
     """The new baseline: this run's queries replace theirs, the rest is kept or dropped.
 
     A previous query is dropped when its file was collected and no longer holds
     it, or when its file no longer exists; otherwise it is kept (a ``-k`` update or
     a run over some files replaces only what it ran). Skipped and errored items
-    are not written; such a query keeps its previous entry.
+    are not written; such a query keeps its previous entry. A previous configuration
+    this run did not collect is dropped (see :func:`gone_configurations`).
     """
     current = settings.as_dict()
     reset = settings_differences(previous.settings, current) if previous is not None else []
@@ -195,8 +232,10 @@ def merge_update(
     kept: dict[str, int] = {}
     dropped: list[str] = []
     retrievers: dict[str, Metadata] = {}
+    gone: dict[str, int] = {}
     if previous is not None and not reset:
-        configurations, kept, dropped = _kept_from(previous, facts)
+        gone = gone_configurations(previous, results, facts, keep_absent)
+        configurations, kept, dropped = _kept_from(previous, facts, gone)
         retrievers = dict(previous.retrievers)
     updated: dict[str, int] = {}
     errored: list[str] = []
@@ -220,4 +259,4 @@ def merge_update(
     )
     kept = {k: v for k, v in kept.items() if v}
     moved = mean_moves(previous, baseline, settings.metric_names) if previous and not reset else []
-    return UpdateOutcome(baseline, updated, kept, dropped, reset, errored, moved)
+    return UpdateOutcome(baseline, updated, kept, dropped, reset, errored, moved, gone)

@@ -113,6 +113,37 @@ class GateRow:
         return out
 
 
+@dataclass(frozen=True)
+class Recategorized:
+    """A query whose golden file moved it to another category since the baseline: its
+    rows compare it in the new one on both sides."""
+
+    id: str
+    before: str
+    after: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"id": self.id, "before": self.before, "after": self.after}
+
+    def text(self) -> str:
+        return f"{self.id} ({self.before} -> {self.after})"
+
+
+@dataclass(frozen=True)
+class Renamed:
+    """A baseline query gone from the golden set whose text and judgments a new id has:
+    an id renamed in the golden file (listed as such, not as one removed and one added)."""
+
+    before: str
+    after: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"before": self.before, "after": self.after}
+
+    def text(self) -> str:
+        return f"{self.before} -> {self.after}"
+
+
 @dataclass
 class GateResult:
     verdict: Verdict
@@ -123,6 +154,9 @@ class GateResult:
     changed: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # baselined queries skipped in this run
     unanswered: list[str] = field(default_factory=list)  # changed ones that errored this run
+    recategorized: list[Recategorized] = field(default_factory=list)
+    renamed: list[Renamed] = field(default_factory=list)  # also in removed and added
+    partial: bool = False  # compared part of the baseline's queries (-k, -m, the paths given)
     messages: list[str] = field(default_factory=list)
     mode: GateMode = "absolute"
     min_significant_n: int | None = None  # fewer queries: never significant after Holm
@@ -177,6 +211,8 @@ class GateResult:
             "removed": self.removed,
             "changed": self.changed,
             "skipped": self.skipped,
+            "recategorized": [r.as_dict() for r in self.recategorized],
+            "renamed": [r.as_dict() for r in self.renamed],
             "messages": self.messages,
             "mode": self.mode,
             "blocking": self.blocking,
@@ -236,12 +272,12 @@ def _run(update: str, purpose: str) -> str:
     return f"; run `{update}` {purpose}" if update else ""
 
 
-def _refusal(baseline: Baseline, settings: Settings, update: str) -> str | None:
+def _refusal(baseline: Baseline, shown: str, settings: Settings, update: str) -> str | None:
     differences = settings_differences(baseline.settings, settings.as_dict())
     if not differences:
         return None
     return (
-        "the baseline was made with other settings: "
+        f"the baseline {shown} was made with other settings: "
         + "; ".join(differences)
         + ". Numbers made under other settings are not comparable"
         + _run(update, "to rewrite the baseline with the current settings, and review that change")
@@ -344,7 +380,12 @@ def _unmatched(
         failing = (
             f"the baseline holds {word} {_quoted_names(absent)}, which this run does not have "
             f"(configurations: {', '.join(have) or 'none'}): run {them} too, name the ones to "
-            "gate in retrieval_gate_configurations, or rewrite the baseline"
+            "gate in retrieval_gate_configurations, or "
+            + (
+                f"drop {them} from the baseline (`{update}` does)"
+                if update
+                else f"drop {them} from the baseline"
+            )
         )
     if new:
         verb = "is" if len(new) == 1 else "are"
@@ -387,6 +428,9 @@ class _Pairing:
     removed: set[str]
     skipped: set[str] = field(default_factory=set)  # in the baseline, skipped in this run
     unanswered: set[str] = field(default_factory=set)  # changed, and errored in this run
+    recategorized: set[Recategorized] = field(default_factory=set)  # paired, other category
+    partial: bool = False  # the run left out some of the baseline's queries (-k, -m, paths)
+    renamed: set[Renamed] = field(default_factory=set)  # removed ids whose query came back
 
     def update(self, other: _Pairing) -> None:
         self.added |= other.added
@@ -394,11 +438,17 @@ class _Pairing:
         self.removed |= other.removed
         self.skipped |= other.skipped
         self.unanswered |= other.unanswered
+        self.recategorized |= other.recategorized
+        self.renamed |= other.renamed
+        self.partial = self.partial or other.partial
 
     def note(self, result: GateResult) -> None:
         result.added, result.changed = sorted(self.added), sorted(self.changed)
         result.removed, result.skipped = sorted(self.removed), sorted(self.skipped)
         result.unanswered = sorted(self.unanswered)
+        result.recategorized = sorted(self.recategorized, key=lambda r: r.id)
+        result.renamed = sorted(self.renamed, key=lambda r: r.before)
+        result.partial = result.partial or self.partial
 
 
 def _pair(
@@ -418,6 +468,14 @@ def _pair(
                 pairing.unanswered.add(qid)
         else:
             pairing.pairs.append((old, current[qid]))
+            if old.category != current[qid].category:
+                pairing.recategorized.add(Recategorized(qid, old.category, current[qid].category))
+    gone = {stored[q].fingerprint: q for q in sorted(pairing.removed, reverse=True)}
+    pairing.renamed = {
+        Renamed(gone[current[q].fingerprint], q)
+        for q in pairing.added
+        if current[q].fingerprint in gone
+    }
     return pairing
 
 
@@ -697,6 +755,7 @@ def _gated_pairs(
         status, message = _no_data(name, pairing, update, facts)
         return status, message, []
     unselected = _unselected(name, stored, records, pairing, facts.selection)
+    total.partial = total.partial or bool(unselected)
     return "compare", message or unselected, pairing.pairs
 
 
@@ -782,7 +841,7 @@ def _early_verdict(
 ) -> GateResult | None:  # fmt: skip
     """A verdict before any comparison: refused (other settings), or skipped (nothing was
     collected); None to compare."""
-    refusal = _refusal(baseline, settings, update)
+    refusal = _refusal(baseline, shown, settings, update)
     if refusal is not None:
         return GateResult("refused", shown, messages=[refusal], update=update)
     if not results and facts.collected is not None and not facts.collected:
@@ -822,6 +881,7 @@ def _gated(
         if status == "absent":
             gated.absent.append(name)
         gated.skipped = gated.skipped or status == "skip"
+        gated.total.partial |= status == "skip" and not records  # deselected as a whole
         if status in ("fail", "absent"):
             result.verdict = "failed"
         if status != "compare":

@@ -262,7 +262,8 @@ def _gate_from(data: object) -> GateEntry | None:
         c = _mapping(raw, f"gate.counts.{name}")
         values = [c.get(k) for k in ("improved", "degraded", "unchanged")]
         if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
-            counts[str(name)] = QueryCounts(*(int(str(v)) for v in values))
+            improved, degraded, unchanged = (int(str(v)) for v in values)
+            counts[str(name)] = QueryCounts(improved, degraded, unchanged)
     return GateEntry(str(gate.get("verdict", "")), str(gate.get("mode", "")), counts)
 
 
@@ -342,9 +343,13 @@ def since_previous(current: LogEntry, previous: LogEntry) -> SincePrevious:
         return SincePrevious(previous, [], [note])
     notes = []
     if previous.golden_sha256 != current.golden_sha256:
+        was, now = previous.golden_queries, current.golden_queries
         notes.append(
-            f"the golden set changed since ({previous.golden_queries} -> "
-            f"{current.golden_queries} queries): the means are over other queries"
+            f"the golden set changed since ({was} -> {now} queries): the means are over "
+            "other queries"
+            if was != now
+            else f"the golden set changed since (as many queries, {now}, but ids, text or "
+            "judgments edited): the means are not over the same golden set"
         )
     changes = []
     for name, entry in current.configurations.items():

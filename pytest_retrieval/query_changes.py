@@ -11,7 +11,7 @@ it rose on at least one and dropped on none, and **unchanged** otherwise (equal 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .model import MetricColumns, QueryRecord
 
@@ -25,6 +25,8 @@ class QueryCounts:
     improved: int = 0
     degraded: int = 0
     unchanged: int = 0
+    # the degraded queries' ids (not in as_dict: the JSON and JUnit carry the counts)
+    degraded_ids: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def compared(self) -> int:
@@ -57,7 +59,8 @@ def count_changes(before: MetricColumns, after: MetricColumns) -> QueryCounts:
                 rose[i] = True
     degraded = sum(dropped)
     improved = sum(r and not d for r, d in zip(rose, dropped, strict=True))
-    return QueryCounts(improved, degraded, len(dropped) - degraded - improved)
+    ids = tuple(qid for qid, d in zip(before.ids, dropped, strict=True) if d)
+    return QueryCounts(improved, degraded, len(dropped) - degraded - improved, ids)
 
 
 @dataclass(frozen=True)

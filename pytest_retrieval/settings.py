@@ -610,13 +610,17 @@ def _one_tolerance(text: str, where: str) -> Tolerance:
 
 
 def _tolerance_words(raw: Raw, where: str) -> list[str]:
-    """The words of a tolerance; a decimal comma (0,02) is refused, not split in two."""
+    """The words of a tolerance; a decimal comma (0,02) is refused, not split in two; a
+    percent sign written apart (``2 %``, ``mrr=5 %``) belongs to the number before it."""
     found: list[str] = []
     for token in _entries(raw) if not isinstance(raw, str) else [raw]:
         for word in token.split():
             if _DECIMAL_COMMA.match(word.partition("=")[2] or word):
                 raise _decimal_comma(where, word)
-            found += [w for w in word.split(",") if w]
+            parts = [w for w in word.split(",") if w]
+            if parts and parts[0] == "%" and found and not found[-1].endswith("%"):
+                found[-1] += parts.pop(0)
+            found += parts
     return found
 
 

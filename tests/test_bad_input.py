@@ -1714,6 +1714,7 @@ BASELINE = dumps(
     Baseline(SETTINGS.as_dict(), {"fused": {"a": _record("a", 1.0), "b": _record("b", 0.5)}})
 )
 Mutation = Callable[[dict[str, object]], object]
+VERSION_KEY = '"version"'
 
 
 def _query(data: dict[str, object]) -> dict[str, object]:
@@ -1936,8 +1937,19 @@ RAW_BASELINES: dict[str, tuple[str, str]] = {
     "truncated": (  # a copy or a write that stopped: said so, with how to get it back
         BASELINE[: len(BASELINE) // 2],
         f"golden/baseline.json ends early at line {BASELINE[: len(BASELINE) // 2].count(chr(10)) + 1}: "
-        "the file is cut short (a copy or a write that stopped?); restore it from version "
-        "control, or write it again with --retrieval-update-baseline",
+        "the file is cut short (a copy or a write that stopped?); `git checkout` restores "
+        "the committed one",  # the caller adds how to rewrite it: once, not twice
+    ),
+    "merge-conflict": (  # git's markers: named as such, not as an unexpected character
+        BASELINE.replace(
+            '  "version": 1,',
+            '<<<<<<< HEAD\n  "version": 1,\n=======\n  "version": 1,\n>>>>>>> feature',
+            1,
+        ),
+        f"golden/baseline.json holds a merge conflict's markers ('<<<<<<<' or '>>>>>>>' at "
+        f"line {BASELINE[: BASELINE.index(VERSION_KEY)].count(chr(10)) + 1}): a baseline's "
+        "numbers are not merged by hand; keep one side (`git checkout --theirs -- "
+        "golden/baseline.json`, or --ours) or rewrite it from this run",
     ),
     "truncated-inside-a-string": (  # JSON's error points at the string's start, not the end
         BASELINE[: BASELINE.index('"fused"') + 3],

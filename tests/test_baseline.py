@@ -114,6 +114,21 @@ def test_queries_no_longer_in_their_file_or_whose_file_is_gone_are_dropped() -> 
     assert sorted(done.baseline.configurations["fused"]) == ["elsewhere", "kept"]
 
 
+def test_a_configuration_this_run_did_not_collect_is_dropped_unless_the_gate_names_its_own() -> (
+    None
+):
+    old = previous(record("a"), record("a", "bm25"), record("b", "bm25"))
+    collected = RunFacts(golden_ids={"a": "golden/a.yaml"}, collected=frozenset({"fused"}))
+    done = merge_update(old, results_of(record("a")), SETTINGS, collected, PROVENANCE)
+    assert done.gone == {"bm25": 2}
+    assert list(done.baseline.configurations) == ["fused"]
+    assert done.kept == {} and done.dropped == []
+    kept = merge_update(old, results_of(record("a")), SETTINGS, collected, PROVENANCE, True)
+    assert kept.gone == {} and sorted(kept.baseline.configurations) == ["bm25", "fused"]
+    unknown = facts({"a": "golden/a.yaml"}, set())  # collected configurations unknown
+    assert merge_update(old, results_of(record("a")), SETTINGS, unknown, PROVENANCE).gone == {}
+
+
 def test_other_settings_discard_the_previous_baseline_and_say_so() -> None:
     old = previous(record("a"), record("b"))
     old.settings = {**old.settings, "gain": "linear"}

@@ -522,6 +522,31 @@ def test_update_writes_a_complete_sorted_one_line_per_query_baseline(project: py
     ]
 
 
+def test_an_update_that_moves_nothing_leaves_the_file_as_it_is(project: pytest.Pytester):
+    """A second update over the same numbers rewrote the file with a new time (and commit),
+    a diff to review after every update though nothing moved."""
+    update(project)
+    path = baseline_path(project)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["provenance"]["created"] = "2026-01-01T00:00:00+00:00"
+    path.write_text(json.dumps(data), encoding="utf-8")  # an older update, formatted otherwise
+    before = path.read_text(encoding="utf-8")
+    done = update(project)
+    assert (
+        "retrieval baseline unchanged: golden/baseline.json (bm25: 12, fused: 12 queries as "
+        "recorded): not rewritten, its provenance (time, commit) kept"
+    ) in " ".join(" ".join(done.lines).split())
+    assert path.read_text(encoding="utf-8") == before
+    set_plan(project, {"bm25": {"lex-1": "swap"}})
+    done = update(project)
+    assert "retrieval baseline written: golden/baseline.json (bm25: 12, fused: 12 queries)" in (
+        done.lines
+    )
+    assert json.loads(path.read_text(encoding="utf-8"))["provenance"]["created"] != (
+        "2026-01-01T00:00:00+00:00"
+    )
+
+
 def test_an_update_over_a_degraded_run_shows_what_it_accepts(project: pytest.Pytester):
     baselined(project)
     set_plan(project, DEGRADED)
@@ -715,9 +740,9 @@ def test_degraded_category_fails_although_every_item_passed(project: pytest.Pyte
     assert lex2[1] in report and lex3[1] in report
     assert " ".join(report).split()[-20:] == " ".join(lines).split()[-20:]  # the same end
     assert (
-        "p (Holm) is corrected across all 24 gated rows; a row of fewer than 10 queries can "
-        "never be significant after that, even with an interval clear of 0 (3 of the "
-        "breached rows). In absolute mode the tolerance fails a row, not p"
+        "p (Holm) is corrected across all 24 gated rows; 3 breached rows have fewer than 10 "
+        "queries, and a row of so few can never be significant after that, even with an "
+        "interval clear of 0. In absolute mode the tolerance fails a row, not p"
     ) in failure.text
     props = {p.get("name"): p.get("value") for p in case.iter("property")}
     assert props.pop("fused.degraded") == "2"  # lex-2 and lex-3 missed everything
@@ -1083,6 +1108,50 @@ def test_removed_query_is_listed_then_dropped_on_update(project: pytest.Pytester
     assert done.gate["removed"] == []
 
 
+def test_a_configuration_renamed_in_the_params_is_dropped_by_an_update(
+    project: pytest.Pytester,
+):
+    """bm25 renamed bm25-v2: the gate fails on the baseline's bm25, which this run does
+    not have, and says that an update drops it; the update does (it kept it forever once,
+    so the gate failed after every update), names it, and the next run passes."""
+    baselined(project)
+    project.makeconftest(
+        CONFTEST.replace('params=["bm25", "fused"]', 'params=["bm25-v2", "fused"]')
+    )
+    done = run(project)
+    assert_failed(done)
+    said = " ".join(" ".join(done.lines).split())
+    assert (
+        "the baseline holds configuration 'bm25', which this run does not have "
+        "(configurations: bm25-v2, fused): run it too, name the ones to gate in "
+        f"retrieval_gate_configurations, or drop it from the baseline (`{UPDATE}` does)"
+    ) in said
+    done = update(project, "-k", "lex-1")  # a partial update drops it too: it was collected
+    said = " ".join(" ".join(done.lines).split())
+    assert (
+        f"configurations dropped, no longer in the retriever fixture's params: bm25 "
+        f"({len(QUERY_IDS)} queries)"
+    ) in said
+    data = json.loads(baseline_path(project).read_text(encoding="utf-8"))
+    assert sorted(data["configurations"]) == ["bm25-v2", "fused"]
+    update(project)
+    assert_passed(run(project))
+
+
+def test_an_update_keeps_a_configuration_it_did_not_run_when_the_gate_names_its_own(
+    project: pytest.Pytester,
+):
+    """A CI job per configuration, each gating and updating its own: a job that does not
+    collect bm25 keeps bm25's entries."""
+    baselined(project)
+    write_ini(project, "retrieval_gate_configurations = fused")
+    project.makeconftest(CONFTEST.replace('params=["bm25", "fused"]', 'params=["fused"]'))
+    done = update(project)
+    assert "dropped" not in done.text
+    data = json.loads(baseline_path(project).read_text(encoding="utf-8"))
+    assert sorted(data["configurations"]) == ["bm25", "fused"]
+
+
 @pytest.mark.parametrize(
     ("ini_line", "differs"),
     [
@@ -1090,7 +1159,7 @@ def test_removed_query_is_listed_then_dropped_on_update(project: pytest.Pytester
         (
             "retrieval_metrics = ndcg@5 mrr recall@20",
             "metrics: baseline ['ndcg@10', 'mrr', 'recall@20'], "
-            "this run ['ndcg@5', 'mrr', 'recall@20']",
+            "this run ['ndcg@5', 'mrr', 'recall@20'] (this run adds 'ndcg@5'; lacks 'ndcg@10')",
         ),
     ],
     ids=["gain", "k"],
@@ -1107,7 +1176,9 @@ def test_other_settings_refuse(project: pytest.Pytester, ini_line: str, differs:
     assert "retrieval gate: REFUSED" in done.lines
     message = done.gate_failure()
     assert message is not None
-    assert message.startswith("retrieval gate: REFUSED: the baseline was made with other settings")
+    assert message.startswith(
+        f"retrieval gate: REFUSED: the baseline {BASELINE} was made with other settings"
+    )
     assert differs in message
     assert f"run `{UPDATE}` to rewrite the baseline with the current settings" in message
     assert differs in done.text
@@ -1115,7 +1186,7 @@ def test_other_settings_refuse(project: pytest.Pytester, ini_line: str, differs:
     assert props == {"verdict": "refused", "baseline": BASELINE, "mode": "absolute"}
     # under -q the failure says the whole reason; it is not sent to look for more without -q
     quiet = " ".join(run(project, "-q").text.split())
-    assert "retrieval gate: REFUSED: the baseline was made with other settings" in quiet
+    assert f"retrieval gate: REFUSED: the baseline {BASELINE} was made with other settings" in quiet
     assert "run without -q for the gate's explanation" not in quiet
 
 

@@ -23,6 +23,7 @@ from pytest_retrieval.settings import (
     GateSettings,
     LatencyLimit,
     Settings,
+    SettingsError,
     StatsSettings,
     parse_tolerance,
 )
@@ -167,6 +168,15 @@ def test_tolerance_absolute_relative_and_per_metric() -> None:
     assert {r.metric for r in result.breached} == {"ndcg@10"}
 
 
+def test_a_percent_sign_written_apart_belongs_to_its_number() -> None:
+    """'2 %' was refused as two default tolerances, '2' and '%'."""
+    assert str(parse_tolerance("2 %")) == "2%"
+    assert str(parse_tolerance("0.02 mrr=5 %")) == "0.02 mrr=5%"
+    assert parse_tolerance("12.5 %") == parse_tolerance("12.5%")
+    with pytest.raises(SettingsError, match="2 default tolerances"):
+        parse_tolerance("2% %")
+
+
 def test_scope_all_compares_only_the_overall_row() -> None:
     now = [record(q, 0.94 if q == "para-1" else 1.0) for q in QUERY_IDS]  # para -0.03, all -0.01
     assert gate(baseline_of(perfect()), results_of(now)).verdict == "failed"
@@ -256,7 +266,8 @@ def test_a_query_of_a_file_not_collected_is_not_removed() -> None:
             "failed",
             "the baseline holds configuration 'fused', which this run does not have "
             "(configurations: bm25): run it too, name the ones to gate in "
-            "retrieval_gate_configurations, or rewrite the baseline",
+            "retrieval_gate_configurations, or drop it from the baseline (`pytest "
+            "--retrieval-eval --retrieval-update-baseline` does)",
         ),
         (
             [],
@@ -363,7 +374,8 @@ def test_configurations_the_run_and_the_baseline_do_not_share_are_named_in_one_m
     assert result.messages == [
         "the baseline holds configurations 'bm25' and 'dense', which this run does not have "
         "(configurations: fused, sysA, sysB): run them too, name the ones to gate in "
-        "retrieval_gate_configurations, or rewrite the baseline",
+        "retrieval_gate_configurations, or drop them from the baseline (`pytest "
+        "--retrieval-eval --retrieval-update-baseline` does)",
         "configurations 'sysA' and 'sysB' are not in the baseline: not compared; run `pytest "
         "--retrieval-eval --retrieval-update-baseline` to add them",
     ]
@@ -419,9 +431,15 @@ def test_other_settings_refuse_with_what_differs() -> None:
     result = gate(base, results_of(perfect()))
     assert result.verdict == "refused" and result.failed and result.rows == []
     assert result.messages[0].startswith(
-        "the baseline was made with other settings: gain: baseline 'linear', this run "
-        "'exponential'. Numbers made under other settings are not comparable"
+        "the baseline golden/baseline.json was made with other settings: gain: baseline "
+        "'linear', this run 'exponential'. Numbers made under other settings are not comparable"
     )
+    other_metrics = baseline_of(perfect())
+    other_metrics.settings = {**other_metrics.settings, "metrics": ["mrr", "ndcg@5", "map"]}
+    assert (
+        "metrics: baseline ['mrr', 'ndcg@5', 'map'], this run ['ndcg@10', 'mrr'] (this run "
+        "adds 'ndcg@10'; lacks 'ndcg@5', 'map')"
+    ) in gate(other_metrics, results_of(perfect())).messages[0]
     metrics_reordered = baseline_of(perfect())
     metrics_reordered.settings = {**metrics_reordered.settings, "metrics": ["mrr", "ndcg@10"]}
     assert gate(metrics_reordered, results_of(perfect())).verdict == "passed"
@@ -462,7 +480,14 @@ def test_significant_mode_names_what_passed_only_for_want_of_significance() -> N
     absolute = explain(gate(baseline_of(base), results_of(now)), GateSettings().tolerance)
     assert "not significantly" not in absolute and "can ever be significant" not in absolute
     # absolute mode: the tolerance fails these rows; why their p (Holm) reads 1 is said once
-    assert " ".join(absolute.split()).count("can never be significant after that") == 1
+    said = " ".join(absolute.split())
+    assert said.count("can never be significant after that") == 1
+    # the count is of the breached rows with too few queries, not of intervals clear of 0
+    assert (
+        "p (Holm) is corrected across all 6 gated rows; 4 breached rows have fewer than 8 "
+        "queries, and a row of so few can never be significant after that, even with an "
+        "interval clear of 0."
+    ) in said
 
 
 def test_significant_mode_never_offers_an_update_as_if_nothing_dropped() -> None:
@@ -827,3 +852,90 @@ def test_a_run_of_part_of_the_golden_set_names_what_selected_it_and_counts_in_wo
         f"fused: {left} {'query' if left == 1 else 'queries'} of the baseline's not in this run "
         f"({selection}): each row, 'all' too, compares only the {both} run on both sides"
     ) in result.messages, result.messages
+
+
+def test_a_breach_that_rounds_to_the_tolerance_shows_the_digits_that_tell_them_apart() -> None:
+    """A drop of 0.0204 against 0.02 read `-0.020, allowed 0.020` beside FAILED."""
+    now = [record(q, 0.8776 if q == "lex-1" else 1.0, mrr=1.0) for q in QUERY_IDS]
+    result = gate(baseline_of(perfect()), results_of(now))
+    by_key = {(r.category, r.metric): r for r in result.breached}
+    assert set(by_key) == {("all", "ndcg@10"), ("lexical", "ndcg@10")}
+    assert "fused / all / ndcg@10 1.000 -> 0.980 (-0.0204, allowed 0.0200)" in headline(result)
+    assert "(-0.031, allowed 0.020)" in headline(result)  # apart at 3 decimals: 3 shown
+    text = explain(result, GateSettings().tolerance)
+    row = next(line for line in text.splitlines() if line.startswith("fused  ") and " all " in line)
+    assert row.split()[5:8] == ["0.980", "-0.0204", "0.0200"]
+
+
+def test_a_query_moved_to_another_category_is_named_and_compared_in_its_new_one() -> None:
+    """The golden file moved lex-1 to para: it was paired and compared without a word,
+    though the category rows' n and means then differ from the baseline's."""
+    import dataclasses
+
+    now = [dataclasses.replace(r, category="para") if r.id == "lex-1" else r for r in perfect()]
+    result = gate(baseline_of(perfect()), results_of(now))
+    assert result.verdict == "passed"
+    assert [r.as_dict() for r in result.recategorized] == [
+        {"id": "lex-1", "before": "lexical", "after": "para"}
+    ]
+    assert result.as_dict()["recategorized"] == [
+        {"id": "lex-1", "before": "lexical", "after": "para"}
+    ]
+    assert {(r.category, r.n) for r in result.rows} == {("all", 6), ("lexical", 3), ("para", 3)}
+    said = " ".join(explain(result, GateSettings().tolerance).split())
+    assert (
+        "moved to another category since the baseline (each compared in its new one, on both "
+        "sides): lex-1 (lexical -> para)"
+    ) in said
+
+
+def test_an_id_renamed_in_the_golden_file_is_named_as_a_rename() -> None:
+    """lex-1 renamed lex-one (same text and judgments) read as one query removed and
+    another added, unrelated."""
+    now = [record("lex-one", fingerprint="fp-lex-1"), *perfect(ids=QUERY_IDS[1:])]
+    assert QUERY_IDS[0] == "lex-1"
+    golden = {**dict.fromkeys(QUERY_IDS[1:], "golden/core.yaml"), "lex-one": "golden/core.yaml"}
+    run_facts = RunFacts(golden_ids=golden, existing_files=frozenset({"golden/core.yaml"}))
+    result = gate(baseline_of(perfect()), results_of(now), run_facts=run_facts)
+    assert result.verdict == "passed"
+    assert (result.added, result.removed) == (["lex-one"], ["lex-1"])  # as before, in JSON
+    assert result.as_dict()["renamed"] == [{"before": "lex-1", "after": "lex-one"}]
+    said = " ".join(explain(result, GateSettings().tolerance).split())
+    assert (
+        "renamed since the baseline (same text and judgments; compared once the baseline is "
+        "updated): lex-1 -> lex-one"
+    ) in said
+    assert "not in the baseline" not in said and "no longer in the golden set" not in said
+
+
+def test_a_query_that_degraded_within_the_tolerance_is_named() -> None:
+    """'fused: 0 queries improved, 1 degraded, 5 unchanged' under PASSED named no query,
+    and no list of worst queries does when no row breached: -v did not say which either."""
+    now = [record(q, 0.99 if q == "lex-2" else 1.0, mrr=1.0) for q in QUERY_IDS]
+    result = gate(baseline_of(perfect()), results_of(now))
+    assert result.verdict == "passed"
+    lines = explain(result, GateSettings().tolerance).splitlines()
+    at = lines.index("  fused: 0 queries improved, 1 degraded, 5 unchanged")
+    assert lines[at + 1] == "    degraded within the tolerance: lex-2"
+    assert result.counts["fused"].as_dict() == {"improved": 0, "degraded": 1, "unchanged": 5}
+    # a breached configuration's worst queries are named below: not twice
+    failed = gate(baseline_of(perfect()), results_of([record(q, 0.5) for q in QUERY_IDS]))
+    assert "degraded within the tolerance" not in explain(failed, GateSettings().tolerance)
+
+
+def test_the_update_advice_after_a_partial_run_says_what_the_command_records() -> None:
+    """After `-k lex` the advice was the bare update command, which runs and records every
+    query of every configuration, drops the reader never saw included."""
+    now = [record(q, 0.5) for q in CATEGORIES["lexical"]]
+    result = gate(baseline_of(perfect()), results_of(now))
+    assert result.verdict == "failed" and result.partial
+    said = " ".join(explain(result, GateSettings().tolerance).split())
+    assert (
+        "if these drops are intended, run `pytest --retrieval-eval --retrieval-update-baseline` "
+        "and commit the baseline (with this run's selection, its -k, -m or paths, added to it, "
+        "it records only the queries compared here; as it stands, it runs and records every "
+        "query)"
+    ) in said
+    whole = gate(baseline_of(perfect()), results_of([record(q, 0.5) for q in QUERY_IDS]))
+    assert not whole.partial
+    assert "this run's selection" not in explain(whole, GateSettings().tolerance)

@@ -138,6 +138,11 @@ def test_other_settings_or_another_golden_set_are_said() -> None:
     assert notes == [
         "the golden set changed since (4 -> 6 queries): the means are over other queries"
     ]
+    edited = dataclasses.replace(entry(0.6), golden_sha256="other")  # a judgment changed
+    assert since_previous(now, edited).notes == [
+        "the golden set changed since (as many queries, 6, but ids, text or judgments "
+        "edited): the means are not over the same golden set"
+    ]
     assert comparable_runs([other, smaller, now], "nightly", SETTINGS.as_dict()) == (
         [smaller, now],
         1,

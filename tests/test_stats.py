@@ -1061,6 +1061,30 @@ def test_the_noise_of_a_small_category_is_never_under_one_query_s_weight() -> No
     ]
 
 
+def test_a_significant_difference_under_the_noise_limit_is_named_beside_it() -> None:
+    """12 queries, `stemmed` 0.03 lower on each: the comparison marks -0.030 significant (*),
+    while the warning called every difference under ±0.08 noise, without a word."""
+    results = Results()
+    for position, name in enumerate(("plain", "stemmed")):
+        for i in range(12):
+            value = 0.9 + (i % 3) * 0.05 - (0.03 if name == "stemmed" else 0.0)
+            results.add(record(f"q{i}", "exact", {"mrr": value}, name, [], position))
+    evaluation = evaluate(results, ["mrr"], StatsSettings(resamples=1000))
+    comparisons = evaluation.comparisons
+    assert comparisons is not None
+    (row,) = [r for r in comparisons.rows if r.category == "exact"]
+    assert row.significant and abs(row.delta + 0.03) < 1e-9
+    (warning,) = [
+        str(w)
+        for w in noise_warnings(summaries(results, ["mrr"]), evaluation.intervals, 30, comparisons)
+    ]
+    assert warning == (
+        "exact: n=12: differences between configurations under ±0.08 are noise here, unless "
+        "marked *: stemmed mrr -0.030 is significant all the same (consistent across its "
+        "queries) (fewer than retrieval_min_queries = 30 queries; add queries)"
+    )
+
+
 def test_a_p_value_that_underflowed_to_zero_is_shown_as_under_the_smallest() -> None:
     """The normal law's p for 5,000 queries that all dropped underflows to 0.0, which the
     gate's table printed as 'p (Holm) 0': no test gives a p of 0."""

@@ -7,6 +7,7 @@ means, for a person reading the file; the gate recomputes them from the queries.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Iterator
@@ -28,6 +29,7 @@ from ..retriever_metadata import Metadata, parse_metadata
 from .atomic import write_atomic
 from .common import (
     NestedTooDeeply,
+    conflict_marker_line,
     cut_short,
     decode_json,
     is_version,
@@ -65,11 +67,16 @@ def _load_json(text: str, shown: str) -> dict[str, object]:
     except NestedTooDeeply:
         raise BaselineError(f"{shown} is nested too deeply to be a baseline") from None
     except json.JSONDecodeError as exc:
+        if (line := conflict_marker_line(text)) is not None:
+            raise BaselineError(
+                f"{shown} holds a merge conflict's markers ('<<<<<<<' or '>>>>>>>' at line "
+                f"{line}): a baseline's numbers are not merged by hand; keep one side (`git "
+                f"checkout --theirs -- {shown}`, or --ours) or rewrite it from this run"
+            ) from None
         if cut_short(exc, text):
             raise BaselineError(
                 f"{shown} ends early at line {exc.lineno}: the file is cut short (a copy or "
-                "a write that stopped?); restore it from version control, or write it again "
-                "with --retrieval-update-baseline"
+                "a write that stopped?); `git checkout` restores the committed one"
             ) from None
         raise BaselineError(
             f"{shown} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
@@ -528,6 +535,15 @@ def looks_like_baseline(path: Path) -> bool:
 def dumps(baseline: Baseline) -> str:
     """Serialise with stable key order and one line per query."""
     return "".join(lines(baseline))
+
+
+def unchanged_by(previous: Baseline | None, new: Baseline) -> bool:
+    """Whether ``new`` holds what ``previous`` holds but for its provenance: an update that
+    moved nothing, which leaves the file as it is (a new time and commit alone would make
+    a diff to review after every update)."""
+    if previous is None:
+        return False
+    return dumps(dataclasses.replace(new, provenance=previous.provenance)) == dumps(previous)
 
 
 @with_paused_gc

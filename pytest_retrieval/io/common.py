@@ -78,6 +78,16 @@ def is_version(value: object, wanted: int) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value == wanted
 
 
+_CONFLICT_MARKER = re.compile(r"^(?:<{7}|>{7})(?: |$)", re.MULTILINE)
+
+
+def conflict_marker_line(text: str) -> int | None:
+    """The line of the first merge-conflict marker (``<<<<<<< HEAD``, ``>>>>>>> branch``)
+    a ``git merge`` left in the text, None when there is none."""
+    found = _CONFLICT_MARKER.search(text)
+    return None if found is None else text.count("\n", 0, found.start()) + 1
+
+
 def cut_short(exc: json.JSONDecodeError, text: str) -> bool:
     """True when the JSON text is valid up to where it ends: a file cut short (a copy or
     a write that stopped), not one with a mistake inside. A cut inside a string is one:

@@ -33,7 +33,12 @@ from ..evaluation import Evaluation, analyse
 from ..gate import GateResult, hold_latency_budgets, no_baseline_message, run_gate
 from ..history import build_entry
 from ..io.atomic import folder_locked
-from ..io.baseline_file import looks_like_baseline, read_baseline, write_baseline
+from ..io.baseline_file import (
+    looks_like_baseline,
+    read_baseline,
+    unchanged_by,
+    write_baseline,
+)
 from ..io.common import counted, exists
 from ..io.file_kinds import own_file_kind
 from ..io.golden_file import is_golden_file
@@ -520,9 +525,14 @@ class RetrievalSession:
             self.run.settings,
             self.facts(previous),
             provenance(self.config.rootpath),
+            keep_absent=bool(self.run.gate.configurations),
         )
         if not update.updated:
             self.notes.append(_nothing_to_write(self.results.all_records()))
+            return
+        if unchanged_by(previous, update.baseline):
+            update.unchanged = True
+            self.update = update
             return
         try:
             write_baseline(self.baseline_path, update.baseline)

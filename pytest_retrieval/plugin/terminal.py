@@ -69,7 +69,13 @@ def _update_lines(update: UpdateOutcome, shown: str) -> list[tuple[str, bool]]:
     """(line, warn) pairs describing a baseline update."""
     written = ", ".join(f"{c}: {n}" for c, n in sorted(update.updated.items()))
     noun = "query" if list(update.updated.values()) == [1] else "queries"
-    lines = [("", False), (f"retrieval baseline written: {shown} ({written} {noun})", False)]
+    head = f"retrieval baseline written: {shown} ({written} {noun})"
+    if update.unchanged:
+        head = (
+            f"retrieval baseline unchanged: {shown} ({written} {noun} as recorded): not "
+            "rewritten, its provenance (time, commit) kept"
+        )
+    lines = [("", False), (head, False)]
     kept = ", ".join(f"{c}: {n}" for c, n in sorted(update.kept.items()))
     notes = (
         ("kept from the previous baseline (not run now, or errored)", kept, False),
@@ -79,6 +85,13 @@ def _update_lines(update: UpdateOutcome, shown: str) -> list[tuple[str, bool]]:
             True,
         ),
         ("dropped, no longer in any golden file", ", ".join(update.dropped), True),
+        (
+            "configurations dropped, no longer in the retriever fixture's params",
+            ", ".join(
+                f"{c} ({n} {'query' if n == 1 else 'queries'})" for c, n in update.gone.items()
+            ),
+            True,
+        ),
         (
             "not written, their retriever errored (previous entries kept)",
             _some(update.errored),

@@ -22,7 +22,7 @@ from ..quoting import quoted, result_ids, short
 from ..retriever_metadata import change_lines
 from ..settings import Tolerances
 from .summary import fit
-from .tables import p_text
+from .tables import drop_texts, p_text
 
 HEADERS = (
     "configuration", "category", "metric", "n", "baseline", "current", "delta", "allowed",
@@ -32,6 +32,12 @@ HEADERS = (
 
 def _num(value: float) -> str:
     return f"{value:.3f}"
+
+
+def drop_and_allowed(row: GateRow) -> str:
+    """``-0.102, allowed 0.020``: see :func:`drop_texts`."""
+    delta, allowed = drop_texts(row.delta, row.allowed)
+    return f"{delta}, allowed {allowed}"
 
 
 UNJUDGED_NAMED = 5  # past this many unjudged results lost (or gained), they are counted
@@ -87,9 +93,8 @@ def headline(result: GateResult, limit: int = 3) -> str:
 
 def _breach_part(r: GateRow) -> str:
     worst = ", ".join(q.id for q in r.worst_queries[:3])
-    return (
-        f"{_where(r)} {r.baseline:.3f} -> {r.current:.3f} ({r.delta:+.3f}, allowed "
-        f"{r.allowed:.3f})" + (f", worst: {worst}" if worst else "")
+    return f"{_where(r)} {r.baseline:.3f} -> {r.current:.3f} ({drop_and_allowed(r)})" + (
+        f", worst: {worst}" if worst else ""
     )
 
 
@@ -103,9 +108,10 @@ def row_cells(r: GateRow, label: Callable[[str], str] = str) -> list[str]:
 
 
 def _cells(r: GateRow, label: Callable[[str], str] = str) -> list[str]:
+    delta, allowed = drop_texts(r.delta, r.allowed)
     return [
         r.configuration, label(r.category), r.metric, str(r.n), _num(r.baseline), _num(r.current),
-        f"{r.delta:+.3f}", _num(r.allowed), _interval(r), p_text(r.p_holm),
+        delta, allowed, _interval(r), p_text(r.p_holm),
     ]  # fmt: skip
 
 
@@ -188,6 +194,11 @@ def _intended_lines(
         return []
     errored = sorted({d.query.id for d in dropped if d.query.error})
     text = f"if these drops are intended, run `{hint}` and commit the baseline"
+    if result.partial:  # the command alone runs, and records, every query
+        text += (
+            " (with this run's selection, its -k, -m or paths, added to it, it records only "
+            "the queries compared here; as it stands, it runs and records every query)"
+        )
     if errored:
         text = (
             f"{counted(len(errored), 'query', 'queries')} named above errored "
@@ -238,12 +249,12 @@ def _absolute_p_lines(result: GateResult, width: int | None) -> list[str]:
     small = [r for r in result.breached if limit is not None and r.n < limit and not r.significant]
     if result.mode != "absolute" or not small:
         return []
+    some = "1 breached row has" if len(small) == 1 else f"{len(small)} breached rows have"
     text = (
-        f"p (Holm) is corrected across {holm_scope(result.rows, 'gated rows')}; a row of "
-        f"fewer than {limit} queries can never be significant after that, even with an "
-        f"interval clear of 0 ({len(small)} of the breached rows). In absolute mode the "
-        "tolerance fails a row, not p; retrieval_gate_mode = significant fails only "
-        "significant drops"
+        f"p (Holm) is corrected across {holm_scope(result.rows, 'gated rows')}; {some} "
+        f"fewer than {limit} queries, and a row of so few can never be significant after "
+        "that, even with an interval clear of 0. In absolute mode the tolerance fails a row, "
+        "not p; retrieval_gate_mode = significant fails only significant drops"
     )
     return ["", *_wrap(text, width, "", "")]
 
@@ -344,12 +355,19 @@ def _notes(result: GateResult, width: int | None) -> list[str]:
         for r in improved:
             text = f"{_where(r)}: {_num(r.baseline)} -> {_num(r.current)} ({r.delta:+.3f})"
             lines += _wrap(text, width, "  ", "      ")
+    before = {r.before for r in result.renamed}
+    after = {r.after for r in result.renamed}
     notes = [
         (
-            "not in the baseline (added since, or errored when it was written), not compared",
-            result.added,
+            "renamed since the baseline (same text and judgments; compared once the baseline "
+            "is updated)",
+            [r.text() for r in result.renamed],
         ),
-        ("no longer in the golden set", result.removed),
+        (
+            "not in the baseline (added since, or errored when it was written), not compared",
+            [q for q in result.added if q not in after],
+        ),
+        ("no longer in the golden set", [q for q in result.removed if q not in before]),
         (
             "in the baseline but skipped in this run (skip: or a skip mark), so not compared",
             result.skipped,
@@ -370,6 +388,13 @@ def _notes(result: GateResult, width: int | None) -> list[str]:
             result.unanswered,
         ),
     ]
+    notes.append(
+        (
+            "moved to another category since the baseline (each compared in its new one, "
+            "on both sides)",
+            [r.text() for r in result.recategorized],
+        )
+    )
     for title, ids in notes:
         if ids:
             shown = ", ".join(ids[:20]) + (f" and {len(ids) - 20} more" if len(ids) > 20 else "")
@@ -405,12 +430,22 @@ def verdict_lines(result: GateResult, tolerance: Tolerances | None, width: int |
     return [word, *_wrap(rest.removesuffix(")"), width, "  ", "  ")]
 
 
+def _within(ids: Sequence[str], limit: int = 5) -> str:
+    """The degraded queries of a configuration no row of which breached: which they are,
+    since no list of worst queries names them."""
+    more = f" and {len(ids) - limit} more" if len(ids) > limit else ""
+    return f"degraded within the tolerance: {', '.join(ids[:limit])}{more}"
+
+
 def beside_verdict(result: GateResult, width: int | None = None) -> list[str]:
     """What goes right under the verdict: per compared configuration how many queries
     improved, degraded or stayed, and what each retriever says changed since the baseline."""
     lines: list[str] = []
+    breached = {r.configuration for r in result.breached}
     for name, counts in result.counts.items():
         lines += _wrap(f"{name}: {counts.text()}", width, "  ", "    ")
+        if counts.degraded_ids and name not in breached:  # else the worst are named below
+            lines += _wrap(_within(counts.degraded_ids), width, "    ", "      ")
     changes = change_lines(result.retriever_changes)
     if changes:
         lines += _wrap("retriever changed since the baseline (still compared):", width, "  ", "  ")
@@ -449,8 +484,8 @@ def explain(
             lines += ["", *row_table(breached, width, narrow)]
         else:  # named, or the reader must find them among every row printed above
             named = "; ".join(
-                f"{r.configuration} / {r.category} / {r.metric} {r.delta:+.3f} "
-                f"(allowed {r.allowed:.3f})"
+                f"{r.configuration} / {r.category} / {r.metric} "
+                f"{' (allowed '.join(drop_texts(r.delta, r.allowed))})"
                 for r in breached
             )
             lines += _wrap(f"breached: {named}", width, "  ", "    ")

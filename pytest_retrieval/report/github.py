@@ -19,6 +19,7 @@ from ..gate import GateResult, GateRow
 from ..io.common import counted
 from ..model import QueryRecord, Results
 from ..scoring import why
+from .gate_text import drop_and_allowed
 
 Level = Literal["error", "warning", "notice"]
 LIMIT = 10  # GitHub shows 10 error annotations per step
@@ -76,7 +77,7 @@ def _row_message(row: GateRow) -> str:
     worst = ", ".join(q.id for q in row.worst_queries[:5])
     text = (
         f"{row.configuration} / {row.category} / {row.metric}: {row.baseline:.3f} -> "
-        f"{row.current:.3f} ({row.delta:+.3f}, allowed {row.allowed:.3f})"
+        f"{row.current:.3f} ({drop_and_allowed(row)})"
     )
     return text + (f"; dropped most: {worst}" if worst else "")
 

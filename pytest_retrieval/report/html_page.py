@@ -19,7 +19,7 @@ from typing import TypeAlias
 
 from . import svg
 from .marks import HTML_GENERATOR
-from .tables import p_text
+from .tables import drop_texts, p_text
 
 # --------------------------------------------------------------------------- the builder
 
@@ -384,8 +384,10 @@ def _breached_table(rows: Sequence[BreachedRow]) -> Raw:
             el("td", r.category),
             el("td", r.metric),
             [el("td", svg.fmt(v), cls="num") for v in (r.baseline, r.current)],
-            el("td", svg.fmt_signed(r.delta), cls="num drop"),
-            el("td", svg.fmt(r.allowed), cls="num"),
+            [
+                el("td", text, cls=c)
+                for text, c in zip(drop_texts(r.delta, r.allowed), ("num drop", "num"), strict=True)
+            ],
         )
         for r in rows
     ]

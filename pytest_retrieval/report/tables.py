@@ -140,6 +140,18 @@ def side_by_side_table(evaluation: Evaluation, style: Style) -> Table:
     )
 
 
+def drop_texts(delta: float, allowed: float) -> tuple[str, str]:
+    """A row's delta (signed) and allowed drop as shown: three decimals, or as many more
+    (up to 9) as it takes for a drop and the allowed drop to read apart, so that a
+    breach of 0.0204 against 0.02 reads ``-0.0204, allowed 0.0200``, not ``-0.020,
+    allowed 0.020`` beside FAILED. Equal at 9 decimals: at the limit, three shown."""
+    for digits in range(3, 10):
+        drop, limit = f"{-delta:.{digits}f}", f"{allowed:.{digits}f}"
+        if delta >= 0 or drop != limit:
+            return f"{delta:+.{digits}f}", limit
+    return f"{delta:+.3f}", f"{allowed:.3f}"
+
+
 def p_text(p: float) -> str:
     """A p-value as shown: three digits, and "<1e-300" for one that underflowed to 0.0
     (the normal law's, for thousands of queries that all moved one way): no test's p is
