@@ -1203,7 +1203,7 @@ def test_other_settings_refuse(project: pytest.Pytester, ini_line: str, differs:
             "golden/baseline.json is not a pytest-retrieval baseline "
             '(no "format": "pytest-retrieval-baseline")',
         ),
-        (b"\xff\xfe{}", "cannot read golden/baseline.json"),
+        (b"\xff\xfe{}", "golden/baseline.json:1: the file is UTF-16"),
         (  # a directory where the file should be: rewriting it would fail, so no such hint
             None,
             "golden/baseline.json is a folder, not a baseline file: give retrieval_baseline "
