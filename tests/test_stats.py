@@ -1169,3 +1169,18 @@ def test_the_significant_differences_title_fits_the_terminal() -> None:
     assert " ".join(" ".join(lines).split()).startswith(
         "significant differences from bm25-multilingual (* above; Holm-corrected): dense mrr:"
     )
+
+
+def test_a_difference_of_float_noise_is_a_tie_in_every_figure() -> None:
+    """wins/ties counted 0.3 against 0.1 + 0.2 as a tie, while the interval and the mean
+    kept the 5.6e-17 apart: an interval 'clear of 0' beside a row of 20 ties (a custom
+    metric that adds its parts in another order gives such values)."""
+    import random as _random
+
+    from pytest_retrieval.stats import paired_test
+
+    test = paired_test([0.3] * 19 + [0.5], [0.1 + 0.2] * 19 + [0.5], 1000, _random.Random(1))
+    assert (test.wins, test.ties, test.losses) == (0, 20, 0)
+    assert test.delta == 0.0
+    assert (test.ci.lo, test.ci.hi) == (0.0, 0.0)
+    assert test.p == 1.0
