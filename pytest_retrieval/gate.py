@@ -9,6 +9,7 @@ update the baseline. Its text is :mod:`pytest_retrieval.report.gate_text`.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ from typing import Literal
 
 from .baseline import Baseline, RunFacts, settings_differences, update_hint
 from .bulk import with_paused_gc
-from .comparisons import apply_holm, holm_tests, p_fields, paired
+from .comparisons import apply_holm, holm_tests, p_fields, paired, twins_of_all
 from .io.common import counted, did_you_mean, some_ids
 from .latency import LatencyBreach, check_budgets
 from .metrics import parse_metric
@@ -177,6 +178,26 @@ class GateResult:
     @property
     def breached(self) -> list[GateRow]:
         return [r for r in self.rows if r.breached]
+
+    def listed(self, rows: Sequence[GateRow]) -> list[GateRow]:
+        """``rows`` as the verdict lists them: a category holding every query of its
+        configuration (the only one: every TREC or BEIR import's ``uncategorized``) is its
+        ``all`` row again, the same test on the same queries (:func:`twins_of_all`), so
+        that row is left out and the ``all`` row names it: ``all (= uncategorized)``."""
+        shown = {id(r) for r in rows}
+        twins = {
+            id(whole): self.rows[i]
+            for i, whole in twins_of_all(self.rows).items()
+            if id(whole) in shown
+        }
+        hidden = {id(row) for row in twins.values()}
+        return [
+            dataclasses.replace(r, category=f"{ALL} (= {twins[id(r)].category})")
+            if id(r) in twins
+            else r
+            for r in rows
+            if id(r) not in hidden
+        ]
 
     @property
     def not_significant(self) -> list[GateRow]:

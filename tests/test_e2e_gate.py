@@ -1585,3 +1585,23 @@ def test_the_gates_note_on_a_partial_run_names_the_cacheprovider_selection(
     from pytest_retrieval.plugin.session import selection_text
 
     assert selection_text(pytester.parseconfig(*args)) == named
+
+
+def test_a_single_category_is_listed_once_in_the_verdict(project: pytest.Pytester):
+    """Every TREC or BEIR import has one category, 'uncategorized': its rows are the
+    'all' rows again, and the verdict listed each breach twice. It lists the 'all' row,
+    naming the category; the JSON keeps every row."""
+    one = {q: {"category": "uncategorized"} for q in QUERY_IDS}
+    write_golden(project, overrides=one)
+    baselined(project)
+    set_plan(project, DEGRADED)
+    done = run(project)
+    assert_failed(done)
+    keys = {(c, cat) for c, cat, _ in breached_keys(done.gate)}
+    assert keys == {("fused", "all"), ("fused", "uncategorized")}  # the JSON: every row
+    message = done.gate_failure()
+    assert message is not None
+    assert message.count("fused / all (= uncategorized) / ") == 3, message
+    assert "fused / uncategorized /" not in message
+    _, table = breach_table(gate_lines(done))
+    assert [row[:4] for row in table] == [["fused", "all", "(=", "uncategorized)"]] * 3
