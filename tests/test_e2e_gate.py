@@ -1605,3 +1605,4 @@ def test_a_single_category_is_listed_once_in_the_verdict(project: pytest.Pyteste
     assert "fused / uncategorized /" not in message
     _, table = breach_table(gate_lines(done))
     assert [row[:4] for row in table] == [["fused", "all", "(=", "uncategorized)"]] * 3
+    assert "  3 rows breached: run without -q to see them" in run(project, "-q").lines
