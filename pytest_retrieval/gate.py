@@ -9,6 +9,7 @@ update the baseline. Its text is :mod:`pytest_retrieval.report.gate_text`.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ from typing import Literal
 
 from .baseline import Baseline, RunFacts, settings_differences, update_hint
 from .bulk import with_paused_gc
-from .comparisons import apply_holm, holm_tests, p_fields, paired
+from .comparisons import apply_holm, holm_tests, p_fields, paired, twins_of_all
 from .io.common import counted, did_you_mean, some_ids
 from .latency import LatencyBreach, check_budgets
 from .metrics import parse_metric
@@ -178,6 +179,26 @@ class GateResult:
     def breached(self) -> list[GateRow]:
         return [r for r in self.rows if r.breached]
 
+    def listed(self, rows: Sequence[GateRow]) -> list[GateRow]:
+        """``rows`` as the verdict lists them: a category holding every query of its
+        configuration (the only one: every TREC or BEIR import's ``uncategorized``) is its
+        ``all`` row again, the same test on the same queries (:func:`twins_of_all`), so
+        that row is left out and the ``all`` row names it: ``all (= uncategorized)``."""
+        shown = {id(r) for r in rows}
+        twins = {
+            id(whole): self.rows[i]
+            for i, whole in twins_of_all(self.rows).items()
+            if id(whole) in shown
+        }
+        hidden = {id(row) for row in twins.values()}
+        return [
+            dataclasses.replace(r, category=f"{ALL} (= {twins[id(r)].category})")
+            if id(r) in twins
+            else r
+            for r in rows
+            if id(r) not in hidden
+        ]
+
     @property
     def not_significant(self) -> list[GateRow]:
         """Rows that dropped beyond the tolerance but passed: not significant."""
@@ -272,15 +293,92 @@ def _run(update: str, purpose: str) -> str:
     return f"; run `{update}` {purpose}" if update else ""
 
 
-def _refusal(baseline: Baseline, shown: str, settings: Settings, update: str) -> str | None:
-    differences = settings_differences(baseline.settings, settings.as_dict())
-    if not differences:
+def baseline_metrics(baseline: Baseline) -> list[str]:
+    """The metrics the baseline holds (its settings' ``metrics``)."""
+    stored = baseline.settings.get("metrics")
+    return [str(m) for m in stored] if isinstance(stored, list) else []
+
+
+@dataclass(frozen=True)
+class MetricSets:
+    """The metrics this run and the baseline share (gated), and those only one has."""
+
+    shared: list[str]  # in this run's order
+    new: list[str]  # this run's, not in the baseline: not gated until it is updated
+    gone: list[str]  # the baseline's, not in this run's retrieval_metrics: not gated
+
+    @classmethod
+    def of(cls, baseline: Baseline, settings: Settings) -> MetricSets:
+        stored, current = baseline_metrics(baseline), settings.metric_names
+        return cls(
+            [m for m in current if m in stored],
+            [m for m in current if m not in stored],
+            [m for m in stored if m not in current],
+        )
+
+    def notes(self, update: str) -> list[str]:
+        """What the verdict says of the metrics only one side has."""
+        notes = []
+        if self.new:
+            them = "it" if len(self.new) == 1 else "them"
+            notes.append(
+                f"{_metrics_word(self.new)} {_quoted_names(self.new)} of this run "
+                f"{'is' if len(self.new) == 1 else 'are'} not in the baseline: not "
+                + (
+                    f"gated until the baseline is updated; run `{update}` to add {them}"
+                    if update
+                    else "compared"
+                )
+            )
+        if self.gone:
+            them = "it" if len(self.gone) == 1 else "them"
+            notes.append(
+                f"the baseline's {_metrics_word(self.gone)} {_quoted_names(self.gone)} "
+                f"{'is' if len(self.gone) == 1 else 'are'} not in this run's retrieval_metrics: "
+                + (
+                    f"not gated (an update drops {them}; put {them} back in retrieval_metrics "
+                    f"to gate {them})"
+                    if update
+                    else "not compared"
+                )
+            )
+        return notes
+
+
+def _metrics_word(names: Sequence[str]) -> str:
+    return "metric" if len(names) == 1 else "metrics"
+
+
+def _refusal(
+    baseline: Baseline, shown: str, settings: Settings, gate: GateSettings, update: str
+) -> str | None:
+    """Why the baseline cannot be compared: another setting than the metrics (those
+    only one side has are not gated, see :class:`MetricSets`), no metric in common, or a
+    gated metric the baseline lacks; None to compare."""
+    stored, current = dict(baseline.settings), settings.as_dict()
+    metrics = MetricSets.of(baseline, settings)
+    if metrics.shared:  # the metrics both have are compared, the others named
+        stored.pop("metrics", None)
+        current.pop("metrics", None)
+    differences = settings_differences(stored, current)
+    if differences:
+        return (
+            f"the baseline {shown} was made with other settings: "
+            + "; ".join(differences)
+            + ". Numbers made under other settings are not comparable"
+            + _run(
+                update, "to rewrite the baseline with the current settings, and review that change"
+            )
+        )
+    lacking = [m for m in gate.metrics if m in metrics.new]
+    if not lacking:
         return None
+    held, them = ", ".join(baseline_metrics(baseline)), "it" if len(lacking) == 1 else "them"
     return (
-        f"the baseline {shown} was made with other settings: "
-        + "; ".join(differences)
-        + ". Numbers made under other settings are not comparable"
-        + _run(update, "to rewrite the baseline with the current settings, and review that change")
+        f"retrieval_gate_metrics names {_quoted_names(lacking)}, which the baseline {shown} "
+        f"does not hold (its metrics: {held}): nothing to compare {them} with"
+        f"{_run(update, 'to add ' + them)}{', or' if update else ';'} take {them} out of "
+        f"retrieval_gate_metrics until the baseline has {them}"
     )
 
 
@@ -803,16 +901,18 @@ def run_gate(
     to rewrite the baseline (default: the plugin's; "": none, for ``compare``'s report).
     """
     update = update_hint(shown) if update is None else update
-    early = _early_verdict(baseline, shown, results, settings, facts, update)
+    early = _early_verdict(baseline, shown, results, settings, gate, facts, update)
     if early is not None:
         return early
     result = GateResult(verdict="passed", baseline=shown, update=update)
-    metrics = list(gate.metrics) or settings.metric_names
+    shared = MetricSets.of(baseline, settings)
+    metrics = [m for m in (list(gate.metrics) or settings.metric_names) if m in shared.shared]
     gated = _gated(result, baseline, results, gate, facts, update, metrics)
     if not gate.configurations:  # the baseline's configurations were gated
         failing, note = _unmatched(baseline, results, facts, update, gated.absent)
         result.messages[:0] = [failing] if failing else []  # first: why the gate failed
         result.messages += [note] if note else []
+    result.messages += shared.notes(update)
     gated.total.note(result)
     described = [name for name in result.counts if name in facts.retrievers]
     result.retriever_changes = differences(baseline.retrievers, facts.retrievers, described)
@@ -836,12 +936,12 @@ def _all_errored_message(name: str, records: Sequence[QueryRecord]) -> str:
 
 
 def _early_verdict(
-    baseline: Baseline, shown: str, results: Results, settings: Settings, facts: RunFacts,
-    update: str,
+    baseline: Baseline, shown: str, results: Results, settings: Settings, gate: GateSettings,
+    facts: RunFacts, update: str,
 ) -> GateResult | None:  # fmt: skip
     """A verdict before any comparison: refused (other settings), or skipped (nothing was
     collected); None to compare."""
-    refusal = _refusal(baseline, shown, settings, update)
+    refusal = _refusal(baseline, shown, settings, gate, update)
     if refusal is not None:
         return GateResult("refused", shown, messages=[refusal], update=update)
     if not results and facts.collected is not None and not facts.collected:

@@ -1726,6 +1726,12 @@ def _summary(data: dict[str, object]) -> dict[str, object]:
 
 
 WHERE = "golden/baseline.json: configuration 'fused': "
+SUMMARY_AT = "golden/baseline.json:{}: configuration 'fused': "  # the summary's line
+SUMMARY_FIX = (
+    "; the summary is written from the queries' lines, for reading: edit neither. `git "
+    "checkout -- golden/baseline.json` restores the committed file, or `pytest "
+    "--retrieval-eval --retrieval-update-baseline` rewrites it from a run"
+)
 BASELINE_CASES: dict[str, tuple[Mutation, str]] = {
     "metrics-emptied": (
         lambda d: _query(d).update(metrics={}),
@@ -1759,24 +1765,24 @@ BASELINE_CASES: dict[str, tuple[Mutation, str]] = {
     ),
     "summary-disagrees": (
         lambda d: _summary(d)["all"].update(mrr=0.9),  # type: ignore[attr-defined]
-        WHERE + "its stored summary says all mrr = 0.9, its queries give 0.75: the file was "
-        "edited by hand",
+        SUMMARY_AT.format(1) + "its stored summary says all mrr = 0.9, its queries give 0.75: "
+        "the file was edited by hand" + SUMMARY_FIX,
     ),
     "summary-n-wrong": (
         lambda d: _summary(d)["all"].update(n=10),  # type: ignore[attr-defined]
-        WHERE + "its stored summary says all n = 10, its queries give 2: the file was edited "
-        "by hand",
+        SUMMARY_AT.format(1) + "its stored summary says all n = 10, its queries give 2: the "
+        "file was edited by hand" + SUMMARY_FIX,
     ),
     "summary-row-missing": (
         lambda d: _summary(d)["categories"].clear(),  # type: ignore[attr-defined]
-        WHERE + "its stored summary has no row 'lexical'",
+        SUMMARY_AT.format(1) + "its stored summary has no row 'lexical'" + SUMMARY_FIX,
     ),
     "summary-row-extra": (  # a category renamed, a merge conflict kept the old row
         lambda d: _summary(d)["categories"].update(  # type: ignore[attr-defined]
             {"lexicon": {"n": 2, "ndcg@10": 0.5, "mrr": 0.5, "recall@20": 0.5}}
         ),
-        WHERE + "its stored summary has a row 'lexicon' that none of its queries has: the "
-        "file was edited by hand",
+        SUMMARY_AT.format(1) + "its stored summary has a row 'lexicon' that none of its "
+        "queries has: the file was edited by hand" + SUMMARY_FIX,
     ),
     "settings-gain": (
         lambda d: d["settings"].update(gain="log"),  # type: ignore[attr-defined]
@@ -1895,10 +1901,27 @@ def test_a_tampered_baseline_is_refused_with_what_is_wrong(case: str) -> None:
 
 
 RAW_BASELINES: dict[str, tuple[str, str]] = {
+    # a summary edited by hand, in the file as written (one summary row or query a line):
+    # the refusal named no line
+    "summary-all-edited": (
+        BASELINE.replace('{"all": {"mrr": 0.75', '{"all": {"mrr": 0.8', 1),
+        SUMMARY_AT.format(8) + "its stored summary says all mrr = 0.8, its queries give 0.75: "
+        "the file was edited by hand" + SUMMARY_FIX,
+    ),
+    "summary-category-edited": (
+        BASELINE.replace('"lexical": {"mrr": 0.75, "n": 2', '"lexical": {"mrr": 0.75, "n": 3', 1),
+        SUMMARY_AT.format(9) + "its stored summary says lexical n = 3, its queries give 2: the "
+        "file was edited by hand" + SUMMARY_FIX,
+    ),
+    "summary-category-renamed": (
+        BASELINE.replace('"lexical": {"mrr"', '"lexicon": {"mrr"', 1),
+        SUMMARY_AT.format(9) + "its stored summary has a row 'lexicon' that none of its "
+        "queries has: the file was edited by hand" + SUMMARY_FIX,
+    ),
     "summary-nan": (
         BASELINE.replace('"n": 2', '"n": NaN', 1),
-        WHERE + "its stored summary says all n = nan, which is no number (NaN and Infinity are "
-        "not JSON): the file was edited by hand or damaged",
+        SUMMARY_AT.format(8) + "its stored summary says all n = nan, which is no number (NaN "
+        "and Infinity are not JSON): the file was edited by hand or damaged" + SUMMARY_FIX,
     ),
     "nan-token": (
         BASELINE.replace('"mrr": 0.5', '"mrr": NaN', 1),

@@ -49,7 +49,7 @@ finite_values = values_of(st.floats(allow_nan=False, allow_infinity=False))
 def whole(text: str, shown: str = "b.json") -> Baseline:
     """The whole-text path alone (what parse_baseline does for text in any other layout)."""
     with paused_gc():
-        return _parse_baseline(_load_json(text, shown), shown, made=False)
+        return _parse_baseline(_load_json(text, shown), shown, text, made=False)
 
 
 def outcome(read: Callable[[str, str], Baseline], text: str) -> str:

@@ -1003,6 +1003,83 @@ def test_gate_metrics_limits_the_gate(project: pytest.Pytester):
     assert_failed(run(project))
 
 
+NEW_METRIC_NOTE = (
+    f"metric 'map' of this run is not in the baseline: not gated until the baseline is "
+    f"updated; run `{UPDATE}` to add it"
+)
+
+
+def test_a_metric_added_gates_the_others_and_says_it_is_not_gated(project: pytest.Pytester):
+    """A team adds map to retrieval_metrics: the gate still compares the three metrics the
+    baseline has (a drop on them fails), names map as not gated, and an update adds it."""
+    baselined(project)
+    write_ini(project, "retrieval_metrics = ndcg@10 mrr recall@20 map")
+    set_plan(project, DEGRADED)
+    done = run(project, "--retrieval-report=report.md")
+    assert_failed(done)
+    assert {m for _, _, m in rows_by_key(done.gate)} == set(METRICS)
+    check_rows(done.gate, {}, DEGRADED)
+    assert NEW_METRIC_NOTE in done.gate["messages"]
+    assert NEW_METRIC_NOTE in " ".join(" ".join(gate_lines(done)).split())
+    markdown = (project.path / "report.md").read_text(encoding="utf-8")
+    assert NEW_METRIC_NOTE in " ".join(markdown.split())
+
+    parallel = run(project, "-n", "2", subprocess_run=True)  # the same under xdist
+    assert parallel.ret == 1, parallel.text
+    assert parallel.gate == done.gate
+
+    set_plan(project, {})  # the drop fixed: passes, still saying map is not gated
+    done = run(project)
+    assert_passed(done)
+    assert done.gate["messages"] == [NEW_METRIC_NOTE]
+
+    update(project)  # the update writes map, for every query
+    data = json.loads(baseline_path(project).read_text(encoding="utf-8"))
+    assert data["settings"]["metrics"] == [*METRICS, "map"]
+    for block in data["configurations"].values():
+        assert all("map" in q["metrics"] for q in block["queries"].values())
+    done = run(project)
+    assert_passed(done)
+    assert done.gate["messages"] == []
+    assert {m for _, _, m in rows_by_key(done.gate)} == {*METRICS, "map"}
+
+
+def test_a_metric_removed_or_its_cut_changed_is_named_not_gated(project: pytest.Pytester):
+    baselined(project)
+    write_ini(project, "retrieval_metrics = ndcg@20 mrr")
+    done = run(project, "-n", "2", subprocess_run=True)
+    assert_passed(done)
+    assert {m for _, _, m in rows_by_key(done.gate)} == {"mrr"}
+    assert done.gate["messages"] == [
+        f"metric 'ndcg@20' of this run is not in the baseline: not gated until the baseline "
+        f"is updated; run `{UPDATE}` to add it",
+        "the baseline's metrics 'ndcg@10' and 'recall@20' are not in this run's "
+        "retrieval_metrics: not gated (an update drops them; put them back in "
+        "retrieval_metrics to gate them)",
+    ]
+    update(project)  # the previous baseline had other metrics: replaced whole
+    data = json.loads(baseline_path(project).read_text(encoding="utf-8"))
+    assert data["settings"]["metrics"] == ["ndcg@20", "mrr"]
+    assert_passed(run(project))
+
+
+def test_a_gated_metric_the_baseline_lacks_refuses(project: pytest.Pytester):
+    baselined(project)
+    write_ini(
+        project, "retrieval_metrics = ndcg@10 mrr recall@20 map", "retrieval_gate_metrics = map"
+    )
+    done = run(project)
+    assert done.ret == 1, done.text
+    assert done.gate["verdict"] == "refused"
+    message = (
+        f"retrieval_gate_metrics names 'map', which the baseline {BASELINE} does not hold (its "
+        f"metrics: ndcg@10, mrr, recall@20): nothing to compare it with; run `{UPDATE}` to add "
+        "it, or take it out of retrieval_gate_metrics until the baseline has it"
+    )
+    assert done.gate["messages"] == [message]
+    assert done.gate_failure() == f"retrieval gate: REFUSED: {message}"
+
+
 def test_improvement_passes_with_the_hint_to_update(project: pytest.Pytester):
     set_plan(project, DEGRADED)
     baselined(project)
@@ -1156,13 +1233,13 @@ def test_an_update_keeps_a_configuration_it_did_not_run_when_the_gate_names_its_
     ("ini_line", "differs"),
     [
         ("retrieval_gain = linear", "gain: baseline 'exponential', this run 'linear'"),
-        (
-            "retrieval_metrics = ndcg@5 mrr recall@20",
-            "metrics: baseline ['ndcg@10', 'mrr', 'recall@20'], "
-            "this run ['ndcg@5', 'mrr', 'recall@20'] (this run adds 'ndcg@5'; lacks 'ndcg@10')",
+        (  # no metric in common: nothing to compare
+            "retrieval_metrics = map",
+            "metrics: baseline ['ndcg@10', 'mrr', 'recall@20'], this run ['map'] "
+            "(this run adds 'map'; lacks 'ndcg@10', 'mrr', 'recall@20')",
         ),
     ],
-    ids=["gain", "k"],
+    ids=["gain", "no-metric-shared"],
 )
 def test_other_settings_refuse(project: pytest.Pytester, ini_line: str, differs: str):
     baselined(project)
@@ -1508,3 +1585,24 @@ def test_the_gates_note_on_a_partial_run_names_the_cacheprovider_selection(
     from pytest_retrieval.plugin.session import selection_text
 
     assert selection_text(pytester.parseconfig(*args)) == named
+
+
+def test_a_single_category_is_listed_once_in_the_verdict(project: pytest.Pytester):
+    """Every TREC or BEIR import has one category, 'uncategorized': its rows are the
+    'all' rows again, and the verdict listed each breach twice. It lists the 'all' row,
+    naming the category; the JSON keeps every row."""
+    one = {q: {"category": "uncategorized"} for q in QUERY_IDS}
+    write_golden(project, overrides=one)
+    baselined(project)
+    set_plan(project, DEGRADED)
+    done = run(project)
+    assert_failed(done)
+    keys = {(c, cat) for c, cat, _ in breached_keys(done.gate)}
+    assert keys == {("fused", "all"), ("fused", "uncategorized")}  # the JSON: every row
+    message = done.gate_failure()
+    assert message is not None
+    assert message.count("fused / all (= uncategorized) / ") == 3, message
+    assert "fused / uncategorized /" not in message
+    _, table = breach_table(gate_lines(done))
+    assert [row[:4] for row in table] == [["fused", "all", "(=", "uncategorized)"]] * 3
+    assert "  3 rows breached: run without -q to see them" in run(project, "-q").lines

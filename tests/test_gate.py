@@ -434,12 +434,15 @@ def test_other_settings_refuse_with_what_differs() -> None:
         "the baseline golden/baseline.json was made with other settings: gain: baseline "
         "'linear', this run 'exponential'. Numbers made under other settings are not comparable"
     )
-    other_metrics = baseline_of(perfect())
-    other_metrics.settings = {**other_metrics.settings, "metrics": ["mrr", "ndcg@5", "map"]}
+    other_metrics = baseline_of(perfect())  # no metric in common: nothing to compare
+    other_metrics.settings = {**other_metrics.settings, "metrics": ["ndcg@5", "map"]}
     assert (
-        "metrics: baseline ['mrr', 'ndcg@5', 'map'], this run ['ndcg@10', 'mrr'] (this run "
-        "adds 'ndcg@10'; lacks 'ndcg@5', 'map')"
+        "metrics: baseline ['ndcg@5', 'map'], this run ['ndcg@10', 'mrr'] (this run "
+        "adds 'ndcg@10', 'mrr'; lacks 'ndcg@5', 'map')"
     ) in gate(other_metrics, results_of(perfect())).messages[0]
+    both = baseline_of(perfect())  # another gain refuses, a metric added or not
+    both.settings = {**both.settings, "gain": "linear", "metrics": ["mrr"]}
+    assert gate(both, results_of(perfect())).verdict == "refused"
     metrics_reordered = baseline_of(perfect())
     metrics_reordered.settings = {**metrics_reordered.settings, "metrics": ["mrr", "ndcg@10"]}
     assert gate(metrics_reordered, results_of(perfect())).verdict == "passed"
@@ -939,3 +942,64 @@ def test_the_update_advice_after_a_partial_run_says_what_the_command_records() -
     whole = gate(baseline_of(perfect()), results_of([record(q, 0.5) for q in QUERY_IDS]))
     assert not whole.partial
     assert "this run's selection" not in explain(whole, GateSettings().tolerance)
+
+
+UPDATE_HINT = "run `pytest --retrieval-eval --retrieval-update-baseline`"
+
+
+def with_metrics(*names: str) -> Baseline:
+    base = baseline_of(perfect())
+    base.settings = {**base.settings, "metrics": list(names)}
+    return base
+
+
+def test_a_metric_added_to_the_run_is_named_and_the_shared_ones_still_gated() -> None:
+    """A team adds a metric: the gate compares the ones the baseline has (a drop there
+    still fails) and says the new one is not gated until the baseline is updated."""
+    now = [record(q, 0.0 if q in ("lex-2", "lex-3") else 1.0, mrr=1.0) for q in QUERY_IDS]
+    result = gate(with_metrics("ndcg@10"), results_of(now))
+    assert result.verdict == "failed"
+    assert {r.metric for r in result.rows} == {"ndcg@10"}
+    note = (
+        "metric 'mrr' of this run is not in the baseline: not gated until the baseline is "
+        f"updated; {UPDATE_HINT} to add it"
+    )
+    assert note in result.messages
+    assert note in explain(result, GateSettings().tolerance)
+    assert note in result.as_dict()["messages"]  # type: ignore[operator]
+    quiet = gate(with_metrics("ndcg@10"), results_of(perfect()))
+    assert quiet.verdict == "passed" and note in quiet.messages
+
+
+def test_a_metric_the_run_no_longer_computes_is_named_not_gated() -> None:
+    result = gate(with_metrics("ndcg@10", "mrr", "map"), results_of(perfect()))
+    assert result.verdict == "passed"
+    assert {r.metric for r in result.rows} == {"ndcg@10", "mrr"}
+    assert result.messages == [
+        "the baseline's metric 'map' is not in this run's retrieval_metrics: not gated (an "
+        "update drops it; put it back in retrieval_metrics to gate it)"
+    ]
+
+
+def test_a_cutoff_changed_is_one_metric_gone_and_one_added() -> None:
+    result = gate(with_metrics("ndcg@5", "mrr"), results_of(perfect()))
+    assert result.verdict == "passed"
+    assert {r.metric for r in result.rows} == {"mrr"}
+    assert result.messages == [
+        "metric 'ndcg@10' of this run is not in the baseline: not gated until the baseline "
+        f"is updated; {UPDATE_HINT} to add it",
+        "the baseline's metric 'ndcg@5' is not in this run's retrieval_metrics: not gated (an "
+        "update drops it; put it back in retrieval_metrics to gate it)",
+    ]
+
+
+def test_a_gated_metric_the_baseline_lacks_refuses_naming_it_and_the_fix() -> None:
+    result = gate(with_metrics("ndcg@10"), results_of(perfect()), GateSettings(metrics=("mrr",)))
+    assert result.verdict == "refused" and result.rows == []
+    assert result.messages == [
+        "retrieval_gate_metrics names 'mrr', which the baseline golden/baseline.json does "
+        f"not hold (its metrics: ndcg@10): nothing to compare it with; {UPDATE_HINT} to add "
+        "it, or take it out of retrieval_gate_metrics until the baseline has it"
+    ]
+    held = gate(with_metrics("ndcg@10"), results_of(perfect()), GateSettings(metrics=("ndcg@10",)))
+    assert held.verdict == "passed" and {r.metric for r in held.rows} == {"ndcg@10"}

@@ -11,7 +11,7 @@ from test_gate import QUERY_IDS, baseline_of, gate, perfect, record, results_of 
 from pytest_retrieval.evaluation import analyse
 from pytest_retrieval.gate import GateResult
 from pytest_retrieval.model import QueryRecord, Results
-from pytest_retrieval.report.gate_text import explain
+from pytest_retrieval.report.gate_text import explain, headline
 from pytest_retrieval.report.github import Annotation, workflow_commands
 from pytest_retrieval.report.json_report import json_report
 from pytest_retrieval.report.markdown import markdown_report
@@ -313,3 +313,38 @@ def _rendered_heading(line: str) -> str:
     its end) dropped, backslash escapes undone."""
     text = re.sub(r"(^|[ \t])#+[ \t]*$", "", line.split(" ", 1)[1]).rstrip()
     return re.sub(r"\\(.)", r"\1", text)
+
+
+def test_a_category_holding_every_query_is_listed_once_with_its_all_row() -> None:
+    """One category (every TREC or BEIR import: 'uncategorized'): its rows are the 'all'
+    rows again. The verdict line, the breached table, the Markdown and the annotations
+    listed each breach twice (``fused / all / ndcg@10`` and ``fused / lexical / ndcg@10``);
+    they list it once, as the 'all' row naming the category. The JSON keeps every row."""
+    lexical = [q for q in QUERY_IDS if q.startswith("lex")]
+    now = [record(q, 0.0 if q == "lex-1" else 1.0) for q in lexical]
+    results = results_of(now)
+    verdict = gate(baseline_of(perfect(ids=lexical)), results)
+    assert verdict.verdict == "failed"
+    assert {(r.category, r.metric) for r in verdict.breached} == {
+        (c, m) for c in ("all", "lexical") for m in ("ndcg@10", "mrr")
+    }
+    report = report_of(results, verdict)
+    line = headline(verdict)
+    assert line.count("fused / all (= lexical) / ") == 2, line
+    assert "fused / lexical /" not in line
+    text = explain(verdict, TOLERANCE)
+    table = [row for row in text.splitlines() if row.startswith("fused ")]
+    assert [row.split()[1:5] for row in table] == [
+        ["all", "(=", "lexical)", "ndcg@10"],
+        ["all", "(=", "lexical)", "mrr"],
+    ]
+    markdown = markdown_report(report)
+    breached = [
+        row.split("|")[2].strip() for row in markdown.splitlines() if row.startswith("| fused")
+    ]
+    assert breached == ["all (= lexical)", "all (= lexical)"]
+    places = {q: ("golden/core.yaml", 10 + i) for i, q in enumerate(QUERY_IDS)}
+    rows = [c for c in workflow_commands(results, verdict, places) if "gate" in c]
+    assert len(rows) == 2
+    assert all("::fused / all (= lexical) / " in c for c in rows), rows
+    assert len(report.gate.as_dict()["rows"]) == 4  # type: ignore[union-attr, arg-type]

@@ -15,7 +15,7 @@ from itertools import repeat
 from pathlib import Path
 
 from ..aggregate import summarize
-from ..baseline import Baseline, BaselineError, BaselineMissing
+from ..baseline import Baseline, BaselineError, BaselineMissing, update_hint
 from ..bulk import paused_gc, with_paused_gc
 from ..metrics import EMPTY_CONVENTIONS, GAINS, MetricNameError, parse_metric
 from ..model import (
@@ -36,7 +36,7 @@ from .common import (
     loads_json,
     utf8_text,
 )
-from .repeated_keys import Repeat, first_repeat, keys_hold_once, keys_in
+from .repeated_keys import Repeat, first_repeat, key_line, keys_hold_once, keys_in
 
 FORMAT = "pytest-retrieval-baseline"
 VERSION = 1
@@ -210,13 +210,14 @@ def parse_baseline(text: str, shown: str = "baseline") -> Baseline:
     with paused_gc():
         written = _read_written(text)
         if written is None:
-            return _parse_baseline(_load_json(text, shown), shown, made=False)
+            return _parse_baseline(_load_json(text, shown), shown, text, made=False)
         data, keys = written
-        return _parse_baseline(_checked(data, text, shown, keys), shown, made=True)
+        return _parse_baseline(_checked(data, text, shown, keys), shown, text, made=True)
 
 
-def _parse_baseline(data: dict[str, object], shown: str, made: bool) -> Baseline:
-    """The baseline in ``data``; ``made``: its queries are records already."""
+def _parse_baseline(data: dict[str, object], shown: str, text: str, made: bool) -> Baseline:
+    """The baseline in ``data``, parsed from ``text``; ``made``: its queries are records
+    already."""
     settings = data.get("settings")
     configurations = data.get("configurations")
     if not isinstance(settings, dict) or not isinstance(configurations, dict):
@@ -241,6 +242,8 @@ def _parse_baseline(data: dict[str, object], shown: str, made: bool) -> Baseline
             for record in parsed[str(name)].values():
                 _check_values(record, names, settings.get("empty") == "skip")
             _check_summary(block, parsed[str(name)], names)
+        except SummaryEdited as exc:
+            raise _summary_refused(exc, text, shown, str(name)) from None
         except BaselineError as exc:
             raise BaselineError(f"{shown}: configuration '{name}': {exc}") from None
         described = parse_metadata(block.get("retriever"), "")[0]  # older baselines: none
@@ -418,6 +421,30 @@ def _close(a: object, b: object) -> bool:
     return isinstance(a, (int, float)) and isinstance(b, (int, float)) and abs(a - b) <= 1e-9
 
 
+class SummaryEdited(BaselineError):
+    """A stored summary that is not its queries' means, with where it says so: ``where``,
+    the keys under the configuration's ``summary`` (``("all", "mrr")``)."""
+
+    def __init__(self, message: str, where: tuple[str, ...]):
+        super().__init__(message)
+        self.where = where
+
+
+def _summary_refused(exc: SummaryEdited, text: str, shown: str, name: str) -> BaselineError:
+    """The refusal of a hand-edited summary, at its line, with the fix."""
+    line = None
+    for end in range(len(exc.where), -1, -1):  # the row's metric, else the row, else summary
+        line = key_line(text, ("configurations", name, "summary", *exc.where[:end]))
+        if line is not None:
+            break
+    at = f"{shown}:{line}" if line is not None else shown
+    return BaselineError(
+        f"{at}: configuration '{name}': {exc}; the summary is written from the queries' "
+        f"lines, for reading: edit neither. `git checkout -- {shown}` restores the committed "
+        f"file, or `{update_hint(shown)}` rewrites it from a run"
+    )
+
+
 def _check_summary(
     block: dict[str, object], queries: dict[str, QueryRecord], names: list[str]
 ) -> None:
@@ -433,27 +460,35 @@ def _check_summary(
     given.update(found if isinstance(found, dict) else {})
     ghost = next((label for label in given if label not in rows), None)
     if ghost is not None:
-        raise BaselineError(
+        raise SummaryEdited(
             f"its stored summary has a row '{ghost}' that none of its queries has: the file "
-            "was edited by hand"
+            "was edited by hand",
+            _row_keys(ghost),
         )
     for label, row in rows.items():
         kept = given.get(label)
         if not isinstance(kept, dict):
-            raise BaselineError(f"its stored summary has no row '{label}'")
+            raise SummaryEdited(f"its stored summary has no row '{label}'", ())
         for name in ["n", *names]:
             want = row.n if name == "n" else row.values.get(name)
             value = kept.get(name)
             if isinstance(value, float) and not math.isfinite(value):
-                raise BaselineError(
+                raise SummaryEdited(
                     f"its stored summary says {label} {name} = {value!r}, which is no number "
-                    "(NaN and Infinity are not JSON): the file was edited by hand or damaged"
+                    "(NaN and Infinity are not JSON): the file was edited by hand or damaged",
+                    (*_row_keys(label), name),
                 )
             if not _close(value, want):
-                raise BaselineError(
+                raise SummaryEdited(
                     f"its stored summary says {label} {name} = {kept.get(name)!r}, its queries "
-                    f"give {want!r}: the file was edited by hand"
+                    f"give {want!r}: the file was edited by hand",
+                    (*_row_keys(label), name),
                 )
+
+
+def _row_keys(label: str) -> tuple[str, ...]:
+    """Where a summary row is under ``summary``: ``all``, or ``categories`` then its name."""
+    return ("all",) if label == "all" else ("categories", label)
 
 
 def read_baseline(path: Path, shown: str | None = None) -> Baseline:

@@ -173,3 +173,26 @@ def _located(text: str, path: tuple[Step, ...], key: str) -> Repeat:
     found = [at for name, at, _ in _members(text, pos) if name == key]
     first, second = (text.count("\n", 0, at) + 1 for at in found[:2])
     return Repeat(path, key, first, second)
+
+
+def key_line(text: str, path: tuple[Step, ...]) -> int | None:
+    """The line of the key (or list item) at ``path`` in a valid JSON text (the last of a
+    key given twice, as ``json.loads`` keeps); None when the text has nothing there."""
+    pos = _skip(text, 0)
+    at = pos
+    for step in path:
+        if isinstance(step, int):
+            items = _items(text, pos) if text[pos] == "[" else []
+            if not 0 <= step < len(items):
+                return None
+            at = pos = items[step]
+        else:
+            found = (
+                [(k, v) for name, k, v in _members(text, pos) if name == step]
+                if (text[pos] == "{")
+                else []
+            )
+            if not found:
+                return None
+            at, pos = found[-1]
+    return text.count("\n", 0, at) + 1

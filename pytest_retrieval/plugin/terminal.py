@@ -201,7 +201,7 @@ def _gate_lines(tr: TerminalReporter, session: Summary, width: int) -> None:
         for i, line in enumerate(verdict_lines(gate, session.tolerance, width)):
             tr.write_line(line, **({colour: True, "bold": True} if i == 0 else {}))
         if gate.breached:
-            breached = counted(len(gate.breached), "row")
+            breached = counted(len(gate.listed(gate.breached)), "row")
             tr.write_line(f"  {breached} breached: run without -q to see them")
         return
     for i, line in enumerate(explain(gate, session.tolerance, width).splitlines()):

@@ -68,7 +68,9 @@ def headline(result: GateResult, limit: int = 3) -> str:
     A configuration whose every query errored is named first: its breaches follow.
     """
     text = f"retrieval gate: {result.verdict.upper()}"
-    breached = sorted(result.breached, key=lambda r: (r.delta + r.allowed, r.category))
+    breached = sorted(
+        result.listed(result.breached), key=lambda r: (r.delta + r.allowed, r.category)
+    )
     parts = [_breach_part(r) for r in breached] + [b.message() for b in result.latency]
     lead = ""
     if result.all_errored:  # the cause before its effects
@@ -246,7 +248,11 @@ def _absolute_p_lines(result: GateResult, width: int | None) -> list[str]:
     """Absolute mode: why a breached row's p (Holm) can read 1 beside an interval clear of
     0 (few queries, Holm across every gated row); the tolerance, not p, fails a row."""
     limit = result.min_significant_n
-    small = [r for r in result.breached if limit is not None and r.n < limit and not r.significant]
+    small = [
+        r
+        for r in result.listed(result.breached)
+        if limit is not None and r.n < limit and not r.significant
+    ]
     if result.mode != "absolute" or not small:
         return []
     some = "1 breached row has" if len(small) == 1 else f"{len(small)} breached rows have"
@@ -304,7 +310,7 @@ def _significance_lines(result: GateResult, width: int | None, narrow: bool) -> 
     lines: list[str] = _absolute_p_lines(result, width)
     if result.mode != "significant":
         return lines
-    quiet = result.not_significant
+    quiet = result.listed(result.not_significant)
     if quiet:
         lines += ["", f"dropped beyond the tolerance but not significantly ({len(quiet)}):"]
         lines += row_table(quiet, width, narrow)
@@ -349,7 +355,7 @@ def _improved_title(result: GateResult, hint: str) -> str:
 def _notes(result: GateResult, width: int | None) -> list[str]:
     lines: list[str] = []
     hint = result.update_command()  # "" for compare, whose baseline is a report
-    improved = result.improved
+    improved = result.listed(result.improved)
     if improved:
         lines += ["", *_wrap(_improved_title(result, hint), width, "", "  ")]
         for r in improved:
@@ -477,7 +483,7 @@ def explain(
     lines = verdict_lines(result, tolerance, width) + beside_verdict(result, width)
     for message in result.messages:
         lines += _wrap(message, width, "  ", "    ")
-    breached = result.breached
+    breached = result.listed(result.breached)
     dropped = _dropped(breached)  # the queries named, and the advice's errored ones
     if breached:
         if not rows_shown:

@@ -17,7 +17,7 @@ from typing import Literal
 
 from ..gate import GateResult, GateRow
 from ..io.common import counted
-from ..model import QueryRecord, Results
+from ..model import ALL, QueryRecord, Results
 from ..scoring import why
 from .gate_text import drop_and_allowed
 
@@ -66,7 +66,7 @@ def _row_place(row: GateRow, results: Results, place: Place) -> tuple[str | None
         if found[0]:
             return found
     for record in results.records(row.configuration):
-        if row.category in ("all", record.category):
+        if row.category == record.category or row.category.split(" (= ")[0] == ALL:
             found = place(record.id)
             if found[0]:
                 return found
@@ -87,7 +87,9 @@ def gate_annotations(gate: GateResult, results: Results, place: Place) -> list[A
     title = f"retrieval gate {gate.verdict.upper()}"
     out = [
         Annotation(level, _row_message(row), title, *_row_place(row, results, place))
-        for row in sorted(gate.breached, key=lambda r: (r.delta + r.allowed, r.configuration))
+        for row in sorted(
+            gate.listed(gate.breached), key=lambda r: (r.delta + r.allowed, r.configuration)
+        )
     ]
     if gate.failed and not gate.breached:
         file = gate.baseline if gate.verdict == "refused" else None

@@ -88,7 +88,7 @@ def _verdict(report: RunReport) -> hp.Verdict | None:
         hp.BreachedRow(
             r.configuration, r.category, r.metric, r.baseline, r.current, r.delta, r.allowed
         )
-        for r in gate.breached
+        for r in gate.listed(gate.breached)
     ]
     return hp.Verdict(gate.verdict, report.gate_text or "", breached, gate.blocking)
 

@@ -78,7 +78,7 @@ def head(report: RunReport) -> str:
     ]
     blocks.append(listed)
     if gate.breached:
-        blocks.append([breached_table(gate.breached)])
+        blocks.append([breached_table(gate.listed(gate.breached))])
     said = [*gate.messages, *(breach.message() for breach in gate.latency)]
     if said:  # why it failed, when no row breached: above the fold too
         blocks.append([f"> {markdown_message(m)}" for m in said])
