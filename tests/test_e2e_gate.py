@@ -1044,6 +1044,27 @@ def test_a_metric_added_gates_the_others_and_says_it_is_not_gated(project: pytes
     assert {m for _, _, m in rows_by_key(done.gate)} == {*METRICS, "map"}
 
 
+def test_a_partial_update_after_a_metric_is_added_is_refused(project: pytest.Pytester):
+    """A baseline made with other settings is replaced whole by an update: one run with
+    -k (the gate now still passes after a metric is added, so a team carries on with -k
+    updates) wrote only the queries it ran and dropped every other one, with a note."""
+    baselined(project)
+    path = baseline_path(project)
+    before = path.read_text(encoding="utf-8")
+    write_ini(project, "retrieval_metrics = ndcg@10 mrr recall@20 map")
+    part = run(project, "--retrieval-update-baseline", "-k", "lexical")
+    assert part.ret == 1, part.text
+    assert path.read_text(encoding="utf-8") == before  # kept as it was
+    said = " ".join(part.text.split())
+    assert "retrieval baseline NOT written: " in said
+    assert "was made with other settings (metrics: " in said
+    assert "writing it would drop every other query; run the update on the whole set" in said
+    whole = run(project, "--retrieval-update-baseline")
+    assert whole.ret == 0, whole.text
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["settings"]["metrics"] == [*METRICS, "map"]
+
+
 def test_a_metric_removed_or_its_cut_changed_is_named_not_gated(project: pytest.Pytester):
     baselined(project)
     write_ini(project, "retrieval_metrics = ndcg@20 mrr")

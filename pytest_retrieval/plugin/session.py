@@ -27,6 +27,7 @@ from ..baseline import (
     RunFacts,
     UpdateOutcome,
     merge_update,
+    settings_differences,
     update_hint,
 )
 from ..evaluation import Evaluation, analyse
@@ -469,6 +470,24 @@ class RetrievalSession:
         if unread:
             self.notes.append("and could not be read back: " + ", ".join(unread[:10]))
 
+    def _resets_under_part(self, previous: Baseline | None) -> bool:
+        """Whether the update is refused: a baseline made with other settings (a metric
+        added) is replaced whole, and a run of part of the set (-k, --lf, some files)
+        would replace it with only the queries it ran, dropping every other one."""
+        if previous is None:
+            return False
+        differ = settings_differences(previous.settings, self.run.settings.as_dict())
+        if not differ or not self._partial():
+            return False
+        self.notes.append(
+            f"retrieval baseline NOT written: {self.baseline_shown} was made with other "
+            f"settings ({'; '.join(differ)}), so an update replaces it whole, and this run "
+            "evaluated part of the golden set (-k, --lf, some files, a stopped run): writing "
+            "it would drop every other query; run the update on the whole set"
+        )
+        self.failed_write = True
+        return True
+
     def _previous_baseline(self) -> Baseline | None:
         """The baseline the update merges into; None when there is none, or when it cannot
         be read and this run evaluated the whole golden set (it is then replaced). One that
@@ -518,6 +537,8 @@ class RetrievalSession:
                 "fix the file, or run the update on the whole set to rewrite it"
             )
             self.failed_write = True
+            return
+        if self._resets_under_part(previous):
             return
         update = merge_update(
             previous,
