@@ -85,6 +85,10 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
         "queries:\n  - {id: a, query: q, relevant: {x: 1}, 2024-01-01: 1}\n",
         "golden/bad.yaml:2: query 'a': a key that YAML reads as a date (datetime.date(2024, 1, 1)), not a name: write one of id, query, category, tags, filters, relevant, expect, forbid, skip, xfail",
     ),
+    "null-key-at-the-top": (
+        "~: 1\nqueries:\n  - {id: a, query: q, relevant: {x: 1}}\n",
+        "golden/bad.yaml:1: a key that YAML reads as null (None), not a name: write one of defaults, queries",
+    ),
     # was "the file holds no YAML (it is empty, or only comments)"
     "null-document": (
         "~\n",

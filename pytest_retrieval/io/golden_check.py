@@ -1038,8 +1038,10 @@ def _default_ok(checker: Checker, defaults: Mapping[Any, Any], key: str) -> bool
 def _unknown_file_key(key: Any) -> str:
     """An unknown top-level key, with the closest valid one, else where the keys that only
     hold YAML anchors go (``base: &base {...}`` to reuse with ``<<: *base``)."""
+    if not isinstance(key, str):  # ~: or yes: at the top: "unknown top-level key 'None'"
+        return _key_not_text(key, FILE_KEYS)
     hint = _closest(key, FILE_KEYS)
-    if isinstance(key, str) and not _closest_key(key, FILE_KEYS):
+    if not _closest_key(key, FILE_KEYS):
         hint += (
             ", and keys starting with 'x-', which the plugin leaves alone: define YAML "
             f"anchors there (x-{key}: &{key} ...)"
