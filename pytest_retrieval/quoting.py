@@ -75,3 +75,21 @@ def query_text(text: str) -> str:
     if len(text) <= QUERY_SHOWN:
         return repr(text)
     return f"{text[: QUERY_SHOWN - 20]!r}... ({len(text):,} characters)"
+
+
+# letters whose names start with a vowel sound, said alone or in an acronym: "an F", "an NDArray"
+_VOWEL_SOUND_LETTERS = frozenset("AEFHILMNORSX")
+_YOU_SOUND = ("uni", "use", "usa", "uti", "uu", "uri", "one")  # "a Unicode", "a OneHot"
+
+
+def with_article(name: str) -> str:
+    """``name`` after "a" or "an", as it is said: a type's name in a message ("the
+    retriever returned an EmbeddingFrame", "an F", "an NDArray", "a DataFrame")."""
+    if not name:
+        return name
+    spelled = len(name) == 1 or name[:2].isupper()  # an initial read letter by letter
+    if spelled:
+        vowel = name[0].upper() in _VOWEL_SOUND_LETTERS
+    else:
+        vowel = name[0].lower() in "aeiou" and not name.lower().startswith(_YOU_SOUND)
+    return f"{'an' if vowel else 'a'} {name}"

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from .golden import GoldenQuery, Problem
 from .io.common import (
+    BOM,
     FormatError,
     counted,
     exists,
@@ -266,7 +267,7 @@ def _plugin_file_kind(path: Path) -> str | None:
         return "blank file (a recording's first line is its header: was it emptied?)"
     head = json_object_head(path)
     if head is None:
-        return None
+        return _TEXT_NOT_JSONL if _text_named_jsonl(path) else None
     first = head.split(b"\n", 1)[0]
     try:  # JSON where a TREC run's first line belongs
         data = json.loads(first)
@@ -279,6 +280,23 @@ def _plugin_file_kind(path: Path) -> str | None:
     if ("query" in data and "relevant" in data) or list(data) == ["defaults"]:
         return "golden file"  # a .jsonl one
     return "JSON file"
+
+
+_TEXT_NOT_JSONL = "plain text file (its lines are not JSON, nor a run's six fields)"
+
+
+def _text_named_jsonl(path: Path) -> bool:
+    """A ``.jsonl`` file whose first line is neither JSON nor a run line (six fields):
+    plain text, that was read as a TREC run with a problem on every line."""
+    if path.suffix.lower() != ".jsonl":
+        return False
+    try:
+        with path.open("rb") as handle:
+            lines = handle.read(4096).removeprefix(BOM).splitlines()
+    except OSError:
+        return False
+    first = next((line.strip() for line in lines if line.strip()), b"")
+    return not first.startswith((b"{", b"[")) and len(first.split()) != 6
 
 
 def _blank(path: Path) -> bool:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .metric_registry import exception_text, raised_at
+from .quoting import with_article
 
 # a result -> the key judgments use, or None to keep the result's id
 ResultKey = Callable[[object], "str | None"]
@@ -392,8 +393,8 @@ def _results(returned: Any) -> list[Any]:
         raise ResultShapeError(_mapping_problem(returned))
     if hasattr(returned, "columns") and hasattr(returned, "itertuples"):
         raise ResultShapeError(
-            f"the retriever returned a {type(returned).__name__} (iterating it gives its column "
-            "names, not results); return df['id'].tolist() or list(df.itertuples())"
+            f"the retriever returned {with_article(type(returned).__name__)} (iterating it gives "
+            "its column names, not results); return df['id'].tolist() or list(df.itertuples())"
         )
     if isinstance(returned, (set, frozenset)):
         raise ResultShapeError(

@@ -72,6 +72,33 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
         "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    yes: 1\n",
         "golden/bad.yaml:5: query 'a': a key that YAML reads as a boolean (True), not a name: write one of id, query, category, tags, filters, relevant, expect, forbid, skip, xfail",
     ),
+    # in defaults too: "unknown key 'None' in defaults"
+    "null-key-in-defaults": (
+        "defaults:\n  ~: x\nqueries:\n  - {id: a, query: q, relevant: {x: 1}}\n",
+        "golden/bad.yaml:2: in defaults: a key that YAML reads as null (None), not a name: write one of category, tags, filters, expect, forbid, skip, xfail",
+    ),
+    "boolean-key-in-defaults": (
+        "defaults:\n  yes: x\nqueries:\n  - {id: a, query: q, relevant: {x: 1}}\n",
+        "golden/bad.yaml:2: in defaults: a key that YAML reads as a boolean (True), not a name: write one of category, tags, filters, expect, forbid, skip, xfail",
+    ),
+    "date-key": (  # "a date": a type name after its article as it is said
+        "queries:\n  - {id: a, query: q, relevant: {x: 1}, 2024-01-01: 1}\n",
+        "golden/bad.yaml:2: query 'a': a key that YAML reads as a date (datetime.date(2024, 1, 1)), not a name: write one of id, query, category, tags, filters, relevant, expect, forbid, skip, xfail",
+    ),
+    "null-key-at-the-top": (
+        "~: 1\nqueries:\n  - {id: a, query: q, relevant: {x: 1}}\n",
+        "golden/bad.yaml:1: a key that YAML reads as null (None), not a name: write one of defaults, queries",
+    ),
+    # was "the file holds no YAML (it is empty, or only comments)"
+    "null-document": (
+        "~\n",
+        "golden/bad.yaml:1: the file holds only '~', which YAML reads as null (no value), not a mapping with a 'queries:' list; a golden file holds 'queries:' with a list of queries (- id: ..., query: ..., relevant: ...): write them",
+    ),
+    # was "unknown top-level key 'base'; valid keys: defaults, queries": no word of x-
+    "anchor-under-unknown-key": (
+        "base: &b {category: c}\nqueries:\n  - {id: a, query: q, relevant: {x: 1}, <<: *b}\n",
+        "golden/bad.yaml:1: unknown top-level key 'base'; valid keys: defaults, queries, and keys starting with 'x-', which the plugin leaves alone: define YAML anchors there (x-base: &base ...)",
+    ),
     "tab-indent": (
         "queries:\n\t- id: a\n\t  query: q\n",
         "golden/bad.yaml:2: YAML syntax error: while scanning for the next token found character that cannot start any token; the line is indented with a tab: YAML indents with spaces only",
@@ -155,7 +182,7 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
     ),
     "deep-nesting": (
         "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    filters: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n",
-        "golden/bad.yaml:5: values are nested more than 64 levels deep",
+        "golden/bad.yaml:5: values are nested more than 64 levels deep; a golden query needs a few levels at most: flatten the value (a filters value, say)",
     ),
     "empty-queries": (
         "queries: []\n",
@@ -518,13 +545,13 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
         + "[" * 500
         + "]" * 500
         + "}\n",
-        "golden/bad.yaml:5: values are nested more than 64 levels deep",
+        "golden/bad.yaml:5: values are nested more than 64 levels deep; a golden query needs a few levels at most: flatten the value (a filters value, say)",
     ),
     "deep-block-nesting": (
         "queries:\n  - id: a\n    query: q\n    relevant: {}\n    filters:\n"
         + "".join(f"{'  ' * (i + 3)}k{i}:\n" for i in range(400))
         + f"{'  ' * 403}leaf\n",
-        "golden/bad.yaml:67: values are nested more than 64 levels deep",
+        "golden/bad.yaml:67: values are nested more than 64 levels deep; a golden query needs a few levels at most: flatten the value (a filters value, say)",
     ),
     "bool-tag": (
         "queries:\n  - {id: a, query: q, relevant: {}, filters: {f: !!bool maybe}}\n",
@@ -772,7 +799,7 @@ GOLDEN_JSONL_CASES: dict[str, tuple[str, str]] = {
         + "[" * 100_000
         + "]" * 100_000
         + "}}\n",
-        "golden/bad.jsonl:1: values are nested too deeply",
+        "golden/bad.jsonl:1: values are nested more than 64 levels deep; a golden query needs a few levels at most: flatten the value (a filters value, say)",
     ),
     # found by fuzz/fuzz_golden.py
     "integer-too-long": (
@@ -792,7 +819,7 @@ GOLDEN_JSONL_CASES: dict[str, tuple[str, str]] = {
         + "[" * 500
         + "]" * 500
         + "}}\n",
-        "golden/bad.jsonl:2: values are nested more than 64 levels deep",
+        "golden/bad.jsonl:2: values are nested more than 64 levels deep; a golden query needs a few levels at most: flatten the value (a filters value, say)",
     ),
     "id-with-escape-character": (
         '{"id": "a\\u001bb", "query": "q", "relevant": {}}\n',
@@ -1057,6 +1084,10 @@ RESULT_CASES: dict[str, tuple[object, str]] = {
     "set": (
         {"a"},
         "the retriever returned a set (set {'a'}), which has no rank order; return a list",
+    ),
+    "dataframe-vowel": (  # was "returned a EmbeddingFrame"
+        type("EmbeddingFrame", (FakeFrame,), {})(),
+        "the retriever returned an EmbeddingFrame (iterating it gives its column names, not results); return df['id'].tolist() or list(df.itertuples())",
     ),
     "dataframe": (
         FakeFrame(),

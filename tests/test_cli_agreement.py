@@ -176,7 +176,7 @@ def test_no_pair_judged_by_both_is_a_finding_not_a_result(tmp_path):
         (
             "judge.qrels",
             "q1 0 d1 3\nq1 0 d2 1\n",
-            "TREC qrels file ('qid iter docno rel' lines), not a golden file or worklist; "
+            "TREC qrels file ('qid iter docno rel' lines), not a golden file; "
             "agreement compares the grades of two judges: give two golden files or folders, "
             "or graded worklists: import it first: `pytest-retrieval import trec judge.qrels "
             "-o judge.yaml`",
@@ -184,9 +184,11 @@ def test_no_pair_judged_by_both_is_a_finding_not_a_result(tmp_path):
         (
             "bm25.run",
             "q1 Q0 d1 1 2.5 bm25\n",
-            "TREC run ('qid Q0 docno rank score tag' lines), not a golden file or worklist; "
+            "TREC run ('qid Q0 docno rank score tag' lines), not a golden file; "
             "agreement compares the grades of two judges: give two golden files or folders, "
-            "or graded worklists: a run holds no grades",
+            "or graded worklists: a run holds no grades: import the qrels file that judges "
+            "it (`pytest-retrieval import trec QRELS --run bm25.run -o golden/qrels.yaml`), "
+            "and score the run with `pytest-retrieval evaluate bm25.run`",
         ),
     ],
 )

@@ -575,3 +575,35 @@ def test_a_jsonl_corpus_given_for_the_corpus_list_is_named_not_read_as_ids(tmp_p
         "FOLDER --corpus ids.txt` writes a BEIR corpus's ids so, or write the '_id' of each "
         "line one a line\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "fix"),
+    [
+        (
+            "judged.qrels",
+            "q1 0 d1 3\nq1 0 d2 1\n",
+            "TREC qrels file ('qid iter docno rel' lines), not a golden file; give golden "
+            "files (.yaml, .yml, .jsonl) or folders of them: import it first: "
+            "`pytest-retrieval import trec judged.qrels -o judged.yaml`",
+        ),
+        (
+            "bm25.txt",
+            "q1 Q0 d1 1 2.5 bm25\n",
+            "TREC run ('qid Q0 docno rank score tag' lines), not a golden file; give golden "
+            "files (.yaml, .yml, .jsonl) or folders of them: a run holds no grades: import "
+            "the qrels file that judges it (`pytest-retrieval import trec QRELS --run "
+            "bm25.txt -o golden/qrels.yaml`), and score the run with `pytest-retrieval "
+            "evaluate bm25.txt`",
+        ),
+    ],
+)
+def test_a_trec_file_given_to_validate_is_named_with_the_import(tmp_path, name, text, fix):
+    """A qrels file or a run given to validate was read as YAML: exit 1 with "the file
+    holds text 'q1 0 d1 3 q1 0 d2 1', not a mapping with a 'queries:' list", no word of
+    TREC or of the import that makes a golden file of it (agreement already said it)."""
+    project = write_project(tmp_path)
+    (project / name).write_text(text, encoding="utf-8")
+    ran = cli("validate", name, cwd=project)
+    assert ran.code == 2, ran
+    assert ran.err == f"pytest-retrieval: error: {name} is a {fix}\n"

@@ -558,6 +558,41 @@ def test_an_interrupted_update_says_in_the_terminal_that_nothing_was_updated(
     assert not (pytester.path / "golden" / "baseline.json").exists()
 
 
+ASYNC_STOPPED_AT_ONCE = """\
+import pytest
+
+
+@pytest.fixture
+def retriever():
+    async def search(query):
+        raise KeyboardInterrupt  # Ctrl-C before the first answer
+
+    return search
+"""
+
+
+def test_an_interrupt_before_any_answer_says_the_report_is_written_and_incomplete(
+    pytester: pytest.Pytester,
+) -> None:
+    """An async retriever stopped by Ctrl-C before it answered anything: the report was
+    written ("complete": false) but the terminal said neither that the run was
+    incomplete nor that a report was written (the summary was left out when no item
+    had run), where an interrupt after some answers says both."""
+    e2e_write_project(pytester, conftest=ASYNC_STOPPED_AT_ONCE)
+    result = pytester.runpytest_inprocess(
+        "--retrieval-eval", "--retrieval-report=r.json", no_reraise_ctrlc=True
+    )
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    report = e2e_load_json(pytester.path / "r.json")
+    assert report["complete"] is False and report["incomplete"] == "interrupted"
+    text = " ".join(result.stdout.str().split())
+    assert "the run is incomplete (interrupted): not gated, no update" in text, text
+    assert f"retrieval report written: {pytester.path / 'r.json'}" in text
+    # without a report to write, nothing ran and pytest's own line says why, as before
+    quiet = pytester.runpytest_inprocess("--retrieval-eval", no_reraise_ctrlc=True)
+    assert "retrieval evaluation" not in quiet.stdout.str()
+
+
 @pytest.mark.parametrize("xdist", [[], ["-n", "1"]], ids=["serial", "xdist"])
 def test_a_run_stopped_by_x_is_not_gated_and_updates_nothing(
     pytester: pytest.Pytester, xdist: list[str]

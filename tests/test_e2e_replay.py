@@ -478,6 +478,12 @@ def test_each_run_files_notes_name_that_file_and_only_selected_configurations(
             "its header: was it emptied?), not a recording or a TREC run; record a run with "
             "--retrieval-record=PATH and replay that file",
         ),
+        (  # was read as a TREC run: an 'expected 6 fields' problem for every line
+            ("--retrieval-replay=notes.jsonl",),
+            "--retrieval-replay: notes.jsonl is a plain text file (its lines are not JSON, nor "
+            "a run's six fields), not a recording or a TREC run; record a run with "
+            "--retrieval-record=PATH and replay that file",
+        ),
         (
             ("--retrieval-replay=other.json",),
             "--retrieval-replay: other.json is a JSON file, not a recording or a TREC run",
@@ -501,6 +507,7 @@ def test_replay_refuses_what_it_cannot_use(
     (pytester.path / "headless.jsonl").write_text("".join(lines[1:]))
     (pytester.path / "other.json").write_text('{"results": {"q1": ["d1"]}}\n')
     (pytester.path / "emptied.jsonl").write_text("\n")
+    (pytester.path / "notes.jsonl").write_text("hello world\nthis is text\n")
     (pytester.path / "garbage.run").write_text("this is not a run\n")
     (pytester.path / "worklist.yaml").write_text(
         "format: pytest-retrieval-worklist\nversion: 1\nqueries: []\n"

@@ -369,3 +369,31 @@ def test_a_toml_table_for_a_setting_is_a_usage_error_with_the_fix(
         "pyproject.toml: retrieval_metrics: write its value as TOML text, in quotes "
         '(retrieval_metrics = "..."), or as a list of text'
     ) in e2e_unwrapped(result.stderr.str())
+
+
+def test_a_native_toml_number_for_retrieval_golden_is_read_as_the_other_keys_are(
+    pytester: pytest.Pytester,
+) -> None:
+    """``retrieval_golden = 5`` under [tool.pytest]: the entry point read the key with
+    getini, so pytest's "expects a list for type 'args', got int: 5" (no fix) stopped
+    every run, with --retrieval-eval or without, while the other keys went through the
+    plugin's reading. Now a plain run runs, an evaluation names the file, the key and
+    the fix, and a table gets the plugin's fix even without --retrieval-eval."""
+    pytester.makepyprojecttoml("[tool.pytest]\nretrieval_golden = 5\n")
+    pytester.makepyfile(test_plain="def test_one():\n    pass\n")
+    plain = pytester.runpytest_subprocess("-p", "no:randomly")
+    assert plain.ret == pytest.ExitCode.OK, plain.stderr.str()
+    nothing = pytester.runpytest_subprocess("-p", "no:randomly", "-k", "nothing")
+    assert "expects a" not in nothing.stderr.str()
+    evaluated = e2e_run(pytester, "--retrieval-eval")
+    assert evaluated.ret == pytest.ExitCode.USAGE_ERROR
+    err = e2e_unwrapped(evaluated.stderr.str())
+    assert "expects a" not in err
+    assert "retrieval_golden: 5 does not exist" in err
+    assert "fix the path in pyproject.toml (retrieval_golden)" in err
+    pytester.makepyprojecttoml("[tool.pytest]\nretrieval_golden = {a = 1}\n")
+    table = pytester.runpytest_subprocess("-p", "no:randomly")
+    assert table.ret == pytest.ExitCode.USAGE_ERROR
+    assert "pyproject.toml: retrieval_golden: write its value as TOML text" in e2e_unwrapped(
+        table.stderr.str()
+    )

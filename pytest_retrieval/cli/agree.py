@@ -13,13 +13,11 @@ from ..report.summary import fit
 from .common import (
     FINDINGS,
     OK,
-    TREC_QRELS,
     CliError,
     Commands,
     Context,
     add_common,
     load_golden,
-    trec_file_kind,
 )
 
 Judgments = dict[str, dict[str, int]]
@@ -64,16 +62,7 @@ def _judgments(ctx: Context, given: str) -> _Judge:
             raise CliError(str(exc)) from None
         categories = {q.id: q.category for q in worklist.queries if q.category}
         return _Judge(worklist.judgments(), categories, frozenset([path.resolve()]))
-    trec = trec_file_kind(path) if path.is_file() else None
-    if trec is not None:  # was read as YAML: "the file holds text 'q1 0 d1 3 ...'"
-        fix = (
-            f"import it first: `pytest-retrieval import trec {given} -o {Path(given).stem}.yaml`"
-            if trec == TREC_QRELS
-            else "a run holds no grades"
-        )
-        raise CliError(
-            f"{ctx.shown(path)} is {trec}, not a golden file or worklist; {_WANTED}: {fix}"
-        )
+    # a TREC file: golden_files names it, with the import that makes a golden file of it
     loaded = load_golden(ctx, [given], _WANTED)
     if loaded.problems:
         raise CliError("\n".join(str(p) for p in loaded.problems))

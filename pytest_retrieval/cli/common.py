@@ -406,6 +406,18 @@ def trec_file_kind(path: Path) -> str | None:
     return None
 
 
+def _trec_golden_fix(trec: str, given: str) -> str:
+    """The fix for a TREC file given where golden files belong: the import that makes
+    one of its judgments (a run's judgments are in the qrels file that judges it)."""
+    if trec == TREC_QRELS:
+        return f"import it first: `pytest-retrieval import trec {given} -o {Path(given).stem}.yaml`"
+    return (
+        "a run holds no grades: import the qrels file that judges it (`pytest-retrieval "
+        f"import trec QRELS --run {given} -o golden/qrels.yaml`), and score the run with "
+        f"`pytest-retrieval evaluate {given}`"
+    )
+
+
 def _corpus_like(path: Path) -> bool:
     """A file a corpus list may replace: one document id a line (``import --corpus``)."""
     lines = _head_fields(path)
@@ -478,6 +490,11 @@ def golden_files(ctx: Context, given: Sequence[str], wants: str = GOLDEN_WANTED)
             if kind is not None:
                 what = f"{ctx.shown(root)} is a pytest-retrieval {kind}, not a golden file"
                 raise CliError(f"{what}; {wants}")
+            trec = trec_file_kind(root)  # else read as YAML: "the file holds text 'q1 0 ...'"
+            if trec is not None:
+                what = f"{ctx.shown(root)} is {trec}, not a golden file"
+                typed = dict(zip(roots, given, strict=False)).get(root, ctx.shown(root))
+                raise CliError(f"{what}; {wants}: {_trec_golden_fix(trec, typed)}")
             files.append(root)
     unique: dict[Path, Path] = {}  # each file once (a link to it counts as it), first path
     for path in files:

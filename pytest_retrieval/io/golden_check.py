@@ -35,9 +35,14 @@ from ..golden import (
 )
 from ..metrics import MetricNameError, parse_metric
 from ..model import RESERVED_CATEGORIES
+from ..quoting import with_article
 
 FORBIDDEN_ID_CHARS = ("[", "]", "::")
 MAX_DEPTH = 64  # mappings and lists nested deeper are refused (a golden file needs ~6)
+TOO_DEEP = (  # with the fix: no golden value (a filter, an expect) needs that many levels
+    f"values are nested more than {MAX_DEPTH} levels deep; a golden query needs a few "
+    "levels at most: flatten the value (a filters value, say)"
+)
 
 # --------------------------------------------------------------------------- values with lines
 
@@ -801,9 +806,10 @@ def _key_problems(checker: Checker, raw: Mapping[Any, Any], qid: str | None) -> 
     return clean
 
 
-def _key_not_text(key: object) -> str:
-    """A query's key that YAML read as something else than text (``~:`` as null, ``yes:``
-    as true, ``1:`` as a number): "unknown key 'None'" named no key the file holds."""
+def _key_not_text(key: object, valid: tuple[str, ...] = QUERY_KEYS) -> str:
+    """A query's (or the defaults') key that YAML read as something else than text
+    (``~:`` as null, ``yes:`` as true, ``1:`` as a number): "unknown key 'None'" named
+    no key the file holds."""
     read = (
         "null"
         if key is None
@@ -811,12 +817,9 @@ def _key_not_text(key: object) -> str:
         if isinstance(key, bool)
         else "a number"
         if isinstance(key, (int, float))
-        else f"a {type(key).__name__}"
+        else with_article(type(key).__name__)
     )
-    return (
-        f"a key that YAML reads as {read} ({key!r}), not a name: write one of "
-        f"{', '.join(QUERY_KEYS)}"
-    )
+    return f"a key that YAML reads as {read} ({key!r}), not a name: write one of {', '.join(valid)}"
 
 
 _ID_CHARACTERS = re.compile(r"[\w.#/:-]*[-_.#/:\d][\w.#/:-]*")  # chicken-soup, doc7, a.b
@@ -1003,7 +1006,9 @@ def _defaults(checker: Checker, value: Any) -> dict[str, object]:
         )
         return {}
     for key in value:
-        if key not in DEFAULT_KEYS:
+        if not isinstance(key, str):  # ~: or yes: (YAML's null, boolean): no key written
+            checker.add(_line_of(value, key), f"in defaults: {_key_not_text(key, DEFAULT_KEYS)}")
+        elif key not in DEFAULT_KEYS:
             hint = "; set it on each query" if key in QUERY_KEYS else _closest(key, DEFAULT_KEYS)
             checker.add(_line_of(value, key), f"unknown key '{key}' in defaults{hint}")
     return {k: v for k, v in value.items() if k in DEFAULT_KEYS and _default_ok(checker, value, k)}
@@ -1030,6 +1035,20 @@ def _default_ok(checker: Checker, defaults: Mapping[Any, Any], key: str) -> bool
 # --------------------------------------------------------------------------- one file
 
 
+def _unknown_file_key(key: Any) -> str:
+    """An unknown top-level key, with the closest valid one, else where the keys that only
+    hold YAML anchors go (``base: &base {...}`` to reuse with ``<<: *base``)."""
+    if not isinstance(key, str):  # ~: or yes: at the top: "unknown top-level key 'None'"
+        return _key_not_text(key, FILE_KEYS)
+    hint = _closest(key, FILE_KEYS)
+    if not _closest_key(key, FILE_KEYS):
+        hint += (
+            ", and keys starting with 'x-', which the plugin leaves alone: define YAML "
+            f"anchors there (x-{key}: &{key} ...)"
+        )
+    return f"unknown top-level key '{key}'{hint}"
+
+
 def _file_parts(checker: Checker, data: Any) -> tuple[dict[str, object], Any]:
     """The defaults and the raw query list of a loaded file (a mapping or a bare list)."""
     if not isinstance(data, dict):
@@ -1041,10 +1060,7 @@ def _file_parts(checker: Checker, data: Any) -> tuple[dict[str, object], Any]:
         checker.add(again, repeated(key, first, again))
     for key in data:
         if key not in FILE_KEYS and not str(key).startswith("x-"):  # x-...: for anchors
-            checker.add(
-                _line_of(data, key) or 1,
-                f"unknown top-level key '{key}'{_closest(key, FILE_KEYS)}",
-            )
+            checker.add(_line_of(data, key) or 1, _unknown_file_key(key))
     defaults = _defaults(checker, data.get("defaults"))
     raw_queries = data.get("queries")
     if raw_queries is None and "queries" in data:

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..golden import GoldenFileError, Problem
 from .common import LONG_NUMBER, is_long_number
-from .golden_check import MAX_DEPTH, Lines, Seq, too_deep
+from .golden_check import MAX_DEPTH, TOO_DEEP, Lines, Seq, too_deep
 
 _HINT = "each line of a .jsonl golden file is one JSON object"
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # a \\ud800-\\udfff escape: maybe unpaired
@@ -55,7 +55,7 @@ class _Decoder:
         try:
             value = self.decoder.decode(text)
         except RecursionError:
-            raise _problem(shown, number, "values are nested too deeply") from None
+            raise _problem(shown, number, TOO_DEEP) from None
         except _NotJson as exc:
             raise _problem(shown, number, str(exc), _id_in(text)) from None
         except json.JSONDecodeError as exc:
@@ -64,7 +64,7 @@ class _Decoder:
             message = LONG_NUMBER if is_long_number(exc) else f"JSON error: {exc}"
             raise _problem(shown, number, message) from None
         if text.count("[") + text.count("{") > MAX_DEPTH and too_deep(value):
-            raise _problem(shown, number, f"values are nested more than {MAX_DEPTH} levels deep")
+            raise _problem(shown, number, TOO_DEEP)
         if _SURROGATE_ESCAPE.search(text):
             half = _lone_surrogate(value)
             if half is not None:

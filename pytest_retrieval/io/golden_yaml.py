@@ -20,7 +20,7 @@ from typing import Any
 import yaml
 
 from ..golden import GoldenFileError, Problem
-from .golden_check import MAX_DEPTH, Int, Lines, Seq
+from .golden_check import MAX_DEPTH, TOO_DEEP, Int, Lines, Seq
 
 try:  # libyaml when present: ~10x faster
     from yaml import CSafeLoader as _BaseLoader
@@ -246,7 +246,7 @@ def check_size(data: Any, text: str) -> None:
                 line,
             )
         if depth > MAX_DEPTH:
-            raise _Bomb(f"values are nested more than {MAX_DEPTH} levels deep", line)
+            raise _Bomb(TOO_DEEP, line)
         if isinstance(value, dict):
             children: Any = value.values()
         elif isinstance(value, list):
@@ -345,6 +345,17 @@ def _character_problem(text: str, shown: str) -> Problem:
     )
 
 
+_NULL = "tag:yaml.org,2002:null"
+
+
+def _null_document(written: str) -> str:
+    return (
+        f"the file holds only {written!r}, which YAML reads as null (no value), not a mapping "
+        "with a 'queries:' list; a golden file holds 'queries:' with a list of queries "
+        "(- id: ..., query: ..., relevant: ...): write them"
+    )
+
+
 def _load(text: str, lines: EditorLines) -> Any:
     """``yaml.load``, with the nesting of the nodes checked before anything is built (the
     builders recurse: a few hundred levels would end in a RecursionError, lineless)."""
@@ -354,6 +365,8 @@ def _load(text: str, lines: EditorLines) -> Any:
         node = loader.get_single_node()
         if node is None:
             return None
+        if node.tag == _NULL and node.value:  # "~" or "null" alone ("---" alone: empty)
+            raise _Refused(_null_document(node.value), lines(node.start_mark))
         _check_depth(node, lines)
         return loader.construct_document(node)
     finally:
@@ -371,8 +384,7 @@ def _check_depth(root: yaml.Node, lines: EditorLines) -> None:
             continue
         seen.add(id(node))
         if depth > MAX_DEPTH:
-            message = f"values are nested more than {MAX_DEPTH} levels deep"
-            raise _Bomb(message, lines(node.start_mark))
+            raise _Bomb(TOO_DEEP, lines(node.start_mark))
         if isinstance(node, yaml.MappingNode):
             for key, value in node.value:
                 if key.tag == _MERGE:  # what a merge key merges is this mapping, one level
@@ -399,8 +411,7 @@ def parse_yaml(text: str, shown: str) -> Any:
     except yaml.reader.ReaderError:
         raise GoldenFileError([_character_problem(text, shown)]) from None
     except RecursionError:
-        message = f"values are nested too deeply (more than {MAX_DEPTH} levels)"
-        raise GoldenFileError([Problem(shown, 0, message)]) from None
+        raise GoldenFileError([Problem(shown, 0, TOO_DEEP)]) from None
     except yaml.constructor.ConstructorError as exc:
         line = lines(exc.problem_mark)
         message = f"YAML value error: {exc.problem}; write a value that fits, or drop the tag"

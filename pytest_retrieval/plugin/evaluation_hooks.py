@@ -29,7 +29,7 @@ from ..io.golden_file import (
     is_golden_file,
     unread_json_note,
 )
-from ..io.ini import IniError, config_text, key_line, read_config_file
+from ..io.ini import config_text, key_line
 from ..model import rows_text
 from ..settings import (
     GOLDEN,
@@ -68,7 +68,7 @@ from .keys import (
 )
 from .metric_hooks import install_custom_metrics
 from .nodes import REPLAY_ARG, golden_ids, golden_of, item_configuration, nothing_to_find_ids
-from .options import option_values
+from .options import ini_value, option_values
 from .output_paths import refuse_clashing_outputs
 from .outputs import shown_path, warn_at_golden_line, warning_text
 from .rebuilds import RebuildWatch
@@ -91,35 +91,11 @@ def _raw_values(config: pytest.Config) -> dict[str, Raw]:
     ini: dict[str, Raw] = {}
     for setting in SCHEMA:
         if raw.get(setting.name) in (None, []) and setting.ini is not None:
-            ini[setting.name] = raw[setting.name] = _ini_value(config, setting.name)
+            ini[setting.name] = raw[setting.name] = ini_value(config, setting.name)
     given = {o.partition("=")[0] for o in getattr(config.option, "override_ini", None) or []}
     refuse_empty_ini({k: v for k, v in ini.items() if k in given}, "-o")
     refuse_empty_ini(ini, config.inipath.name if config.inipath is not None else "-o")
     return raw
-
-
-def _ini_value(config: pytest.Config, name: str) -> Raw:
-    """``getini``, or for a TOML value of another type than pytest's declared one (pytest
-    9's ``[tool.pytest]`` checks types: ``retrieval_max_grade = 5``, ``retrieval_github =
-    false``), the value as the command line reads it from the same file (a number or a
-    bool as its text), so the plugin and ``pytest-retrieval`` take the same file alike;
-    pytest's own TypeError said "expects a string, got int: 5" with no fix."""
-    with warnings.catch_warnings():  # pytest 9 on a list for a text key: ours refuses it
-        removed = getattr(pytest, "PytestRemovedIn10Warning", None)
-        if removed is not None:
-            warnings.simplefilter("ignore", removed)
-        try:
-            return config.getini(name)  # type: ignore[no-any-return]
-        except (TypeError, pytest.UsageError):  # pytest 9 turns its TypeError into one
-            if config.inipath is None:
-                raise
-    try:
-        return read_config_file(config.inipath).raw_settings()[name]
-    except (IniError, KeyError):
-        raise usage_error(
-            f"{config.inipath.name}: {name}: write its value as TOML text, in quotes "
-            f'({name} = "..."), or as a list of text'
-        ) from None
 
 
 def _from_option(config: pytest.Config, name: str) -> bool:
@@ -170,7 +146,7 @@ def _golden_source(config: pytest.Config) -> str:
     overrides = getattr(config.option, "override_ini", None) or []
     if any(str(o).split("=", 1)[0].strip() == GOLDEN.name for o in overrides):
         return f"given with -o {GOLDEN.name}=..."
-    if config.inipath is not None and config.getini(GOLDEN.name) != GOLDEN.default.split():
+    if config.inipath is not None and ini_value(config, GOLDEN.name) != GOLDEN.default.split():
         return f"in {config.inipath.name} ({GOLDEN.name})"  # not the default: set there
     return f"(default: {GOLDEN.default}), or set {GOLDEN.name} in your ini file"
 

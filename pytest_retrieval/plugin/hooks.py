@@ -25,7 +25,7 @@ import pytest
 from . import hookspecs
 from .misread import check_misread_paths
 from .option_table import DECLARED
-from .options import evaluation_on, options_given
+from .options import evaluation_on, ini_value, options_given
 from .usage import usage_error
 
 _OPTION_DEFAULTS: dict[str, object] = {"store": None, "append": [], "store_true": False}
@@ -122,7 +122,7 @@ class _NothingCollectedHint:
         named = config.args_source == pytest.Config.ArgsSource.ARGS
         if named or terminalreporter.stats.get("deselected"):
             return
-        given = config.getini("retrieval_golden") or ["golden"]
+        given = _golden_paths(config)
         found = [p for p in given if _holds_golden_files(config.rootpath / p)]
         if found:
             shown = found[0] + ("/" if (config.rootpath / found[0]).is_dir() else "")
@@ -130,6 +130,14 @@ class _NothingCollectedHint:
                 f"{shown} holds golden queries, which pytest collects only with "
                 "--retrieval-eval: run `pytest --retrieval-eval` to evaluate them"
             )
+
+
+def _golden_paths(config: pytest.Config) -> list[str]:
+    """retrieval_golden as the evaluation reads it (a TOML number too), else the default."""
+    given = ini_value(config, "retrieval_golden")
+    if isinstance(given, bool) or not given:
+        return ["golden"]
+    return [given] if isinstance(given, str) else list(given)
 
 
 def _holds_golden_files(path: Path) -> bool:
@@ -146,7 +154,7 @@ def _refuse_golden_paths_without_eval(config: pytest.Config) -> None:
     """``pytest golden/catalog.yaml`` or a node id copied from a FAILED line, without
     ``--retrieval-eval``: pytest would say only 'not found'."""
     here = config.invocation_params.dir
-    given = config.getini("retrieval_golden") or ["golden"]
+    given = _golden_paths(config)
     folders = [(config.rootpath / g).resolve() for g in given]
     for arg in getattr(config.option, "file_or_dir", None) or []:
         path = (here / arg.split("::", 1)[0]).resolve()

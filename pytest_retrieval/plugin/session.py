@@ -445,7 +445,9 @@ class RetrievalSession:
         return True
 
     def _say_incomplete(self) -> None:
-        if self.received:  # nothing ran: pytest's own line says why
+        # nothing ran: pytest's own line says why, unless a report will say it
+        # ("complete": false) and the terminal would not
+        if self.received or self.run.run.reports:
             self.notes.append(f"the run is incomplete ({self.incomplete}): not gated, no update")
 
     def _add_missing(self) -> None:

@@ -248,7 +248,7 @@ def _kind_lines(tr: TerminalReporter, session: Summary) -> None:
 
 def write_summary(tr: TerminalReporter, session: Summary) -> None:
     """The ``retrieval evaluation`` section of the terminal summary."""
-    if not session.results and session.gate is None and not session.notes:
+    if not (session.results or session.gate is not None or session.notes or session.written):
         return
     width = tr.config.get_terminal_writer().fullwidth
     tr.write_sep("=", "retrieval evaluation")
