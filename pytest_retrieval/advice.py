@@ -354,6 +354,8 @@ def unmatched_ids_warnings(records: Mapping[str, Sequence[QueryRecord]]) -> list
         answered = [r for r in recs if r.judged and r.retrieved]
         if not answered or any(r.grades for r in answered):
             continue
+        if _ids_shared(configuration, answered, records):
+            continue
         ids = list(dict.fromkeys(d for r in answered[:20] for d in r.retrieved[:2]))[:3]
         text = (
             f"{configuration}: none of the results of its {len(answered)} answered "
@@ -361,10 +363,30 @@ def unmatched_ids_warnings(records: Mapping[str, Sequence[QueryRecord]]) -> list
             f"golden files judge (it returned {', '.join(quoted(d) for d in ids)}, ...), so "
             "every metric is 0: check that the retriever returns the ids the golden files "
             "use (no prefix, the same id field; or map them with the "
-            "pytest_retrieval_result_key hook)"
+            "pytest_retrieval_result_key hook); if it does, it found nothing judged for any "
+            "of these queries"
         )
         out.append(Advice(RetrievalGoldenWarning, text, answered[0].category))
     return out
+
+
+def _ids_shared(
+    configuration: str,
+    answered: Sequence[QueryRecord],
+    records: Mapping[str, Sequence[QueryRecord]],
+) -> bool:
+    """Whether another configuration, one whose results include judged ids, returned one
+    of this configuration's results: then both write ids as the golden files do, and this
+    one just found nothing judged for these queries (BM25 on paraphrases under ``-k``)."""
+    mine = {d for r in answered for d in r.retrieved}
+    return any(
+        d in mine
+        for other, recs in records.items()
+        if other != configuration
+        for r in recs
+        if r.grades
+        for d in r.retrieved
+    )
 
 
 TYPO_QUERIES_SHOWN = 5  # queries warned of one by one; the rest in one more warning

@@ -97,6 +97,12 @@ def _forbid_relevant(query: GoldenQuery) -> Iterable[Finding]:
             )
 
 
+def forbidden_relevant(queries: Sequence[GoldenQuery]) -> list[Problem]:
+    """The ``forbid-relevant`` findings alone: what a pytest run warns of at collection,
+    as a newcomer who never ran ``validate`` otherwise sees only the item fail."""
+    return [finding.problem for query in queries for finding in _forbid_relevant(query)]
+
+
 def _normal(text: str) -> str:
     return " ".join(text.casefold().split())
 

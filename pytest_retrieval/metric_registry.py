@@ -281,10 +281,21 @@ def exception_text(exc: BaseException) -> str:
         return f"<its str() raised {type(broken).__name__}>"
 
 
+# A retriever that treats what it is handed as the query's text raises naming the class
+# ("'RetrievalQuery' object has no attribute 'lower'", "expected string or bytes-like
+# object, got 'RetrievalQuery'"): the commonest first mistake, whose fix the error hides.
+QUERY_OBJECT_HINT = (
+    "; the retriever is handed a query object, not its text: use query.text (and "
+    "query.id, .category, .tags, .filters; a batch gets a list of them)"
+)
+
+
 def raised_text(exc: BaseException, who: str = "the retriever") -> str:
-    """``the retriever raised ValueError: text`` (no colon when the text is empty)."""
+    """``the retriever raised ValueError: text`` (no colon when the text is empty), with
+    :data:`QUERY_OBJECT_HINT` when the error is about the query object itself."""
     text = exception_text(exc)
-    return f"{who} raised {type(exc).__name__}" + (f": {text}" if text else "")
+    hint = QUERY_OBJECT_HINT if "RetrievalQuery'" in text else ""
+    return f"{who} raised {type(exc).__name__}" + (f": {text}" if text else "") + hint
 
 
 _PACKAGE = Path(__file__).resolve().parent

@@ -1738,6 +1738,32 @@ def test_an_exception_without_text_is_named_without_a_dangling_colon() -> None:
     assert raised_text(KeyError("x"), "the batch call") == "the batch call raised KeyError: 'x'"
 
 
+@pytest.mark.parametrize("batch", [False, True], ids=["per-query", "batch"])
+def test_a_retriever_that_takes_the_query_for_its_text_is_told_to_use_query_text(
+    pytester: pytest.Pytester, batch: bool
+) -> None:
+    """`lambda q: engine.search(q)`: the engine calls q.lower() and the item failed with
+    "'RetrievalQuery' object has no attribute 'lower'", without the fix."""
+    e2e_write_project(pytester)
+    body = (
+        "    return pytest_retrieval.batch(lambda qs: [[q.lower()] for q in qs])\n"
+        if batch
+        else "    return lambda q: [q.lower()]\n"
+    )
+    pytester.makeconftest(
+        "import pytest, pytest_retrieval\n@pytest.fixture\ndef retriever():\n" + body
+    )
+    result = e2e_run(pytester, "--retrieval-eval", "-p", "no:randomly", "--retrieval-report=r.json")
+    out = " ".join(w for w in result.stdout.str().split() if w != "E")  # wrapped notes
+    assert "is handed a query object, not its text: use query.text" in out, out
+    queries = e2e_load_json(pytester.path / "r.json")["configurations"]["default"]["queries"]
+    assert queries["rain-tomorrow"]["error"].endswith(
+        "object has no attribute 'lower'; the retriever is handed a query object, not its "
+        "text: use query.text (and query.id, .category, .tags, .filters; a batch gets a "
+        "list of them)"
+    )
+
+
 def test_batch_marks_a_bound_method_or_a_builtin_without_changing_it() -> None:
     """``pytest_retrieval.batch(engine.search_many)`` in a fixture raised AttributeError
     ('method' object has no attribute '__pytest_retrieval_batch__'): a bound method (or

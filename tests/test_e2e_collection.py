@@ -764,6 +764,35 @@ def test_ids_equal_but_for_letter_case_are_a_warning_naming_both(pytester: pytes
     assert "Traceback" not in strict.stdout.str()
 
 
+def test_an_id_forbidden_and_judged_relevant_is_a_warning_at_its_query(
+    pytester: pytest.Pytester,
+) -> None:
+    """`relevant: {p06: 1}` and `forbid: [p06]`: the item could never both score and pass,
+    yet only `pytest-retrieval validate` said so; the run showed a failed item alone."""
+    e2e_write_project(pytester)
+    e2e_write(
+        pytester,
+        "golden/more.yaml",
+        """\
+        - id: tent
+          query: lightweight tent for two
+          relevant: {weather-forecast: 3, fx-rates: 1}
+          forbid: [fx-rates]
+        """,
+    )
+    pytester.makeconftest(
+        "import pytest\n@pytest.fixture\ndef retriever():\n"
+        "    return lambda q: ['weather-forecast']\n"
+    )
+    result = e2e_run(pytester, "--retrieval-eval", "-p", "no:randomly")
+    out = " ".join(result.stdout.str().split())
+    assert (
+        "golden/more.yaml:1: RetrievalGoldenWarning: query 'tent': 'fx-rates' is forbidden and "
+        "judged relevant (grade 1): returning it fails the query, leaving it out lowers its "
+        "scores; remove it from 'forbid', or grade it 0"
+    ) in out, out
+
+
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
 def test_results_whose_ids_no_judgment_names_are_a_warning_not_silent_zeros(
     pytester: pytest.Pytester, workers: list[str]

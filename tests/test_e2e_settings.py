@@ -56,6 +56,12 @@ def test_several_options_without_retrieval_eval_are_named_together(
             "--retrieval-baseline-update: no such option; did you mean "
             "--retrieval-update-baseline?",
         ),
+        (  # an ini key with no option: was "pytest --help lists the retrieval options"
+            "--retrieval-metrics",
+            "--retrieval-metrics: no such option; retrieval_metrics is an ini key: set it in "
+            "the ini file ([tool.pytest.ini_options] in pyproject.toml), or for one run: "
+            "-o retrieval_metrics=VALUE",
+        ),
         (
             "--retrieval-zzzzzzzz",
             "--retrieval-zzzzzzzz: no such option; pytest --help lists the retrieval options",

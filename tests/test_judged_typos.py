@@ -90,3 +90,24 @@ def test_past_a_few_queries_the_rest_are_one_warning() -> None:
     assert advice[-1].query is None
     assert advice[-1].text.startswith("3 more queries judge ids that look mistyped")
     assert "q5, q6, q7" in advice[-1].text
+
+
+def test_a_configuration_that_finds_nothing_judged_is_no_id_mismatch() -> None:
+    """`-k paraphrase` with BM25: none of its results is judged for its own query, yet
+    another configuration, whose ids match, returns the same ids; the warning said its ids
+    did not match the golden files' (it returned 'p27', which another query judges)."""
+    from pytest_retrieval.advice import unmatched_ids_warnings
+
+    bm25 = [
+        record("dry", "bm25", judged=True, retrieved=["towel", "lights"]),
+        record("dark", "bm25", judged=True, retrieved=["shoes"]),
+    ]
+    dense = [
+        record("dry", "dense", judged=True, retrieved=["jacket", "towel"], grades={"jacket": 3}),
+        record("dark", "dense", judged=True, retrieved=["boots"]),
+    ]
+    assert unmatched_ids_warnings({"bm25": bm25, "dense": dense}) == []
+    prefixed = [record("dry", "prefixed", judged=True, retrieved=["doc-towel"])]
+    (advice,) = unmatched_ids_warnings({"prefixed": prefixed, "dense": dense})
+    assert advice.text.startswith("prefixed: none of the results of its 1 answered query")
+    assert advice.text.endswith("if it does, it found nothing judged for any of these queries")

@@ -23,6 +23,7 @@ from ..gate import unknown_configuration_names
 from ..golden import GoldenFileError, Problem
 from ..io.common import did_you_mean
 from ..io.golden_file import load_golden_file
+from ..lint import forbidden_relevant
 from ..quoting import SHOWN, quoted
 from ..scoring import unchecked_expectations
 from ..sharding import deselect_note, item_groups, keyword_note, query_ids_in_keyword
@@ -117,7 +118,8 @@ class GoldenFile(pytest.Module):
         try:
             queries = load_golden_file(self.path, max_grade=run.settings.max_grade, shown=shown)
             advice = self.config.stash[GOLDEN_SET_KEY].add_file(queries)
-            self._advise(advice + unchecked_expectations(queries, run.settings))
+            unchecked = unchecked_expectations(queries, run.settings)
+            self._advise(advice + unchecked + forbidden_relevant(queries))
         except GoldenFileError as exc:
             across = self.config.stash[GOLDEN_SET_KEY].problems_across(exc)
             problems = sorted([*exc.problems, *across], key=lambda p: p.line)

@@ -65,6 +65,12 @@ def _unknown_option(arg: str) -> str | None:
     if name in known:
         return None
     tail = len("--retrieval-")  # the shared prefix would make every name look close
+    ini = "retrieval_" + name[tail:].replace("-", "_")
+    if any(s.name == ini and s.ini is not None and s.option is None for s in DECLARED):
+        return (
+            f"{name}: no such option; {ini} is an ini key: set it in the ini file "
+            f"([tool.pytest.ini_options] in pyproject.toml), or for one run: -o {ini}=VALUE"
+        )
     words = sorted(name[tail:].split("-"))
     close = [k[tail:] for k in known if sorted(k[tail:].split("-")) == words]  # word order
     close = close or difflib.get_close_matches(name[tail:], [k[tail:] for k in known], n=1)
