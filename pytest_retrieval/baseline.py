@@ -107,6 +107,24 @@ def settings_differences(
     ]
 
 
+def baseline_metrics(baseline: Baseline) -> list[str]:
+    """The metrics the baseline holds (its settings' ``metrics``)."""
+    stored = baseline.settings.get("metrics")
+    return [str(m) for m in stored] if isinstance(stored, list) else []
+
+
+def conventions_differences(
+    stored: Mapping[str, object], current: Mapping[str, object], then: str = "baseline"
+) -> list[str]:
+    """:func:`settings_differences` but for the metrics: the conventions (gain, relevance
+    threshold, max grade, empty) under which two sets of numbers compare, or do not."""
+    return settings_differences(
+        {k: v for k, v in stored.items() if k != "metrics"},
+        {k: v for k, v in current.items() if k != "metrics"},
+        then,
+    )
+
+
 def _metrics_apart(stored: object, current: object) -> str:
     """`` (this run adds 'map'; lacks 'ndcg@10')``: which names differ, for two lists
     in different orders where the eye cannot find them."""

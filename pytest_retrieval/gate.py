@@ -15,7 +15,14 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from .baseline import Baseline, RunFacts, settings_differences, update_hint
+from .baseline import (
+    Baseline,
+    RunFacts,
+    baseline_metrics,
+    conventions_differences,
+    settings_differences,
+    update_hint,
+)
 from .bulk import with_paused_gc
 from .comparisons import apply_holm, holm_tests, p_fields, paired, twins_of_all
 from .io.common import counted, did_you_mean, some_ids
@@ -293,12 +300,6 @@ def _run(update: str, purpose: str) -> str:
     return f"; run `{update}` {purpose}" if update else ""
 
 
-def baseline_metrics(baseline: Baseline) -> list[str]:
-    """The metrics the baseline holds (its settings' ``metrics``)."""
-    stored = baseline.settings.get("metrics")
-    return [str(m) for m in stored] if isinstance(stored, list) else []
-
-
 @dataclass(frozen=True)
 class MetricSets:
     """The metrics this run and the baseline share (gated), and those only one has."""
@@ -355,12 +356,13 @@ def _refusal(
     """Why the baseline cannot be compared: another setting than the metrics (those
     only one side has are not gated, see :class:`MetricSets`), no metric in common, or a
     gated metric the baseline lacks; None to compare."""
-    stored, current = dict(baseline.settings), settings.as_dict()
+    stored, current = baseline.settings, settings.as_dict()
     metrics = MetricSets.of(baseline, settings)
-    if metrics.shared:  # the metrics both have are compared, the others named
-        stored.pop("metrics", None)
-        current.pop("metrics", None)
     differences = settings_differences(stored, current)
+    if metrics.shared and not conventions_differences(stored, current):
+        differences = []  # the metrics both have are compared, the others named
+    # (refused for another setting, the metrics that differ are named too: the update
+    # the refusal asks for changes them as well)
     if differences:
         return (
             f"the baseline {shown} was made with other settings: "

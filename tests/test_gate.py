@@ -425,6 +425,19 @@ def test_a_replayed_run_that_shares_no_configuration_with_the_baseline_is_one_me
     )
 
 
+def test_a_refusal_for_another_setting_names_the_metrics_that_differ_too() -> None:
+    """Refused for another gain while a metric was added too, the message named the gain
+    alone: the update it asks for changes the metrics as well, unannounced."""
+    both = baseline_of(perfect())
+    both.settings = {**both.settings, "gain": "linear", "metrics": ["mrr"]}
+    said = gate(both, results_of(perfect())).messages[0]
+    assert said.startswith(
+        "the baseline golden/baseline.json was made with other settings: gain: baseline "
+        "'linear', this run 'exponential'; metrics: baseline ['mrr'], this run ['ndcg@10', "
+        "'mrr'] (this run adds 'ndcg@10'). Numbers made under other settings"
+    ), said
+
+
 def test_other_settings_refuse_with_what_differs() -> None:
     base = baseline_of(perfect())
     base.settings = {**base.settings, "gain": "linear"}
