@@ -155,6 +155,11 @@ class UpdateOutcome:
     # collect (removed or renamed in the fixture's params), dropped as the gate fails on them
     gone: dict[str, int] = field(default_factory=dict)
     unchanged: bool = False  # nothing but the provenance would change: the file was left as is
+    # after a reset: the metrics this run adds and those it drops, and the names of the
+    # conventions (gain, ...) that differ, which make the previous means not comparable
+    metrics_added: list[str] = field(default_factory=list)
+    metrics_dropped: list[str] = field(default_factory=list)
+    incomparable: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -276,5 +281,26 @@ def merge_update(
         retrievers={n: m for n, m in sorted(retrievers.items()) if n in configurations},
     )
     kept = {k: v for k, v in kept.items() if v}
-    moved = mean_moves(previous, baseline, settings.metric_names) if previous and not reset else []
-    return UpdateOutcome(baseline, updated, kept, dropped, reset, errored, moved, gone)
+    outcome = UpdateOutcome(baseline, updated, kept, dropped, reset, errored, gone=gone)
+    if previous is not None:
+        _compare_means(outcome, previous, settings)
+    return outcome
+
+
+def _compare_means(outcome: UpdateOutcome, previous: Baseline, settings: Settings) -> None:
+    """The means the update moves, on the metrics both baselines have; after a reset, the
+    metrics it adds and drops, and, when the conventions differ, those instead of moves
+    (numbers under another gain or threshold are not comparable)."""
+    held = baseline_metrics(previous)
+    if outcome.reset:
+        outcome.metrics_added = [m for m in settings.metric_names if m not in held]
+        outcome.metrics_dropped = [m for m in held if m not in settings.metric_names]
+        stored, current = previous.settings, settings.as_dict()
+        outcome.incomparable = [
+            key
+            for key in sorted(set(stored) | set(current))
+            if key != "metrics" and stored.get(key) != current.get(key)
+        ]
+    if not outcome.incomparable:
+        shared = [m for m in settings.metric_names if m in held]
+        outcome.moved = mean_moves(previous, outcome.baseline, shared)

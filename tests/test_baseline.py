@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
 
 from pytest_retrieval.baseline import Baseline, BaselineError, RunFacts, merge_update
 from pytest_retrieval.io.baseline_file import dumps, parse_baseline
+from pytest_retrieval.metrics import parse_metrics
 from pytest_retrieval.model import BASELINE_FIELDS, QueryRecord, Results
 from pytest_retrieval.settings import Settings
 
@@ -38,6 +40,12 @@ def record(
         duplicates=2,
         violations=["expected mrr >= 1"] if outcome == "failed" else [],
     )
+
+
+def record_with(qid: str, settings: Settings, value: float) -> QueryRecord:
+    """A record of the metrics ``settings`` compute, each ``value``."""
+    metrics = {m: value for m in settings.metric_names}
+    return dataclasses.replace(record(qid), metrics=metrics)  # type: ignore[arg-type]
 
 
 def results_of(*records: QueryRecord) -> Results:
@@ -127,6 +135,25 @@ def test_a_configuration_this_run_did_not_collect_is_dropped_unless_the_gate_nam
     assert kept.gone == {} and sorted(kept.baseline.configurations) == ["bm25", "fused"]
     unknown = facts({"a": "golden/a.yaml"}, set())  # collected configurations unknown
     assert merge_update(old, results_of(record("a")), SETTINGS, unknown, PROVENANCE).gone == {}
+
+
+def test_a_metric_added_or_dropped_still_shows_the_moves_of_the_metrics_both_have() -> None:
+    """After a reset (a metric added to retrieval_metrics) the update said only that the
+    previous baseline was replaced: what it accepted on the metrics both have went unseen."""
+    old = previous(record("a", value=1.0), record("b", value=1.0))
+    old.settings = {**old.settings, "metrics": ["ndcg@10", "mrr", "recall@20"]}
+    settings = Settings(metrics=tuple(parse_metrics(["mrr", "map"])))
+    golden = {"a": "golden/a.yaml", "b": "golden/a.yaml"}
+    run = results_of(record_with("a", settings, 0.5), record_with("b", settings, 1.0))
+    done = merge_update(old, run, settings, facts(golden, set()), PROVENANCE)
+    assert done.reset and done.metrics_added == ["map"]
+    assert done.metrics_dropped == ["ndcg@10", "recall@20"] and done.incomparable == []
+    assert [m.text() for m in done.moved] == ["fused mrr 1.000 -> 0.750 (-0.250)"]
+    # another gain: the numbers are not comparable, so no move, and the update says why
+    old.settings = {**old.settings, "gain": "linear"}
+    other = merge_update(old, run, settings, facts(golden, set()), PROVENANCE)
+    assert other.moved == [] and other.incomparable == ["gain"]
+    assert other.metrics_added == ["map"]
 
 
 def test_other_settings_discard_the_previous_baseline_and_say_so() -> None:

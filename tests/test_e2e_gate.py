@@ -558,6 +558,40 @@ def test_an_update_over_a_degraded_run_shows_what_it_accepts(project: pytest.Pyt
     ), moved
 
 
+def test_an_update_after_a_metric_change_shows_the_moves_of_the_metrics_both_have(
+    project: pytest.Pytester,
+):
+    """An update after a metric was added said only that the previous baseline "was
+    replaced": the drop it accepted on the metrics both baselines have went unseen."""
+    baselined(project)
+    set_plan(project, DEGRADED)
+    write_ini(project, "retrieval_metrics = ndcg@10 mrr map")
+    done = update(project)
+    said = [line for line in done.lines if line.startswith("  ")]
+    assert (
+        "  the previous baseline had other settings and was replaced: metrics added: 'map'; "
+        "metrics dropped: 'recall@20'"
+    ) in said, done.text
+    moved = [line for line in said if "means over every baselined query" in line]
+    assert len(moved) == 1 and moved[0].startswith(
+        "  means over every baselined query, before -> after: fused mrr 1.000 -> 0.833 (-0.167)"
+    ), done.text
+    assert "map" not in moved[0] and "recall@20" not in moved[0]
+    # another gain too: the means are not comparable, and the update says so
+    write_ini(project, "retrieval_metrics = ndcg@10 mrr", "retrieval_gain = linear")
+    done = update(project)
+    said = [line for line in done.lines if line.startswith("  ")]
+    assert (
+        "  the previous baseline had other settings and was replaced: gain: baseline "
+        "'exponential', this run 'linear'; metrics dropped: 'map'"
+    ) in said, done.text
+    assert (
+        "  means not compared with the previous baseline's: numbers made under another gain "
+        "are not comparable"
+    ) in said, done.text
+    assert not any("means over every baselined query" in line for line in said)
+
+
 def test_baseline_file_gets_ordinary_permissions(project: pytest.Pytester):
     """The baseline is a file to commit and share: readable as any file the user writes.
 

@@ -81,7 +81,7 @@ def _update_lines(update: UpdateOutcome, shown: str) -> list[tuple[str, bool]]:
         ("kept from the previous baseline (not run now, or errored)", kept, False),
         (
             "the previous baseline had other settings and was replaced",
-            "; ".join(update.reset),
+            _reset_text(update) if update.reset else "",
             True,
         ),
         ("dropped, no longer in any golden file", ", ".join(update.dropped), True),
@@ -99,6 +99,14 @@ def _update_lines(update: UpdateOutcome, shown: str) -> list[tuple[str, bool]]:
         ),
     )
     lines += [(f"  {title}: {items}", warn) for title, items, warn in notes if items]
+    if update.incomparable:
+        lines.append(
+            (
+                "  means not compared with the previous baseline's: numbers made under "
+                f"another {', '.join(update.incomparable)} are not comparable",
+                True,
+            )
+        )
     if update.moved:  # an update does not gate: what it accepts, for its reviewer
         shown = "; ".join(m.text() for m in update.moved[:MOVES_SHOWN])
         more = (
@@ -109,6 +117,21 @@ def _update_lines(update: UpdateOutcome, shown: str) -> list[tuple[str, bool]]:
             (f"  means over every baselined query, before -> after: {shown}{more}", dropped)
         )
     return lines
+
+
+def _reset_text(update: UpdateOutcome) -> str:
+    """The settings a reset changes: the conventions that differ (gain, ...) and the
+    metrics added and dropped, by name (the means of those both have are the moves)."""
+    parts = [d for d in update.reset if d.split(":", 1)[0] in update.incomparable]
+    if update.metrics_added:
+        parts.append(f"metrics added: {_quoted(update.metrics_added)}")
+    if update.metrics_dropped:
+        parts.append(f"metrics dropped: {_quoted(update.metrics_dropped)}")
+    return "; ".join(parts or update.reset)
+
+
+def _quoted(names: list[str]) -> str:
+    return ", ".join(repr(n) for n in names)
 
 
 MOVES_SHOWN = 6
