@@ -70,6 +70,7 @@ class RunFacts:
     )
     # what may have left golden queries out of this run, as the gate's notes name it
     selection: str = "-k, -m or the paths given"
+    report: str = ""  # compare: this side is a report (B.json), which the notes name
 
     @property
     def collected_files(self) -> set[str]:
@@ -85,10 +86,14 @@ class RunFacts:
 
 
 def settings_differences(
-    stored: Mapping[str, object], current: Mapping[str, object], then: str = "baseline"
+    stored: Mapping[str, object],
+    current: Mapping[str, object],
+    then: str = "baseline",
+    now: str = "this run",
 ) -> list[str]:
     """Each setting that differs, as ``name: baseline X, this run Y`` (``then`` names
-    where ``stored`` comes from: ``previous run`` for the history log's).
+    where ``stored`` comes from: ``previous run`` for the history log's; ``now`` where
+    ``current`` does: ``compare``'s second report).
 
     The order of the metrics does not matter: values are stored by metric name.
     """
@@ -100,8 +105,8 @@ def settings_differences(
         return a == b
 
     return [
-        f"{key}: {then} {stored.get(key)!r}, this run {current.get(key)!r}"
-        + (_metrics_apart(stored.get(key), current.get(key)) if key == "metrics" else "")
+        f"{key}: {then} {stored.get(key)!r}, {now} {current.get(key)!r}"
+        + (_metrics_apart(stored.get(key), current.get(key), now) if key == "metrics" else "")
         for key in sorted(set(stored) | set(current))
         if not same(key)
     ]
@@ -125,7 +130,7 @@ def conventions_differences(
     )
 
 
-def _metrics_apart(stored: object, current: object) -> str:
+def _metrics_apart(stored: object, current: object, now: str = "this run") -> str:
     """`` (this run adds 'map'; lacks 'ndcg@10')``: which names differ, for two lists
     in different orders where the eye cannot find them."""
     if not isinstance(stored, list) or not isinstance(current, list):
@@ -134,7 +139,7 @@ def _metrics_apart(stored: object, current: object) -> str:
     lacking = [repr(m) for m in stored if m not in current]
     parts = [f"adds {', '.join(added)}"] if added else []
     parts += [f"lacks {', '.join(lacking)}"] if lacking else []
-    return f" (this run {'; '.join(parts)})" if parts else ""
+    return f" ({now} {'; '.join(parts)})" if parts else ""
 
 
 # --------------------------------------------------------------------------- updating

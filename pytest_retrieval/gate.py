@@ -177,6 +177,7 @@ class GateResult:
     # the command that rewrites the baseline, for hints; None: the plugin's for this path;
     # "": none (compare's baseline is a report)
     update: str | None = None
+    other: str = ""  # compare: the report compared with the baseline one (B.json), by name
 
     def update_command(self) -> str:
         """The command that rewrites the baseline ("" when there is none to give)."""
@@ -317,8 +318,11 @@ class MetricSets:
             [m for m in stored if m not in current],
         )
 
-    def notes(self, update: str) -> list[str]:
-        """What the verdict says of the metrics only one side has."""
+    def notes(self, update: str, shown: str = "", other: str = "") -> list[str]:
+        """What the verdict says of the metrics only one side has; ``other``: the report
+        ``compare`` compares with the one ``shown``, both named."""
+        if other:
+            return self._reports_notes(shown, other)
         notes = []
         if self.new:
             them = "it" if len(self.new) == 1 else "them"
@@ -345,27 +349,43 @@ class MetricSets:
             )
         return notes
 
+    def _reports_notes(self, a: str, b: str) -> list[str]:
+        """``metric 'map' of b.json is not in a.json: not compared``, each way."""
+        return [
+            f"{_metrics_word(names)} {_quoted_names(names)} of {one} "
+            f"{'is' if len(names) == 1 else 'are'} not in {two}: not compared"
+            for names, one, two in ((self.new, b, a), (self.gone, a, b))
+            if names
+        ]
+
 
 def _metrics_word(names: Sequence[str]) -> str:
     return "metric" if len(names) == 1 else "metrics"
 
 
 def _refusal(
-    baseline: Baseline, shown: str, settings: Settings, gate: GateSettings, update: str
-) -> str | None:
+    baseline: Baseline, shown: str, settings: Settings, gate: GateSettings, update: str,
+    other: str = "",
+) -> str | None:  # fmt: skip
     """Why the baseline cannot be compared: another setting than the metrics (those
     only one side has are not gated, see :class:`MetricSets`), no metric in common, or a
-    gated metric the baseline lacks; None to compare."""
+    gated metric the baseline lacks; None to compare. ``other``: the report ``compare``
+    compares with the one ``shown``, both named."""
     stored, current = baseline.settings, settings.as_dict()
     metrics = MetricSets.of(baseline, settings)
-    differences = settings_differences(stored, current)
+    differences = (
+        settings_differences(stored, current, shown, other)
+        if other
+        else settings_differences(stored, current)
+    )
     if metrics.shared and not conventions_differences(stored, current):
         differences = []  # the metrics both have are compared, the others named
     # (refused for another setting, the metrics that differ are named too: the update
     # the refusal asks for changes them as well)
     if differences:
         return (
-            f"the baseline {shown} was made with other settings: "
+            (f"{shown} and {other} were" if other else f"the baseline {shown} was")
+            + " made with other settings: "
             + "; ".join(differences)
             + ". Numbers made under other settings are not comparable"
             + _run(
@@ -906,7 +926,7 @@ def run_gate(
     early = _early_verdict(baseline, shown, results, settings, gate, facts, update)
     if early is not None:
         return early
-    result = GateResult(verdict="passed", baseline=shown, update=update)
+    result = GateResult(verdict="passed", baseline=shown, update=update, other=facts.report)
     shared = MetricSets.of(baseline, settings)
     metrics = [m for m in (list(gate.metrics) or settings.metric_names) if m in shared.shared]
     gated = _gated(result, baseline, results, gate, facts, update, metrics)
@@ -914,7 +934,7 @@ def run_gate(
         failing, note = _unmatched(baseline, results, facts, update, gated.absent)
         result.messages[:0] = [failing] if failing else []  # first: why the gate failed
         result.messages += [note] if note else []
-    result.messages += shared.notes(update)
+    result.messages += shared.notes(update, shown, facts.report)
     gated.total.note(result)
     described = [name for name in result.counts if name in facts.retrievers]
     result.retriever_changes = differences(baseline.retrievers, facts.retrievers, described)
@@ -943,7 +963,7 @@ def _early_verdict(
 ) -> GateResult | None:  # fmt: skip
     """A verdict before any comparison: refused (other settings), or skipped (nothing was
     collected); None to compare."""
-    refusal = _refusal(baseline, shown, settings, gate, update)
+    refusal = _refusal(baseline, shown, settings, gate, update, facts.report)
     if refusal is not None:
         return GateResult("refused", shown, messages=[refusal], update=update)
     if not results and facts.collected is not None and not facts.collected:

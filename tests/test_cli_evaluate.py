@@ -338,7 +338,31 @@ def test_compare_refuses_reports_made_with_other_settings(tmp_path):
     ran = cli("compare", "a.json", "b.json", cwd=project)
     assert ran.code == 1
     said = " ".join(ran.out.split())
-    assert "compare: REFUSED" in said and "gain: baseline 'exponential', this run 'linear'" in said
+    # the two reports by name: neither is "the baseline" nor "this run"
+    assert "compare: REFUSED" in said
+    refusal = (
+        "a.json and b.json were made with other settings: gain: a.json 'exponential', "
+        "b.json 'linear'. Numbers made under other settings are not comparable"
+    )
+    assert refusal in said, said
+
+
+def test_compare_notes_name_the_two_reports_not_the_baseline_and_this_run(tmp_path):
+    """compare's notes said "metric 'map' of this run is not in the baseline" and "in the
+    baseline but skipped in this run" of two reports given by name."""
+    project = _project(tmp_path)
+    cli("evaluate", "runs/dense.run", "--report", "a.json", cwd=project)
+    more = ("--override-ini", "retrieval_metrics=ndcg@10 mrr map")
+    cli("evaluate", "runs/dense.run", "--report", "b.json", *more, cwd=project)
+    ran = cli("compare", "a.json", "b.json", cwd=project)
+    said = " ".join(ran.out.split())
+    assert "metric 'map' of b.json is not in a.json: not compared" in said, said
+    gone = "metrics 'recall@10' and 'judged@5' of a.json are not in b.json: not compared"
+    assert gone in said
+    assert "1 query of a.json skipped in b.json, not compared" in said
+    assert "in a.json but skipped in b.json (skip: or a skip mark), so not compared" in said
+    for wording in ("this run", "the baseline", "baselined"):
+        assert wording not in said, said
 
 
 def test_compare_names_the_queries_one_report_lacks_not_pairing_the_rest_in_silence(

@@ -492,7 +492,7 @@ def run_compare(ctx: Context, args: argparse.Namespace) -> int:
     _refuse_unknown_configurations(a, b, gate.configurations, source)
     if not gate.configurations:
         gate = dataclasses.replace(gate, configurations=tuple(a.configurations))
-    facts = RunFacts(selected=names, collected=names)
+    facts = RunFacts(selected=names, collected=names, report=b.path)
     # A is a report: no command rewrites it, so the gate's hints give none
     result = run_gate(
         baseline, a.path, b.results(), b.settings, gate, ctx.run.stats, facts, update=""

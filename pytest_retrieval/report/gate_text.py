@@ -375,7 +375,10 @@ def _notes(result: GateResult, width: int | None) -> list[str]:
         ),
         ("no longer in the golden set", [q for q in result.removed if q not in before]),
         (
-            "in the baseline but skipped in this run (skip: or a skip mark), so not compared",
+            f"in {result.baseline} but skipped in {result.other} (skip: or a skip mark), so "
+            "not compared"
+            if result.other
+            else "in the baseline but skipped in this run (skip: or a skip mark), so not compared",
             result.skipped,
         ),
         (
@@ -423,7 +426,9 @@ def verdict_line(result: GateResult, tolerance: Tolerances | None = None) -> str
         head += f"; {counted(quiet, 'row')} dropped beyond the tolerance but not significantly"
     if result.skipped:
         skipped = counted(len(result.skipped), "baselined query", "baselined queries")
-        head += f"; {skipped} skipped, not compared"
+        if result.other:
+            skipped = f"{counted(len(result.skipped), 'query', 'queries')} of {result.baseline}"
+        head += f"; {skipped} skipped{' in ' + result.other if result.other else ''}, not compared"
     return head + ")"
 
 
