@@ -165,6 +165,9 @@ class UpdateOutcome:
     metrics_added: list[str] = field(default_factory=list)
     metrics_dropped: list[str] = field(default_factory=list)
     incomparable: list[str] = field(default_factory=list)
+    # after a reset: the previous baseline's configurations this run has no query of,
+    # dropped with it (configuration -> queries)
+    replaced_away: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -289,6 +292,11 @@ def merge_update(
     outcome = UpdateOutcome(baseline, updated, kept, dropped, reset, errored, gone=gone)
     if previous is not None:
         _compare_means(outcome, previous, settings)
+    if previous is not None and reset:
+        run = set(baseline.configurations)
+        outcome.replaced_away = {
+            n: len(q) for n, q in sorted(previous.configurations.items()) if n not in run
+        }
     return outcome
 
 

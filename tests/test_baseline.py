@@ -163,6 +163,17 @@ def test_other_settings_discard_the_previous_baseline_and_say_so() -> None:
     assert done.reset == ["gain: baseline 'linear', this run 'exponential'"]
     assert list(done.baseline.configurations["fused"]) == ["a"]
     assert done.kept == {}
+    assert done.replaced_away == {}
+
+
+def test_a_reset_names_the_configurations_it_drops_with_the_previous_baseline() -> None:
+    """Replaced whole, the previous baseline's configurations this run had no query of
+    vanished without a word (an update without a reset names those it drops)."""
+    old = previous(record("a"), record("b"), record("a", "bm25"), record("b", "bm25"))
+    old.settings = {**old.settings, "gain": "linear"}
+    done = merge_update(old, results_of(record("a")), SETTINGS, facts({}, set()), PROVENANCE)
+    assert list(done.baseline.configurations) == ["fused"]
+    assert done.replaced_away == {"bm25": 2}
 
 
 # --------------------------------------------------------------------------- the file

@@ -6,6 +6,7 @@ Fitted to pytest's terminal width; short by default, more with ``-v``, less with
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol
 
 import pytest
@@ -87,9 +88,12 @@ def _update_lines(update: UpdateOutcome, shown: str) -> list[tuple[str, bool]]:
         ("dropped, no longer in any golden file", ", ".join(update.dropped), True),
         (
             "configurations dropped, no longer in the retriever fixture's params",
-            ", ".join(
-                f"{c} ({n} {'query' if n == 1 else 'queries'})" for c, n in update.gone.items()
-            ),
+            _counts(update.gone),
+            True,
+        ),
+        (
+            "configurations dropped with it, with no query in this run",
+            _counts(update.replaced_away),
             True,
         ),
         (
@@ -132,6 +136,11 @@ def _reset_text(update: UpdateOutcome) -> str:
 
 def _quoted(names: list[str]) -> str:
     return ", ".join(repr(n) for n in names)
+
+
+def _counts(configurations: Mapping[str, int]) -> str:
+    """``bm25 (39 queries), dense (1 query)``."""
+    return ", ".join(f"{c} ({counted(n, 'query', 'queries')})" for c, n in configurations.items())
 
 
 MOVES_SHOWN = 6
