@@ -136,6 +136,7 @@ class UpdateOutcome:
     # configuration -> queries: the previous baseline's configurations this run did not
     # collect (removed or renamed in the fixture's params), dropped as the gate fails on them
     gone: dict[str, int] = field(default_factory=dict)
+    gone_from: str = "the retriever fixture's params"  # what no longer holds them
     unchanged: bool = False  # nothing but the provenance would change: the file was left as is
 
 
@@ -259,4 +260,5 @@ def merge_update(
     )
     kept = {k: v for k, v in kept.items() if v}
     moved = mean_moves(previous, baseline, settings.metric_names) if previous and not reset else []
-    return UpdateOutcome(baseline, updated, kept, dropped, reset, errored, moved, gone)
+    source = "the TREC runs replayed" if facts.replayed_trec else UpdateOutcome.gone_from
+    return UpdateOutcome(baseline, updated, kept, dropped, reset, errored, moved, gone, source)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -253,3 +254,18 @@ def test_an_update_that_changed_a_query_is_told_from_an_unchanged_one_early(
     changed.configurations["bm25"]["q000"].metrics["mrr"] = 0.25
     assert not baseline_file.unchanged_by(before, changed)
     assert len(made) < whole / 10
+
+
+def test_configurations_an_update_drops_are_said_gone_from_where_they_went() -> None:
+    """Replaying TREC runs that lack a configuration, the update dropped it and said it
+    was "no longer in the retriever fixture's params", which still held it."""
+    from pytest_retrieval.plugin.terminal import _update_lines
+
+    old = previous(record("a"), record("a", "dense"))
+    for trec, said in ((False, "the retriever fixture's params"), (True, "the TREC runs replayed")):
+        seen = RunFacts(golden_ids={"a": "golden/a.yaml"}, collected=frozenset({"fused"}))
+        seen = dataclasses.replace(seen, replayed=("run.trec",) if trec else (), replayed_trec=trec)
+        done = merge_update(old, results_of(record("a")), SETTINGS, seen, PROVENANCE)
+        assert done.gone == {"dense": 1}
+        lines = [line for line, _ in _update_lines(done, "golden/baseline.json")]
+        assert f"  configurations dropped, no longer in {said}: dense (1 query)" in lines

@@ -86,7 +86,7 @@ def _update_lines(update: UpdateOutcome, shown: str) -> list[tuple[str, bool]]:
         ),
         ("dropped, no longer in any golden file", ", ".join(update.dropped), True),
         (
-            "configurations dropped, no longer in the retriever fixture's params",
+            f"configurations dropped, no longer in {update.gone_from}",
             ", ".join(
                 f"{c} ({n} {'query' if n == 1 else 'queries'})" for c, n in update.gone.items()
             ),
