@@ -159,6 +159,7 @@ class UpdateOutcome:
     # configuration -> queries: the previous baseline's configurations this run did not
     # collect (removed or renamed in the fixture's params), dropped as the gate fails on them
     gone: dict[str, int] = field(default_factory=dict)
+    gone_from: str = "the retriever fixture's params"  # what no longer holds them
     unchanged: bool = False  # nothing but the provenance would change: the file was left as is
     # after a reset: the metrics this run adds and those it drops, and the names of the
     # conventions (gain, ...) that differ, which make the previous means not comparable
@@ -290,6 +291,8 @@ def merge_update(
     )
     kept = {k: v for k, v in kept.items() if v}
     outcome = UpdateOutcome(baseline, updated, kept, dropped, reset, errored, gone=gone)
+    if facts.replayed_trec:
+        outcome.gone_from = "the TREC runs replayed"
     if previous is not None:
         _compare_means(outcome, previous, settings)
     if previous is not None and reset:

@@ -534,8 +534,10 @@ def _one_ranking(returned: Sequence[object]) -> str | None:
     result mappings) where a list of results per query belongs; None when it is not."""
 
     def single(item: object) -> bool:
-        pair = isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], numbers.Real)
-        return pair or isinstance(item, (str, bytes, numbers.Number, Mapping))
+        if isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], numbers.Real):
+            # (3, 7) is two integer ids, a query's top 2; ("d1", 3) and (3, 0.5) are pairs
+            return isinstance(item[0], str) or not isinstance(item[1], numbers.Integral)
+        return isinstance(item, (str, bytes, numbers.Number, Mapping))
 
     if not returned or not all(single(item) for item in returned):
         return None

@@ -70,7 +70,8 @@ def assignments(key: str, raw: Raw) -> list[str]:
     """The ``name=value`` words of a raw value, as :func:`words`; a value written with a
     decimal comma (``p95=1,5s``) is refused rather than split in two. An item of a list
     whose name holds a space is one word: the ini file quoted it (``"exact name=0.4"``),
-    as pytest splits such values the way a shell does, for a name that holds spaces."""
+    as pytest splits such values the way a shell does, for a name that holds spaces. An
+    item holding several assignments (a TOML list's ``"p95=1s max=2s"``) is split."""
     given = [] if raw is None or isinstance(raw, bool) else [raw] if isinstance(raw, str) else raw
     for text in map(str, given):
         for word in text.split():
@@ -81,7 +82,8 @@ def assignments(key: str, raw: Raw) -> list[str]:
     found: list[str] = []
     for item in map(str, raw):
         name, sep, value = item.strip().rpartition("=")
-        quoted_name = sep and " " in name.strip() and value and " " not in value
+        one = "=" not in name  # "a=0.4 b=0.6", "a=0.4, b=0.6": two assignments, not a name
+        quoted_name = sep and one and " " in name.strip() and value and " " not in value
         found += [f"{name.strip()}={value}"] if quoted_name else words(item)
     return found
 

@@ -2694,6 +2694,17 @@ def test_a_weighted_category_holding_spaces_is_one_name_when_quoted() -> None:
     assert run.stats.weights == {"exact & name": 0.4, "other": 0.6, "third": 0.0}
 
 
+def test_a_list_item_holding_several_assignments_is_split_as_before() -> None:
+    """A TOML list item with two assignments (``["p95=200ms max=2s"]``) was read as one
+    name holding a space: the weight of a category 'exact=0.4 other', a budget refused."""
+    for raw in (["exact=0.4 other=0.6"], ["exact=0.4, other=0.6"]):
+        run = parse_run_settings({"retrieval_weights": raw})
+        assert run.stats.weights == {"exact": 0.4, "other": 0.6}
+    for raw in (["p95=200ms max=2s"], ["p95=200ms, max=2s"]):
+        budget = parse_run_settings({"retrieval_latency_budget": raw}).gate.latency
+        assert [(b.statistic, b.seconds) for b in budget] == [("p95", 0.2), ("max", 2.0)]
+
+
 def test_a_misspelled_weighted_category_is_named_with_the_closest() -> None:
     from pytest_retrieval.advice import settings_warnings
 

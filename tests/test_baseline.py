@@ -258,3 +258,51 @@ def test_a_corrupt_baseline_says_what_is_wrong(mutate: object, says: str) -> Non
         parse_baseline(json.dumps(data), "golden/baseline.json")
     assert says in str(info.value)
     assert str(info.value).startswith("golden/baseline.json")
+
+
+def test_an_update_that_changed_a_query_is_told_from_an_unchanged_one_early(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """unchanged_by serialised both baselines whole (seconds at 100,000 queries x 3,
+    before the write serialised the new one again); it stops at the first line apart."""
+    from pytest_retrieval.io import baseline_file
+
+    def baseline(first: float, provenance: str) -> Baseline:
+        records = {
+            f"q{i:03}": QueryRecord(f"q{i:03}", "bm25", "c", metrics={"mrr": first if i else 0.5})
+            for i in range(200)
+        }
+        return Baseline({"metrics": ["mrr"]}, {"bm25": records}, {"time": provenance})
+
+    made: list[str] = []
+    real = baseline_file.lines
+
+    def counted_lines(given: Baseline) -> object:
+        for line in real(given):
+            made.append(line)
+            yield line
+
+    monkeypatch.setattr(baseline_file, "lines", counted_lines)
+    before = baseline(0.5, "then")
+    assert baseline_file.unchanged_by(before, baseline(0.5, "now"))  # the provenance alone
+    whole = len(made)
+    made.clear()
+    changed = baseline(0.5, "now")
+    changed.configurations["bm25"]["q000"].metrics["mrr"] = 0.25
+    assert not baseline_file.unchanged_by(before, changed)
+    assert len(made) < whole / 10
+
+
+def test_configurations_an_update_drops_are_said_gone_from_where_they_went() -> None:
+    """Replaying TREC runs that lack a configuration, the update dropped it and said it
+    was "no longer in the retriever fixture's params", which still held it."""
+    from pytest_retrieval.plugin.terminal import _update_lines
+
+    old = previous(record("a"), record("a", "dense"))
+    for trec, said in ((False, "the retriever fixture's params"), (True, "the TREC runs replayed")):
+        seen = RunFacts(golden_ids={"a": "golden/a.yaml"}, collected=frozenset({"fused"}))
+        seen = dataclasses.replace(seen, replayed=("run.trec",) if trec else (), replayed_trec=trec)
+        done = merge_update(old, results_of(record("a")), SETTINGS, seen, PROVENANCE)
+        assert done.gone == {"dense": 1}
+        lines = [line for line, _ in _update_lines(done, "golden/baseline.json")]
+        assert f"  configurations dropped, no longer in {said}: dense (1 query)" in lines

@@ -290,6 +290,17 @@ def test_a_batch_that_returns_one_ranking_is_an_error_that_says_so(
     assert not any("bare string" in str(e) for errors in said.values() for e in errors)
 
 
+def test_a_batch_of_top_two_integer_ids_per_query_is_not_one_ranking() -> None:
+    """[(3, 7), (1, 2)], each query's two integer ids as a tuple, was refused as "one
+    ranking" of (id, score) pairs; ("d1", 3) and (3, 0.5) are pairs still."""
+    from pytest_retrieval.runner import _split
+
+    answers = _split([(3, 7), (1, 2)], 2, ["a", "b"], 0.1)
+    assert [(a.error, a.returned) for a in answers] == [(None, (3, 7)), (None, (1, 2))]
+    for pairs in ([("d1", 3), ("d2", 1)], [(3, 0.5), (4, 0.2)]):
+        assert all("one ranking" in str(a.error) for a in _split(pairs, 2, ["a", "b"], 0.1))
+
+
 def test_a_batch_that_returns_the_wrong_number_of_results_is_an_error_that_says_so(
     pytester: pytest.Pytester,
 ) -> None:

@@ -372,9 +372,24 @@ def test_a_toml_table_for_a_setting_is_a_usage_error_with_the_fix(
     result = e2e_run(pytester, "--retrieval-eval")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert (
-        "pyproject.toml: retrieval_metrics: write its value as TOML text, in quotes "
-        '(retrieval_metrics = "..."), or as a list of text'
+        "pyproject.toml: retrieval_metrics is a table; write text or a list of text"
     ) in e2e_unwrapped(result.stderr.str())
+
+
+def test_a_native_toml_number_is_not_blamed_for_another_keys_mistake(
+    pytester: pytest.Pytester,
+) -> None:
+    """A number pytest refused is read from the file the command line's way, which also
+    checks every other key: an empty retrieval_seed was reported as "retrieval_max_grade:
+    write its value as TOML text", a key that is fine, with no word of the empty one."""
+    e2e_write_project(pytester)
+    (pytester.path / "pytest.ini").unlink()
+    pytester.makepyprojecttoml('[tool.pytest]\nretrieval_max_grade = 5\nretrieval_seed = ""\n')
+    result = e2e_run(pytester, "--retrieval-eval")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    err = e2e_unwrapped(result.stderr.str())
+    assert "pyproject.toml: retrieval_seed is empty: give it a value" in err, err
+    assert "retrieval_max_grade" not in err
 
 
 def test_a_native_toml_number_for_retrieval_golden_is_read_as_the_other_keys_are(
@@ -400,6 +415,6 @@ def test_a_native_toml_number_for_retrieval_golden_is_read_as_the_other_keys_are
     pytester.makepyprojecttoml("[tool.pytest]\nretrieval_golden = {a = 1}\n")
     table = pytester.runpytest_subprocess("-p", "no:randomly")
     assert table.ret == pytest.ExitCode.USAGE_ERROR
-    assert "pyproject.toml: retrieval_golden: write its value as TOML text" in e2e_unwrapped(
+    assert "pyproject.toml: retrieval_golden is a table; write text" in e2e_unwrapped(
         table.stderr.str()
     )

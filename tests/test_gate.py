@@ -15,10 +15,10 @@ import pytest
 from pytest_retrieval.baseline import Baseline, RunFacts
 from pytest_retrieval.comparisons import holm_tests
 from pytest_retrieval.evaluation import analyse
-from pytest_retrieval.gate import GateResult, run_gate
+from pytest_retrieval.gate import GateResult, GateRow, run_gate
 from pytest_retrieval.latency import LatencyBreach
 from pytest_retrieval.model import QueryRecord, Results
-from pytest_retrieval.report.gate_text import explain, headline
+from pytest_retrieval.report.gate_text import explain, headline, verdict_line
 from pytest_retrieval.settings import (
     GateSettings,
     LatencyLimit,
@@ -1016,3 +1016,22 @@ def test_a_gated_metric_the_baseline_lacks_refuses_naming_it_and_the_fix() -> No
     ]
     held = gate(with_metrics("ndcg@10"), results_of(perfect()), GateSettings(metrics=("ndcg@10",)))
     assert held.verdict == "passed" and {r.metric for r in held.rows} == {"ndcg@10"}
+
+
+def test_the_verdict_line_counts_a_twin_of_all_once() -> None:
+    """A single category's rows are its all rows again: the list of drops beyond the
+    tolerance but not significant names one row, and the verdict line above it said 2."""
+
+    def row(category: str) -> GateRow:
+        return GateRow(
+            "bm25", category, "mrr", 10, 0.8, 0.7, -0.1, 0.02, False, [-0.2, 0.01], 0.2,
+            "exact", p_holm=0.4, beyond=True,
+        )  # fmt: skip
+
+    result = GateResult("passed", "b.json", rows=[row("all"), row("uncategorized")])
+    result.mode = "significant"
+    tolerance = parse_tolerance("0.02")
+    assert "; 1 row dropped beyond the tolerance but not significantly)" in verdict_line(
+        result, tolerance
+    )
+    assert "dropped beyond the tolerance but not significantly (1):" in explain(result, tolerance)

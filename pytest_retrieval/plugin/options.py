@@ -47,7 +47,9 @@ def ini_value(config: pytest.Config, name: str) -> Raw:
 
     try:
         return read_config_file(config.inipath).raw_settings()[name]
-    except (IniError, KeyError):
+    except IniError as exc:  # what is wrong in the file, maybe with another key (empty)
+        raise usage_error(str(exc)) from None
+    except KeyError:
         raise usage_error(
             f"{config.inipath.name}: {name}: write its value as TOML text, in quotes "
             f'({name} = "..."), or as a list of text'

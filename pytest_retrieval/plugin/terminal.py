@@ -87,7 +87,7 @@ def _update_lines(update: UpdateOutcome, shown: str) -> list[tuple[str, bool]]:
         ),
         ("dropped, no longer in any golden file", ", ".join(update.dropped), True),
         (
-            "configurations dropped, no longer in the retriever fixture's params",
+            f"configurations dropped, no longer in {update.gone_from}",
             _counts(update.gone),
             True,
         ),

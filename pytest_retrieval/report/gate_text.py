@@ -421,7 +421,7 @@ def verdict_line(result: GateResult, tolerance: Tolerances | None = None) -> str
     head += f" (baseline {result.baseline}, tolerance {tolerance}, mode {result.mode}"
     if not result.blocking:
         head += ": findings only, the exit code is not changed"
-    quiet = len(result.not_significant)
+    quiet = len(result.listed(result.not_significant))  # as the list below counts them
     if quiet:
         head += f"; {counted(quiet, 'row')} dropped beyond the tolerance but not significantly"
     if result.skipped:
