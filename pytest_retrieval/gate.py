@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -590,13 +591,21 @@ def _pair(
             pairing.pairs.append((old, current[qid]))
             if old.category != current[qid].category:
                 pairing.recategorized.add(Recategorized(qid, old.category, current[qid].category))
-    gone = {stored[q].fingerprint: q for q in sorted(pairing.removed, reverse=True)}
-    pairing.renamed = {
-        Renamed(gone[current[q].fingerprint], q)
-        for q in pairing.added
-        if current[q].fingerprint in gone
-    }
+    pairing.renamed = _renames(
+        {q: stored[q].fingerprint for q in pairing.removed},
+        {q: current[q].fingerprint for q in pairing.added},
+    )
     return pairing
+
+
+def _renames(removed: Mapping[str, str], added: Mapping[str, str]) -> set[Renamed]:
+    """Removed and added ids (-> fingerprint) that are one query renamed: one removed and
+    one added id alone share a fingerprint. A fingerprint left empty (a report written
+    before it was kept) or shared by several queries names no rename."""
+    before = Counter(fp for fp in removed.values() if fp)
+    after = Counter(fp for fp in added.values() if fp)
+    old = {fp: q for q, fp in removed.items() if before[fp] == 1}
+    return {Renamed(old[fp], q) for q, fp in added.items() if after[fp] == 1 and fp in old}
 
 
 def _few(ids: set[str], limit: int = 5) -> str:

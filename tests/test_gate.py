@@ -924,6 +924,20 @@ def test_an_id_renamed_in_the_golden_file_is_named_as_a_rename() -> None:
     assert "not in the baseline" not in said and "no longer in the golden set" not in said
 
 
+def test_no_rename_is_named_from_an_empty_or_shared_fingerprint() -> None:
+    """Every added id was named a rename of one removed id when their fingerprints were
+    empty (a report written before it kept them), and two added queries alike were both
+    named renames of one."""
+    from pytest_retrieval.gate import _renames
+
+    assert _renames({"a": ""}, {"b": "", "c": ""}) == set()
+    assert _renames({"a": "fp"}, {"b": "fp", "c": "fp"}) == set()
+    assert _renames({"a": "fp", "z": "fp"}, {"b": "fp"}) == set()
+    assert {(r.before, r.after) for r in _renames({"a": "fp", "x": "q"}, {"b": "fp"})} == {
+        ("a", "b")
+    }
+
+
 def test_a_query_that_degraded_within_the_tolerance_is_named() -> None:
     """'fused: 0 queries improved, 1 degraded, 5 unchanged' under PASSED named no query,
     and no list of worst queries does when no row breached: -v did not say which either."""
