@@ -497,10 +497,11 @@ def read_recording(path: Path, shown: str | None = None) -> Recording:
     Streamed line by line: a recording of a large run is hundreds of megabytes."""
     log = ProblemLog(shown or str(path))
     try:
-        lines = read_lines(path, log.shown)  # UTF-8 checked per line, a BOM dropped
-        settings = _header(next(lines, (1, ""))[1], log)
-        with paused_gc():
-            entries, footer = _entries(_marked_last(lines), log)
+        # UTF-8 checked per line, a BOM dropped; closed when a problem stops the read
+        with contextlib.closing(read_lines(path, log.shown)) as lines:
+            settings = _header(next(lines, (1, ""))[1], log)
+            with paused_gc():
+                entries, footer = _entries(_marked_last(lines), log)
     except OSError as exc:
         raise FormatError([Problem(log.shown, 0, f"cannot read the recording: {exc}")]) from None
     except FormatError as exc:  # a line that is not UTF-8: with what was found before it
