@@ -860,3 +860,57 @@ def test_a_gate_breached_by_queries_the_recording_lacks_says_to_record_them_firs
         "named above errored (share-price): an update would record 0 for each; fix them "
         "first (for a stale recording: record again); then, if the other drops are intended"
     ) in text
+
+
+SURROGATE_CONFTEST = """
+import pytest
+
+class Index:
+    metadata = {"index": "/data/v\\udcff.idx"}  # a file name os.listdir decoded (byte 0xff)
+
+    def __call__(self, query):
+        if query.id == "broken":
+            raise FileNotFoundError("no such index: /data/v\\udcff.idx")
+        return ["d\\udcff", "d1"]  # an id decoded with surrogateescape
+
+@pytest.fixture(scope="session", params=["bm25"])
+def retriever(request):
+    return Index()
+"""
+
+
+@pytest.mark.parametrize("xdist", [(), ("-n", "2")], ids=["serial", "xdist"])
+def test_lone_surrogates_in_ids_errors_and_metadata_record_and_replay(
+    pytester: pytest.Pytester, xdist: tuple[str, ...]
+) -> None:
+    """Text decoded with surrogateescape (a file name's byte 0xff is \\udcff) in a result
+    id, a retriever's error and its metadata was an INTERNALERROR (UTF-8 refuses a lone
+    surrogate): writing the recording and the JSON report, and under xdist sending the
+    item's report to the controller (the worker crashed, the query lost). Now each is
+    written as its JSON escape, the same text to a JSON reader, and replays alike."""
+    if xdist:
+        pytest.importorskip("xdist")
+    pytester.makeconftest(SURROGATE_CONFTEST)
+    golden = pytester.path / "golden"
+    golden.mkdir()
+    (golden / "g.jsonl").write_text(
+        '{"id": "found", "query": "a", "relevant": {"d1": 3}}\n'
+        '{"id": "broken", "query": "b", "relevant": {"d1": 3}}\n',
+        encoding="utf-8",
+    )
+    common = ("--retrieval-eval", "-p", "no:cacheprovider", *xdist)
+    live = e2e_run(pytester, *common, "--retrieval-record=rec.jsonl", "--retrieval-report=a.json")
+    assert "INTERNALERROR" not in live.stdout.str() + live.stderr.str()
+    live.assert_outcomes(passed=1, failed=1)
+    assert "crashed" not in live.stdout.str()
+    recording = (pytester.path / "rec.jsonl").read_text(encoding="utf-8")
+    assert '["d\\udcff", null]' in recording and "v\\udcff.idx" in recording
+    before = e2e_without_latency(e2e_load_json(pytester.path / "a.json"))
+    found = before["configurations"]["bm25"]["queries"]["found"]
+    assert found["retrieved"] == ["d\udcff", "d1"] and found["metrics"]["mrr"] == 0.5
+    assert "v\udcff.idx" in before["configurations"]["bm25"]["queries"]["broken"]["error"]
+    replayed, after = _replay(pytester, *xdist)
+    assert "INTERNALERROR" not in replayed.stdout.str() + replayed.stderr.str()
+    replayed.assert_outcomes(passed=1, failed=1)
+    assert after["configurations"]["bm25"]["queries"]["found"] == found
+    assert after["configurations"]["bm25"]["retriever"] == {"index": "/data/v\udcff.idx"}

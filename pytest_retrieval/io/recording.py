@@ -35,9 +35,10 @@ from typing import IO, overload
 
 from ..bulk import paused_gc
 from ..golden import GoldenQuery, Problem
+from ..quoting import encodable
 from ..retriever_metadata import Metadata, parse_metadata
 from ..shapes import KeyedResult
-from .atomic import mode_for, sync_folder, temporary_beside, write_target
+from .atomic import SURROGATES, mode_for, sync_folder, temporary_beside, write_target
 from .common import FormatError, ProblemLog, cut_short, decode_json, is_version, read_lines
 from .repeated_keys import RepeatedKeys
 
@@ -146,7 +147,8 @@ class Recorded:
             data["filters"] = filters_as_recorded(self.filters)
         data["results"] = [list(pair) for pair in self.results]
         data.update(latency_ms=self.latency_ms, shared=self.shared, error=self.error)
-        return json.dumps(data, ensure_ascii=False, allow_nan=False, default=str)
+        # a lone surrogate as its JSON escape: a worker's line crosses to the controller
+        return encodable(json.dumps(data, ensure_ascii=False, allow_nan=False, default=str))
 
 
 def error_line(query: GoldenQuery, configuration: str, error: str) -> str:
@@ -201,7 +203,9 @@ class RecordingWriter:
         self.path = write_target(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd, self._tmp = temporary_beside(self.path)
-        self._file: IO[str] | None = os.fdopen(fd, "w", encoding="utf-8", newline="\n")
+        self._file: IO[str] | None = os.fdopen(
+            fd, "w", encoding="utf-8", errors=SURROGATES, newline="\n"
+        )
         self.entries = 0
         self._attempts: dict[str, int] = {}  # an entry's configuration and id -> lines so far
         self.failed: OSError | None = None  # a write that failed (a full disk): close raises it
