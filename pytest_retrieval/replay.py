@@ -21,6 +21,7 @@ from .golden import GoldenQuery, Problem
 from .io.common import (
     BOM,
     FormatError,
+    compressed_as,
     counted,
     exists,
     json_object_head,
@@ -296,6 +297,8 @@ def _text_named_jsonl(path: Path) -> bool:
     except OSError:
         return False
     first = next((line.strip() for line in lines if line.strip()), b"")
+    if compressed_as(first) is not None:
+        return False  # the run reader says so, with the command that decompresses it
     return not first.startswith((b"{", b"[")) and len(first.split()) != 6
 
 

@@ -8,6 +8,7 @@ same way, one configuration per run tag.
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 from pathlib import Path
@@ -484,6 +485,13 @@ def test_each_run_files_notes_name_that_file_and_only_selected_configurations(
             "a run's six fields), not a recording or a TREC run; record a run with "
             "--retrieval-record=PATH and replay that file",
         ),
+        (  # a recording gzipped under its own name (an artifact store that compresses):
+            # was "a plain text file (its lines are not JSON ...)", and gunzip -k refuses a
+            # name without .gz
+            ("--retrieval-replay=zipped.jsonl",),
+            "zipped.jsonl:1: the file is gzip-compressed: decompress it first (gzip -dc "
+            "zipped.jsonl > zipped.plain.jsonl) and give the plain file",
+        ),
         (
             ("--retrieval-replay=other.json",),
             "--retrieval-replay: other.json is a JSON file, not a recording or a TREC run",
@@ -508,6 +516,7 @@ def test_replay_refuses_what_it_cannot_use(
     (pytester.path / "other.json").write_text('{"results": {"q1": ["d1"]}}\n')
     (pytester.path / "emptied.jsonl").write_text("\n")
     (pytester.path / "notes.jsonl").write_text("hello world\nthis is text\n")
+    (pytester.path / "zipped.jsonl").write_bytes(gzip.compress("".join(lines).encode()))
     (pytester.path / "garbage.run").write_text("this is not a run\n")
     (pytester.path / "worklist.yaml").write_text(
         "format: pytest-retrieval-worklist\nversion: 1\nqueries: []\n"
