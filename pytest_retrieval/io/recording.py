@@ -321,7 +321,7 @@ def _results(data: Mapping[str, object]) -> tuple[Sequence[RecordedResult], bool
         raise ValueError("'results' must be a list of [id, score] pairs") from None
     if not _all_text(docs):
         rank, doc = next((i, d) for i, d in enumerate(docs, 1) if type(d) is not str or not d)
-        raise ValueError(f"result {rank}'s id {doc!r} is not text; ids are recorded as text")
+        raise ValueError(_bad_id(rank, doc))
     kinds = set(map(type, scores))
     numbers = scores if type(None) not in kinds else [s for s in scores if s is not None]
     if not kinds <= _SCORE_TYPES or not _finite_sum(numbers):
@@ -342,6 +342,12 @@ def recorded_results(kept: Sequence[KeyedResult]) -> tuple[RecordedResult, ...]:
     return tuple((d, s) if k is None and d is not None else (d, s, k) for d, s, k in kept)  # type: ignore[misc]
 
 
+def _bad_id(rank: int, value: object, what: str = "id") -> str:
+    """What is wrong with a result's recorded id (or key): not text, or empty text."""
+    wrong = "is empty" if value == "" else "is not text"
+    return f"result {rank}'s {what} {value!r} {wrong}; {what}s are recorded as non-empty text"
+
+
 def _keyed_results(given: list[list[object]]) -> tuple[RecordedResult, ...]:
     """Results some of which the result-key hook gave a key: [id, score] and [id, score,
     key] (id null for a result only the hook could read); read one by one."""
@@ -351,11 +357,9 @@ def _keyed_results(given: list[list[object]]) -> tuple[RecordedResult, ...]:
             raise ValueError("'results' must be a list of [id, score] pairs")
         doc, score, *key = result
         if key and (not isinstance(key[0], str) or not key[0]):
-            raise ValueError(
-                f"result {rank}'s key {key[0]!r} is not text; keys are recorded as text"
-            )
+            raise ValueError(_bad_id(rank, key[0], "key"))
         if not (isinstance(doc, str) and doc) and not (key and doc is None):
-            raise ValueError(f"result {rank}'s id {doc!r} is not text; ids are recorded as text")
+            raise ValueError(_bad_id(rank, doc))
         if not _score_ok(score):
             raise ValueError(
                 f"result {rank}'s score {_shown_score(score)} is not a finite number or null"
