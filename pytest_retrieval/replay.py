@@ -87,7 +87,8 @@ class Replay:
             )
         latency = None if found.latency_ms is None else found.latency_ms / 1000
         if found.error is not None:
-            return Answer(error=f"{RECORDED_PREFIX}{found.error}", latency=latency)
+            error = f"{RECORDED_PREFIX}{found.error}"  # a batch's share, as recorded
+            return Answer(error=error, latency=latency, shared=found.shared)
         return Answer(_replayed(found), latency=latency, shared=found.shared)
 
 

@@ -923,3 +923,42 @@ def test_lone_surrogates_in_ids_errors_and_metadata_record_and_replay(
     replayed.assert_outcomes(passed=1, failed=1)
     assert after["configurations"]["bm25"]["queries"]["found"] == found
     assert after["configurations"]["bm25"]["retriever"] == {"index": "/data/v\udcff.idx"}
+
+
+BATCH_WITH_A_BAD_ANSWER = """
+import pytest
+
+class Batch:
+    def retrieve_batch(self, queries):
+        return [["d1", ""] if q.id == "bad" else ["d1"] for q in queries]
+
+@pytest.fixture(scope="session", params=["batch"])
+def retriever(request):
+    return Batch()
+"""
+
+
+def test_a_batch_querys_error_replays_with_its_latency_marked_as_a_batch_share(
+    pytester: pytest.Pytester,
+) -> None:
+    """A query of a batch that errored (an empty id in its answer) has its share of the
+    batch's time, marked latency_shared live; replayed it was marked false (the recording
+    holds "shared": true), so the replay's report told it apart from the live one."""
+    pytester.makeconftest(BATCH_WITH_A_BAD_ANSWER)
+    golden = pytester.path / "golden"
+    golden.mkdir()
+    (golden / "g.jsonl").write_text(
+        '{"id": "good", "query": "a", "relevant": {"d1": 3}}\n'
+        '{"id": "bad", "query": "b", "relevant": {"d1": 3}}\n',
+        encoding="utf-8",
+    )
+    e2e_run(
+        pytester, "--retrieval-eval", "--retrieval-record=rec.jsonl", "--retrieval-report=a.json"
+    )
+    live = e2e_load_json(pytester.path / "a.json")["configurations"]["batch"]["queries"]
+    assert live["bad"]["outcome"] == "error" and live["bad"]["latency_shared"] is True
+    _replay(pytester)  # the report it gives has no latencies: read the file whole
+    replayed = e2e_load_json(pytester.path / "b.json")["configurations"]["batch"]["queries"]
+    for query in ("good", "bad"):
+        assert replayed[query]["latency_ms"] == live[query]["latency_ms"]
+        assert replayed[query]["latency_shared"] is live[query]["latency_shared"] is True
