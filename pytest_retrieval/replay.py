@@ -362,7 +362,11 @@ def _from_recording(recording: Recording, shown: str) -> Replay:
             "queries it lacks are errors",
         )
     if not recording.entries:
-        raise ReplayError(f"--retrieval-replay: the recording {shown} holds no results")
+        raise ReplayError(
+            f"--retrieval-replay: the recording {shown} holds no results (a run writes a "
+            "recording only once it has evaluated a query: this one was cut short or "
+            "edited); record again (--retrieval-record)"
+        )
     keyed = any(e.keyed for entries in recording.entries.values() for e in entries.values())
     return Replay(
         recording.entries, shown, complete=recording.complete, notes=notes,

@@ -473,6 +473,12 @@ def test_each_run_files_notes_name_that_file_and_only_selected_configurations(
             "--retrieval-replay: headless.jsonl is a recording without its first (header) line, "
             "not a recording or a TREC run",
         ),
+        (  # said it held no results, and no more (not how it came to, nor the fix)
+            ("--retrieval-replay=header-only.jsonl",),
+            "--retrieval-replay: the recording header-only.jsonl holds no results (a run "
+            "writes a recording only once it has evaluated a query: this one was cut short "
+            "or edited); record again (--retrieval-record)",
+        ),
         (  # was read as a TREC run: "the file holds no results; a run line is 'qid Q0 ..."
             ("--retrieval-replay=emptied.jsonl",),
             "--retrieval-replay: emptied.jsonl is a blank file (a recording's first line is "
@@ -513,6 +519,7 @@ def test_replay_refuses_what_it_cannot_use(
 ) -> None:
     lines = (pytester.path / "rec.jsonl").read_text().splitlines(keepends=True)
     (pytester.path / "headless.jsonl").write_text("".join(lines[1:]))
+    (pytester.path / "header-only.jsonl").write_text(lines[0])
     (pytester.path / "other.json").write_text('{"results": {"q1": ["d1"]}}\n')
     (pytester.path / "emptied.jsonl").write_text("\n")
     (pytester.path / "notes.jsonl").write_text("hello world\nthis is text\n")
