@@ -969,3 +969,29 @@ def test_a_batch_querys_error_replays_with_its_latency_marked_as_a_batch_share(
     for query in ("good", "bad"):
         assert replayed[query]["latency_ms"] == live[query]["latency_ms"]
         assert replayed[query]["latency_shared"] is live[query]["latency_shared"] is True
+
+
+def test_a_replay_recorded_again_keeps_each_error_as_it_was_recorded(
+    pytester: pytest.Pytester,
+) -> None:
+    """A replay recorded again (--retrieval-replay A --retrieval-record B) wrote each
+    error with the replay's 'recorded: ' before it, so each generation added one more
+    ('recorded: recorded: the retriever raised ...')."""
+    pytester.makeconftest(BATCH_WITH_A_BAD_ANSWER)
+    golden = pytester.path / "golden"
+    golden.mkdir()
+    (golden / "g.jsonl").write_text(
+        '{"id": "good", "query": "a", "relevant": {"d1": 3}}\n'
+        '{"id": "bad", "query": "b", "relevant": {"d1": 3}}\n',
+        encoding="utf-8",
+    )
+    e2e_run(pytester, "--retrieval-eval", "--retrieval-record=rec.jsonl")
+    again = ("--retrieval-eval", "--retrieval-replay=rec.jsonl", "--retrieval-record=again.jsonl")
+    e2e_run(pytester, *again).assert_outcomes(passed=1, failed=1)
+    first, second = (
+        (pytester.path / name).read_text(encoding="utf-8").splitlines()
+        for name in ("rec.jsonl", "again.jsonl")
+    )
+    assert first == second  # the same lines: latencies, errors and all
+    (bad,) = [json.loads(line) for line in second if '"id": "bad"' in line]
+    assert bad["error"].startswith("result at rank 2 has an empty id")
