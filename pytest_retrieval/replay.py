@@ -21,6 +21,7 @@ from .golden import GoldenQuery, Problem
 from .io.common import (
     BOM,
     FormatError,
+    alike_ids,
     compressed_as,
     counted,
     exists,
@@ -450,6 +451,8 @@ def trec_coverage(
         if unknown:
             notes.append(
                 f"replay '{configuration}': {queries_of(len(unknown), source)} not among the "
-                "golden queries collected, ignored: " + some_ids(unknown)
+                "golden queries collected, ignored: "
+                + some_ids(unknown)
+                + alike_ids(unknown, golden)
             )
     return notes

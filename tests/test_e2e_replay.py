@@ -995,3 +995,21 @@ def test_a_replay_recorded_again_keeps_each_error_as_it_was_recorded(
     assert first == second  # the same lines: latencies, errors and all
     (bad,) = [json.loads(line) for line in second if '"id": "bad"' in line]
     assert bad["error"].startswith("result at rank 2 has an empty id")
+
+
+def test_a_trec_run_query_id_in_other_letter_case_is_named_as_the_golden_one(
+    pytester: pytest.Pytester,
+) -> None:
+    """Query ids written in other letter case (SHARE-PRICE for share-price) were named
+    among the ignored ones, and the golden ones among those with no ranking, apart: the
+    note now says which golden query each one is."""
+    e2e_write_project(pytester)
+    rankings = {q.upper() if q == "share-price" else q: d for q, d in E2E_RANKINGS["dense"].items()}
+    _trec(pytester.path / "dense.run", {"dense": rankings})
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-replay=dense.run")
+    assert (
+        "replay 'dense': 1 query of dense.run is not among the golden queries collected, "
+        "ignored: SHARE-PRICE; of these, SHARE-PRICE is share-price in other letter case or "
+        "Unicode form: query ids match exactly, so write the run's query ids as the golden "
+        "files do"
+    ) in " ".join(result.stdout.str().split())

@@ -12,6 +12,7 @@ import difflib
 import json
 import re
 import sys
+import unicodedata
 from collections.abc import Generator, Iterable, Sequence
 from pathlib import Path
 from typing import BinaryIO
@@ -365,6 +366,26 @@ def some_ids(ids: Sequence[str], shown: int = 5) -> str:
     """The first ``shown`` ids of a list, for a message ("a, b, c, ..." past them); their
     control characters escaped (an id from a run file may hold any)."""
     return ", ".join(map(escaped, ids[:shown])) + (", ..." if len(ids) > shown else "")
+
+
+def alike_ids(unknown: Sequence[str], golden: Iterable[str], shown: int = 3) -> str:
+    """A run's query ids that are golden ones in other letter case or Unicode form, as
+    the end of the message naming them (``; Q3 is the golden query q3 in other letter
+    case: ...``); empty text when none is."""
+    forms = {unicodedata.normalize("NFC", g).casefold(): g for g in golden}
+    pairs = [
+        (u, forms[key])
+        for u in unknown
+        if (key := unicodedata.normalize("NFC", u).casefold()) in forms
+    ]
+    if not pairs:
+        return ""
+    named = ", ".join(f"{escaped(u)} is {escaped(g)}" for u, g in pairs[:shown])
+    more = f" (and {len(pairs) - shown} more)" if len(pairs) > shown else ""
+    return (
+        f"; of these, {named}{more} in other letter case or Unicode form: query ids match "
+        "exactly, so write the run's query ids as the golden files do"
+    )
 
 
 def golden_id_problem(qid: str) -> str | None:
