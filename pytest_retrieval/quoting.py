@@ -7,8 +7,12 @@ long it is, so the message itself stays readable and names the key and the fix.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterable
+from typing import Any, TypeVar, cast
+
+T = TypeVar("T")
 
 SHOWN = 60  # characters of a value shown in full; a longer one is cut
 LABEL_MAX = 28  # longer category or group names are shortened in the terminal
@@ -26,6 +30,37 @@ def escaped(text: str) -> str:
     """Text with its control characters (and lone surrogates) escaped as Python writes
     them (a tab as ``\\t``): one line in any message, whatever the user's value holds."""
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def encodable(text: str) -> str:
+    """``text`` with each lone surrogate (text decoded with surrogateescape: a file
+    name's byte 0xff is ``\\udcff``) written as its escape, which UTF-8 can encode, as
+    a file and an xdist worker's report to the controller need (either refuses a lone
+    surrogate, stopping the run). In JSON text the escape is the same value to a JSON
+    reader. Text without one comes back as it is."""
+    if text.isascii():  # the common case, at C speed
+        return text
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def encodable_data(value: T) -> T:
+    """Plain data (dicts, lists, tuples, text, numbers) with every text in it as
+    :func:`encodable` gives it; ``value`` itself when none holds a lone surrogate."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except (UnicodeEncodeError, TypeError, ValueError):
+        return cast(T, _encodable_walk(value))
+    return value
+
+
+def _encodable_walk(value: object) -> Any:
+    if isinstance(value, str):
+        return encodable(value)
+    if isinstance(value, dict):
+        return {_encodable_walk(k): _encodable_walk(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(map(_encodable_walk, value))
+    return value
 
 
 def short(label: str, limit: int = LABEL_MAX) -> str:

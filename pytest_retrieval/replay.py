@@ -21,6 +21,8 @@ from .golden import GoldenQuery, Problem
 from .io.common import (
     BOM,
     FormatError,
+    alike_ids,
+    compressed_as,
     counted,
     exists,
     json_object_head,
@@ -86,7 +88,8 @@ class Replay:
             )
         latency = None if found.latency_ms is None else found.latency_ms / 1000
         if found.error is not None:
-            return Answer(error=f"{RECORDED_PREFIX}{found.error}", latency=latency)
+            error = f"{RECORDED_PREFIX}{found.error}"  # a batch's share, as recorded
+            return Answer(error=error, latency=latency, shared=found.shared)
         return Answer(_replayed(found), latency=latency, shared=found.shared)
 
 
@@ -296,6 +299,8 @@ def _text_named_jsonl(path: Path) -> bool:
     except OSError:
         return False
     first = next((line.strip() for line in lines if line.strip()), b"")
+    if compressed_as(first) is not None:
+        return False  # the run reader says so, with the command that decompresses it
     return not first.startswith((b"{", b"[")) and len(first.split()) != 6
 
 
@@ -358,7 +363,11 @@ def _from_recording(recording: Recording, shown: str) -> Replay:
             "queries it lacks are errors",
         )
     if not recording.entries:
-        raise ReplayError(f"--retrieval-replay: the recording {shown} holds no results")
+        raise ReplayError(
+            f"--retrieval-replay: the recording {shown} holds no results (a run writes a "
+            "recording only once it has evaluated a query: this one was cut short or "
+            "edited); record again (--retrieval-record)"
+        )
     keyed = any(e.keyed for entries in recording.entries.values() for e in entries.values())
     return Replay(
         recording.entries, shown, complete=recording.complete, notes=notes,
@@ -442,6 +451,8 @@ def trec_coverage(
         if unknown:
             notes.append(
                 f"replay '{configuration}': {queries_of(len(unknown), source)} not among the "
-                "golden queries collected, ignored: " + some_ids(unknown)
+                "golden queries collected, ignored: "
+                + some_ids(unknown)
+                + alike_ids(unknown, golden)
             )
     return notes

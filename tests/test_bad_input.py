@@ -2248,18 +2248,24 @@ ENTRY = '{"configuration": "bm25", "id": "q1", "text": "t", "results": [["d1", 1
         (
             [ENTRY.replace('[["d1", 1.0]]', '[["d0", 2], [1, null]]'), FOOTER],
             "run.jsonl:2: not a recording entry (result 2's id 1 is not text; ids are recorded "
-            "as text); the recording is damaged: record again",
+            "as non-empty text); the recording is damaged: record again",
+        ),
+        # an empty id was said to be "not text"
+        (
+            [ENTRY.replace('[["d1", 1.0]]', '[["", 1.0]]'), FOOTER],
+            "run.jsonl:2: not a recording entry (result 1's id '' is empty; ids are recorded "
+            "as non-empty text); the recording is damaged: record again",
         ),
         # [id, score, key]: a result the result-key hook gave a key (id null: it had none)
         (
             [ENTRY.replace('[["d1", 1.0]]', '[["d0", 2, "doc"], [null, null]]'), FOOTER],
             "run.jsonl:2: not a recording entry (result 2's id None is not text; ids are "
-            "recorded as text); the recording is damaged: record again",
+            "recorded as non-empty text); the recording is damaged: record again",
         ),
         (
             [ENTRY.replace('[["d1", 1.0]]', '[[null, 1.0, ""]]'), FOOTER],
-            "run.jsonl:2: not a recording entry (result 1's key '' is not text; keys are "
-            "recorded as text); the recording is damaged: record again",
+            "run.jsonl:2: not a recording entry (result 1's key '' is empty; keys are "
+            "recorded as non-empty text); the recording is damaged: record again",
         ),
         (
             [ENTRY.replace('[["d1", 1.0]]', '[[null, 1.0, "doc", 5]]'), FOOTER],
@@ -2383,6 +2389,7 @@ ENTRY = '{"configuration": "bm25", "id": "q1", "text": "t", "results": [["d1", 1
         "a-list",
         "no-id",
         "an-integer-id",
+        "an-empty-result-id",
         "a-null-id-without-key",
         "an-empty-key",
         "four-values",

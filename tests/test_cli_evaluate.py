@@ -1133,3 +1133,19 @@ def test_the_note_on_kept_rankings_counts_rankings_not_queries(tmp_path):
         "note: r.json keeps each query's top 2 (the largest cut of its metrics) and 3 rankings "
         "(one per query in each of its configurations) reach it: map needs more"
     ) in note, note
+
+
+def test_a_run_query_id_in_other_letter_case_is_named_as_the_golden_one(tmp_path):
+    """A run whose query ids are the golden ones in other letter case scored every query
+    as returning nothing; the notes listed the run's ids and the golden ones apart,
+    without saying they are the same queries written otherwise."""
+    project = _project(tmp_path)
+    (project / "upper.run").write_text(
+        "RAIN-TOMORROW Q0 d1 1 1.0 t\nnot-a-query Q0 d1 1 1.0 t\n", encoding="utf-8"
+    )
+    ran = cli("evaluate", "upper.run", cwd=project)
+    assert (
+        "not in the golden set, ignored: RAIN-TOMORROW, not-a-query; of these, RAIN-TOMORROW "
+        "is rain-tomorrow in other letter case or Unicode form: query ids match exactly, so "
+        "write the run's query ids as the golden files do"
+    ) in " ".join(ran.notes.split())

@@ -8,6 +8,7 @@ same way, one configuration per run tag.
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 from pathlib import Path
@@ -472,6 +473,12 @@ def test_each_run_files_notes_name_that_file_and_only_selected_configurations(
             "--retrieval-replay: headless.jsonl is a recording without its first (header) line, "
             "not a recording or a TREC run",
         ),
+        (  # said it held no results, and no more (not how it came to, nor the fix)
+            ("--retrieval-replay=header-only.jsonl",),
+            "--retrieval-replay: the recording header-only.jsonl holds no results (a run "
+            "writes a recording only once it has evaluated a query: this one was cut short "
+            "or edited); record again (--retrieval-record)",
+        ),
         (  # was read as a TREC run: "the file holds no results; a run line is 'qid Q0 ..."
             ("--retrieval-replay=emptied.jsonl",),
             "--retrieval-replay: emptied.jsonl is a blank file (a recording's first line is "
@@ -483,6 +490,13 @@ def test_each_run_files_notes_name_that_file_and_only_selected_configurations(
             "--retrieval-replay: notes.jsonl is a plain text file (its lines are not JSON, nor "
             "a run's six fields), not a recording or a TREC run; record a run with "
             "--retrieval-record=PATH and replay that file",
+        ),
+        (  # a recording gzipped under its own name (an artifact store that compresses):
+            # was "a plain text file (its lines are not JSON ...)", and gunzip -k refuses a
+            # name without .gz
+            ("--retrieval-replay=zipped.jsonl",),
+            "zipped.jsonl:1: the file is gzip-compressed: decompress it first (gzip -dc "
+            "zipped.jsonl > zipped.plain.jsonl) and give the plain file",
         ),
         (
             ("--retrieval-replay=other.json",),
@@ -505,9 +519,11 @@ def test_replay_refuses_what_it_cannot_use(
 ) -> None:
     lines = (pytester.path / "rec.jsonl").read_text().splitlines(keepends=True)
     (pytester.path / "headless.jsonl").write_text("".join(lines[1:]))
+    (pytester.path / "header-only.jsonl").write_text(lines[0])
     (pytester.path / "other.json").write_text('{"results": {"q1": ["d1"]}}\n')
     (pytester.path / "emptied.jsonl").write_text("\n")
     (pytester.path / "notes.jsonl").write_text("hello world\nthis is text\n")
+    (pytester.path / "zipped.jsonl").write_bytes(gzip.compress("".join(lines).encode()))
     (pytester.path / "garbage.run").write_text("this is not a run\n")
     (pytester.path / "worklist.yaml").write_text(
         "format: pytest-retrieval-worklist\nversion: 1\nqueries: []\n"
@@ -860,3 +876,140 @@ def test_a_gate_breached_by_queries_the_recording_lacks_says_to_record_them_firs
         "named above errored (share-price): an update would record 0 for each; fix them "
         "first (for a stale recording: record again); then, if the other drops are intended"
     ) in text
+
+
+SURROGATE_CONFTEST = """
+import pytest
+
+class Index:
+    metadata = {"index": "/data/v\\udcff.idx"}  # a file name os.listdir decoded (byte 0xff)
+
+    def __call__(self, query):
+        if query.id == "broken":
+            raise FileNotFoundError("no such index: /data/v\\udcff.idx")
+        return ["d\\udcff", "d1"]  # an id decoded with surrogateescape
+
+@pytest.fixture(scope="session", params=["bm25"])
+def retriever(request):
+    return Index()
+"""
+
+
+@pytest.mark.parametrize("xdist", [(), ("-n", "2")], ids=["serial", "xdist"])
+def test_lone_surrogates_in_ids_errors_and_metadata_record_and_replay(
+    pytester: pytest.Pytester, xdist: tuple[str, ...]
+) -> None:
+    """Text decoded with surrogateescape (a file name's byte 0xff is \\udcff) in a result
+    id, a retriever's error and its metadata was an INTERNALERROR (UTF-8 refuses a lone
+    surrogate): writing the recording and the JSON report, and under xdist sending the
+    item's report to the controller (the worker crashed, the query lost). Now each is
+    written as its JSON escape, the same text to a JSON reader, and replays alike."""
+    if xdist:
+        pytest.importorskip("xdist")
+    pytester.makeconftest(SURROGATE_CONFTEST)
+    golden = pytester.path / "golden"
+    golden.mkdir()
+    (golden / "g.jsonl").write_text(
+        '{"id": "found", "query": "a", "relevant": {"d1": 3}}\n'
+        '{"id": "broken", "query": "b", "relevant": {"d1": 3}}\n',
+        encoding="utf-8",
+    )
+    common = ("--retrieval-eval", "-p", "no:cacheprovider", *xdist)
+    live = e2e_run(pytester, *common, "--retrieval-record=rec.jsonl", "--retrieval-report=a.json")
+    assert "INTERNALERROR" not in live.stdout.str() + live.stderr.str()
+    live.assert_outcomes(passed=1, failed=1)
+    assert "crashed" not in live.stdout.str()
+    recording = (pytester.path / "rec.jsonl").read_text(encoding="utf-8")
+    assert '["d\\udcff", null]' in recording and "v\\udcff.idx" in recording
+    before = e2e_without_latency(e2e_load_json(pytester.path / "a.json"))
+    found = before["configurations"]["bm25"]["queries"]["found"]
+    assert found["retrieved"] == ["d\udcff", "d1"] and found["metrics"]["mrr"] == 0.5
+    assert "v\udcff.idx" in before["configurations"]["bm25"]["queries"]["broken"]["error"]
+    replayed, after = _replay(pytester, *xdist)
+    assert "INTERNALERROR" not in replayed.stdout.str() + replayed.stderr.str()
+    replayed.assert_outcomes(passed=1, failed=1)
+    assert after["configurations"]["bm25"]["queries"]["found"] == found
+    assert after["configurations"]["bm25"]["retriever"] == {"index": "/data/v\udcff.idx"}
+
+
+BATCH_WITH_A_BAD_ANSWER = """
+import pytest
+
+class Batch:
+    def retrieve_batch(self, queries):
+        return [["d1", ""] if q.id == "bad" else ["d1"] for q in queries]
+
+@pytest.fixture(scope="session", params=["batch"])
+def retriever(request):
+    return Batch()
+"""
+
+
+def test_a_batch_querys_error_replays_with_its_latency_marked_as_a_batch_share(
+    pytester: pytest.Pytester,
+) -> None:
+    """A query of a batch that errored (an empty id in its answer) has its share of the
+    batch's time, marked latency_shared live; replayed it was marked false (the recording
+    holds "shared": true), so the replay's report told it apart from the live one."""
+    pytester.makeconftest(BATCH_WITH_A_BAD_ANSWER)
+    golden = pytester.path / "golden"
+    golden.mkdir()
+    (golden / "g.jsonl").write_text(
+        '{"id": "good", "query": "a", "relevant": {"d1": 3}}\n'
+        '{"id": "bad", "query": "b", "relevant": {"d1": 3}}\n',
+        encoding="utf-8",
+    )
+    e2e_run(
+        pytester, "--retrieval-eval", "--retrieval-record=rec.jsonl", "--retrieval-report=a.json"
+    )
+    live = e2e_load_json(pytester.path / "a.json")["configurations"]["batch"]["queries"]
+    assert live["bad"]["outcome"] == "error" and live["bad"]["latency_shared"] is True
+    _replay(pytester)  # the report it gives has no latencies: read the file whole
+    replayed = e2e_load_json(pytester.path / "b.json")["configurations"]["batch"]["queries"]
+    for query in ("good", "bad"):
+        assert replayed[query]["latency_ms"] == live[query]["latency_ms"]
+        assert replayed[query]["latency_shared"] is live[query]["latency_shared"] is True
+
+
+def test_a_replay_recorded_again_keeps_each_error_as_it_was_recorded(
+    pytester: pytest.Pytester,
+) -> None:
+    """A replay recorded again (--retrieval-replay A --retrieval-record B) wrote each
+    error with the replay's 'recorded: ' before it, so each generation added one more
+    ('recorded: recorded: the retriever raised ...')."""
+    pytester.makeconftest(BATCH_WITH_A_BAD_ANSWER)
+    golden = pytester.path / "golden"
+    golden.mkdir()
+    (golden / "g.jsonl").write_text(
+        '{"id": "good", "query": "a", "relevant": {"d1": 3}}\n'
+        '{"id": "bad", "query": "b", "relevant": {"d1": 3}}\n',
+        encoding="utf-8",
+    )
+    e2e_run(pytester, "--retrieval-eval", "--retrieval-record=rec.jsonl")
+    again = ("--retrieval-eval", "--retrieval-replay=rec.jsonl", "--retrieval-record=again.jsonl")
+    e2e_run(pytester, *again).assert_outcomes(passed=1, failed=1)
+    first, second = (
+        (pytester.path / name).read_text(encoding="utf-8").splitlines()
+        for name in ("rec.jsonl", "again.jsonl")
+    )
+    assert first == second  # the same lines: latencies, errors and all
+    (bad,) = [json.loads(line) for line in second if '"id": "bad"' in line]
+    assert bad["error"].startswith("result at rank 2 has an empty id")
+
+
+def test_a_trec_run_query_id_in_other_letter_case_is_named_as_the_golden_one(
+    pytester: pytest.Pytester,
+) -> None:
+    """Query ids written in other letter case (SHARE-PRICE for share-price) were named
+    among the ignored ones, and the golden ones among those with no ranking, apart: the
+    note now says which golden query each one is."""
+    e2e_write_project(pytester)
+    rankings = {q.upper() if q == "share-price" else q: d for q, d in E2E_RANKINGS["dense"].items()}
+    _trec(pytester.path / "dense.run", {"dense": rankings})
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-replay=dense.run")
+    assert (
+        "replay 'dense': 1 query of dense.run is not among the golden queries collected, "
+        "ignored: SHARE-PRICE; of these, SHARE-PRICE is share-price in other letter case or "
+        "Unicode form: query ids match exactly, so write the run's query ids as the golden "
+        "files do"
+    ) in " ".join(result.stdout.str().split())

@@ -187,8 +187,9 @@ def test_a_utf16_run_or_qrels_is_named_as_such(tmp_path, codec):
     ("compress", "says"),
     [
         ("gzip", "the file is gzip-compressed: decompress it first (gunzip -k r.gz)"),
-        ("bz2", "the file is bzip2-compressed: decompress it first (bunzip2 -k r.gz)"),
-        ("lzma", "the file is xz-compressed: decompress it first (unxz -k r.gz)"),
+        # unxz and bunzip2 -k refuse a name without their suffix: decompressed to r
+        ("bz2", "the file is bzip2-compressed: decompress it first (bzip2 -dc r.gz > r)"),
+        ("lzma", "the file is xz-compressed: decompress it first (xz -dc r.gz > r)"),
     ],
 )
 def test_a_compressed_run_or_qrels_is_named_as_such(tmp_path, compress, says):

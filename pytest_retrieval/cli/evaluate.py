@@ -14,7 +14,7 @@ from ..evaluation import analyse
 from ..gate import GateResult, run_gate
 from ..golden import GoldenQuery, golden_digest
 from ..io.baseline_file import read_baseline
-from ..io.common import FormatError, did_you_mean, queries_of, some_ids
+from ..io.common import FormatError, alike_ids, did_you_mean, queries_of, some_ids
 from ..io.file_kinds import BASELINE_KIND, REPORT_KIND
 from ..io.recording import is_recording
 from ..io.report_json import ReportFile, looks_like_report
@@ -299,7 +299,7 @@ def _notes(
         if unknown:
             ctx.notice(
                 f"'{run.name}': {queries_of(len(unknown), run.source)} not in the golden set, "
-                "ignored: " + some_ids(unknown)
+                "ignored: " + some_ids(unknown) + alike_ids(unknown, golden)
             )
         lacking = scored.missing.get(run.name, [])
         empty = ctx.run.settings.conventions.empty

@@ -67,6 +67,11 @@ def _running(pid: int) -> bool:
     return True
 
 
+# How text is encoded to a file: UTF-8, a lone surrogate escaped as \udcff (encoded as
+# is, it would stop the write with a UnicodeEncodeError)
+SURROGATES = "backslashreplace"
+
+
 def write_atomic(path: Path, text: str | Iterable[str]) -> None:
     """Write ``text`` (or its pieces, as they come) to a temporary file beside ``path``
     (beside the file it links to, for a symbolic link), fsync it, rename it over, then
@@ -116,7 +121,9 @@ def _staged(path: Path, text: str | Iterable[str]) -> tuple[str, Path]:
         raise type(exc)(exc.errno, exc.strerror, str(path)) from None
     try:
         os.chmod(tmp, mode_for(path))  # mkstemp makes 0600; keep the file readable as before
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+        # a lone surrogate (text decoded with surrogateescape: os.listdir, a byte 0xff)
+        # is written \udcff, which inside a JSON string is the same text, escaped
+        with os.fdopen(fd, "w", encoding="utf-8", errors=SURROGATES, newline="\n") as handle:
             if isinstance(text, str):
                 handle.write(text)
             else:

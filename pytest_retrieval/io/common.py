@@ -12,6 +12,7 @@ import difflib
 import json
 import re
 import sys
+import unicodedata
 from collections.abc import Generator, Iterable, Sequence
 from pathlib import Path
 from typing import BinaryIO
@@ -161,13 +162,35 @@ def has_space(text: str) -> bool:
     return _ASCII_SPACE.search(text) is not None
 
 
-_COMPRESSED = (  # (magic bytes, format, the command that decompresses it)
-    (b"\x1f\x8b", "gzip", "gunzip -k"),
-    (b"BZh", "bzip2", "bunzip2 -k"),
-    (b"\xfd7zXZ\x00", "xz", "unxz -k"),
-    (b"\x28\xb5\x2f\xfd", "zstd", "unzstd"),
-    (b"PK\x03\x04", "zip", "unzip"),
+_COMPRESSED = (  # (magic bytes, format, the command that decompresses it, its suffix)
+    (b"\x1f\x8b", "gzip", "gunzip -k", ".gz"),
+    (b"BZh", "bzip2", "bunzip2 -k", ".bz2"),
+    (b"\xfd7zXZ\x00", "xz", "unxz -k", ".xz"),
+    (b"\x28\xb5\x2f\xfd", "zstd", "unzstd", ".zst"),
+    (b"PK\x03\x04", "zip", "unzip", ""),
 )
+_UNSUFFIXED = {"gzip": "gzip -dc", "bzip2": "bzip2 -dc", "xz": "xz -dc", "zstd": "zstd -dc"}
+
+
+def compressed_as(head: bytes) -> str | None:
+    """The compression format a file's first bytes give (``gzip``...), else None."""
+    return next((kind for magic, kind, _, _ in _COMPRESSED if head.startswith(magic)), None)
+
+
+def _decompress_command(kind: str, shown: str) -> str:
+    """The command that decompresses the file ``shown``: gunzip and the like refuse a
+    name without their suffix (``gunzip: rec.jsonl: unknown suffix -- ignored``), so such
+    a file is decompressed to another name (``rec.plain.jsonl``)."""
+    command, suffix = next((c, x) for _, k, c, x in _COMPRESSED if k == kind)
+    name = Path(shown)
+    if not suffix or name.suffix.lower() == suffix:
+        return f"{command} {shown}"
+    plain = name.with_suffix("") if name.suffix.lower() in _SUFFIXES else None
+    plain = plain or name.with_name(f"{name.stem}.plain{name.suffix}")
+    return f"{_UNSUFFIXED[kind]} {shown} > {plain}"
+
+
+_SUFFIXES = {x for _, _, _, x in _COMPRESSED if x}
 
 
 def _opened(path: Path, shown: str) -> BinaryIO:
@@ -178,14 +201,14 @@ def _opened(path: Path, shown: str) -> BinaryIO:
         start = handle.peek(6)[:6]  # not read: a pipe gives its bytes once
     except OSError as exc:
         raise FormatError([Problem(shown, 0, f"cannot read the file: {exc}")]) from None
-    for magic, kind, command in _COMPRESSED:
-        if start.startswith(magic):
-            handle.close()
-            message = (
-                f"the file is {kind}-compressed: decompress it first ({command} {shown}) and "
-                "give the plain file"
-            )
-            raise FormatError([Problem(shown, 1, message)])
+    kind = compressed_as(start)
+    if kind is not None:
+        handle.close()
+        message = (
+            f"the file is {kind}-compressed: decompress it first "
+            f"({_decompress_command(kind, shown)}) and give the plain file"
+        )
+        raise FormatError([Problem(shown, 1, message)])
     return handle
 
 
@@ -343,6 +366,26 @@ def some_ids(ids: Sequence[str], shown: int = 5) -> str:
     """The first ``shown`` ids of a list, for a message ("a, b, c, ..." past them); their
     control characters escaped (an id from a run file may hold any)."""
     return ", ".join(map(escaped, ids[:shown])) + (", ..." if len(ids) > shown else "")
+
+
+def alike_ids(unknown: Sequence[str], golden: Iterable[str], shown: int = 3) -> str:
+    """A run's query ids that are golden ones in other letter case or Unicode form, as
+    the end of the message naming them (``; Q3 is the golden query q3 in other letter
+    case: ...``); empty text when none is."""
+    forms = {unicodedata.normalize("NFC", g).casefold(): g for g in golden}
+    pairs = [
+        (u, forms[key])
+        for u in unknown
+        if (key := unicodedata.normalize("NFC", u).casefold()) in forms
+    ]
+    if not pairs:
+        return ""
+    named = ", ".join(f"{escaped(u)} is {escaped(g)}" for u, g in pairs[:shown])
+    more = f" (and {len(pairs) - shown} more)" if len(pairs) > shown else ""
+    return (
+        f"; of these, {named}{more} in other letter case or Unicode form: query ids match "
+        "exactly, so write the run's query ids as the golden files do"
+    )
 
 
 def golden_id_problem(qid: str) -> str | None:

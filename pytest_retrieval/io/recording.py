@@ -35,9 +35,10 @@ from typing import IO, overload
 
 from ..bulk import paused_gc
 from ..golden import GoldenQuery, Problem
+from ..quoting import encodable
 from ..retriever_metadata import Metadata, parse_metadata
 from ..shapes import KeyedResult
-from .atomic import mode_for, sync_folder, temporary_beside, write_target
+from .atomic import SURROGATES, mode_for, sync_folder, temporary_beside, write_target
 from .common import FormatError, ProblemLog, cut_short, decode_json, is_version, read_lines
 from .repeated_keys import RepeatedKeys
 
@@ -146,7 +147,8 @@ class Recorded:
             data["filters"] = filters_as_recorded(self.filters)
         data["results"] = [list(pair) for pair in self.results]
         data.update(latency_ms=self.latency_ms, shared=self.shared, error=self.error)
-        return json.dumps(data, ensure_ascii=False, allow_nan=False, default=str)
+        # a lone surrogate as its JSON escape: a worker's line crosses to the controller
+        return encodable(json.dumps(data, ensure_ascii=False, allow_nan=False, default=str))
 
 
 def error_line(query: GoldenQuery, configuration: str, error: str) -> str:
@@ -201,7 +203,9 @@ class RecordingWriter:
         self.path = write_target(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd, self._tmp = temporary_beside(self.path)
-        self._file: IO[str] | None = os.fdopen(fd, "w", encoding="utf-8", newline="\n")
+        self._file: IO[str] | None = os.fdopen(
+            fd, "w", encoding="utf-8", errors=SURROGATES, newline="\n"
+        )
         self.entries = 0
         self._attempts: dict[str, int] = {}  # an entry's configuration and id -> lines so far
         self.failed: OSError | None = None  # a write that failed (a full disk): close raises it
@@ -317,7 +321,7 @@ def _results(data: Mapping[str, object]) -> tuple[Sequence[RecordedResult], bool
         raise ValueError("'results' must be a list of [id, score] pairs") from None
     if not _all_text(docs):
         rank, doc = next((i, d) for i, d in enumerate(docs, 1) if type(d) is not str or not d)
-        raise ValueError(f"result {rank}'s id {doc!r} is not text; ids are recorded as text")
+        raise ValueError(_bad_id(rank, doc))
     kinds = set(map(type, scores))
     numbers = scores if type(None) not in kinds else [s for s in scores if s is not None]
     if not kinds <= _SCORE_TYPES or not _finite_sum(numbers):
@@ -338,6 +342,12 @@ def recorded_results(kept: Sequence[KeyedResult]) -> tuple[RecordedResult, ...]:
     return tuple((d, s) if k is None and d is not None else (d, s, k) for d, s, k in kept)  # type: ignore[misc]
 
 
+def _bad_id(rank: int, value: object, what: str = "id") -> str:
+    """What is wrong with a result's recorded id (or key): not text, or empty text."""
+    wrong = "is empty" if value == "" else "is not text"
+    return f"result {rank}'s {what} {value!r} {wrong}; {what}s are recorded as non-empty text"
+
+
 def _keyed_results(given: list[list[object]]) -> tuple[RecordedResult, ...]:
     """Results some of which the result-key hook gave a key: [id, score] and [id, score,
     key] (id null for a result only the hook could read); read one by one."""
@@ -347,11 +357,9 @@ def _keyed_results(given: list[list[object]]) -> tuple[RecordedResult, ...]:
             raise ValueError("'results' must be a list of [id, score] pairs")
         doc, score, *key = result
         if key and (not isinstance(key[0], str) or not key[0]):
-            raise ValueError(
-                f"result {rank}'s key {key[0]!r} is not text; keys are recorded as text"
-            )
+            raise ValueError(_bad_id(rank, key[0], "key"))
         if not (isinstance(doc, str) and doc) and not (key and doc is None):
-            raise ValueError(f"result {rank}'s id {doc!r} is not text; ids are recorded as text")
+            raise ValueError(_bad_id(rank, doc))
         if not _score_ok(score):
             raise ValueError(
                 f"result {rank}'s score {_shown_score(score)} is not a finite number or null"

@@ -31,6 +31,7 @@ from ..io.golden_file import (
 )
 from ..io.ini import config_text, key_line
 from ..model import rows_text
+from ..quoting import encodable_data
 from ..settings import (
     GOLDEN,
     SCHEMA,
@@ -371,6 +372,20 @@ class GoldenItemHooks:
         item.user_properties.extend(
             [("configuration", configuration), ("category", " ".join(categories))]
         )
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_report_to_serializable(
+        self, report: pytest.CollectReport | pytest.TestReport
+    ) -> Generator[None, dict[str, object] | None, dict[str, object] | None]:
+        """An xdist worker's failure of a golden item whose text holds a lone surrogate (a
+        retriever's exception naming a file decoded with surrogateescape:
+        ``'/data/\\udcff.idx'``) with it escaped: execnet refuses to send such text, and
+        the worker would crash (an INTERNALERROR, the query counted as a crashed
+        worker's)."""
+        data = yield
+        if data is None or not report.failed or not hasattr(report, "retrieval"):
+            return data
+        return encodable_data(data)
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_runtest_makereport(

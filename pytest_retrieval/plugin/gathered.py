@@ -10,11 +10,13 @@ controller in its ``workeroutput``; :class:`Gathered` merges them.
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import pytest
 
+from ..quoting import encodable_data
 from ..retriever_metadata import Metadata, describe, parse_metadata
 from ..retrievers import ProtocolError, RetrieverKind, protocol_of
 from .keys import (
@@ -51,8 +53,10 @@ def note_retriever(config: pytest.Config, configuration: str, retriever: object)
         kinds[configuration] = protocol_of(retriever, "").kind()
     output = _workeroutput(config)
     if output is not None:
-        output[WORKER_RETRIEVERS] = dict(seen)
-        output[WORKER_NOTES] = list(notes)
+        # as JSON text (a lone surrogate, a file name decoded with surrogateescape, as its
+        # escape: execnet refuses it), read back alike by the controller
+        output[WORKER_RETRIEVERS] = json.dumps(dict(seen))
+        output[WORKER_NOTES] = encodable_data(list(notes))
         output[WORKER_KINDS] = {name: kind.as_dict() for name, kind in kinds.items()}
 
 
@@ -93,6 +97,8 @@ class Gathered:
 
     def add_worker(self, output: Mapping[str, object]) -> None:
         found = output.get(WORKER_RETRIEVERS)
+        if isinstance(found, str):  # JSON text (what note_retriever sends)
+            found = json.loads(found)
         if isinstance(found, Mapping):
             for name, data in found.items():
                 metadata, _ = parse_metadata(data, str(name))

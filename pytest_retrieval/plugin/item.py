@@ -28,7 +28,7 @@ from ..metric_registry import exception_text, raised_text
 from ..model import QueryRecord
 from ..replay import replayed_key
 from ..retrievers import ProtocolError
-from ..runner import Answer, Repeats
+from ..runner import RECORDED_PREFIX, Answer, Repeats
 from ..scoring import Expectation, detail_text, errored, failure_text, score_query, skipped
 from ..settings import RunSettings, Settings
 from ..shapes import (
@@ -249,9 +249,12 @@ def _recorded(
             results = tuple(zip(ids, scores, strict=True))
         else:  # plain ids, their scores beside them (a TREC run replayed)
             results = tuple(zip(answer.returned, answer.scores, strict=True))  # type: ignore[call-overload]
+    error = answer.error or record.error
+    if error is not None:  # a replay recorded again keeps the error as it was recorded
+        error = error.removeprefix(RECORDED_PREFIX)
     entry = Recorded(
         configuration, query.id, query.text, results, dict(query.filters), record.latency_ms,
-        record.latency_shared, answer.error or record.error,
+        record.latency_shared, error,
     )  # fmt: skip
     return entry.line()
 

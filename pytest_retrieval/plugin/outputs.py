@@ -27,6 +27,7 @@ from _pytest.warnings import catch_warnings_for_item
 from .._version import __version__
 from ..advice import RetrievalLogWarning, RetrievalWarning
 from ..history import LogEntry, RunStamp, SincePrevious, previous_run, since_previous
+from ..io.atomic import SURROGATES
 from ..io.history_file import append_entry, read_log
 from ..io.provenance import git_commit, git_dirty
 from ..model import Results
@@ -236,7 +237,7 @@ def github_output(config: pytest.Config, report: RunReport) -> tuple[list[str], 
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
         try:
-            with open(summary, "a", encoding="utf-8") as handle:
+            with open(summary, "a", encoding="utf-8", errors=SURROGATES) as handle:
                 handle.write(markdown_report(report) + "\n")
         except OSError as exc:
             notes.append(f"GITHUB_STEP_SUMMARY not written: {summary}: {exc.strerror or exc}")
