@@ -180,14 +180,10 @@ def test_lines_that_share_a_second_field_and_tag_read_what_lines_read(
 
 
 def test_a_plain_block_is_read_as_columns() -> None:
-    known: dict[str, str] = {}
-    columns = plain_columns(b"q1 Q0 a 1 2.5 t\nq1\tQ0\tb\t2\t1\tt\r\nq2 Q0 a 1 -3 u", known)
+    columns = plain_columns(b"q1 Q0 a 1 2.5 t\nq1\tQ0\tb\t2\t1\tt\r\nq2 Q0 a 1 -3 u")
     assert columns is not None
     assert columns.qids == ["q1", "q1", "q2"]
     assert columns.docs == ["a", "b", "a"]
-    assert columns.docs[0] is columns.docs[2] is known["a"]  # each id held once
-    again = plain_columns(b"q3 Q0 b 1 1 t\n", known)
-    assert again is not None and again.docs[0] is columns.docs[1]
     assert columns.scores == [2.5, 1.0, -3.0]
     assert columns.tags == ["t", "t", "u"]
 
@@ -208,7 +204,7 @@ def test_a_plain_block_is_read_as_columns() -> None:
 def test_a_plain_block_with_ids_named_like_its_other_fields_reads_each_line(
     block: bytes, qids: list[str], docs: list[str]
 ) -> None:
-    columns = plain_columns(block, {})
+    columns = plain_columns(block)
     assert columns is not None
     assert (columns.qids, columns.docs) == (qids, docs)
     assert columns.tags == [line.split()[-1].decode() for line in block.splitlines()]
@@ -247,4 +243,4 @@ def test_a_plain_block_with_ids_named_like_its_other_fields_reads_each_line(
     ],
 )
 def test_any_other_block_goes_line_by_line(block: bytes) -> None:
-    assert plain_columns(block, {}) is None
+    assert plain_columns(block) is None

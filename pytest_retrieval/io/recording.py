@@ -40,6 +40,7 @@ from ..retriever_metadata import Metadata, parse_metadata
 from ..shapes import KeyedResult
 from .atomic import SURROGATES, mode_for, sync_folder, temporary_beside, write_target
 from .common import FormatError, ProblemLog, cut_short, decode_json, is_version, read_lines
+from .joined_ids import Held, joined, split
 from .repeated_keys import RepeatedKeys
 
 FORMAT = "pytest-retrieval recording"
@@ -50,8 +51,6 @@ VERSION = 1
 # id null when it had none of its own: only the hook could read it)
 RecordedResult = tuple[str, float | None] | tuple[str | None, float | None, str]
 
-_SEPARATOR = "\0"  # between the ids of one query held as one string (ResultColumns)
-
 
 class ResultColumns(Sequence[RecordedResult]):
     """A query's recorded results as read back: the ids and the scores in two columns.
@@ -59,24 +58,20 @@ class ResultColumns(Sequence[RecordedResult]):
     A recording holds millions of results. Read as ``(id, score)`` tuples, each took a
     tuple, a float and a string of its own (about 136 bytes: 1.2 GB to replay 30,000
     queries x 2 of 100 results). Here a query's ids are one string, split again when
-    the replay hands them on, and scores without a null are 8 bytes each in an array.
-    (Holding each id once, through a table of every id, took 0.9 us an id: the look-up
-    misses the CPU's caches; the joined string costs 0.05.) Iterating, indexing and
-    comparing give the ``(id, score)`` pairs, as the tuples did.
+    the replay hands them on (:mod:`.joined_ids`), and scores without a null are 8 bytes
+    each in an array. Iterating, indexing and comparing give the ``(id, score)`` pairs,
+    as the tuples did.
     """
 
     __slots__ = ("_ids", "scores")
 
     def __init__(self, docs: Sequence[str], scores: Sequence[float | None]):
-        joined = _SEPARATOR.join(docs)  # an id that holds the separator: kept as given
-        whole = len(docs) > 0 and joined.count(_SEPARATOR) == len(docs) - 1
-        self._ids: str | tuple[str, ...] = joined if whole else tuple(docs)
+        self._ids: Held = joined(docs)
         self.scores = scores
 
     @property
     def docs(self) -> Sequence[str]:
-        ids = self._ids
-        return ids.split(_SEPARATOR) if isinstance(ids, str) else ids
+        return split(self._ids)
 
     def __len__(self) -> int:
         return len(self.scores)
@@ -119,7 +114,7 @@ class ResultColumns(Sequence[RecordedResult]):
         return list(zip(docs, scores, strict=True))
 
 
-def _restored(ids: str | tuple[str, ...], scores: Sequence[float | None]) -> ResultColumns:
+def _restored(ids: Held, scores: Sequence[float | None]) -> ResultColumns:
     """A :class:`ResultColumns` unpickled, from its columns as they were held."""
     columns = ResultColumns.__new__(ResultColumns)
     columns._ids, columns.scores = ids, scores

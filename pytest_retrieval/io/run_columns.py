@@ -8,11 +8,9 @@ reads a block of such lines with operations that run in C (split the block once,
 slice the columns, convert the scores) and checks at the same speed that every line
 has exactly six fields; a block that is not plain in any way returns None, and the
 reader goes through it line by line, where every problem is named with its line.
-Document ids are held once each: a run names the same documents under many queries,
-and the reader passes a table of the ids it has met (``known``), through which each
-line's id becomes the first string of its text (a 100,000 x 100 run of 5,000
-documents: 700 MB read, against 1,280 MB). The table is the reader's own, freed with
-it; ``sys.intern`` did the same through the interpreter's table, more slowly.
+The reader then holds each query's document ids joined in one string
+(:mod:`.joined_ids`) and its scores in an array, so a block's strings live only as
+long as the block.
 """
 
 from __future__ import annotations
@@ -65,9 +63,8 @@ def _tokens(block: bytes) -> list[str] | None:
     return tokens
 
 
-def plain_columns(block: bytes, known: dict[str, str]) -> Columns | None:
-    """The columns of a block of plain run lines (see the module); None for any other.
-    ``known``: the document ids met so far, each its own key and value."""
+def plain_columns(block: bytes) -> Columns | None:
+    """The columns of a block of plain run lines (see the module); None for any other."""
     normalised = _normalised(block)
     tokens = None if normalised is None else _tokens(normalised)
     if tokens is None:
@@ -84,9 +81,7 @@ def plain_columns(block: bytes, known: dict[str, str]) -> Columns | None:
     total = sum(scores)
     if total - total != 0.0:
         return None  # an infinite or NaN score (or a sum that overflows): read line by line
-    ids = tokens[2::_STRIDE]  # (query ids: the reader keeps one per query)
-    docs = list(map(known.setdefault, ids, ids))
-    return Columns(tokens[0::_STRIDE], docs, scores, tokens[5::_STRIDE])
+    return Columns(tokens[0::_STRIDE], tokens[2::_STRIDE], scores, tokens[5::_STRIDE])
 
 
 __all__ = ["FIELDS", "Columns", "plain_columns"]

@@ -55,6 +55,7 @@ from .common import (
     read_blocks,
     read_lines,
 )
+from .joined_ids import Held, joined, split
 from .run_columns import Columns, plain_columns
 
 UNJUDGED_GRADE = -1
@@ -121,11 +122,26 @@ class ScoredDoc(NamedTuple):
     score: float
 
 
-class Ranking(NamedTuple):
-    """One query's ranking in a run, as columns: doc ids best first, and their scores."""
+class Ranking:
+    """One query's ranking in a run, as columns: doc ids best first, and their scores.
 
-    docs: list[str]
-    scores: list[float]
+    A run holds millions of results: the ids are held as one string (:mod:`.joined_ids`)
+    and the scores as doubles in an array, 8 bytes each."""
+
+    __slots__ = ("held", "scores")
+
+    def __init__(self, held: Held, scores: Sequence[float]):
+        self.held = held
+        self.scores = scores if isinstance(scores, array.array) else array.array("d", scores)
+
+    @classmethod
+    def of(cls, docs: Sequence[str], scores: Sequence[float]) -> Ranking:
+        return cls(joined(docs), scores)
+
+    @property
+    def docs(self) -> list[str]:
+        """The ids, best first (a new list)."""
+        return split(self.held)
 
 
 # What a note says of a run's queries listed in another order than their scores give
@@ -151,11 +167,14 @@ class Run:
     @functools.cached_property
     def rankings(self) -> Mapping[str, tuple[ScoredDoc, ...]]:
         """query id -> (doc, score) pairs, best first."""
-        return {qid: tuple(map(ScoredDoc, *ranking)) for qid, ranking in self.columns.items()}
+        return {
+            qid: tuple(map(ScoredDoc, ranking.docs, ranking.scores))
+            for qid, ranking in self.columns.items()
+        }
 
     def ids(self) -> dict[str, list[str]]:
         """query id -> ranked doc ids, best first."""
-        return {qid: list(ranking.docs) for qid, ranking in self.columns.items()}
+        return {qid: ranking.docs for qid, ranking in self.columns.items()}
 
 
 @dataclass(frozen=True)
@@ -356,11 +375,13 @@ def read_qrels(path: Path, *, max_grade: int = 3, shown: str | None = None) -> Q
 
 
 class _Piece(NamedTuple):
-    """Consecutive lines of one (tag, query): their documents, scores and line numbers."""
+    """Consecutive lines of one (tag, query): their documents (held joined), scores and
+    line numbers, and whether the documents are distinct (a repeat is named later)."""
 
-    docs: list[str]
-    scores: list[float]
+    docs: Held
+    scores: array.array[float]
     lines: Sequence[int]
+    distinct: bool
 
 
 @dataclass
@@ -370,11 +391,10 @@ class _RunBuilder:
     log: ProblemLog
     pieces: dict[str, dict[str, list[_Piece]]] = field(default_factory=dict)
     reordered: dict[str, list[str]] = field(default_factory=dict)  # tag -> query ids
-    known: dict[str, str] = field(default_factory=dict)  # each document id, held once
 
     def add_block(self, first: int, block: bytes) -> None:
         """Take a block of whole lines starting at line ``first``."""
-        columns = plain_columns(block, self.known)
+        columns = plain_columns(block)
         if columns is not None:  # nearly every block: read at C speed
             lines: Sequence[int] = range(first, first + len(columns.qids))
             self._add_columns(columns, lines)
@@ -397,7 +417,9 @@ class _RunBuilder:
         for _, group in itertools.groupby(keys):
             end = start + len(list(group))
             queries = self.pieces.setdefault(tags[start], {})
-            piece = _Piece(docs[start:end], scores[start:end], lines[start:end])
+            ids, held_scores = docs[start:end], array.array("d", scores[start:end])
+            distinct = len(set(ids)) == len(ids)
+            piece = _Piece(joined(ids), held_scores, lines[start:end], distinct)
             queries.setdefault(qids[start], []).append(piece)
             start = end
 
@@ -437,32 +459,41 @@ class _RunBuilder:
                 qid,
             )
             return None
-        return qid, self.known.setdefault(doc, doc), score, tag  # ids held once, as plain_columns
+        return qid, doc, score, tag
 
     def _ranking(self, tag: str, qid: str, pieces: list[_Piece]) -> Ranking:
         """One query's results in trec_eval's order, each document once (repeats named)."""
-        if len(pieces) == 1:
-            docs, scores, lines = pieces[0]
+        if len(pieces) == 1 and pieces[0].distinct:  # nearly every query: no list built
+            held, scores, _, _ = pieces[0]
+            if _falling(scores):
+                return Ranking(held, scores)  # strictly falling scores: the file's order is it
+            docs = split(held)
         else:
-            docs = [d for piece in pieces for d in piece.docs]
-            scores = [s for piece in pieces for s in piece.scores]
-            lines = [n for piece in pieces for n in piece.lines]
-        if len(set(docs)) != len(docs):
-            docs, scores = self._without_repeats(tag, qid, _Piece(docs, scores, lines))
-        compared = single_precision(scores)
-        if all(map(operator.gt, compared, itertools.islice(compared, 1, None))):
-            return Ranking(docs, scores)  # strictly falling scores: the file's order is it
-        ranking = Ranking(*trec_columns(docs, scores))
+            docs = [d for piece in pieces for d in split(piece.docs)]
+            scores = array.array("d", [s for piece in pieces for s in piece.scores])
+            if len(set(docs)) != len(docs):
+                lines = [n for piece in pieces for n in piece.lines]
+                docs, scores = self._without_repeats(tag, qid, docs, scores, lines)
+            if _falling(scores):
+                return Ranking.of(docs, scores)
+        ranking = Ranking.of(*trec_columns(docs, scores))
         if ranking.docs != docs:  # tied or rising scores: the file's order is not the ranking
             self.reordered.setdefault(tag, []).append(qid)
         return ranking
 
-    def _without_repeats(self, tag: str, qid: str, piece: _Piece) -> tuple[list[str], list[float]]:
+    def _without_repeats(
+        self,
+        tag: str,
+        qid: str,
+        given: Sequence[str],
+        given_scores: Sequence[float],
+        lines: Sequence[int],
+    ) -> tuple[list[str], array.array[float]]:
         """The first line of each document; a problem for each later one."""
         first: dict[str, int] = {}
         docs: list[str] = []
-        scores: list[float] = []
-        for doc, score, number in zip(*piece, strict=True):
+        scores = array.array("d")
+        for doc, score, number in zip(given, given_scores, lines, strict=True):
             if doc in first:
                 self.log.add(
                     number,
@@ -488,6 +519,12 @@ class _RunBuilder:
         }
         self.log.problems.sort(key=lambda problem: problem.line)
         return runs
+
+
+def _falling(scores: Sequence[float]) -> bool:
+    """Whether the scores fall strictly, as trec_eval compares them (single precision)."""
+    compared = single_precision(scores)
+    return all(map(operator.gt, compared, itertools.islice(compared, 1, None)))
 
 
 def _finite(text: str) -> float | None:
