@@ -143,6 +143,14 @@ class Ranking:
         """The ids, best first (a new list)."""
         return split(self.held)
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Ranking):
+            return NotImplemented
+        return self.docs == other.docs and self.scores.tolist() == other.scores.tolist()
+
+    def __repr__(self) -> str:
+        return f"Ranking({self.docs!r}, {self.scores.tolist()!r})"
+
 
 # What a note says of a run's queries listed in another order than their scores give
 # (``replay``, ``evaluate``): after "N queries of RUN are".

@@ -647,9 +647,10 @@ class RetrievalSession:
         """
         found = unknown_key_advice(self.config)
         if self.results:
-            where = self._advice_locations()
+            warned = self.evaluation.warnings
+            where = self._advice_locations() if warned else {}  # a walk over every record
             fixture = fixture_place(self.config, self.run.settings.fixture)
-            for advice in self.evaluation.warnings:
+            for advice in warned:
                 path, line = where.get(advice.category or "", where.get("", ("retrieval", 1)))
                 if advice.at_fixture and fixture is not None:
                     path, line = fixture
