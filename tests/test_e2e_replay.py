@@ -447,6 +447,10 @@ def test_each_run_files_notes_name_that_file_and_only_selected_configurations(
     ("args", "says"),
     [
         (("--retrieval-replay=nope.jsonl",), "--retrieval-replay: no such file: nope.jsonl"),
+        (  # a CI job's typo: the file it meant is beside it
+            ("--retrieval-replay=rec.json",),
+            "--retrieval-replay: no such file: rec.json (did you mean 'rec.jsonl'?)",
+        ),
         (
             ("--retrieval-replay=rec.jsonl", "--retrieval-record=rec.jsonl"),
             "--retrieval-record rec.jsonl is the file being replayed: write it to another file",
