@@ -24,6 +24,7 @@ from .io.common import (
     alike_ids,
     compressed_as,
     counted,
+    did_you_mean_file,
     exists,
     json_object_head,
     queries_of,
@@ -328,13 +329,13 @@ def _refuse_what_is_no_run(paths: Sequence[Path], shown: Sequence[str]) -> None:
             f"--retrieval-replay: {', '.join(folders)} is a folder; give the run files in it "
             "(--retrieval-replay=runs/bm25.run --retrieval-replay=runs/dense.run)"
         )
-    missing = [s for p, s in pairs if not exists(p, "file")]
     pipes = [s for p, s in pairs if exists(p) and not exists(p, "file")]
     if pipes:  # what <(zcat run.gz) gives: read in blocks, more than once, it must be a file
         raise ReplayError(
             f"--retrieval-replay: {', '.join(pipes)} is a pipe or a device, not a file; save "
             "what it gives to a file and replay that"
         )
+    missing = [s + did_you_mean_file(p, s) for p, s in pairs if not exists(p, "file")]
     if missing:
         raise ReplayError(f"--retrieval-replay: no such file: {', '.join(missing)}")
     seen: dict[Path, str] = {}

@@ -323,6 +323,24 @@ def test_under_github_actions_a_step_summary_and_annotations_at_the_golden_lines
     assert len(found) == 10 + 1 and found[-1].startswith("::notice title=retrieval::")
 
 
+def test_without_a_baseline_a_ci_log_says_where_it_looked_and_actions_warn(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+):
+    """No baseline (not committed, or the job looks in another folder) passed the job
+    with nothing compared: under -q the log said only 'NO-BASELINE', and on a pull
+    request nothing showed at all."""
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(project.path / "summary.md"))
+    done = run(project, "-q")
+    assert done.ret == 0, done.text
+    hint = (
+        f"no baseline at {BASELINE}: run `pytest --retrieval-eval --retrieval-update-baseline` "
+        "to create one (and commit it)"
+    )
+    assert gate_lines(done)[:2] == ["retrieval gate: NO-BASELINE", f"  {hint}"]
+    assert commands(done) == [f"::warning title=retrieval gate NO-BASELINE::{hint}"]
+
+
 def test_github_output_is_off_with_the_ini_key_and_outside_actions(
     project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ):

@@ -447,6 +447,10 @@ def test_each_run_files_notes_name_that_file_and_only_selected_configurations(
     ("args", "says"),
     [
         (("--retrieval-replay=nope.jsonl",), "--retrieval-replay: no such file: nope.jsonl"),
+        (  # a CI job's typo: the file it meant is beside it
+            ("--retrieval-replay=rec.json",),
+            "--retrieval-replay: no such file: rec.json (did you mean 'rec.jsonl'?)",
+        ),
         (
             ("--retrieval-replay=rec.jsonl", "--retrieval-record=rec.jsonl"),
             "--retrieval-record rec.jsonl is the file being replayed: write it to another file",
@@ -670,8 +674,9 @@ def test_the_update_command_a_replayed_run_suggests_replays_it_again(
     pytester: pytest.Pytester, recorded: Any
 ) -> None:
     """Without --retrieval-replay the suggested command would call the live retrievers
-    (in CI: none, or a fixture that cannot be built)."""
-    result, _ = _replay(pytester, "--retrieval-baseline=golden/none.json")
+    (in CI: none, or a fixture that cannot be built). The ini names the baseline here:
+    one the option names must be there (a usage error otherwise)."""
+    result, _ = _replay(pytester, "-o", "retrieval_baseline=golden/none.json")
     text = " ".join(result.stdout.str().split())
     assert (
         "no baseline at golden/none.json: run `pytest --retrieval-eval "

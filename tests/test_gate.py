@@ -851,6 +851,33 @@ def test_a_configuration_whose_every_query_errored_is_named_as_the_cause_first()
     assert gate(baseline_of(perfect(), other), results_of(partly, other)).all_errored == []
 
 
+def test_the_rows_of_a_configuration_whose_every_query_errored_are_counted_not_listed() -> None:
+    """A CI job without the service (a replay forgotten): every row of each configuration
+    breached, and the explanation listed them all, then every query as one that dropped
+    most, each with the same error, and advised an update: some 200 lines under the one
+    that named the cause. A configuration that did regress is still explained in full."""
+    down = [
+        record(q, 0.0, "fused", outcome="error", error="setup failed: RuntimeError: index gone")
+        for q in QUERY_IDS
+    ]
+    worse = [record(q, 0.5 if q == QUERY_IDS[0] else 1.0, "bm25") for q in QUERY_IDS]
+    result = gate(baseline_of(perfect(), perfect("bm25")), results_of(down, worse))
+    fused_rows = [r for r in result.listed(result.breached) if r.configuration == "fused"]
+    assert fused_rows and any(r.configuration == "bm25" for r in result.breached)
+    text = " ".join(explain(result, GateSettings().tolerance).split())
+    assert (
+        f"{len(fused_rows)} breached rows of fused not listed: every query errored, so each "
+        "row is 0 by that alone (the JSON report's gate.rows has them)"
+    ) in text
+    assert "fused lex-" not in text and "fused sem-" not in text  # no query listed
+    assert "fused: " not in text.split("not listed", 1)[1]  # nor counted as unnamed
+    assert f"bm25 {QUERY_IDS[0]} (" in text  # the real regression, in full
+    assert "if these drops are intended" in text
+    alone = gate(baseline_of(perfect()), results_of(down))
+    text = " ".join(explain(alone, GateSettings().tolerance).split())
+    assert "if these drops are intended" not in text and "configuration " not in text
+
+
 @pytest.mark.parametrize("ran", [1, 2])
 def test_a_run_of_part_of_the_golden_set_names_what_selected_it_and_counts_in_words(
     ran: int,

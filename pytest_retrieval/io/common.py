@@ -9,6 +9,7 @@ every problem of a file before it raises, so one pass names them all.
 from __future__ import annotations
 
 import difflib
+import itertools
 import json
 import re
 import sys
@@ -362,6 +363,21 @@ def did_you_mean(word: str, choices: Sequence[str]) -> str:
     return f" (did you mean '{close[0]}'?)" if close else ""
 
 
+def did_you_mean_file(path: Path, shown: str, looked_at: int = 2000) -> str:
+    """`` (did you mean 'runs/nightly.jsonl'?)`` when a file beside the missing ``path``
+    has a close name (the first ``looked_at`` files of its folder), written with the
+    folder as ``shown`` gives it; else ""."""
+    try:
+        names = [p.name for p in itertools.islice(path.parent.iterdir(), looked_at) if p.is_file()]
+    except OSError:
+        return ""
+    close = difflib.get_close_matches(path.name, sorted(names), n=1, cutoff=0.6)
+    if not close:
+        return ""
+    folder = shown[: len(shown) - len(path.name)] if shown.endswith(path.name) else ""
+    return f" (did you mean '{folder}{close[0]}'?)"
+
+
 def some_ids(ids: Sequence[str], shown: int = 5) -> str:
     """The first ``shown`` ids of a list, for a message ("a, b, c, ..." past them); their
     control characters escaped (an id from a run file may hold any)."""
@@ -419,6 +435,7 @@ __all__ = [
     "block_fields",
     "category_problem",
     "data_fields",
+    "did_you_mean_file",
     "golden_id_problem",
     "has_space",
     "read_blocks",

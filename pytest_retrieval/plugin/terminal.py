@@ -235,6 +235,9 @@ def _gate_lines(tr: TerminalReporter, session: Summary, width: int) -> None:
         if gate.breached:
             breached = counted(len(gate.listed(gate.breached)), "row")
             tr.write_line(f"  {breached} breached: run without -q to see them")
+        said = gate.messages[:1] if gate.verdict == "no-baseline" else []
+        for line in (x for m in said for x in note_lines(f"  {m}", width)):
+            tr.write_line(line)  # no testcase says where it looked, nor the fix
         return
     for i, line in enumerate(explain(gate, session.tolerance, width).splitlines()):
         tr.write_line(line, **({colour: True, "bold": True} if i == 0 else {}))

@@ -172,6 +172,8 @@ def _unnamed_lines(result: GateResult, dropped: Sequence[_Dropped], width: int |
     on rows within the tolerance, or past the worst shown per row."""
     lines = []
     for name, counts in result.counts.items():
+        if name in result.all_errored:  # its error is named above, and is why
+            continue
         named = len({d.query.id for d in dropped if d.configuration == name})
         more, what = counts.degraded - named, "more degraded" if named else "degraded"
         if more > 0:
@@ -465,6 +467,23 @@ def beside_verdict(result: GateResult, width: int | None = None) -> list[str]:
     return lines
 
 
+def _errored_rows_line(
+    result: GateResult, breached: Sequence[GateRow], width: int | None
+) -> list[str]:
+    """The breached rows of the configurations every query of which errored, counted, not
+    listed: each is 0 by that error (named above), and listing them, with every query as
+    one that dropped most, buried the cause under its effects."""
+    rows = [r for r in breached if r.configuration in result.all_errored]
+    if not rows:
+        return []
+    names = ", ".join(dict.fromkeys(r.configuration for r in rows))
+    text = (
+        f"{counted(len(rows), 'breached row')} of {names} not listed: every query errored, "
+        "so each row is 0 by that alone (the JSON report's gate.rows has them)"
+    )
+    return _wrap(text, width, "  ", "    ")
+
+
 # the pages' explanation (HTML, Markdown) is wrapped at this many columns: a page's code
 # box holds it without scrolling (the terminal's is wrapped to its width, JUnit's not)
 REPORT_WIDTH = 100
@@ -489,6 +508,8 @@ def explain(
     for message in result.messages:
         lines += _wrap(message, width, "  ", "    ")
     breached = result.listed(result.breached)
+    lines += _errored_rows_line(result, breached, width)
+    breached = [r for r in breached if r.configuration not in result.all_errored]
     dropped = _dropped(breached)  # the queries named, and the advice's errored ones
     if breached:
         if not rows_shown:

@@ -94,6 +94,8 @@ def gate_annotations(gate: GateResult, results: Results, place: Place) -> list[A
     if gate.failed and not gate.breached:
         file = gate.baseline if gate.verdict == "refused" else None
         out += [Annotation(level, m, title, file) for m in gate.messages[:1]]
+    if gate.verdict == "no-baseline":  # else a green check on a pull request gated nothing
+        out += [Annotation("warning", m, title) for m in gate.messages[:1]]
     return out
 
 
