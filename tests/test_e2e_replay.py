@@ -674,9 +674,8 @@ def test_the_update_command_a_replayed_run_suggests_replays_it_again(
     pytester: pytest.Pytester, recorded: Any
 ) -> None:
     """Without --retrieval-replay the suggested command would call the live retrievers
-    (in CI: none, or a fixture that cannot be built). The ini names the baseline here:
-    one the option names must be there (a usage error otherwise)."""
-    result, _ = _replay(pytester, "-o", "retrieval_baseline=golden/none.json")
+    (in CI: none, or a fixture that cannot be built)."""
+    result, _ = _replay(pytester, "--retrieval-baseline=golden/none.json")
     text = " ".join(result.stdout.str().split())
     assert (
         "no baseline at golden/none.json: run `pytest --retrieval-eval "

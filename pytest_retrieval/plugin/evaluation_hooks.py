@@ -70,7 +70,7 @@ from .keys import (
 from .metric_hooks import install_custom_metrics
 from .nodes import REPLAY_ARG, golden_ids, golden_of, item_configuration, nothing_to_find_ids
 from .options import ini_value, option_values
-from .output_paths import refuse_clashing_outputs, refuse_missing_baseline
+from .output_paths import refuse_clashing_outputs
 from .outputs import shown_path, warn_at_golden_line, warning_text
 from .rebuilds import RebuildWatch
 from .replaying import load_for_run, share_with_worker
@@ -205,8 +205,6 @@ def start(config: pytest.Config) -> None:
         else:
             baseline_path = config.rootpath / run.run.baseline
         refuse_clashing_outputs(config, run, baseline_path)
-        if _from_option(config, "retrieval_baseline"):
-            refuse_missing_baseline(run, baseline_path)
         session = RetrievalSession(config, run, baseline_path)
         session.notes.extend(replay.notes if replay is not None else ())
         config.pluginmanager.register(session, SESSION_PLUGIN)

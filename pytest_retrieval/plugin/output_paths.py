@@ -7,9 +7,6 @@ replaces only a report of the plugin's, a recording only a recording, the JUnit 
 only an XML file, the log appends only to a log, and a baseline update replaces only a
 baseline (a golden file, a README.md or a conftest.py given there by mistake stays as it
 was). Each refusal is a usage error that names the option, the file and the fix.
-
-The baseline named with ``--retrieval-baseline`` is checked too: a gating run given one
-that is not there stops, rather than passing with nothing compared.
 """
 
 from __future__ import annotations
@@ -22,7 +19,6 @@ import pytest
 
 from ..io.atomic import write_target
 from ..io.baseline_file import looks_like_baseline
-from ..io.common import did_you_mean_file, exists
 from ..io.golden_file import collected_under
 from ..io.history_file import holds_other_data
 from ..io.recording import is_recording
@@ -130,21 +126,6 @@ def refuse_clashing_outputs(config: pytest.Config, run: RunSettings, baseline: P
         _refuse_inside_golden(config, run, f"the baseline {_shown(run.run.baseline)}", baseline)
 
 
-def refuse_missing_baseline(run: RunSettings, baseline: Path) -> None:
-    """``--retrieval-baseline PATH`` names the baseline to gate against: nothing there (a
-    typo, a file left out of the commit) is a usage error, not a gate that passes having
-    compared nothing. The default path or the ini's with no file yet stays a hint (a
-    project's first runs), and an update writes the file."""
-    if run.run.update_baseline or exists(baseline):
-        return
-    shown = _shown(run.run.baseline)
-    _refuse(
-        f"--retrieval-baseline {shown}: no such file{did_you_mean_file(baseline, shown)}: "
-        "the gate would compare nothing; give the path of the baseline, or add "
-        "--retrieval-update-baseline to write one there"
-    )
-
-
 def _refuse_inside_golden(config: pytest.Config, run: RunSettings, what: str, path: Path) -> None:
     """An output a golden folder would collect (a ``.jsonl`` log or recording there): the
     run writes it, and the next one stops on it, as on any file that is no golden file."""
@@ -231,4 +212,4 @@ def _has_content(path: Path) -> bool:
         return False
 
 
-__all__ = ["refuse_clashing_outputs", "refuse_missing_baseline"]
+__all__ = ["refuse_clashing_outputs"]
