@@ -287,10 +287,13 @@ def hold_latency_budgets(
 BUDGETS_ONLY_HINT = "to gate the metrics too, run `{}` to create a baseline (and commit it)"
 
 
-def no_baseline_message(shown: str, update: str | None = None) -> str:
+def no_baseline_message(shown: str, update: str | None = None, near: str = "") -> str:
     """What the gate says when there is no baseline at ``shown`` (``update``: the command
-    that writes it, when not the plain one)."""
+    that writes it, when not the plain one; ``near``: a file beside it with a close name,
+    as " (did you mean 'x'?)")."""
     command = update_hint(shown) if update is None else update
+    if near:  # a typo in a CI job's path would otherwise gate nothing, every run
+        return f"no baseline at {shown}{near}: give that path, or run `{command}` to create one"
     return f"no baseline at {shown}: run `{command}` to create one (and commit it)"
 
 

@@ -1417,6 +1417,20 @@ def test_missing_baseline_is_a_hint_not_a_failure(project: pytest.Pytester):
     assert done.item_outcomes()["bm25/lex-1"] == "failed"
 
 
+def test_a_mistyped_baseline_path_names_the_file_beside_it(project: pytest.Pytester):
+    """A typo in a CI job's --retrieval-baseline gated nothing on every run, and said only
+    'no baseline at golden/baselin.json': the hint stays a hint (exit code unchanged)
+    and names the file that is there."""
+    run(project, "--retrieval-update-baseline")
+    done = run(project, "--retrieval-baseline=golden/baselin.json")
+    assert done.ret == 0, done.text
+    assert done.gate["verdict"] == "no-baseline"
+    said = " ".join(gate_lines(done))
+    assert "no baseline at golden/baselin.json (did you mean 'golden/baseline.json'?)" in said
+    done = run(project, "-q", "--retrieval-baseline=golden/baselin.json")
+    assert "did you mean 'golden/baseline.json'?" in done.text
+
+
 def test_update_over_a_k_subset_replaces_only_those_queries(project: pytest.Pytester):
     update(project)
     before = baseline_path(project).read_text(encoding="utf-8")

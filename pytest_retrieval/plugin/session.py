@@ -40,7 +40,7 @@ from ..io.baseline_file import (
     unchanged_by,
     write_baseline,
 )
-from ..io.common import counted, exists
+from ..io.common import counted, did_you_mean_file, exists
 from ..io.file_kinds import own_file_kind
 from ..io.golden_file import is_golden_file
 from ..io.ini import IniError, config_text, key_line, read_config_file
@@ -579,7 +579,8 @@ class RetrievalSession:
         try:
             baseline = read_baseline(self.baseline_path, shown)
         except BaselineMissing:
-            message = no_baseline_message(shown, update)
+            near = did_you_mean_file(self.baseline_path, shown)
+            message = no_baseline_message(shown, update, near)
             return GateResult("no-baseline", shown, messages=[message], update=update)
         except BaselineError as exc:
             message = f"{exc}. {_unread_baseline_hint(self.baseline_path, update)}"
