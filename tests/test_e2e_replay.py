@@ -1017,3 +1017,36 @@ def test_a_trec_run_query_id_in_other_letter_case_is_named_as_the_golden_one(
         "Unicode form: query ids match exactly, so write the run's query ids as the golden "
         "files do"
     ) in " ".join(result.stdout.str().split())
+
+
+ONE_CONFIGURATION = """
+import pytest
+
+@pytest.fixture
+def retriever():
+    return lambda query: ["doc-1", "doc-2"]
+"""
+
+
+@pytest.mark.parametrize("items", ["query", "shard:3"])
+def test_a_retriever_without_params_replays_under_the_node_ids_it_ran_under(
+    pytester: pytest.Pytester, items: str
+) -> None:
+    """Replayed, its items were `catalog.yaml::q1[default]` where the live run had
+    `catalog.yaml::q1`: CI's test history, --deselect and --lf did not carry over."""
+    e2e_write_project(pytester, conftest=ONE_CONFIGURATION)
+    option = f"--retrieval-items={items}"
+    live = e2e_run(pytester, "--retrieval-eval", option, "--retrieval-record=rec.jsonl", "-v")
+    replayed = e2e_run(pytester, "--retrieval-eval", option, "--retrieval-replay=rec.jsonl", "-v")
+    ids = [
+        sorted(
+            line.split()[0] for line in run.outlines if line.startswith("golden/") and " " in line
+        )
+        for run in (live, replayed)
+    ]
+    assert ids[0] and ids[0] == ids[1]
+    assert not any("[" in node for node in ids[1])
+    outcomes = [
+        {k: v for k, v in r.parseoutcomes().items() if "warning" not in k} for r in (live, replayed)
+    ]
+    assert outcomes[0] == outcomes[1] and sum(outcomes[0].values()) == len(ids[0])

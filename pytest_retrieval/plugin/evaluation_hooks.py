@@ -68,7 +68,14 @@ from .keys import (
     SETTINGS_KEY,
 )
 from .metric_hooks import install_custom_metrics
-from .nodes import REPLAY_ARG, golden_ids, golden_of, item_configuration, nothing_to_find_ids
+from .nodes import (
+    REPLAY_ARG,
+    UNPARAMETRIZED,
+    golden_ids,
+    golden_of,
+    item_configuration,
+    nothing_to_find_ids,
+)
 from .options import ini_value, option_values
 from .output_paths import refuse_clashing_outputs
 from .outputs import shown_path, warn_at_golden_line, warning_text
@@ -211,12 +218,22 @@ def start(config: pytest.Config) -> None:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Under ``--retrieval-replay`` the configurations are the recording's."""
+    """Under ``--retrieval-replay`` the configurations are the recording's. The one
+    configuration of a retriever fixture with no params is not a parameter: its items
+    keep the live run's node ids (``q1``, not ``q1[default]``), so ``--deselect``, the
+    last-failed cache and CI's test history carry over between the two."""
     if REPLAY_ARG not in metafunc.fixturenames:
         return
     replay = metafunc.config.stash.get(REPLAY_KEY, None)
     names = replay.configurations if replay is not None else []
-    metafunc.parametrize(REPLAY_ARG, names, ids=names)
+    if names != [UNPARAMETRIZED]:  # else the fixture below names it
+        metafunc.parametrize(REPLAY_ARG, names, ids=names)
+
+
+@pytest.fixture(name=REPLAY_ARG)
+def replayed_unparametrized() -> str:
+    """The replayed configuration of an item not parametrized (:func:`pytest_generate_tests`)."""
+    return UNPARAMETRIZED
 
 
 @pytest.hookimpl(optionalhook=True)

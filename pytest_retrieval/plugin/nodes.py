@@ -14,6 +14,7 @@ from ..golden import GoldenQuery
 from .keys import CONFIGURATION_KEY, GOLDEN_SET_KEY, REPLAY_KEY, SETTINGS_KEY
 
 REPLAY_ARG = "retrieval_replayed"  # the parameter naming a recorded configuration
+UNPARAMETRIZED = "default"  # the configuration of a retriever fixture with no params
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ def configuration_of(item: pytest.Item, fixture: str) -> tuple[str, int]:
     """
     callspec = getattr(item, "callspec", None)
     if callspec is None or fixture not in callspec.params:
-        return "default", 0
+        return UNPARAMETRIZED, 0
     index = int(callspec.indices.get(fixture, 0))
     if fixture == REPLAY_ARG:
         return str(callspec.params[fixture]), index
