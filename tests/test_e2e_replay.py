@@ -54,6 +54,17 @@ def recorded(pytester: pytest.Pytester) -> Any:
     return e2e_without_latency(e2e_load_json(pytester.path / "a.json"))
 
 
+def _two_queries(pytester: pytest.Pytester, first: str, second: str) -> None:
+    """golden/g.jsonl: two queries, each judging d1 relevant."""
+    golden = pytester.path / "golden"
+    golden.mkdir()
+    lines = [
+        json.dumps({"id": q, "query": t, "relevant": {"d1": 3}})
+        for q, t in ((first, "a"), (second, "b"))
+    ]
+    (golden / "g.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
 def _replay(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, Any]:
     result = e2e_run(
         pytester,
@@ -911,13 +922,7 @@ def test_lone_surrogates_in_ids_errors_and_metadata_record_and_replay(
     if xdist:
         pytest.importorskip("xdist")
     pytester.makeconftest(SURROGATE_CONFTEST)
-    golden = pytester.path / "golden"
-    golden.mkdir()
-    (golden / "g.jsonl").write_text(
-        '{"id": "found", "query": "a", "relevant": {"d1": 3}}\n'
-        '{"id": "broken", "query": "b", "relevant": {"d1": 3}}\n',
-        encoding="utf-8",
-    )
+    _two_queries(pytester, "found", "broken")
     common = ("--retrieval-eval", "-p", "no:cacheprovider", *xdist)
     live = e2e_run(pytester, *common, "--retrieval-record=rec.jsonl", "--retrieval-report=a.json")
     assert "INTERNALERROR" not in live.stdout.str() + live.stderr.str()
@@ -956,13 +961,7 @@ def test_a_batch_querys_error_replays_with_its_latency_marked_as_a_batch_share(
     batch's time, marked latency_shared live; replayed it was marked false (the recording
     holds "shared": true), so the replay's report told it apart from the live one."""
     pytester.makeconftest(BATCH_WITH_A_BAD_ANSWER)
-    golden = pytester.path / "golden"
-    golden.mkdir()
-    (golden / "g.jsonl").write_text(
-        '{"id": "good", "query": "a", "relevant": {"d1": 3}}\n'
-        '{"id": "bad", "query": "b", "relevant": {"d1": 3}}\n',
-        encoding="utf-8",
-    )
+    _two_queries(pytester, "good", "bad")
     e2e_run(
         pytester, "--retrieval-eval", "--retrieval-record=rec.jsonl", "--retrieval-report=a.json"
     )
@@ -982,13 +981,7 @@ def test_a_replay_recorded_again_keeps_each_error_as_it_was_recorded(
     error with the replay's 'recorded: ' before it, so each generation added one more
     ('recorded: recorded: the retriever raised ...')."""
     pytester.makeconftest(BATCH_WITH_A_BAD_ANSWER)
-    golden = pytester.path / "golden"
-    golden.mkdir()
-    (golden / "g.jsonl").write_text(
-        '{"id": "good", "query": "a", "relevant": {"d1": 3}}\n'
-        '{"id": "bad", "query": "b", "relevant": {"d1": 3}}\n',
-        encoding="utf-8",
-    )
+    _two_queries(pytester, "good", "bad")
     e2e_run(pytester, "--retrieval-eval", "--retrieval-record=rec.jsonl")
     again = ("--retrieval-eval", "--retrieval-replay=rec.jsonl", "--retrieval-record=again.jsonl")
     e2e_run(pytester, *again).assert_outcomes(passed=1, failed=1)
