@@ -1431,6 +1431,21 @@ def test_a_mistyped_baseline_path_names_the_file_beside_it(project: pytest.Pytes
     assert "did you mean 'golden/baseline.json'?" in done.text
 
 
+def test_the_update_advised_under_an_override_gives_the_override_again(
+    project: pytest.Pytester,
+):
+    """Under `-o retrieval_gain=linear` the refusal advised the plain update command,
+    which wrote the ini's gain again: the next run, overridden alike, was refused again."""
+    run(project, "--retrieval-update-baseline")
+    done = run(project, "-o", "retrieval_gain=linear")
+    assert done.gate["verdict"] == "refused"
+    message = done.gate_failure()
+    advised = f"{UPDATE} -o retrieval_gain=linear"
+    assert message is not None and advised in " ".join(message.split()), message
+    run(project, *advised.split()[1:])  # the advice, followed
+    assert run(project, "-o", "retrieval_gain=linear").gate["verdict"] == "passed"
+
+
 def test_update_over_a_k_subset_replaces_only_those_queries(project: pytest.Pytester):
     update(project)
     before = baseline_path(project).read_text(encoding="utf-8")

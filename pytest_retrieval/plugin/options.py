@@ -56,6 +56,13 @@ def ini_value(config: pytest.Config, name: str) -> Raw:
         ) from None
 
 
+def retrieval_overrides(config: pytest.Config) -> list[str]:
+    """The ``-o``/``--override-ini`` values given for the plugin's ini keys, as given
+    (``retrieval_gain=linear``): a command the plugin advises repeats them."""
+    given = config.getoption("override_ini", None) or []
+    return [o for o in given if o.split("=", 1)[0].strip().startswith("retrieval_")]
+
+
 def evaluation_on(config: pytest.Config) -> bool:
     """Whether this run evaluates (``--retrieval-eval``)."""
     return bool(config.getoption("retrieval_eval", False))
@@ -72,4 +79,4 @@ def options_given(config: pytest.Config) -> list[str]:
     ]
 
 
-__all__ = ["evaluation_on", "ini_value", "option_values", "options_given"]
+__all__ = ["evaluation_on", "ini_value", "option_values", "options_given", "retrieval_overrides"]

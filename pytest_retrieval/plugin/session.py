@@ -60,6 +60,7 @@ from .keys import COLLECTED_KEY, GOLDEN_ROOTS_KEY, OUTBOX_KEY, REPLAY_KEY, SELEC
 from .missing import MESSAGE as MISSING
 from .missing import is_golden_nodeid, missing_records
 from .nodes import golden_ids, nothing_to_find_ids
+from .options import retrieval_overrides
 from .outputs import (
     History,
     github_output,
@@ -569,7 +570,8 @@ class RetrievalSession:
 
     def _gate_result(self) -> GateResult:
         shown, run = self.baseline_shown, self.run
-        update = update_hint(shown, run.run.calls.replay)  # a replayed run: replayed again
+        # a replayed run: replayed again; -o overrides of the plugin's keys: given again
+        update = update_hint(shown, run.run.calls.replay, retrieval_overrides(self.config))
         if self.baseline_path.is_dir():  # unreadable, and no update would rewrite it
             message = (
                 f"{shown} is a folder, not a baseline file: give retrieval_baseline (or "
