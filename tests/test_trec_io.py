@@ -150,6 +150,36 @@ def test_lines_without_four_fields_past_the_first_three_are_one_line(tmp_path):
     )
 
 
+def test_run_lines_without_q0_past_the_first_three_are_one_line_with_the_fix(tmp_path):
+    """A run written without the Q0 column ('qid docno rank score tag') printed the same
+    problem for 50 lines, each saying 'ids and tags cannot hold spaces', then a count."""
+    lines = [f"{q} d{d} {d + 1} {10 - d} t" for q in range(1, 11) for d in range(5)]
+    path = write(tmp_path, "r", "\n".join(lines) + "\n")
+    with pytest.raises(FormatError) as info:
+        read_run(path, shown="r")
+    assert [p.line for p in info.value.problems] == [1, 2, 3, 0]
+    assert str(info.value.problems[0]) == (
+        "r:1: expected 6 fields 'qid Q0 docno rank score tag', got 5: '1 d0 1 10 t'; if it is "
+        "'qid docno rank score tag', add the Q0 column trec_eval ignores: 'qid Q0 docno rank "
+        "score tag'"
+    )
+    assert str(info.value.problems[-1]) == (
+        "r: 47 more lines with fewer than 6 fields (50 in all), each 'qid docno rank score "
+        "tag': add the Q0 column trec_eval ignores to every line (awk '{print $1, \"Q0\", $2, "
+        "$3, $4, $5}' FILE)"
+    )
+    mixed = write(tmp_path, "m", "1 a 1 2 t\n1 b 2 1 t\n1 c\n1 d 4 0 t\n1 e 5 0 t\n")
+    with pytest.raises(FormatError) as info:
+        read_run(mixed, shown="m")
+    assert "m:3: expected 6 fields 'qid Q0 docno rank score tag', got 2: '1 c'; a field is " in (
+        str(info.value)
+    )
+    assert str(info.value.problems[-1]) == (
+        "m: 2 more lines with fewer than 6 fields (5 in all): a run line is 'qid Q0 docno "
+        "rank score tag'"
+    )
+
+
 def test_qrels_reports_every_problem_at_once(tmp_path):
     path = write(tmp_path, "q", "1 0 a 9\n1 0 b 1\nbroken\n2 0 c x\n")
     with pytest.raises(FormatError) as info:
