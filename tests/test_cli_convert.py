@@ -563,6 +563,17 @@ def test_import_trec_given_a_run_names_it_a_run_and_the_option_it_belongs_to(tmp
     assert not (project / "golden/trec.yaml").exists()
 
 
+def test_import_trec_refuses_topics_of_three_columns_before_writing(tmp_path):
+    """A 'qid<TAB>text<TAB>category' topics file imported each category into its query's
+    text, after a tab, and said nothing."""
+    project = _project(tmp_path)
+    (project / "t.tsv").write_text("00123\train tomorrow\thead\n401\tsnow\ttail\n", "utf-8")
+    ran = cli("import", "trec", "qrels.txt", "--topics", "t.tsv", "-o", "g.yaml", cwd=project)
+    assert ran.code == 2
+    assert "t.tsv:1: query '00123': 3 tab-separated columns where 'qid<TAB>text' has 2" in ran.err
+    assert not (project / "g.yaml").exists()
+
+
 @pytest.mark.parametrize(
     ("given", "text"),
     [

@@ -713,14 +713,28 @@ def _field_text(name: str, pieces: list[str]) -> str:
     return text
 
 
+_TSV_SHAPE = "expected 'qid<TAB>text' (an id without spaces, a tab, the text)"
+
+
 def _tsv_topics(path: Path, log: ProblemLog) -> dict[str, Topic]:
     topics: dict[str, Topic] = {}
+    off: dict[str, list[int]] = {"shape": [], "columns": []}  # the first few named, then a count
     for number, text in read_lines(path, log.shown):
         if not text.strip():
             continue
         qid, tab, query = text.partition("\t")
         if not tab or not qid.strip() or has_space(qid):
-            log.add(number, "expected 'qid<TAB>text' (an id without spaces, a tab, the text)")
+            off["shape"].append(number)
+            if len(off["shape"]) <= ABOVE_SHOWN:
+                comma = "," in text and "\t" not in text
+                hint = "; comma-separated? put a tab between the id and the text" if comma else ""
+                log.add(number, _TSV_SHAPE + hint)
+            continue
+        if "\t" in query.strip():  # a third column would end up inside the query's text
+            off["columns"].append(number)
+            if len(off["columns"]) <= ABOVE_SHOWN:
+                columns = query.strip().count("\t") + 2
+                log.add(number, f"{columns} tab-separated columns where {_TSV_COLUMNS}", qid)
             continue
         if qid in topics:
             log.add(number, f"topic defined twice (first on line {topics[qid].line})", qid)
@@ -728,7 +742,22 @@ def _tsv_topics(path: Path, log: ProblemLog) -> dict[str, Topic]:
         # a stray line break (a bare CR an old file's line ends left) becomes one space
         text = " ".join(part.strip() for part in query.splitlines() if part.strip())
         topics[qid] = Topic(qid, text, path=log.shown, line=number)
+    summaries = {
+        "shape": "not 'qid<TAB>text' (an id without spaces, a tab, the text)",
+        "columns": "with more than 2 tab-separated columns: keep the id and the text (cut "
+        "-f1,2 FILE, when the text is the second)",
+    }
+    for kind, lines in off.items():
+        if len(lines) > ABOVE_SHOWN:
+            more = counted(len(lines) - ABOVE_SHOWN, "more line", "more lines")
+            log.add(0, f"{more} ({len(lines)} in all) {summaries[kind]}")
     return topics
+
+
+_TSV_COLUMNS = (
+    "'qid<TAB>text' has 2 (a third would be read into the text): keep the id and the text "
+    "(cut -f1,2 FILE, when the text is the second)"
+)
 
 
 def _looks_like_sgml(path: Path, shown: str) -> bool:
