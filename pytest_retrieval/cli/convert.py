@@ -14,7 +14,7 @@ from ..io.atomic import write_all_atomic
 from ..io.beir import read_beir
 from ..io.common import FormatError, category_problem, counted, has_space, some_ids
 from ..io.corpus import read_categories, read_corpus, write_corpus
-from ..io.file_kinds import head_fields
+from ..io.file_kinds import TREC_RUN, head_fields
 from ..io.golden_writer import golden_yaml, write_golden_jsonl, write_golden_yaml
 from ..io.trec import (
     Run,
@@ -32,7 +32,6 @@ from ..pooling import coverage
 from ..quoting import quoted
 from .common import (
     OK,
-    TREC_RUN,
     CliError,
     Commands,
     Context,
