@@ -31,7 +31,14 @@ from .io.common import (
     queries_over,
     some_ids,
 )
-from .io.file_kinds import OWN_KINDS, RECORDING_KIND, own_file_kind
+from .io.file_kinds import (
+    OWN_KINDS,
+    RECORDING_KIND,
+    TREC_QRELS,
+    head_fields,
+    own_file_kind,
+    trec_kind_of_fields,
+)
 from .io.recording import (
     Recorded,
     RecordedResult,
@@ -348,6 +355,12 @@ def _refuse_what_is_no_run(paths: Sequence[Path], shown: Sequence[str]) -> None:
             )
         seen[resolved] = name
     for path, name in pairs:
+        if trec_kind_of_fields(head_fields(path)) == TREC_QRELS:  # read as a run: every line
+            raise ReplayError(
+                f"--retrieval-replay: {name} is {TREC_QRELS}, not a run; replay the runs "
+                "it judges, and import the judgments as golden queries: `pytest-retrieval "
+                f"import trec {name} -o golden/qrels.jsonl`"
+            )
         kind = _plugin_file_kind(path)
         if kind is not None:
             raise ReplayError(

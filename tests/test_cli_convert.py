@@ -563,6 +563,39 @@ def test_import_trec_given_a_run_names_it_a_run_and_the_option_it_belongs_to(tmp
     assert not (project / "golden/trec.yaml").exists()
 
 
+def test_import_trec_refuses_topics_of_three_columns_before_writing(tmp_path):
+    """A 'qid<TAB>text<TAB>category' topics file imported each category into its query's
+    text, after a tab, and said nothing."""
+    project = _project(tmp_path)
+    (project / "t.tsv").write_text("00123\train tomorrow\thead\n401\tsnow\ttail\n", "utf-8")
+    ran = cli("import", "trec", "qrels.txt", "--topics", "t.tsv", "-o", "g.yaml", cwd=project)
+    assert ran.code == 2
+    assert "t.tsv:1: query '00123': 3 tab-separated columns where 'qid<TAB>text' has 2" in ran.err
+    assert not (project / "g.yaml").exists()
+
+
+@pytest.mark.parametrize(
+    ("given", "text"),
+    [
+        ("topics.txt", "<top>\n<num> Number: 00123\n<title> rain tomorrow\n</top>\n"),
+        ("topics.tsv", "00123\train tomorrow in the city\n401\tsnow\n"),
+    ],
+)
+def test_import_trec_given_topics_as_qrels_names_them_and_the_option(tmp_path, given, text):
+    """The topics where the qrels belong (the two files swapped) listed 50 of their lines
+    as 'expected 4 fields', or as documents judged twice, then a count."""
+    project = _project(tmp_path)
+    (project / given).write_text(text, "utf-8")
+    ran = cli("import", "trec", given, "--topics", "qrels.txt", "-o", "g.yaml", cwd=project)
+    assert ran.code == 2
+    assert ran.err == (
+        f"pytest-retrieval: error: {given} is a topics file, not qrels; import trec reads "
+        "judgments ('qid iter docno rel' lines): give the qrels file first, and the topics "
+        f"with --topics {given}\n"
+    )
+    assert not (project / "g.yaml").exists()
+
+
 @pytest.mark.parametrize("given", ["qrels.txt", "bm25.run", "tabbed.qrels"])
 def test_import_trec_given_qrels_or_a_run_as_topics_names_what_it_is(tmp_path, given):
     """The qrels (or a run) given to --topics printed 'expected qid<TAB>text' for 50 of its

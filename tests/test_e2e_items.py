@@ -522,6 +522,31 @@ def test_every_query_of_categories_written_alike_is_evaluated(pytester: pytest.P
         result.assert_outcomes(passed=3)
 
 
+def test_dash_k_selects_a_category_with_a_space_by_its_item_name_in_every_mode(
+    pytester: pytest.Pytester,
+) -> None:
+    """A category 'long tail' is the item 'long-tail-01' in shards, so `-k long-tail`
+    selected it there; per query it selected nothing ('2 deselected'), and `-k` cannot
+    take 'long tail' (a space), so the category could not be selected at all."""
+    pytester.makeini("[pytest]\n")
+    pytester.mkdir("golden")
+    (pytester.path / "golden" / "g.jsonl").write_text(
+        "".join(
+            json.dumps({"id": f"q{i}", "query": "t", "relevant": {"d1": 1}, "category": c}) + "\n"
+            for i, c in enumerate(["long tail", "head"])
+        )
+    )
+    pytester.makeconftest(
+        "import pytest\n\n@pytest.fixture(scope='session')\ndef retriever():\n"
+        "    return lambda query: ['d1']\n"
+    )
+    for items in ("query", "shard:5"):
+        result = e2e_run(
+            pytester, "--retrieval-eval", f"--retrieval-items={items}", "-k", "long-tail"
+        )
+        result.assert_outcomes(passed=1, deselected=1)
+
+
 NAMES_A_MODULE_USES = [
     "pytestmark",
     "pytest_generate_tests",

@@ -398,6 +398,41 @@ def test_every_bad_run_file_is_named_not_only_the_first(pytester: pytest.Pyteste
     assert result.ret == pytest.ExitCode.USAGE_ERROR
 
 
+def test_a_run_without_the_q0_column_is_three_lines_and_the_fix(
+    pytester: pytest.Pytester,
+) -> None:
+    """A run written 'qid docno rank score tag' printed a problem for each of its first 50
+    lines, each saying 'ids and tags cannot hold spaces', then a count."""
+    e2e_write_project(pytester)
+    lines = [f"q{q} d{d} {d} {10 - d} bm25" for q in range(1, 5) for d in range(1, 6)]
+    (pytester.path / "five.run").write_text("\n".join(lines) + "\n")
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-replay=five.run")
+    text = e2e_unwrapped(result.stderr.str()) + result.stdout.str()
+    assert "five.run:3: expected 6 fields" in text
+    assert "five.run:4:" not in text
+    assert "add the Q0 column trec_eval ignores to every line" in text
+    assert "cannot hold spaces" not in text
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+
+
+def test_a_qrels_file_given_to_replay_is_named_with_the_import(
+    pytester: pytest.Pytester,
+) -> None:
+    """qrels.txt given as a run printed an 'expected 6 fields, got 4' problem for each of
+    its first 50 lines, each saying 'ids and tags cannot hold spaces'."""
+    e2e_write_project(pytester)
+    (pytester.path / "qrels.txt").write_text("# judged\nq1 0 d1 2\nq1 0 d2 0\nq2 0 d3 1\n")
+    result = e2e_run(pytester, "--retrieval-eval", "--retrieval-replay=qrels.txt")
+    text = e2e_unwrapped(result.stderr.str())
+    assert (
+        "--retrieval-replay: qrels.txt is a TREC qrels file ('qid iter docno rel' lines), not "
+        "a run; replay the runs it judges, and import the judgments as golden queries: "
+        "`pytest-retrieval import trec qrels.txt -o golden/qrels.jsonl`"
+    ) in text
+    assert "expected 6 fields" not in text
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+
+
 def test_a_trec_run_whose_ids_match_no_golden_query_says_so(pytester: pytest.Pytester) -> None:
     """A run written with other query ids replays as all-empty rankings: the summary says
     which golden queries it lacks and which of its queries are not golden."""

@@ -55,8 +55,11 @@ def line_by_line(path: Path) -> dict[str, dict[str, list[tuple[str, float]]]] | 
             problems.append(f"{number}: twice")
             continue
         ranking[doc] = score
-    if problems:
-        return "\n".join(sorted(problems, key=lambda p: int(p.split(":")[0])))
+    if problems:  # lines of too few fields past the third: one line at the end
+        ordered = sorted(problems, key=lambda p: int(p.split(":")[0]))
+        short = [p for p in ordered if p.endswith(": fields")]
+        kept = [p for p in ordered if not p.endswith(": fields") or p in short[:3]]
+        return "\n".join(kept + (["0: fields"] if len(short) > 3 else []))
     if not docs:
         return "0: empty"
     return {
@@ -69,6 +72,7 @@ def line_by_line(path: Path) -> dict[str, dict[str, list[tuple[str, float]]]] | 
 
 
 KINDS = {"holds no results": "empty", "expected 6 fields": "fields", "twice": "twice"}
+KINDS |= {"with fewer than 6 fields": "fields"}
 KINDS |= {"is not a finite number": "score", "is not an integer": "rank"}
 
 

@@ -150,6 +150,36 @@ def test_lines_without_four_fields_past_the_first_three_are_one_line(tmp_path):
     )
 
 
+def test_run_lines_without_q0_past_the_first_three_are_one_line_with_the_fix(tmp_path):
+    """A run written without the Q0 column ('qid docno rank score tag') printed the same
+    problem for 50 lines, each saying 'ids and tags cannot hold spaces', then a count."""
+    lines = [f"{q} d{d} {d + 1} {10 - d} t" for q in range(1, 11) for d in range(5)]
+    path = write(tmp_path, "r", "\n".join(lines) + "\n")
+    with pytest.raises(FormatError) as info:
+        read_run(path, shown="r")
+    assert [p.line for p in info.value.problems] == [1, 2, 3, 0]
+    assert str(info.value.problems[0]) == (
+        "r:1: expected 6 fields 'qid Q0 docno rank score tag', got 5: '1 d0 1 10 t'; if it is "
+        "'qid docno rank score tag', add the Q0 column trec_eval ignores: 'qid Q0 docno rank "
+        "score tag'"
+    )
+    assert str(info.value.problems[-1]) == (
+        "r: 47 more lines with fewer than 6 fields (50 in all), each 'qid docno rank score "
+        "tag': add the Q0 column trec_eval ignores to every line (awk '{print $1, \"Q0\", $2, "
+        "$3, $4, $5}' FILE)"
+    )
+    mixed = write(tmp_path, "m", "1 a 1 2 t\n1 b 2 1 t\n1 c\n1 d 4 0 t\n1 e 5 0 t\n")
+    with pytest.raises(FormatError) as info:
+        read_run(mixed, shown="m")
+    assert "m:3: expected 6 fields 'qid Q0 docno rank score tag', got 2: '1 c'; a field is " in (
+        str(info.value)
+    )
+    assert str(info.value.problems[-1]) == (
+        "m: 2 more lines with fewer than 6 fields (5 in all): a run line is 'qid Q0 docno "
+        "rank score tag'"
+    )
+
+
 def test_qrels_reports_every_problem_at_once(tmp_path):
     path = write(tmp_path, "q", "1 0 a 9\n1 0 b 1\nbroken\n2 0 c x\n")
     with pytest.raises(FormatError) as info:
@@ -445,12 +475,12 @@ def test_classic_topic_errors(tmp_path, text, expected):
 
 
 def test_tsv_topics(tmp_path):
-    text = "00123\tis it going to rain\n\n7\t  spaced\ttab  \n8\tline \r ends\rleft\r\n"
+    text = "00123\tis it going to rain\n\n7\t  spaced text  \n8\tline \r ends\rleft\r\n"
     path = write(tmp_path, "q.tsv", text)
     topics = read_topics(path, shown="q.tsv")
     assert {qid: t.title for qid, t in topics.items()} == {
         "00123": "is it going to rain",
-        "7": "spaced\ttab",
+        "7": "spaced text",
         "8": "line ends left",  # a bare CR inside a text is a space, not a line break
     }
     assert topics["7"].line == 3 and topics["7"].path == "q.tsv"
@@ -461,6 +491,34 @@ def test_tsv_topics(tmp_path):
         "bad.tsv:2: expected 'qid<TAB>text' (an id without spaces, a tab, the text)",
         "bad.tsv:3: query '1': topic defined twice (first on line 1)",
     ]
+
+
+def test_tsv_topics_of_three_columns_or_commas_say_so_in_three_lines_and_a_count(tmp_path):
+    """A third column (qid, text, category) was read into every query's text, a tab in
+    it, without a word; a comma-separated file was 'expected qid<TAB>text' on 50 lines."""
+    lines = "".join(f"{q}\ttext {q}\thead\n" for q in range(1, 11))
+    with pytest.raises(FormatError) as info:
+        read_topics(write(tmp_path, "t.tsv", lines), shown="t.tsv")
+    assert [str(p) for p in info.value.problems] == [
+        *(
+            f"t.tsv:{q}: query '{q}': 3 tab-separated columns where 'qid<TAB>text' has 2 (a "
+            "third would be read into the text): keep the id and the text (cut -f1,2 FILE, "
+            "when the text is the second)"
+            for q in (1, 2, 3)
+        ),
+        "t.tsv: 7 more lines (10 in all) with more than 2 tab-separated columns: keep the id "
+        "and the text (cut -f1,2 FILE, when the text is the second)",
+    ]
+    commas = "".join(f"{q},text {q}\n" for q in range(1, 6))
+    with pytest.raises(FormatError) as info:
+        read_topics(write(tmp_path, "t.csv", commas), shown="t.csv")
+    assert str(info.value.problems[0]) == (
+        "t.csv:1: expected 'qid<TAB>text' (an id without spaces, a tab, the text); "
+        "comma-separated? put a tab between the id and the text"
+    )
+    assert str(info.value.problems[-1]) == (
+        "t.csv: 2 more lines (5 in all) not 'qid<TAB>text' (an id without spaces, a tab, the text)"
+    )
 
 
 def test_topics_format_can_be_forced(tmp_path):

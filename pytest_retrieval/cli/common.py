@@ -19,14 +19,18 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO, TypeAlias
 
 from ..golden import GoldenFileError, GoldenQuery, GoldenSet, Problem
-from ..io.common import BOM, FormatError
+from ..io.common import FormatError
 from ..io.file_kinds import (
     BASELINE_KIND,
     LOG_KIND,
     RECORDING_KIND,
     REPORT_KIND,
+    TREC_QRELS,
+    TREC_RUN,
     WORKLIST_KIND,
+    head_fields,
     own_file_kind,
+    trec_kind_of_fields,
 )
 from ..io.golden_file import (
     NORECURSEDIRS,
@@ -294,11 +298,6 @@ _A_REPORT_INSTEAD = {  # one of the plugin's other files where a JSON report bel
 }
 
 
-TREC_RUN = "a TREC run ('qid Q0 docno rank score tag' lines)"
-TREC_QRELS = "a TREC qrels file ('qid iter docno rel' lines)"
-_NUMBER = re.compile(rb"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
-
-
 _TREC_INSTEAD = {  # a TREC file where a JSON report belongs: the fix
     TREC_RUN: "score the run into one with `pytest-retrieval evaluate {given} --report "
     "report.json` and give report.json",
@@ -371,14 +370,7 @@ def _head_fields(path: Path) -> list[list[bytes]] | None:
     comments left out); None for a golden file, Python or a file that cannot be read."""
     if is_golden_file(path) or path.suffix.lower() == ".py":
         return None
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(4096)
-    except OSError:
-        return None
-    lines = head.removeprefix(BOM).splitlines()
-    lines = lines[:-1] if len(head) == 4096 else lines  # the last one read may be cut
-    return [f for f in map(bytes.split, lines) if f and not f[0].startswith(b"#")]
+    return head_fields(path)
 
 
 def _qrels_like(path: Path) -> bool:
@@ -396,14 +388,7 @@ def trec_file_kind(path: Path) -> str | None:
     read as one (every one of them: a run's integer rank and numeric score, a qrels
     line's four fields and integer grade), else None: a run or qrels file given where
     another kind belongs is named for what it is, not as a line that cannot be read."""
-    lines = _head_fields(path)
-    if not lines:
-        return None
-    if all(len(f) >= 6 and f[3].isdigit() and _NUMBER.fullmatch(f[4]) for f in lines):
-        return TREC_RUN
-    if all(len(f) == 4 and f[3].lstrip(b"-").isdigit() for f in lines):
-        return TREC_QRELS
-    return None
+    return trec_kind_of_fields(_head_fields(path))
 
 
 def _trec_golden_fix(trec: str, given: str) -> str:

@@ -14,6 +14,7 @@ from ..io.atomic import write_all_atomic
 from ..io.beir import read_beir
 from ..io.common import FormatError, category_problem, counted, has_space, some_ids
 from ..io.corpus import read_categories, read_corpus, write_corpus
+from ..io.file_kinds import TREC_RUN, head_fields
 from ..io.golden_writer import golden_yaml, write_golden_jsonl, write_golden_yaml
 from ..io.trec import (
     Run,
@@ -31,7 +32,6 @@ from ..pooling import coverage
 from ..quoting import quoted
 from .common import (
     OK,
-    TREC_RUN,
     CliError,
     Commands,
     Context,
@@ -305,16 +305,28 @@ def _topic_lines(path: Path) -> bool:
     return first.count(b"\t") == 1
 
 
+def _refuse_no_qrels(path: Path, given: str) -> None:
+    """A run or a topics file given where the qrels belong is named, with the fix (read as
+    qrels, it gave a problem on every line)."""
+    if trec_file_kind(path) == TREC_RUN:
+        raise CliError(
+            f"{given} is {TREC_RUN}, not qrels; import trec reads judgments ('qid "
+            f"iter docno rel' lines): give the qrels file, and the run with --run {given}"
+        )
+    first = next(iter(head_fields(path) or []), [b""])
+    if first[0].startswith(b"<") or (_topic_lines(path) and trec_file_kind(path) is None):
+        raise CliError(
+            f"{given} is a topics file, not qrels; import trec reads judgments ('qid iter "
+            f"docno rel' lines): give the qrels file first, and the topics with --topics {given}"
+        )
+
+
 def import_trec(ctx: Context, args: argparse.Namespace) -> int:
     read = [args.qrels, args.topics, args.categories, *args.run]
     _refuse_overwriting(ctx, args, [ctx.path(p) for p in read if p])
     try:
         path = _input(ctx, args.qrels)
-        if trec_file_kind(path) == TREC_RUN:
-            raise CliError(
-                f"{args.qrels} is {TREC_RUN}, not qrels; import trec reads judgments ('qid "
-                f"iter docno rel' lines): give the qrels file, and the run with --run {args.qrels}"
-            )
+        _refuse_no_qrels(path, args.qrels)
         qrels = read_qrels(path, max_grade=ctx.max_grade, shown=ctx.shown(path))
         if args.topics:
             topics_path = ctx.file(args.topics, "--topics ")  # read twice: no pipe

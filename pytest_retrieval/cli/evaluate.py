@@ -15,7 +15,7 @@ from ..gate import GateResult, run_gate
 from ..golden import GoldenQuery, golden_digest
 from ..io.baseline_file import read_baseline
 from ..io.common import FormatError, alike_ids, did_you_mean, queries_of, some_ids
-from ..io.file_kinds import BASELINE_KIND, REPORT_KIND
+from ..io.file_kinds import BASELINE_KIND, REPORT_KIND, TREC_QRELS
 from ..io.recording import is_recording
 from ..io.report_json import ReportFile, looks_like_report
 from ..io.trec import REORDERED, read_run
@@ -33,7 +33,6 @@ from .common import (
     FINDINGS,
     OK,
     READ_BY_THE_COMMAND,
-    TREC_QRELS,
     USAGE,
     CliError,
     Commands,

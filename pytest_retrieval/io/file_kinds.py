@@ -51,6 +51,37 @@ def kind_of_head(head: bytes) -> str | None:
     return None if found is None else _JSON_KINDS[found.group(1).decode()]
 
 
+TREC_RUN = "a TREC run ('qid Q0 docno rank score tag' lines)"
+TREC_QRELS = "a TREC qrels file ('qid iter docno rel' lines)"
+_NUMBER = re.compile(rb"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
+def head_fields(path: Path) -> list[list[bytes]] | None:
+    """The fields of the data lines that start a text file (blank lines and ``#``
+    comments left out); None for a file that cannot be read."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(HEAD_BYTES)
+    except OSError:
+        return None
+    lines = head.removeprefix(BOM).splitlines()
+    lines = lines[:-1] if len(head) == HEAD_BYTES else lines  # the last one read may be cut
+    return [f for f in map(bytes.split, lines) if f and not f[0].startswith(b"#")]
+
+
+def trec_kind_of_fields(lines: list[list[bytes]] | None) -> str | None:
+    """:data:`TREC_RUN` or :data:`TREC_QRELS` when the data lines that start a file (their
+    fields, :func:`head_fields`) read as one (every one of them: a run's integer rank and
+    numeric score, a qrels line's four fields and integer grade), else None."""
+    if not lines:
+        return None
+    if all(len(f) >= 6 and f[3].isdigit() and _NUMBER.fullmatch(f[4]) for f in lines):
+        return TREC_RUN
+    if all(len(f) == 4 and f[3].lstrip(b"-").isdigit() for f in lines):
+        return TREC_QRELS
+    return None
+
+
 def own_file_kind(path: Path) -> str | None:
     """What the file at ``path`` is when it is one of the plugin's own files, else None
     (also for one that cannot be read: whoever reads it says why)."""
@@ -68,7 +99,11 @@ __all__ = [
     "OWN_KINDS",
     "RECORDING_KIND",
     "REPORT_KIND",
+    "TREC_QRELS",
+    "TREC_RUN",
     "WORKLIST_KIND",
+    "head_fields",
     "kind_of_head",
     "own_file_kind",
+    "trec_kind_of_fields",
 ]

@@ -392,6 +392,40 @@ class _Piece(NamedTuple):
     distinct: bool
 
 
+def _no_q0(fields: list[str]) -> bool:
+    """'qid docno rank score tag' (a run written without the Q0 column trec_eval ignores)."""
+    return (
+        len(fields) == 5
+        and _INTEGER.fullmatch(fields[2]) is not None
+        and bool(_DECIMAL.fullmatch(fields[3]))
+    )
+
+
+def _run_fields_hint(fields: list[str]) -> str:
+    """What a run line of fewer than 6 fields most likely lacks."""
+    if _no_q0(fields):
+        return (
+            "if it is 'qid docno rank score tag', add the Q0 column trec_eval ignores: "
+            "'qid Q0 docno rank score tag'"
+        )
+    if len(fields) == 4 and _INTEGER.fullmatch(fields[3]):
+        return "it reads as a qrels line ('qid iter docno rel'): was a qrels file given as a run?"
+    return "a field is missing"
+
+
+def _short_summary(short: Sequence[bool]) -> str:
+    """The run lines of fewer than 6 fields past the first few, in one line (``short``: for
+    each, whether it reads as 'qid docno rank score tag'), with the fix for a file of those."""
+    more = counted(len(short) - ABOVE_SHOWN, "more line", "more lines")
+    text = f"{more} with fewer than 6 fields ({len(short)} in all)"
+    if all(short):
+        return (
+            f"{text}, each 'qid docno rank score tag': add the Q0 column trec_eval ignores to "
+            "every line (awk '{print $1, \"Q0\", $2, $3, $4, $5}' FILE)"
+        )
+    return f"{text}: a run line is 'qid Q0 docno rank score tag'"
+
+
 @dataclass
 class _RunBuilder:
     """Collects a run file's results per tag and query, recording every problem."""
@@ -399,6 +433,7 @@ class _RunBuilder:
     log: ProblemLog
     pieces: dict[str, dict[str, list[_Piece]]] = field(default_factory=dict)
     reordered: dict[str, list[str]] = field(default_factory=dict)  # tag -> query ids
+    short: list[bool] = field(default_factory=list)  # lines of < 6 fields: 'qid docno ...'?
 
     def add_block(self, first: int, block: bytes) -> None:
         """Take a block of whole lines starting at line ``first``."""
@@ -434,11 +469,13 @@ class _RunBuilder:
     def _checked(self, number: int, fields: list[str]) -> tuple[str, str, float, str] | None:
         """(qid, doc, score, tag) of a well-formed line; None (and a problem) otherwise."""
         if len(fields) < 6:
-            self.log.add(
-                number,
-                f"expected 6 fields 'qid Q0 docno rank score tag', got {len(fields)}: "
-                f"{' '.join(fields)!r}; ids and tags cannot hold spaces",
-            )
+            self.short.append(_no_q0(fields))
+            if len(self.short) <= ABOVE_SHOWN:  # the rest are summed up by result()
+                self.log.add(
+                    number,
+                    f"expected 6 fields 'qid Q0 docno rank score tag', got {len(fields)}: "
+                    f"{' '.join(fields)!r}; {_run_fields_hint(fields)}",
+                )
             return None
         qid, _q0, doc, rank, score_text, tag = fields[:6]  # trec_eval ignores what follows
         score = _finite(score_text)
@@ -526,6 +563,8 @@ class _RunBuilder:
             for tag, found in columns.items()
         }
         self.log.problems.sort(key=lambda problem: problem.line)
+        if len(self.short) > ABOVE_SHOWN:
+            self.log.add(0, _short_summary(self.short))
         return runs
 
 
@@ -674,14 +713,28 @@ def _field_text(name: str, pieces: list[str]) -> str:
     return text
 
 
+_TSV_SHAPE = "expected 'qid<TAB>text' (an id without spaces, a tab, the text)"
+
+
 def _tsv_topics(path: Path, log: ProblemLog) -> dict[str, Topic]:
     topics: dict[str, Topic] = {}
+    off: dict[str, list[int]] = {"shape": [], "columns": []}  # the first few named, then a count
     for number, text in read_lines(path, log.shown):
         if not text.strip():
             continue
         qid, tab, query = text.partition("\t")
         if not tab or not qid.strip() or has_space(qid):
-            log.add(number, "expected 'qid<TAB>text' (an id without spaces, a tab, the text)")
+            off["shape"].append(number)
+            if len(off["shape"]) <= ABOVE_SHOWN:
+                comma = "," in text and "\t" not in text
+                hint = "; comma-separated? put a tab between the id and the text" if comma else ""
+                log.add(number, _TSV_SHAPE + hint)
+            continue
+        if "\t" in query.strip():  # a third column would end up inside the query's text
+            off["columns"].append(number)
+            if len(off["columns"]) <= ABOVE_SHOWN:
+                columns = query.strip().count("\t") + 2
+                log.add(number, f"{columns} tab-separated columns where {_TSV_COLUMNS}", qid)
             continue
         if qid in topics:
             log.add(number, f"topic defined twice (first on line {topics[qid].line})", qid)
@@ -689,7 +742,22 @@ def _tsv_topics(path: Path, log: ProblemLog) -> dict[str, Topic]:
         # a stray line break (a bare CR an old file's line ends left) becomes one space
         text = " ".join(part.strip() for part in query.splitlines() if part.strip())
         topics[qid] = Topic(qid, text, path=log.shown, line=number)
+    summaries = {
+        "shape": "not 'qid<TAB>text' (an id without spaces, a tab, the text)",
+        "columns": "with more than 2 tab-separated columns: keep the id and the text (cut "
+        "-f1,2 FILE, when the text is the second)",
+    }
+    for kind, lines in off.items():
+        if len(lines) > ABOVE_SHOWN:
+            more = counted(len(lines) - ABOVE_SHOWN, "more line", "more lines")
+            log.add(0, f"{more} ({len(lines)} in all) {summaries[kind]}")
     return topics
+
+
+_TSV_COLUMNS = (
+    "'qid<TAB>text' has 2 (a third would be read into the text): keep the id and the text "
+    "(cut -f1,2 FILE, when the text is the second)"
+)
 
 
 def _looks_like_sgml(path: Path, shown: str) -> bool:

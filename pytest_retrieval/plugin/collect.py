@@ -26,7 +26,13 @@ from ..io.golden_file import load_golden_file
 from ..lint import forbidden_relevant
 from ..quoting import SHOWN, quoted
 from ..scoring import unchecked_expectations
-from ..sharding import deselect_note, item_groups, keyword_note, query_ids_in_keyword
+from ..sharding import (
+    deselect_note,
+    item_groups,
+    item_name,
+    keyword_note,
+    query_ids_in_keyword,
+)
 from .item import ExpectationFailed, run_queries, run_query
 from .keys import COLLECTED_KEY, GOLDEN_SET_KEY, KEYWORD_NAMES_KEY, REPLAY_KEY, SETTINGS_KEY
 from .nodes import (
@@ -231,10 +237,13 @@ def _note_keyword_names(item: pytest.Function) -> None:
 
 
 def _keywords(golden: Golden) -> set[str]:
-    """What ``-k`` matches beside the item's name: categories, and a query's tags."""
+    """What ``-k`` matches beside the item's name: categories, and a query's tags. A
+    category as a coarse item names it too (``long tail`` as ``long-tail``, which ``-k``
+    can take), so that one ``-k`` selects it in every item mode."""
     if golden.coarse:
         return {q.category for q in golden.queries}
-    return {golden.queries[0].category, *golden.queries[0].tags}
+    category = golden.queries[0].category
+    return {category, item_name(category), *golden.queries[0].tags}
 
 
 def _items_alike(
