@@ -40,7 +40,7 @@ from ..io.baseline_file import (
     unchanged_by,
     write_baseline,
 )
-from ..io.common import counted, did_you_mean_file, exists
+from ..io.common import counted, did_you_mean_file, exists, some_ids
 from ..io.file_kinds import own_file_kind
 from ..io.golden_file import is_golden_file
 from ..io.ini import IniError, config_text, key_line, read_config_file
@@ -56,10 +56,17 @@ from ..settings import RunSettings, Tolerances, unknown_ini_keys
 from .collect import fixture_place
 from .gate_case import log_verdict
 from .gathered import Gathered
-from .keys import COLLECTED_KEY, GOLDEN_ROOTS_KEY, OUTBOX_KEY, REPLAY_KEY, SELECTED_KEY
+from .keys import (
+    COLLECTED_KEY,
+    GOLDEN_ROOTS_KEY,
+    GOLDEN_SET_KEY,
+    OUTBOX_KEY,
+    REPLAY_KEY,
+    SELECTED_KEY,
+)
 from .missing import MESSAGE as MISSING
 from .missing import is_golden_nodeid, missing_records
-from .nodes import golden_ids, nothing_to_find_ids
+from .nodes import UNPARAMETRIZED, golden_ids, nothing_to_find_ids
 from .options import retrieval_overrides
 from .outputs import (
     History,
@@ -313,6 +320,34 @@ class RetrievalSession:
             selection=selection_text(self.config),
         )
 
+    def _configurations_seen(self) -> tuple[set[str], set[str]]:
+        """The configurations collected and those with selected golden items, over every
+        process (under xdist the workers collect)."""
+        own_collected: set[str] = self.config.stash.get(COLLECTED_KEY, set())
+        own_selected: list[str] = self.config.stash.get(SELECTED_KEY, [])
+        return self.worker_collected | own_collected, self.worker_selected | set(own_selected)
+
+    def _none_selected(self) -> bool:
+        """Golden items were collected and the selection (-k, -m, the paths) left none."""
+        collected, selected = self._configurations_seen()
+        return not self.results and bool(collected) and not selected
+
+    def _none_selected_note(self) -> str:
+        """What -k can take, when it selected no golden item (else only the gate said
+        anything, and with no baseline yet it advised an update)."""
+        collected, _ = self._configurations_seen()
+        names = sorted(collected - {UNPARAMETRIZED})  # not in the ids of a fixture without params
+        golden = self.config.stash.get(GOLDEN_SET_KEY, None)  # under xdist: the workers'
+        categories = sorted({q.category for q in golden.queries.values()}) if golden else []
+        keyword = self.config.getoption("keyword", "") or ""
+        given = f"-k {keyword!r}" if keyword else selection_text(self.config)
+        takes = [f"a configuration ({some_ids(names)})"] if names else []
+        takes += [f"a category ({some_ids(categories)})"] if categories else []
+        return (
+            f"retrieval: {given} selected none of the golden items, so no query was "
+            f"evaluated; -k takes {', '.join([*takes, 'a tag or a query id'])}"
+        )
+
     @property
     def _replayed_paths(self) -> list[Path]:
         """--retrieval-replay's files (relative to the folder pytest was started in)."""
@@ -376,6 +411,8 @@ class RetrievalSession:
             ids = {r.id for r in self.results.all_records()}
             self.notes += unmatched_show(self.run.run.show, ids)
         self._advise()
+        if self._none_selected():
+            self.notes.append(self._none_selected_note())
         if self.run.run.update_baseline:
             self._update_baseline()
         else:
