@@ -37,9 +37,9 @@ class QueryCounts:
 
     def text(self) -> str:
         return (
-            f"{self.improved} {'query' if self.improved == 1 else 'queries'} improved, "
-            f"{self.degraded} degraded, "
-            f"{self.unchanged} unchanged"
+            f"{self.improved:,} {'query' if self.improved == 1 else 'queries'} improved, "
+            f"{self.degraded:,} degraded, "
+            f"{self.unchanged:,} unchanged"
         )
 
 

@@ -60,3 +60,18 @@ def test_judged_moves_say_where_each_judged_result_went() -> None:
         JudgedMove("q-low", 4, None, 1),  # left
     ]
     assert judged_moves(old, old) == []
+
+
+def test_counts_of_thousands_are_written_as_every_count_is() -> None:
+    """'6432 degraded, 13568 unchanged' stood beside '3,989 more' in one run's output."""
+    from pytest_retrieval.golden import Problem
+    from pytest_retrieval.io.common import FormatError
+    from pytest_retrieval.io.common import counted as counted_noun
+
+    assert (
+        QueryCounts(1, 6432, 13568).text() == "1 query improved, 6,432 degraded, 13,568 unchanged"
+    )
+    assert counted_noun(20000, "golden query", "golden queries") == "20,000 golden queries"
+    assert counted_noun(1, "query") == "1 query"
+    error = FormatError([Problem("f", 1, "bad")], more=4211)
+    assert str(error).endswith("... and 4,211 more problems")

@@ -128,7 +128,7 @@ class FormatError(ValueError):
         shown = [str(p) for p in self.problems[:MAX_SHOWN]]
         hidden = len(self.problems) - len(shown) + more
         if hidden:
-            shown.append(f"... and {hidden} more problems")
+            shown.append(f"... and {hidden:,} more problems")
         super().__init__("\n".join(shown))
 
 
@@ -321,9 +321,9 @@ def _decoded(raw: bytes, number: int, shown: str) -> str:
 
 
 def counted(count: int, noun: str, plural: str = "") -> str:
-    """``1 query``, ``2 queries``: a count with its noun in the right number (``plural``
-    when adding an s will not do)."""
-    return f"{count} {noun if count == 1 else plural or noun + 's'}"
+    """``1 query``, ``2 queries``, ``20,000 queries``: a count with its noun in the right
+    number (``plural`` when adding an s will not do), thousands set apart as everywhere."""
+    return f"{count:,} {noun if count == 1 else plural or noun + 's'}"
 
 
 def queries_over(pairs: Iterable[tuple[str, str]]) -> tuple[int, str]:
