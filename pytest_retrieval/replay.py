@@ -203,9 +203,15 @@ def _stale(found: Recorded, query: GoldenQuery) -> str:
     """How the recorded query differs from the golden one ("" when it does not)."""
     if found.text and found.text != query.text:
         return f"another text ({query_text(found.text)})"
-    if dict(found.filters) != filters_as_recorded(query.filters):
+    if _as_json(found.filters) != _as_json(filters_as_recorded(query.filters)):
         return f"other filters ({dict(found.filters)!r})"
     return ""
+
+
+def _as_json(filters: Mapping[str, object]) -> str:
+    """Filters as JSON text, keys sorted: compared so, ``true`` is not ``1`` (as Python's
+    ``True == 1`` has it), nor ``1`` ``1.0``; a retriever may tell them apart."""
+    return json.dumps(dict(filters), sort_keys=True)
 
 
 def _named_runs(runs: Mapping[tuple[Path, str], tuple[Run, str]]) -> dict[str, tuple[Run, str]]:

@@ -1078,3 +1078,21 @@ def test_a_retriever_without_params_replays_under_the_node_ids_it_ran_under(
         {k: v for k, v in r.parseoutcomes().items() if "warning" not in k} for r in (live, replayed)
     ]
     assert outcomes[0] == outcomes[1] and sum(outcomes[0].values()) == len(ids[0])
+
+
+@pytest.mark.parametrize(
+    ("recorded", "now"),
+    [({"in_stock": 1}, {"in_stock": True}), ({"n": 1}, {"n": 1.0}), ({"a": [0]}, {"a": [False]})],
+)
+def test_filters_equal_only_to_python_are_other_filters(
+    recorded: dict[str, object], now: dict[str, object]
+) -> None:
+    """`in_stock: true` in the golden file replayed a recording made with `in_stock: 1`
+    as if the filters were the same (Python has True == 1): a retriever may not."""
+    from pytest_retrieval.golden import GoldenQuery
+    from pytest_retrieval.io.recording import Recorded
+    from pytest_retrieval.replay import _stale
+
+    query = GoldenQuery(id="q", text="t", relevant={"d": 1}, filters=now)
+    assert _stale(Recorded("c", "q", "t", filters=recorded), query).startswith("other filters")
+    assert _stale(Recorded("c", "q", "t", filters=dict(now)), query) == ""
