@@ -53,6 +53,7 @@ from ..report.gate_text import REPORT_WIDTH, explain, headline
 from ..report.run_report import GoldenInfo, RunReport
 from ..report.writers import ReportsInterrupted, write_reports
 from ..settings import RunSettings, Tolerances, unknown_ini_keys
+from ..sharding import item_name
 from .collect import fixture_place
 from .gate_case import log_verdict
 from .gathered import Gathered
@@ -338,7 +339,10 @@ class RetrievalSession:
         collected, _ = self._configurations_seen()
         names = sorted(collected - {UNPARAMETRIZED})  # not in the ids of a fixture without params
         golden = self.config.stash.get(GOLDEN_SET_KEY, None)  # under xdist: the workers'
-        categories = sorted({q.category for q in golden.queries.values()}) if golden else []
+        # as -k takes them: a category "long tail" is the keyword "long-tail" (collect.py)
+        categories = (
+            sorted({item_name(q.category) for q in golden.queries.values()}) if golden else []
+        )
         keyword = self.config.getoption("keyword", "") or ""
         given = f"-k {keyword!r}" if keyword else selection_text(self.config)
         takes = [f"a configuration ({some_ids(names)})"] if names else []
