@@ -1435,6 +1435,12 @@ def test_a_mistyped_baseline_path_names_the_file_beside_it(project: pytest.Pytes
     assert "no baseline at golden/baselin.json (did you mean 'golden/baseline.json'?)" in said
     done = run(project, "-q", "--retrieval-baseline=golden/baselin.json")
     assert "did you mean 'golden/baseline.json'?" in done.text
+    # a first run, the nightly recording beside where the baseline will be: not a baseline,
+    # so not "give that path" (the gate would refuse it), but the plain advice to create one
+    run(project, "--retrieval-record=ci/baseline.jsonl")
+    done = run(project, "--retrieval-baseline=ci/baseline.json")
+    said = " ".join(gate_lines(done))
+    assert "did you mean" not in said and "to create one (and commit it)" in said, said
 
 
 def test_the_update_advised_under_an_override_gives_the_override_again(
