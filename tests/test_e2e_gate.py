@@ -1435,6 +1435,12 @@ def test_a_mistyped_baseline_path_names_the_file_beside_it(project: pytest.Pytes
     assert "no baseline at golden/baselin.json (did you mean 'golden/baseline.json'?)" in said
     done = run(project, "-q", "--retrieval-baseline=golden/baselin.json")
     assert "did you mean 'golden/baseline.json'?" in done.text
+    # a first run, the nightly recording beside where the baseline will be: not a baseline,
+    # so not "give that path" (the gate would refuse it), but the plain advice to create one
+    run(project, "--retrieval-record=ci/baseline.jsonl")
+    done = run(project, "--retrieval-baseline=ci/baseline.json")
+    said = " ".join(gate_lines(done))
+    assert "did you mean" not in said and "to create one (and commit it)" in said, said
 
 
 def test_the_update_advised_under_an_override_gives_the_override_again(
@@ -1696,3 +1702,22 @@ def test_a_single_category_is_listed_once_in_the_verdict(project: pytest.Pyteste
     _, table = breach_table(gate_lines(done))
     assert [row[:4] for row in table] == [["fused", "all", "(=", "uncategorized)"]] * 3
     assert "  3 rows breached: run without -q to see them" in run(project, "-q").lines
+
+
+def test_under_q_the_rows_of_a_configuration_whose_every_query_errored_are_not_sent_elsewhere(
+    project: pytest.Pytester,
+):
+    """Without -q those rows are counted, not listed: '-q' said 'N rows breached: run
+    without -q to see them', and the run without it showed none of them."""
+    baselined(project)
+    set_plan(project, {"fused": {q: 0 for q in QUERY_IDS}})  # not a list: every query errors
+    full = " ".join(gate_lines(run(project)))
+    assert "breached rows of fused not listed: every query errored" in full, full
+    quiet = run(project, "-q")
+    said = " ".join(quiet.text.split())
+    assert "run without -q to see them" not in said, said
+    rows = len([r for r in quiet.gate["rows"] if r["breached"]])
+    assert f"{rows} breached rows of fused not listed: every query errored" in said, said
+    set_plan(project, {"fused": {q: 0 for q in QUERY_IDS}, "bm25": {"lex-2": "miss"}})
+    said = " ".join(run(project, "-q").text.split())
+    assert "breached: run without -q to see them" in said and "of fused not listed" in said

@@ -545,6 +545,11 @@ def test_dash_k_selects_a_category_with_a_space_by_its_item_name_in_every_mode(
             pytester, "--retrieval-eval", f"--retrieval-items={items}", "-k", "long-tail"
         )
         result.assert_outcomes(passed=1, deselected=1)
+    # a -k that selects nothing names the categories as -k takes them: `-k 'long tail'`
+    # is an error ("expected end of input; got identifier")
+    result = e2e_run(pytester, "--retrieval-eval", "-k", "nosuchthing")
+    said = " ".join(result.stdout.str().split())
+    assert "-k takes a category (head, long-tail), a tag or a query id" in said, said
 
 
 NAMES_A_MODULE_USES = [

@@ -14,7 +14,7 @@ import json
 import re
 import sys
 import unicodedata
-from collections.abc import Generator, Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
@@ -363,15 +363,19 @@ def did_you_mean(word: str, choices: Sequence[str]) -> str:
     return f" (did you mean '{close[0]}'?)" if close else ""
 
 
-def did_you_mean_file(path: Path, shown: str, looked_at: int = 2000) -> str:
+def did_you_mean_file(
+    path: Path, shown: str, looked_at: int = 2000, keep: Callable[[Path], bool] | None = None
+) -> str:
     """`` (did you mean 'runs/nightly.jsonl'?)`` when a file beside the missing ``path``
     has a close name (the first ``looked_at`` files of its folder), written with the
-    folder as ``shown`` gives it; else ""."""
+    folder as ``shown`` gives it; else "". ``keep``: which files may stand for it (a
+    baseline's: baselines, not the recording beside it)."""
     try:
         names = [p.name for p in itertools.islice(path.parent.iterdir(), looked_at) if p.is_file()]
     except OSError:
         return ""
-    close = difflib.get_close_matches(path.name, sorted(names), n=1, cutoff=0.6)
+    close = difflib.get_close_matches(path.name, sorted(names), n=3, cutoff=0.6)
+    close = [name for name in close if keep is None or keep(path.parent / name)]
     if not close:
         return ""
     folder = shown[: len(shown) - len(path.name)] if shown.endswith(path.name) else ""

@@ -41,7 +41,7 @@ from ..io.baseline_file import (
     write_baseline,
 )
 from ..io.common import counted, did_you_mean_file, exists, some_ids
-from ..io.file_kinds import own_file_kind
+from ..io.file_kinds import BASELINE_KIND, own_file_kind
 from ..io.golden_file import is_golden_file
 from ..io.ini import IniError, config_text, key_line, read_config_file
 from ..io.provenance import provenance
@@ -53,6 +53,7 @@ from ..report.gate_text import REPORT_WIDTH, explain, headline
 from ..report.run_report import GoldenInfo, RunReport
 from ..report.writers import ReportsInterrupted, write_reports
 from ..settings import RunSettings, Tolerances, unknown_ini_keys
+from ..sharding import item_name
 from .collect import fixture_place
 from .gate_case import log_verdict
 from .gathered import Gathered
@@ -338,7 +339,10 @@ class RetrievalSession:
         collected, _ = self._configurations_seen()
         names = sorted(collected - {UNPARAMETRIZED})  # not in the ids of a fixture without params
         golden = self.config.stash.get(GOLDEN_SET_KEY, None)  # under xdist: the workers'
-        categories = sorted({q.category for q in golden.queries.values()}) if golden else []
+        # as -k takes them: a category "long tail" is the keyword "long-tail" (collect.py)
+        categories = (
+            sorted({item_name(q.category) for q in golden.queries.values()}) if golden else []
+        )
         keyword = self.config.getoption("keyword", "") or ""
         given = f"-k {keyword!r}" if keyword else selection_text(self.config)
         takes = [f"a configuration ({some_ids(names)})"] if names else []
@@ -618,7 +622,7 @@ class RetrievalSession:
         try:
             baseline = read_baseline(self.baseline_path, shown)
         except BaselineMissing:
-            near = did_you_mean_file(self.baseline_path, shown)
+            near = did_you_mean_file(self.baseline_path, shown, keep=_is_baseline)
             message = no_baseline_message(shown, update, near)
             return GateResult("no-baseline", shown, messages=[message], update=update)
         except BaselineError as exc:
@@ -794,6 +798,12 @@ class RetrievalSession:
 
 # pytest's cacheprovider options that run part of the collected items, as they are named
 _CACHE_SELECTION = (("lf", "--lf/--last-failed"), ("stepwise", "--sw/--stepwise"))
+
+
+def _is_baseline(path: Path) -> bool:
+    """Whether a file a missing baseline's name resembles is a baseline (else "did you
+    mean" it would lead to a refusal)."""
+    return own_file_kind(path) == BASELINE_KIND
 
 
 def selection_text(config: pytest.Config) -> str:

@@ -16,7 +16,7 @@ from ..evaluation import Evaluation
 from ..gate import GateResult
 from ..io.common import counted, queries_over
 from ..model import Results
-from ..report.gate_text import explain, verdict_lines
+from ..report.gate_text import errored_rows_lines, explain, verdict_lines
 from ..report.history_text import since_lines
 from ..report.summary import Verbosity, summary_lines
 from ..report.wrapping import fitted, note_lines
@@ -232,9 +232,12 @@ def _gate_lines(tr: TerminalReporter, session: Summary, width: int) -> None:
     if verbosity_of(tr) == "quiet":
         for i, line in enumerate(verdict_lines(gate, session.tolerance, width)):
             tr.write_line(line, **({colour: True, "bold": True} if i == 0 else {}))
-        if gate.breached:
-            breached = counted(len(gate.listed(gate.breached)), "row")
-            tr.write_line(f"  {breached} breached: run without -q to see them")
+        listed = gate.listed(gate.breached)
+        shown = [r for r in listed if r.configuration not in gate.all_errored]
+        if shown:  # a configuration whose every query errored: its rows are counted alone
+            tr.write_line(f"  {counted(len(shown), 'row')} breached: run without -q to see them")
+        for line in errored_rows_lines(gate, listed, width):
+            tr.write_line(line)
         said = gate.messages[:1] if gate.verdict == "no-baseline" else []
         for line in (x for m in said for x in note_lines(f"  {m}", width)):
             tr.write_line(line)  # no testcase says where it looked, nor the fix

@@ -467,7 +467,7 @@ def beside_verdict(result: GateResult, width: int | None = None) -> list[str]:
     return lines
 
 
-def _errored_rows_line(
+def errored_rows_lines(
     result: GateResult, breached: Sequence[GateRow], width: int | None
 ) -> list[str]:
     """The breached rows of the configurations every query of which errored, counted, not
@@ -508,7 +508,7 @@ def explain(
     for message in result.messages:
         lines += _wrap(message, width, "  ", "    ")
     breached = result.listed(result.breached)
-    lines += _errored_rows_line(result, breached, width)
+    lines += errored_rows_lines(result, breached, width)
     breached = [r for r in breached if r.configuration not in result.all_errored]
     dropped = _dropped(breached)  # the queries named, and the advice's errored ones
     if breached:
