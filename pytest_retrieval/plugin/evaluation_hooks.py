@@ -71,6 +71,7 @@ from .metric_hooks import install_custom_metrics
 from .nodes import (
     REPLAY_ARG,
     UNPARAMETRIZED,
+    category_keywords,
     golden_ids,
     golden_of,
     item_configuration,
@@ -286,6 +287,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         workeroutput["retrieval_nothing_to_find"] = nothing_to_find_ids(config)
         workeroutput["retrieval_selected"] = selected
         workeroutput["retrieval_collected"] = sorted(collected)
+        workeroutput["retrieval_categories"] = category_keywords(config)
         note_queries(config)
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import pytest
 
 from ..golden import GoldenQuery
+from ..sharding import item_name
 from .keys import CONFIGURATION_KEY, GOLDEN_SET_KEY, REPLAY_KEY, SETTINGS_KEY
 
 REPLAY_ARG = "retrieval_replayed"  # the parameter naming a recorded configuration
@@ -48,6 +49,15 @@ def golden_ids(config: pytest.Config) -> dict[str, str]:
     """Every golden query collected by this process (selected or not): id -> file."""
     golden = config.stash.get(GOLDEN_SET_KEY, None)
     return {} if golden is None else {q.id: q.path for q in golden.queries.values()}
+
+
+def category_keywords(config: pytest.Config) -> list[str]:
+    """The categories of the golden queries this process collected, as ``-k`` takes them
+    (a category ``long tail`` is the keyword ``long-tail``, collect.py)."""
+    golden = config.stash.get(GOLDEN_SET_KEY, None)
+    return (
+        [] if golden is None else sorted({item_name(q.category) for q in golden.queries.values()})
+    )
 
 
 def nothing_to_find_ids(config: pytest.Config) -> list[str]:

@@ -53,21 +53,19 @@ from ..report.gate_text import REPORT_WIDTH, explain, headline
 from ..report.run_report import GoldenInfo, RunReport
 from ..report.writers import ReportsInterrupted, write_reports
 from ..settings import RunSettings, Tolerances, unknown_ini_keys
-from ..sharding import item_name
 from .collect import fixture_place
 from .gate_case import log_verdict
 from .gathered import Gathered
 from .keys import (
     COLLECTED_KEY,
     GOLDEN_ROOTS_KEY,
-    GOLDEN_SET_KEY,
     OUTBOX_KEY,
     REPLAY_KEY,
     SELECTED_KEY,
 )
 from .missing import MESSAGE as MISSING
 from .missing import is_golden_nodeid, missing_records
-from .nodes import UNPARAMETRIZED, golden_ids, nothing_to_find_ids
+from .nodes import UNPARAMETRIZED, category_keywords, golden_ids, nothing_to_find_ids
 from .options import retrieval_overrides
 from .outputs import (
     History,
@@ -224,6 +222,7 @@ class RetrievalSession:
         self.worker_nothing: set[str] = set()  # golden queries with no relevant judgment
         self.worker_selected: set[str] = set()
         self.worker_collected: set[str] = set()
+        self.worker_categories: set[str] = set()  # as -k takes them
         self.gate: GateResult | None = None
         self._gate_text: str | None = None
         self.update: UpdateOutcome | None = None
@@ -302,6 +301,7 @@ class RetrievalSession:
         self.worker_nothing.update(output.get("retrieval_nothing_to_find") or [])
         self.worker_selected.update(output.get("retrieval_selected") or [])
         self.worker_collected.update(output.get("retrieval_collected") or [])
+        self.worker_categories.update(output.get("retrieval_categories") or [])
         self.gathered.add_worker(output)
 
     def facts(self, baseline: Baseline | None) -> RunFacts:
@@ -338,11 +338,7 @@ class RetrievalSession:
         anything, and with no baseline yet it advised an update)."""
         collected, _ = self._configurations_seen()
         names = sorted(collected - {UNPARAMETRIZED})  # not in the ids of a fixture without params
-        golden = self.config.stash.get(GOLDEN_SET_KEY, None)  # under xdist: the workers'
-        # as -k takes them: a category "long tail" is the keyword "long-tail" (collect.py)
-        categories = (
-            sorted({item_name(q.category) for q in golden.queries.values()}) if golden else []
-        )
+        categories = sorted(self.worker_categories.union(category_keywords(self.config)))
         keyword = self.config.getoption("keyword", "") or ""
         given = f"-k {keyword!r}" if keyword else selection_text(self.config)
         takes = [f"a configuration ({some_ids(names)})"] if names else []
