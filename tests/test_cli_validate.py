@@ -479,6 +479,34 @@ def test_a_pipe_given_as_an_input_file_is_named_as_a_pipe(tmp_path):
     )
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_qrels_from_a_pipe_are_read_whole(tmp_path):
+    """'import trec <(zcat qrels.gz)' said 'the file holds no judgments': the check of
+    what kind of file it is read the head of the pipe, which the qrels then lacked."""
+    import threading
+
+    project = write_project(tmp_path)
+    pipe = project / "qrels.pipe"
+    os.mkfifo(pipe)
+    writer = threading.Thread(target=pipe.write_text, args=("q1 0 d1 1\nq2 0 d2 2\n",))
+    writer.start()
+    done = threading.Event()
+
+    def unblock() -> None:  # each later open of the pipe (the bug) waits for a writer
+        while not done.wait(2):
+            pipe.write_text("")  # one comes, empty, rather than none for ever
+
+    unblocker = threading.Thread(target=unblock, daemon=True)
+    unblocker.start()
+    ran = cli("import", "trec", "qrels.pipe", "-o", "golden/imported.yaml", cwd=project)
+    done.set()
+    os.close(os.open(pipe, os.O_RDONLY | os.O_NONBLOCK))  # frees an unblocker waiting to open
+    writer.join(timeout=10)
+    unblocker.join(timeout=10)
+    assert ran.code == 0, ran.err
+    assert "wrote 2 golden queries" in ran.err
+
+
 def test_each_kind_prints_its_first_max_lines_then_the_count_of_the_rest(tmp_path):
     lines = [f'{{"id": "q{i}", "query": "same text", "relevant": {{"d": 1}}}}' for i in range(30)]
     bad = (

@@ -326,7 +326,8 @@ def import_trec(ctx: Context, args: argparse.Namespace) -> int:
     _refuse_overwriting(ctx, args, [ctx.path(p) for p in read if p])
     try:
         path = _input(ctx, args.qrels)
-        _refuse_no_qrels(path, args.qrels)
+        if path.is_file():  # a pipe is read once: its head would be gone for the qrels
+            _refuse_no_qrels(path, args.qrels)
         qrels = read_qrels(path, max_grade=ctx.max_grade, shown=ctx.shown(path))
         if args.topics:
             topics_path = ctx.file(args.topics, "--topics ")  # read twice: no pipe
