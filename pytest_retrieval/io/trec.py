@@ -240,17 +240,44 @@ def _fields_hint(fields: list[str]) -> str:
     return "ids cannot hold spaces"
 
 
-def _fields_summary(off: Sequence[bool]) -> str:
-    """The lines not of 4 fields past the first few, in one line (``off``: for each,
-    whether it reads as 'qid docno rel'), with the fix for a whole file of those."""
-    more = counted(len(off) - ABOVE_SHOWN, "more line", "more lines")
-    text = f"{more} without 4 fields ({len(off)} in all)"
-    if all(off):
+class _Lacking(NamedTuple):
+    """Lines of a TREC file without one column trec_eval ignores, summed up past the first
+    few: how they fall short, what they look like, the column and the fix."""
+
+    short: str  # "without 4 fields"
+    shape: str  # 'qid docno rel'
+    column: str  # "the iteration column"
+    awk: str  # the command that adds it
+    otherwise: str  # what to say when not every such line looks so
+
+
+_QRELS_LACKING = _Lacking(
+    "without 4 fields",
+    "'qid docno rel'",
+    "the iteration column",
+    "awk '{print $1, 0, $2, $3}' FILE",
+    "fields are separated by white space, so ids cannot hold spaces",
+)
+_RUN_LACKING = _Lacking(
+    "with fewer than 6 fields",
+    "'qid docno rank score tag'",
+    "the Q0 column",
+    "awk '{print $1, \"Q0\", $2, $3, $4, $5}' FILE",
+    "a run line is 'qid Q0 docno rank score tag'",
+)
+
+
+def _lacking_summary(lacking: _Lacking, alike: Sequence[bool]) -> str:
+    """The lines past the first few, in one line (``alike``: for each, whether it reads as
+    ``lacking.shape``), with the fix for a whole file of those."""
+    more = counted(len(alike) - ABOVE_SHOWN, "more line", "more lines")
+    text = f"{more} {lacking.short} ({len(alike)} in all)"
+    if all(alike):
         return (
-            f"{text}, each 'qid docno rel': add the iteration column trec_eval ignores to "
-            "every line (awk '{print $1, 0, $2, $3}' FILE)"
+            f"{text}, each {lacking.shape}: add {lacking.column} trec_eval ignores to every "
+            f"line ({lacking.awk})"
         )
-    return f"{text}: fields are separated by white space, so ids cannot hold spaces"
+    return f"{text}: {lacking.otherwise}"
 
 
 @dataclass
@@ -339,7 +366,7 @@ class _QrelsBuilder:
         """The file has ended: lines not of 4 fields and grades above the maximum past the
         first few, each kind in one line."""
         if len(self.off) > ABOVE_SHOWN:
-            self.log.add(0, _fields_summary(self.off))
+            self.log.add(0, _lacking_summary(_QRELS_LACKING, self.off))
         if len(self.above) > ABOVE_SHOWN:
             highest = max(self.above)
             self.log.add(
@@ -411,19 +438,6 @@ def _run_fields_hint(fields: list[str]) -> str:
     if len(fields) == 4 and _INTEGER.fullmatch(fields[3]):
         return "it reads as a qrels line ('qid iter docno rel'): was a qrels file given as a run?"
     return "a field is missing"
-
-
-def _short_summary(short: Sequence[bool]) -> str:
-    """The run lines of fewer than 6 fields past the first few, in one line (``short``: for
-    each, whether it reads as 'qid docno rank score tag'), with the fix for a file of those."""
-    more = counted(len(short) - ABOVE_SHOWN, "more line", "more lines")
-    text = f"{more} with fewer than 6 fields ({len(short)} in all)"
-    if all(short):
-        return (
-            f"{text}, each 'qid docno rank score tag': add the Q0 column trec_eval ignores to "
-            "every line (awk '{print $1, \"Q0\", $2, $3, $4, $5}' FILE)"
-        )
-    return f"{text}: a run line is 'qid Q0 docno rank score tag'"
 
 
 @dataclass
@@ -564,7 +578,7 @@ class _RunBuilder:
         }
         self.log.problems.sort(key=lambda problem: problem.line)
         if len(self.short) > ABOVE_SHOWN:
-            self.log.add(0, _short_summary(self.short))
+            self.log.add(0, _lacking_summary(_RUN_LACKING, self.short))
         return runs
 
 
