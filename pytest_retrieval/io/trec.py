@@ -34,7 +34,7 @@ import itertools
 import math
 import operator
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, NamedTuple
@@ -242,29 +242,40 @@ def _fields_hint(fields: list[str]) -> str:
 
 class _Lacking(NamedTuple):
     """Lines of a TREC file without one column trec_eval ignores, summed up past the first
-    few: how they fall short, what they look like, the column and the fix."""
+    few: what a line holds, how they fall short, what they look like, the column and the fix."""
 
+    expected: str  # "4 fields 'qid iter docno rel'"
     short: str  # "without 4 fields"
     shape: str  # 'qid docno rel'
     column: str  # "the iteration column"
     awk: str  # the command that adds it
     otherwise: str  # what to say when not every such line looks so
+    hint: Callable[[list[str]], str]  # what one such line most likely lacks
 
 
 _QRELS_LACKING = _Lacking(
+    "4 fields 'qid iter docno rel'",
     "without 4 fields",
     "'qid docno rel'",
     "the iteration column",
     "awk '{print $1, 0, $2, $3}' FILE",
     "fields are separated by white space, so ids cannot hold spaces",
+    _fields_hint,
 )
-_RUN_LACKING = _Lacking(
-    "with fewer than 6 fields",
-    "'qid docno rank score tag'",
-    "the Q0 column",
-    "awk '{print $1, \"Q0\", $2, $3, $4, $5}' FILE",
-    "a run line is 'qid Q0 docno rank score tag'",
-)
+
+
+def _name_lacking(
+    log: ProblemLog, lacking: _Lacking, alike: list[bool], number: int, fields: list[str]
+) -> None:
+    """Note a line of the wrong number of fields (``alike[-1]``: whether it reads as
+    ``lacking.shape``); the first few are named, the rest summed up at the file's end
+    (:func:`_lacking_summary`)."""
+    if len(alike) <= ABOVE_SHOWN:
+        log.add(
+            number,
+            f"expected {lacking.expected}, got {len(fields)}: {' '.join(fields)!r}; "
+            f"{lacking.hint(fields)}",
+        )
 
 
 def _lacking_summary(lacking: _Lacking, alike: Sequence[bool]) -> str:
@@ -297,12 +308,7 @@ class _QrelsBuilder:
         """Take one data line (its fields)."""
         if len(fields) != 4:
             self.off.append(_no_iteration(fields))
-            if len(self.off) <= ABOVE_SHOWN:  # the rest are summed up by finish()
-                self.log.add(
-                    number,
-                    f"expected 4 fields 'qid iter docno rel', got {len(fields)}: "
-                    f"{' '.join(fields)!r}; {_fields_hint(fields)}",
-                )
+            _name_lacking(self.log, _QRELS_LACKING, self.off, number, fields)
             return
         qid, _iteration, doc, rel = fields
         grade = self._grade(number, qid, doc, rel)
@@ -440,6 +446,17 @@ def _run_fields_hint(fields: list[str]) -> str:
     return "a field is missing"
 
 
+_RUN_LACKING = _Lacking(
+    "6 fields 'qid Q0 docno rank score tag'",
+    "with fewer than 6 fields",
+    "'qid docno rank score tag'",
+    "the Q0 column",
+    "awk '{print $1, \"Q0\", $2, $3, $4, $5}' FILE",
+    "a run line is 'qid Q0 docno rank score tag'",
+    _run_fields_hint,
+)
+
+
 @dataclass
 class _RunBuilder:
     """Collects a run file's results per tag and query, recording every problem."""
@@ -484,12 +501,7 @@ class _RunBuilder:
         """(qid, doc, score, tag) of a well-formed line; None (and a problem) otherwise."""
         if len(fields) < 6:
             self.short.append(_no_q0(fields))
-            if len(self.short) <= ABOVE_SHOWN:  # the rest are summed up by result()
-                self.log.add(
-                    number,
-                    f"expected 6 fields 'qid Q0 docno rank score tag', got {len(fields)}: "
-                    f"{' '.join(fields)!r}; {_run_fields_hint(fields)}",
-                )
+            _name_lacking(self.log, _RUN_LACKING, self.short, number, fields)
             return None
         qid, _q0, doc, rank, score_text, tag = fields[:6]  # trec_eval ignores what follows
         score = _finite(score_text)
