@@ -307,14 +307,13 @@ class RetrievalSession:
     def facts(self, baseline: Baseline | None) -> RunFacts:
         """What this run saw: golden ids and files, collected and selected configurations."""
         existing = {p for p in (baseline.files() if baseline else ()) if self._exists(p)}
-        own_selected: list[str] = self.config.stash.get(SELECTED_KEY, [])
-        own_collected: set[str] = self.config.stash.get(COLLECTED_KEY, set())
+        collected, selected = self._configurations_seen()
         replayed = self.run.run.calls.replay
         return RunFacts(
             golden_ids={**self.worker_golden, **golden_ids(self.config)},
             existing_files=frozenset(existing),
-            selected=frozenset(self.worker_selected | set(own_selected)),
-            collected=frozenset(self.worker_collected | own_collected),
+            selected=frozenset(selected),
+            collected=frozenset(collected),
             retrievers=self.gathered.retrievers,
             replayed=replayed,
             replayed_trec=bool(replayed) and not any(map(is_recording, self._replayed_paths)),
