@@ -48,7 +48,7 @@ from .io.recording import (
     is_recording,
     read_recording,
 )
-from .io.trec import REORDERED, Ranking, Run, read_run
+from .io.trec import REORDERED, REORDERED_BRIEF, Ranking, Run, read_run
 from .quoting import SHOWN, query_text, quoted
 from .retriever_metadata import Metadata
 from .runner import RECORDED_PREFIX, Answer
@@ -445,11 +445,13 @@ def trec_coverage(
     golden: Collection[str],
     nothing_to_find: Collection[str] = (),
     empty: str = "abstain",
+    brief: bool = False,
 ) -> list[str]:
     """What a TREC run replayed does not match: per configuration, the evaluated golden
     queries it holds no ranking for (scored as returning nothing; those with nothing to
     find apart, as a run that found nothing leaves them out) and its queries that are
-    not golden (ignored); a line each, naming a few. Nothing for a recording."""
+    not golden (ignored); a line each, naming a few. Nothing for a recording. ``brief``
+    (``-q``): the queries ranked otherwise than listed in a line, without the why."""
     if not replay.trec:
         return []
     notes: list[str] = []
@@ -465,7 +467,8 @@ def trec_coverage(
         reordered = [q for q in replay.reordered.get(configuration, ()) if q in wanted]
         if reordered:
             notes.append(
-                f"replay '{configuration}': {queries_of(len(reordered), source)} {REORDERED}"
+                f"replay '{configuration}': {queries_of(len(reordered), source)} "
+                + (REORDERED_BRIEF if brief else REORDERED)
                 + some_ids(reordered)
             )
         if unknown:

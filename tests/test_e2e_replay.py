@@ -383,6 +383,12 @@ def test_a_trec_run_whose_order_its_scores_do_not_keep_is_named(
     out = e2e_run(pytester, "--retrieval-eval", "--retrieval-replay=dense.run").stdout.lines
     section = out[next(i for i, x in enumerate(out) if "retrieval evaluation" in x) :]
     assert max(len(x) for x in section if " " in x.strip()) <= 80
+    quiet = e2e_run(pytester, "--retrieval-eval", "--retrieval-replay=dense.run", "-q")
+    text = " ".join(quiet.stdout.str().split())
+    assert "of dense.run are ranked by their scores, not in the file's order (tied or " in text
+    assert "by score descending" not in text  # -q: the why is left to a run without it
+    notes = [x for x in quiet.stdout.lines if "dense.run are ranked" in x]
+    assert len(notes) == 1
 
 
 def test_every_bad_run_file_is_named_not_only_the_first(pytester: pytest.Pytester) -> None:

@@ -160,6 +160,10 @@ REORDERED = (
     "is not used); write falling scores, distinct in single precision as trec_eval "
     "reads them (7 significant digits), to keep the file's order (negate distances): "
 )
+REORDERED_BRIEF = (
+    "ranked by their scores, not in the file's order (tied or rising scores; without -q "
+    "this says why): "
+)
 
 
 @dataclass(frozen=True)

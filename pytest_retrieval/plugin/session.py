@@ -461,7 +461,8 @@ class RetrievalSession:
             golden = {**self.worker_golden, **golden_ids(self.config)}
             nothing = self.worker_nothing | set(nothing_to_find_ids(self.config))
             empty = self.run.settings.conventions.empty
-            self.notes.extend(trec_coverage(replay, evaluated, golden, nothing, empty))
+            brief = self.config.get_verbosity() < 0
+            self.notes.extend(trec_coverage(replay, evaluated, golden, nothing, empty, brief))
         elif replay is not None:
             errors = [
                 (r.configuration, r.id, r.error)
