@@ -2499,6 +2499,24 @@ def test_a_recording_line_giving_a_key_twice_is_refused_naming_it(tmp_path: Path
     )
 
 
+def test_a_recording_entry_with_a_key_the_writer_never_writes_is_refused(tmp_path: Path) -> None:
+    """A hand-edited entry's misspelled key ('latency' for 'latency_ms') was ignored: the
+    replay went on without what the line said."""
+    from pytest_retrieval.io.common import FormatError
+    from pytest_retrieval.io.recording import read_recording
+
+    edited = ENTRY.replace('"results"', '"latency": 12.5, "results"')
+    recording = tmp_path / "run.jsonl"
+    recording.write_text("\n".join([RECORDING_HEADER, edited, FOOTER]) + "\n", encoding="utf-8")
+    with pytest.raises(FormatError) as raised:
+        read_recording(recording, "run.jsonl")
+    assert str(raised.value) == (
+        "run.jsonl:2: query 'q1': unknown key \"latency\" in a recording entry (did you mean "
+        "'latency_ms'?) (a key the writer does not write: the recording was edited, and what "
+        "it says would be ignored); record again"
+    )
+
+
 def test_recorded_scores_may_be_integers_or_null_and_are_read_as_numbers(tmp_path: Path) -> None:
     from pytest_retrieval.io.recording import read_recording
 

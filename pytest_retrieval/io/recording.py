@@ -39,7 +39,15 @@ from ..quoting import encodable
 from ..retriever_metadata import Metadata, parse_metadata
 from ..shapes import KeyedResult
 from .atomic import SURROGATES, mode_for, sync_folder, temporary_beside, write_target
-from .common import FormatError, ProblemLog, cut_short, decode_json, is_version, read_lines
+from .common import (
+    FormatError,
+    ProblemLog,
+    cut_short,
+    decode_json,
+    did_you_mean,
+    is_version,
+    read_lines,
+)
 from .joined_ids import Held, joined, split
 from .repeated_keys import RepeatedKeys
 
@@ -450,7 +458,34 @@ def _shared(data: Mapping[str, object]) -> bool:
     return shared
 
 
+# what the writer writes in an entry: any other key is an edit's
+_ENTRY_KEYS = frozenset(
+    {
+        "attempt",
+        "configuration",
+        "id",
+        "text",
+        "filters",
+        "results",
+        "latency_ms",
+        "shared",
+        "error",
+    }
+)
+
+
 def _entry(data: Mapping[str, object], log: ProblemLog, number: int) -> Recorded | None:
+    unknown = data.keys() - _ENTRY_KEYS
+    if unknown:
+        name = sorted(unknown)[0]
+        log.add(
+            number,
+            f"unknown key {json.dumps(name)} in a recording entry"
+            f"{did_you_mean(name, sorted(_ENTRY_KEYS))} (a key the writer does not write: "
+            "the recording was edited, and what it says would be ignored); record again",
+            qid if isinstance(qid := data.get("id"), str) else None,
+        )
+        return None
     try:
         results, keyed = _results(data)
         return Recorded(
