@@ -21,16 +21,25 @@ from .settings import BASELINE, Settings
 UPDATE_HINT = "pytest --retrieval-eval --retrieval-update-baseline"
 
 
-def update_hint(shown: str, replay: Sequence[str] = (), overrides: Sequence[str] = ()) -> str:
+def update_hint(
+    shown: str,
+    replay: Sequence[str] = (),
+    overrides: Sequence[str] = (),
+    selection: Sequence[tuple[str, str]] = (),
+) -> str:
     """The command that rewrites the baseline shown as ``shown``: with its path when that
     is not the default one (what ``--retrieval-baseline`` or the ini key gave), the
     files a replayed run came from (``--retrieval-replay``: without them the command
     would call the live retrievers, or find none to call), and the run's ``-o
     retrieval_...=value`` overrides (without them it would write the ini's settings,
-    which the run that follows, given them again, refuses)."""
+    which the run that follows, given them again, refuses). ``selection``: the run's
+    ``-k``/``-m`` expressions as (option, expression), repeated so that the update
+    writes the part the run gated and no other (an update over a subset keeps the
+    rest as it was)."""
     command = UPDATE_HINT
     if shown not in ("", BASELINE.default):
         command += f" --retrieval-baseline={shlex.quote(shown)}"
+    command += "".join(f" {option} {shlex.quote(given)}" for option, given in selection)
     command += "".join(f" -o {shlex.quote(given)}" for given in overrides)
     return command + "".join(f" --retrieval-replay={shlex.quote(path)}" for path in replay)
 

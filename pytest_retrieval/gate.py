@@ -178,6 +178,7 @@ class GateResult:
     # the command that rewrites the baseline, for hints; None: the plugin's for this path;
     # "": none (compare's baseline is a report)
     update: str | None = None
+    update_part: str | None = None  # a partial run's update with its -k/-m: what it compared
     other: str = ""  # compare: the report compared with the baseline one (B.json), by name
 
     def update_command(self) -> str:

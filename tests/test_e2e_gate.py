@@ -1457,6 +1457,33 @@ def test_the_update_advised_under_an_override_gives_the_override_again(
     assert run(project, "-o", "retrieval_gain=linear").gate["verdict"] == "passed"
 
 
+def test_the_update_advised_after_a_k_run_gives_the_k_again_and_updates_that_part(
+    project: pytest.Pytester,
+):
+    """After `-k bm25` failed the gate the advice was the bare update, which runs and
+    records every configuration, drops the reader never saw included. It gives the -k
+    again; followed, it records what was compared and keeps the rest."""
+    update(project)
+    before = json.loads(baseline_path(project).read_text(encoding="utf-8"))
+    set_plan(project, {"*": {"@lexical": "miss"}})
+    done = run(project, "-k", "bm25")
+    assert done.gate["verdict"] == "failed"
+    said = " ".join(" ".join(done.lines).split())
+    advised = f"{UPDATE} -k bm25"
+    assert f"if these drops are intended, run `{advised}` and commit the baseline (it " in said
+    assert "as it stands, it runs and records every query" not in said
+    run(project, *advised.split()[1:])  # the advice, followed
+    after = json.loads(baseline_path(project).read_text(encoding="utf-8"))
+    assert after["configurations"]["fused"] == before["configurations"]["fused"]
+    assert run(project, "-k", "bm25").gate["verdict"] == "passed"
+    quoted = run(project, "-k", "bm25 and not lex-1", "-m", "not slow")
+    assert quoted.gate["verdict"] == "passed"  # nothing advised: the same again
+    set_plan(project, {"*": {"@paraphrase": "miss"}})
+    quoted = run(project, "-k", "bm25 and not lex-1", "-m", "not slow")
+    said = " ".join(" ".join(quoted.lines).split())
+    assert f"`{UPDATE} -k 'bm25 and not lex-1' -m 'not slow'`" in said
+
+
 def test_update_over_a_k_subset_replaces_only_those_queries(project: pytest.Pytester):
     update(project)
     before = baseline_path(project).read_text(encoding="utf-8")

@@ -808,6 +808,11 @@ def test_the_update_hint_names_a_baseline_that_is_not_the_default_one() -> None:
     assert update_hint("/tmp/b.json") == (
         "pytest --retrieval-eval --retrieval-update-baseline --retrieval-baseline=/tmp/b.json"
     )
+    selection = [("-k", "bm25 and lex"), ("-m", "fast")]
+    assert update_hint("golden/baseline.json", ("a.trec",), ("retrieval_k=5",), selection) == (
+        "pytest --retrieval-eval --retrieval-update-baseline -k 'bm25 and lex' -m fast "
+        "-o retrieval_k=5 --retrieval-replay=a.trec"
+    )
 
 
 def test_a_dropped_query_is_explained_with_every_metric_it_dropped_on() -> None:

@@ -63,6 +63,13 @@ def retrieval_overrides(config: pytest.Config) -> list[str]:
     return [o for o in given if o.split("=", 1)[0].strip().startswith("retrieval_")]
 
 
+def selection_given(config: pytest.Config) -> list[tuple[str, str]]:
+    """The run's ``-k`` and ``-m`` expressions, as (option, expression): a command the
+    plugin advises after a run over part of the set repeats them."""
+    given = [("-k", config.getoption("keyword", "")), ("-m", config.getoption("markexpr", ""))]
+    return [(option, expression) for option, expression in given if expression]
+
+
 def evaluation_on(config: pytest.Config) -> bool:
     """Whether this run evaluates (``--retrieval-eval``)."""
     return bool(config.getoption("retrieval_eval", False))
@@ -79,4 +86,11 @@ def options_given(config: pytest.Config) -> list[str]:
     ]
 
 
-__all__ = ["evaluation_on", "ini_value", "option_values", "options_given", "retrieval_overrides"]
+__all__ = [
+    "evaluation_on",
+    "ini_value",
+    "option_values",
+    "options_given",
+    "retrieval_overrides",
+    "selection_given",
+]

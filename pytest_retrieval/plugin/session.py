@@ -66,7 +66,7 @@ from .keys import (
 from .missing import MESSAGE as MISSING
 from .missing import is_golden_nodeid, missing_records
 from .nodes import UNPARAMETRIZED, category_keywords, golden_ids, nothing_to_find_ids
-from .options import retrieval_overrides
+from .options import retrieval_overrides, selection_given
 from .outputs import (
     History,
     github_output,
@@ -632,6 +632,11 @@ class RetrievalSession:
 
     def _run_gate(self, session: pytest.Session) -> None:
         self.gate = self._gate_result()
+        selection = selection_given(self.config)
+        if self.gate.partial and selection:  # the update of what this run compared
+            replay, overrides = self.run.run.calls.replay, retrieval_overrides(self.config)
+            shown = self.baseline_shown
+            self.gate.update_part = update_hint(shown, replay, overrides, selection)
         if self.gate.verdict != "refused":
             collected = self.facts(self.baseline).collected
             self.notes += hold_latency_budgets(self.gate, self.results, self.run.gate, collected)

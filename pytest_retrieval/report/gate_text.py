@@ -197,8 +197,12 @@ def _intended_lines(
     if not hint or not result.blocking:
         return []
     errored = sorted({d.query.id for d in dropped if d.query.error})
-    text = f"if these drops are intended, run `{hint}` and commit the baseline"
-    if result.partial:  # the command alone runs, and records, every query
+    part = result.update_part if result.partial else None  # this run's -k/-m, repeated
+    command = part or hint
+    text = f"if these drops are intended, run `{command}` and commit the baseline"
+    if part:
+        text += " (it records what this selection runs and keeps the rest as it is)"
+    elif result.partial:  # the command alone runs, and records, every query
         text += (
             " (with this run's selection, its -k, -m or paths, added to it, it records only "
             "the queries compared here; as it stands, it runs and records every query)"
@@ -208,7 +212,7 @@ def _intended_lines(
             f"{counted(len(errored), 'query', 'queries')} named above errored "
             f"({', '.join(errored[:3])}{', ...' if len(errored) > 3 else ''}): an update "
             "would record 0 for each; fix them first (for a stale recording: record "
-            f"again); then, if the other drops are intended, run `{hint}` and commit the "
+            f"again); then, if the other drops are intended, run `{command}` and commit the "
             "baseline"
         )
     return ["", *_wrap(text, width, "", "  ")]
