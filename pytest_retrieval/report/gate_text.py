@@ -192,7 +192,7 @@ def _intended_lines(
 ) -> list[str]:
     """What to do when the breached drops are meant: the update that records them; when
     some of the queries named errored (a stale recording, a service down), that an update
-    would record their 0s, so they come first."""
+    keeps their previous entries (it writes no error), so they come first."""
     hint = result.update_command()
     if not hint or not result.blocking:
         return []
@@ -207,9 +207,9 @@ def _intended_lines(
         text = (
             f"{counted(len(errored), 'query', 'queries')} named above errored "
             f"({', '.join(errored[:3])}{', ...' if len(errored) > 3 else ''}): an update "
-            "would record 0 for each; fix them first (for a stale recording: record "
-            f"again); then, if the other drops are intended, run `{hint}` and commit the "
-            "baseline"
+            "keeps their previous entries, so the gate fails on them again until they "
+            "answer; fix them first (for a stale recording: record again); then, if the "
+            f"other drops are intended, run `{hint}` and commit the baseline"
         )
     return ["", *_wrap(text, width, "", "  ")]
 
