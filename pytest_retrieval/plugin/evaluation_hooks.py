@@ -83,7 +83,7 @@ from .outputs import shown_path, warn_at_golden_line, warning_text
 from .rebuilds import RebuildWatch
 from .replaying import load_for_run, share_with_worker
 from .result_keys import stash_result_keys
-from .session import RetrievalSession
+from .session import RetrievalSession, hide_pytest_unknown_key_warnings
 from .terminate import end_on_sigterm
 from .usage import usage_error
 
@@ -197,6 +197,7 @@ def start(config: pytest.Config) -> None:
     freeze_at_exit()
     install_custom_metrics(config)  # before any metric name is read
     stash_result_keys(config)
+    hide_pytest_unknown_key_warnings(config)  # the session warns of them, naming the key meant
     run = _parse(config)
     config.stash[SETTINGS_KEY] = run
     config.stash[GOLDEN_SET_KEY] = GoldenSet()
