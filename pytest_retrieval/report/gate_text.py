@@ -373,7 +373,7 @@ def _notes(result: GateResult, width: int | None) -> list[str]:
         ),
         (
             "not in the baseline (added since, or errored when it was written), not compared",
-            [q for q in result.added if q not in after],
+            [_added(result, q) for q in result.added if q not in after],
         ),
         ("no longer in the golden set", [q for q in result.removed if q not in before]),
         (
@@ -411,6 +411,13 @@ def _notes(result: GateResult, width: int | None) -> list[str]:
             shown = ", ".join(ids[:20]) + (f" and {len(ids) - 20} more" if len(ids) > 20 else "")
             lines += _wrap(f"{title}: {shown}", width, "", "  ")
     return lines
+
+
+def _added(result: GateResult, qid: str) -> str:
+    """A query not in the baseline, with the configurations it is new in when the others
+    have it (and compared it): ``bearer (remote)``."""
+    names = result.added_only_in.get(qid)
+    return f"{qid} ({', '.join(names)})" if names else qid
 
 
 def verdict_line(result: GateResult, tolerance: Tolerances | None = None) -> str:
