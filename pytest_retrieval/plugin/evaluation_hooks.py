@@ -47,6 +47,7 @@ from .collect import (
     call_golden,
     check_configuration_names,
     check_fixture,
+    refuse_unreadable_keyword,
     warn_of_query_ids_in_deselect,
     warn_of_query_ids_in_keyword,
 )
@@ -209,6 +210,7 @@ def start(config: pytest.Config) -> None:
         config.pluginmanager.register(RebuildWatch(run.settings.fixture), REBUILDS_PLUGIN)
     _redirect_collection(config, run)
     if not hasattr(config, "workerinput"):
+        refuse_unreadable_keyword(config)
         if _from_option(config, "retrieval_baseline"):
             baseline_path = config.invocation_params.dir / run.run.baseline
         else:
