@@ -1073,6 +1073,14 @@ RESULT_CASES: dict[str, tuple[object, str]] = {
         {"doc-1": "relevant"},
         "the retriever returned a mapping (dict {'doc-1': 'relevant'}), which has no rank order; return a list such as [(doc_id, score), ...]",
     ),
+    "response-body": (  # a service's JSON, not its hits
+        {"hits": [{"id": "doc-1"}], "took": 3},
+        "the retriever returned a mapping (dict {'hits': [{'id': 'doc-1'}], 'took': 3}), which has no rank order: a service's response body? return the list it holds, body['hits'], or a list such as [(doc_id, score), ...]",
+    ),
+    "response-body-nested": (  # Elasticsearch's
+        {"took": 3, "hits": {"total": 1, "hits": [{"_id": "doc-1"}]}},
+        "the retriever returned a mapping (dict {'took': 3, 'hits': {'total': 1, 'hits': [{'_id': 'doc-1'}]}}), which has no rank order: a service's response body? return the list it holds, body['hits']['hits'], or a list such as [(doc_id, score), ...]",
+    ),
     "mapping-of-scores": (  # a run's dict, as ranx and pytrec_eval take one
         {"doc-1": 0.9, "doc-2": 3},
         "the retriever returned a mapping of scores (dict {'doc-1': 0.9, 'doc-2': 3}), which has no rank order; rank it: return sorted(scores.items(), key=lambda item: item[1], reverse=True)",
