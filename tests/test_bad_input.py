@@ -311,7 +311,7 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
     ),
     "forbid-string": (
         "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    forbid: x\n",
-        "golden/bad.yaml:5: query 'a': 'forbid' must be a list of text, got text",
+        "golden/bad.yaml:5: query 'a': 'forbid' must be a list of text, got text 'x': write it as a list, [\"x\"]",
     ),
     "filters-list": (
         "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    filters: [a]\n",
