@@ -165,6 +165,8 @@ class GateResult:
     unanswered: list[str] = field(default_factory=list)  # changed ones that errored this run
     recategorized: list[Recategorized] = field(default_factory=list)
     renamed: list[Renamed] = field(default_factory=list)  # also in removed and added
+    # an id of added -> the configurations it is new in, when not every one compared
+    added_only_in: dict[str, list[str]] = field(default_factory=dict)
     partial: bool = False  # compared part of the baseline's queries (-k, -m, the paths given)
     messages: list[str] = field(default_factory=list)
     mode: GateMode = "absolute"
@@ -556,8 +558,14 @@ class _Pairing:
     recategorized: set[Recategorized] = field(default_factory=set)  # paired, other category
     partial: bool = False  # the run left out some of the baseline's queries (-k, -m, paths)
     renamed: set[Renamed] = field(default_factory=set)  # removed ids whose query came back
+    added_in: dict[str, set[str]] = field(default_factory=dict)  # id -> configurations
+    paired: set[str] = field(default_factory=set)  # the configurations paired into this one
 
-    def update(self, other: _Pairing) -> None:
+    def update(self, other: _Pairing, name: str) -> None:
+        """Add configuration ``name``'s pairing to this total."""
+        self.paired.add(name)
+        for qid in other.added:
+            self.added_in.setdefault(qid, set()).add(name)
         self.added |= other.added
         self.changed |= other.changed
         self.removed |= other.removed
@@ -574,6 +582,9 @@ class _Pairing:
         result.recategorized = sorted(self.recategorized, key=lambda r: r.id)
         result.renamed = sorted(self.renamed, key=lambda r: r.before)
         result.partial = result.partial or self.partial
+        result.added_only_in = {
+            qid: sorted(names) for qid, names in self.added_in.items() if names != self.paired
+        }
 
 
 def _pair(
@@ -883,7 +894,7 @@ def _gated_pairs(
         return status, message, []
     stored = baseline.configurations[name]
     pairing = _pair(stored, records, facts)
-    total.update(pairing)
+    total.update(pairing, name)
     if not pairing.pairs:
         status, message = _no_data(name, pairing, update, facts)
         return status, message, []

@@ -146,12 +146,15 @@ class LatencyBreach:
             if self.shared
             else ""
         )
-        # the value and the budget it is compared with in one unit (156µs over 10.0µs)
+        return f"{self.headline()} (retrieval_latency_budget); slowest over it: {slowest}{shares}"
+
+    def headline(self) -> str:
+        """``dense: latency p95 412ms is over its budget 350ms``: the value and the budget
+        it is compared with in one unit (156µs over 10.0µs)."""
         value, budget = milliseconds_row([self.value_ms, self.limit.seconds * 1000])
         return (
             f"{self.configuration}: latency {self.limit.statistic} {value} "
-            f"is over its budget {budget} "
-            f"(retrieval_latency_budget); slowest over it: {slowest}{shares}"
+            f"is over its budget {budget}"
         )
 
     def as_dict(self) -> dict[str, object]:

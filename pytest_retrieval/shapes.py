@@ -202,10 +202,33 @@ def _mapping_problem(returned: Mapping[Any, Any]) -> str:
             f"the retriever returned one result ({shown}), not a ranking; return a list "
             "of results, best first ([result, ...])"
         )
+    inside = _list_inside(returned)
+    if inside:
+        return (
+            f"the retriever returned a mapping ({shown}), which has no rank order: a "
+            f"service's response body? return the list it holds, body{inside}, or a list "
+            "such as [(doc_id, score), ...]"
+        )
     return (
         f"the retriever returned a mapping ({shown}), which has no rank order; return a "
         "list such as [(doc_id, score), ...]"
     )
+
+
+def _list_inside(returned: Mapping[Any, Any], depth: int = 2) -> str:
+    """Where a response body holds its hits: the one list among its values, a level
+    down too (Elasticsearch's ``['hits']['hits']``), as ``['hits']``; "" if none is, or
+    more than one."""
+    found = [
+        f"[{key!r}]" if isinstance(value, list) else f"[{key!r}]{inner}"
+        for key, value in itertools.islice(returned.items(), 100)
+        if isinstance(key, str)
+        and (
+            isinstance(value, list)
+            or (depth > 1 and isinstance(value, Mapping) and (inner := _list_inside(value, 1)))
+        )
+    ]
+    return found[0] if len(found) == 1 else ""
 
 
 def _swapped(pair: tuple[Any, Any]) -> str:

@@ -15,6 +15,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from .golden import GoldenQuery
+from .quoting import quoted
 from .settings import Items
 
 _UNSAFE = re.compile(r"\s+|::|\[|\]")
@@ -110,6 +111,19 @@ def query_ids_in_keyword(
         if matched:
             found.append(KeywordHit(word, tuple(matched[:_SHOWN_IDS]), len(matched)))
     return found
+
+
+def unreadable_keyword_note(expression: str) -> str:
+    """Why pytest refuses a ``-k`` it cannot read (``-k "long tail"``), and the fix: a
+    category's spaces are written ``-`` in its keyword, so ``-k long-tail``."""
+    words = _KEYWORD_WORDS.findall(expression)
+    spaced = len(words) > 1 and not any(w.lower() in _OPERATORS for w in words)
+    example = "-".join(words) if spaced and "(" not in expression else "long-tail"
+    return (
+        f"-k {quoted(expression)} is not an expression pytest can read: -k takes names "
+        "joined by and, or, not and parentheses, with no space inside a name; a category "
+        f"with spaces is selected with '-' in their place:\n    -k {example}"
+    )
 
 
 def deselect_note(items: Items, pattern: str, qid: str) -> str:

@@ -311,7 +311,7 @@ GOLDEN_TEXT_CASES: dict[str, tuple[str, str]] = {
     ),
     "forbid-string": (
         "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    forbid: x\n",
-        "golden/bad.yaml:5: query 'a': 'forbid' must be a list of text, got text",
+        "golden/bad.yaml:5: query 'a': 'forbid' must be a list of text, got text 'x': write it as a list, [\"x\"]",
     ),
     "filters-list": (
         "queries:\n  - id: a\n    query: q\n    relevant: {x: 1}\n    filters: [a]\n",
@@ -1072,6 +1072,14 @@ RESULT_CASES: dict[str, tuple[object, str]] = {
     "mapping": (
         {"doc-1": "relevant"},
         "the retriever returned a mapping (dict {'doc-1': 'relevant'}), which has no rank order; return a list such as [(doc_id, score), ...]",
+    ),
+    "response-body": (  # a service's JSON, not its hits
+        {"hits": [{"id": "doc-1"}], "took": 3},
+        "the retriever returned a mapping (dict {'hits': [{'id': 'doc-1'}], 'took': 3}), which has no rank order: a service's response body? return the list it holds, body['hits'], or a list such as [(doc_id, score), ...]",
+    ),
+    "response-body-nested": (  # Elasticsearch's
+        {"took": 3, "hits": {"total": 1, "hits": [{"_id": "doc-1"}]}},
+        "the retriever returned a mapping (dict {'took': 3, 'hits': {'total': 1, 'hits': [{'_id': 'doc-1'}]}}), which has no rank order: a service's response body? return the list it holds, body['hits']['hits'], or a list such as [(doc_id, score), ...]",
     ),
     "mapping-of-scores": (  # a run's dict, as ranx and pytrec_eval take one
         {"doc-1": 0.9, "doc-2": 3},

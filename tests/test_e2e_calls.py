@@ -1457,6 +1457,13 @@ def test_a_latency_budget_fails_the_gate_naming_the_slowest_queries(
     assert report["gate"]["budgets_only"] is True
     quiet = " ".join(e2e_run(pytester, "--retrieval-eval", "-q").stdout.str().split())
     assert "no baseline at golden/baseline.json: only the latency budgets were held" in quiet
+    # under -q the verdict still says why: the budget, as breached rows are counted
+    section = quiet.split("retrieval evaluation", 1)[1]
+    assert re.search(
+        r"retrieval gate: FAILED .* dense: latency max \S+ is over its budget 150ms "
+        r"\(retrieval_latency_budget\) =",
+        section,
+    ), section
     assert "tolerance 0.02" not in quiet
     # the Markdown report (a PR comment) says why above its collapsed part
     e2e_run(pytester, "--retrieval-eval", "--retrieval-report=r.md")

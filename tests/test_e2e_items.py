@@ -22,6 +22,7 @@ from conftest import (
     e2e_run,
     e2e_unwrapped,
     e2e_without_latency,
+    e2e_write,
     e2e_write_project,
 )
 
@@ -550,6 +551,35 @@ def test_dash_k_selects_a_category_with_a_space_by_its_item_name_in_every_mode(
     result = e2e_run(pytester, "--retrieval-eval", "-k", "nosuchthing")
     said = " ".join(result.stdout.str().split())
     assert "-k takes a category (head, long-tail), a tag or a query id" in said, said
+
+
+@pytest.mark.parametrize(
+    ("given", "fix"),
+    [("api reference", "-k api-reference"), ("(api reference) and q1", "-k long-tail")],
+)
+@pytest.mark.parametrize("extra", [[], ["-n", "2"]], ids=["serial", "xdist"])
+def test_dash_k_with_a_space_is_a_usage_error_naming_how_a_category_is_written(
+    pytester: pytest.Pytester, given: str, fix: str, extra: list[str]
+) -> None:
+    """pytest said only 'at column 6: expected end of input; got identifier', and under
+    pytest-xdist every worker crashed on it (an INTERNALERROR of xdist's)."""
+    pytester.makeini("[pytest]\n")
+    e2e_write(
+        pytester, "golden/g.yaml", "- {id: q1, query: t, relevant: [d1], category: api reference}\n"
+    )
+    pytester.makeconftest(
+        "import pytest\n\n@pytest.fixture(scope='session')\ndef retriever():\n"
+        "    return lambda query: ['d1']\n"
+    )
+    result = e2e_run(pytester, "--retrieval-eval", "-k", given, *extra)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    error = " ".join(result.stderr.str().split())
+    assert (
+        f"-k '{given}' is not an expression pytest can read: -k takes names joined by and, or, "
+        "not and parentheses, with no space inside a name; a category with spaces is selected "
+        f"with '-' in their place: {fix}"
+    ) in error, error
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
 
 
 NAMES_A_MODULE_USES = [

@@ -920,8 +920,9 @@ def test_a_run_that_evaluates_nothing_leaves_the_recording_as_it_was(
 def test_a_gate_breached_by_queries_the_recording_lacks_says_to_record_them_first(
     pytester: pytest.Pytester,
 ) -> None:
-    """The advice to update the baseline 'if these drops are intended' would record the
-    errored queries' 0s: they come first."""
+    """An update writes no errored query (it keeps the previous entry), so the gate would
+    fail on it again: the advice says so, and to fix or record it first, not that an
+    update would record its 0s."""
     e2e_write_project(pytester)
     assert e2e_run(pytester, "--retrieval-eval", "--retrieval-update-baseline").ret == 0
     e2e_run(pytester, "--retrieval-eval", "--retrieval-record=rec.jsonl", "-k", "not share")
@@ -929,9 +930,14 @@ def test_a_gate_breached_by_queries_the_recording_lacks_says_to_record_them_firs
     text = " ".join(result.stdout.str().split())
     assert "retrieval gate: FAILED" in text, text
     assert (
-        "named above errored (share-price): an update would record 0 for each; fix them "
-        "first (for a stale recording: record again); then, if the other drops are intended"
+        "named above errored (share-price): an update keeps their previous entries, so the "
+        "gate fails on them again until they answer; fix them first (for a stale recording: "
+        "record again); then, if the other drops are intended"
     ) in text
+    updated, _ = _replay(pytester, "--retrieval-update-baseline")
+    assert "previous entries kept): bm25/share-price" in " ".join(updated.stdout.str().split())
+    again, _ = _replay(pytester)
+    assert "named above errored (share-price)" in " ".join(again.stdout.str().split())
 
 
 SURROGATE_CONFTEST = """

@@ -231,6 +231,22 @@ def test_changed_added_and_removed_queries() -> None:
     assert "text or judgments changed since the baseline" in text
 
 
+def test_a_query_new_in_some_configurations_only_names_them() -> None:
+    """A query that errored in one configuration when the baseline was written (so it is
+    not there) was listed 'not compared' by its id alone, though the others compared it."""
+    base = baseline_of(
+        [*perfect("remote", [q for q in QUERY_IDS if q != "lex-2"]), *perfect("tfidf")]
+    )
+    ids = [*QUERY_IDS, "lex-9"]  # lex-9: new in both
+    result = gate(base, results_of(perfect("remote", ids), perfect("tfidf", ids)))
+    assert result.added == ["lex-2", "lex-9"]
+    text = " ".join(explain(result).split())
+    assert (
+        "not in the baseline (added since, or errored when it was written), not compared: "
+        "lex-2 (remote), lex-9"
+    ) in text
+
+
 def test_a_query_of_a_file_not_collected_is_not_removed() -> None:
     other = record("far-1")
     other.path = "golden/other.yaml"

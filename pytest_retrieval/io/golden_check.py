@@ -13,6 +13,7 @@ import datetime
 import decimal
 import difflib
 import functools
+import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -35,7 +36,7 @@ from ..golden import (
 )
 from ..metrics import MetricNameError, parse_metric
 from ..model import RESERVED_CATEGORIES
-from ..quoting import with_article
+from ..quoting import quoted, with_article
 
 FORBIDDEN_ID_CHARS = ("[", "]", "::")
 MAX_DEPTH = 64  # mappings and lists nested deeper are refused (a golden file needs ~6)
@@ -432,7 +433,11 @@ class Checker:
 
     def text_list(self, value: Any, line: int, qid: str | None, key: str) -> tuple[str, ...]:
         if not isinstance(value, list):
-            self.add(line, f"'{key}' must be a list of text, got {_type_name(value)}", qid)
+            fix = ""
+            if isinstance(value, str):  # one id, written without its brackets
+                listed = json.dumps([value], ensure_ascii=False)  # YAML and JSON alike
+                fix = f" {quoted(value)}: write it as a list, {listed}"
+            self.add(line, f"'{key}' must be a list of text, got {_type_name(value)}{fix}", qid)
             return ()
         out: list[str] = []
         forms: dict[str, str] = {}  # id_key -> the text as first written

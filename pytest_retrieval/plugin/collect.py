@@ -32,6 +32,7 @@ from ..sharding import (
     item_name,
     keyword_note,
     query_ids_in_keyword,
+    unreadable_keyword_note,
 )
 from .item import ExpectationFailed, run_queries, run_query
 from .keys import COLLECTED_KEY, GOLDEN_SET_KEY, KEYWORD_NAMES_KEY, REPLAY_KEY, SETTINGS_KEY
@@ -435,6 +436,23 @@ def check_configuration_names(config: pytest.Config, known: Collection[str]) -> 
     message = unknown_configuration_names(run.gate, known)
     if message is not None:
         raise usage_error(message)
+
+
+def refuse_unreadable_keyword(config: pytest.Config) -> None:
+    """A ``-k`` pytest cannot parse (``-k "long tail"``, a category with a space) is a
+    usage error saying how a category is written, before collection: pytest's own error
+    names only a column, and under pytest-xdist every worker crashes on it."""
+    expression = config.getoption("keyword", "") or ""
+    if not expression:
+        return
+    try:
+        from _pytest.mark.expression import Expression
+
+        Expression.compile(expression)
+    except ImportError:  # pragma: no cover - pytest moved it: pytest's own error stands
+        return
+    except Exception:  # SyntaxError, or ParseError before pytest 8.4
+        raise usage_error(unreadable_keyword_note(expression)) from None
 
 
 def warn_of_query_ids_in_keyword(session: pytest.Session) -> None:

@@ -47,6 +47,7 @@ from .collect import (
     call_golden,
     check_configuration_names,
     check_fixture,
+    refuse_unreadable_keyword,
     warn_of_query_ids_in_deselect,
     warn_of_query_ids_in_keyword,
 )
@@ -83,7 +84,7 @@ from .outputs import shown_path, warn_at_golden_line, warning_text
 from .rebuilds import RebuildWatch
 from .replaying import load_for_run, share_with_worker
 from .result_keys import stash_result_keys
-from .session import RetrievalSession
+from .session import RetrievalSession, hide_pytest_unknown_key_warnings
 from .terminate import end_on_sigterm
 from .usage import usage_error
 
@@ -197,6 +198,7 @@ def start(config: pytest.Config) -> None:
     freeze_at_exit()
     install_custom_metrics(config)  # before any metric name is read
     stash_result_keys(config)
+    hide_pytest_unknown_key_warnings(config)  # the session warns of them, naming the key meant
     run = _parse(config)
     config.stash[SETTINGS_KEY] = run
     config.stash[GOLDEN_SET_KEY] = GoldenSet()
@@ -208,6 +210,7 @@ def start(config: pytest.Config) -> None:
         config.pluginmanager.register(RebuildWatch(run.settings.fixture), REBUILDS_PLUGIN)
     _redirect_collection(config, run)
     if not hasattr(config, "workerinput"):
+        refuse_unreadable_keyword(config)
         if _from_option(config, "retrieval_baseline"):
             baseline_path = config.invocation_params.dir / run.run.baseline
         else:

@@ -131,11 +131,15 @@ class _NothingCollectedHint:
         given = _golden_paths(config)
         found = [p for p in given if _holds_golden_files(config.rootpath / p)]
         if found:
+            from ..report.wrapping import note_lines
+
             shown = found[0] + ("/" if (config.rootpath / found[0]).is_dir() else "")
-            terminalreporter.write_line(
+            text = (
                 f"{shown} holds golden queries, which pytest collects only with "
                 "--retrieval-eval: run `pytest --retrieval-eval` to evaluate them"
             )
+            for line in note_lines(text, config.get_terminal_writer().fullwidth):
+                terminalreporter.write_line(line)
 
 
 def _golden_paths(config: pytest.Config) -> list[str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
+import re
 import warnings
 from collections import Counter
 from collections.abc import Generator, Iterable, Sequence
@@ -125,10 +126,15 @@ def unknown_key_advice(config: pytest.Config) -> list[Advice]:
     """A settings warning at each ``retrieval_*`` key of the ini file (or of ``-o``) that
     no setting has, with the closest key: pytest's own warning does not say which was
     meant, and the setting meant keeps its default unnoticed (a tolerance, a timeout)."""
+    return [advice for _, advice in _unknown_keys(config)]
+
+
+def _unknown_keys(config: pytest.Config) -> list[tuple[str, Advice]]:
+    """Each unknown ``retrieval_*`` key of ``-o`` and the ini file, with its advice."""
     given = [o.partition("=")[0].strip() for o in config.option.override_ini or ()]
-    found: list[Advice] = [
-        (RetrievalSettingsWarning, f"-o {note}{_KEY_FIX}", "-o", 1)
-        for _, note in unknown_ini_keys(given)
+    found: list[tuple[str, Advice]] = [
+        (key, (RetrievalSettingsWarning, f"-o {note}{_KEY_FIX}", "-o", 1))
+        for key, note in unknown_ini_keys(given)
     ]
     path = config.inipath
     if path is None:
@@ -140,10 +146,20 @@ def unknown_key_advice(config: pytest.Config) -> list[Advice]:
         return found  # pytest read it: nothing to add
     content = config_text(path)
     for key, note in unknown_ini_keys(keys):
-        found.append(
-            (RetrievalSettingsWarning, note + _KEY_FIX, shown, key_line(content, key) or 1)
-        )
+        advice = (RetrievalSettingsWarning, note + _KEY_FIX, shown, key_line(content, key) or 1)
+        found.append((key, advice))
     return found
+
+
+def hide_pytest_unknown_key_warnings(config: pytest.Config) -> None:
+    """pytest's own ``PytestConfigWarning: Unknown config option: retrieval_tolerence``
+    (at a line of pytest's source) is filtered out for the keys the plugin warns of at
+    their own line, naming the key meant: one typo, one warning. ``--strict-config``
+    still makes each an error. A filter's fields are split at colons: the pattern
+    writes its own as ``\\x3a``."""
+    for key, _ in _unknown_keys(config):
+        pattern = f"Unknown config option: {re.escape(key)}$".replace(":", r"\x3a")
+        config.addinivalue_line("filterwarnings", f"ignore:{pattern}:pytest.PytestConfigWarning")
 
 
 def setting_place(config: pytest.Config, key: str) -> tuple[str, int] | None:

@@ -238,6 +238,9 @@ def _gate_lines(tr: TerminalReporter, session: Summary, width: int) -> None:
             tr.write_line(f"  {counted(len(shown), 'row')} breached: run without -q to see them")
         for line in errored_rows_lines(gate, listed, width):
             tr.write_line(line)
+        for breach in gate.latency:  # why it failed, as the breached rows are counted
+            for line in note_lines(f"  {breach.headline()} (retrieval_latency_budget)", width):
+                tr.write_line(line)
         said = gate.messages[:1] if gate.verdict == "no-baseline" else []
         for line in (x for m in said for x in note_lines(f"  {m}", width)):
             tr.write_line(line)  # no testcase says where it looked, nor the fix

@@ -192,7 +192,7 @@ def _intended_lines(
 ) -> list[str]:
     """What to do when the breached drops are meant: the update that records them; when
     some of the queries named errored (a stale recording, a service down), that an update
-    would record their 0s, so they come first."""
+    keeps their previous entries (it writes no error), so they come first."""
     hint = result.update_command()
     if not hint or not result.blocking:
         return []
@@ -211,9 +211,9 @@ def _intended_lines(
         text = (
             f"{counted(len(errored), 'query', 'queries')} named above errored "
             f"({', '.join(errored[:3])}{', ...' if len(errored) > 3 else ''}): an update "
-            "would record 0 for each; fix them first (for a stale recording: record "
-            f"again); then, if the other drops are intended, run `{command}` and commit the "
-            "baseline"
+            "keeps their previous entries, so the gate fails on them again until they "
+            "answer; fix them first (for a stale recording: record again); then, if the "
+            f"other drops are intended, run `{command}` and commit the baseline"
         )
     return ["", *_wrap(text, width, "", "  ")]
 
@@ -377,7 +377,7 @@ def _notes(result: GateResult, width: int | None) -> list[str]:
         ),
         (
             "not in the baseline (added since, or errored when it was written), not compared",
-            [q for q in result.added if q not in after],
+            [_added(result, q) for q in result.added if q not in after],
         ),
         ("no longer in the golden set", [q for q in result.removed if q not in before]),
         (
@@ -415,6 +415,13 @@ def _notes(result: GateResult, width: int | None) -> list[str]:
             shown = ", ".join(ids[:20]) + (f" and {len(ids) - 20} more" if len(ids) > 20 else "")
             lines += _wrap(f"{title}: {shown}", width, "", "  ")
     return lines
+
+
+def _added(result: GateResult, qid: str) -> str:
+    """A query not in the baseline, with the configurations it is new in when the others
+    have it (and compared it): ``bearer (remote)``."""
+    names = result.added_only_in.get(qid)
+    return f"{qid} ({', '.join(names)})" if names else qid
 
 
 def verdict_line(result: GateResult, tolerance: Tolerances | None = None) -> str:
