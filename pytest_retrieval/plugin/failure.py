@@ -47,8 +47,8 @@ class Crash:
     lineno: int
     message: str
 
-    def __str__(self) -> str:  # what --tb=line prints
-        return f"{self.path}:{self.lineno}: {self.message}"
+    def __str__(self) -> str:  # what --tb=line prints (no line: the message alone)
+        return f"{self.path}:{self.lineno}: {self.message}" if self.lineno else self.message
 
 
 class ItemFailure:
