@@ -32,6 +32,7 @@ from typing import Any, TypeVar
 from .io.common import counted
 from .metric_registry import exception_text, raised_text
 from .retrievers import Protocol
+from .settings import BATCH_SIZE, CONCURRENCY
 from .shapes import MAX_RESULTS
 
 T = TypeVar("T")
@@ -341,8 +342,8 @@ class Calls:
 
     protocol: Protocol
     timeout: float | None = None
-    batch_size: int = 64
-    concurrency: int = 16
+    batch_size: int = BATCH_SIZE.default_value
+    concurrency: int = CONCURRENCY.default_value
     loop: EventLoopThread | None = None
     # per event loop, the limit every chunk of this retriever shares: several chunks may
     # be in flight at once, and ``concurrency`` still bounds the calls

@@ -749,7 +749,7 @@ BOOTSTRAP = Setting(
 )
 REFERENCE = Setting(
     "retrieval_reference", "configuration the others are compared with", "", _optional_text,
-    default_shown="the first parameter",
+    default_shown="the first configuration",
 )  # fmt: skip
 ALPHA = Setting("retrieval_alpha", "significance level after Holm correction", "0.05", _alpha)
 MIN_QUERIES = Setting(

@@ -93,6 +93,40 @@ def _replace(text: str, start: str, end: str, block: str) -> str:
     return f"{before}{start}\n{block}{end}{after}"
 
 
+# a setting's default restated in prose: "`retrieval_seed`, default 1", "`--retrieval-diff
+# N` per row, default 5", "`retrieval_alpha` (default 0.05)", "`retrieval_gate_scope =
+# category`, the default"
+_NAMED = r"`(?P<name>--retrieval-[a-z-]+|retrieval_[a-z_]+)(?: [A-Z]+)?`"
+_STATED = re.compile(
+    _NAMED + r"[^`()]{0,20}?,? \(?(?:by )?default:? (?P<value>`?[^;)`]{1,60})"
+    r"|`(?P<key>retrieval_[a-z_]+) = (?P<set>[^`]+)`, the default\b"
+)
+
+
+def _prose(value: str) -> str:
+    """A default as prose writes it, as the schema does: no backticks, no 10,000."""
+    return re.sub(r"(?<=\d),(?=\d{3}\b)", "", value.replace("`", "")).strip()
+
+
+def stale_defaults(text: str, page: str) -> list[str]:
+    """Every default that ``text`` states for a setting and the schema does not have."""
+    known = {s.name: s for s in settings.SCHEMA} | {s.option: s for s in settings.SCHEMA}
+    stale = []
+    for match in _STATED.finditer(re.sub(r"\s+", " ", text)):  # a sentence over lines
+        name = match["name"] or match["key"]
+        setting = known.get(name)
+        if setting is None:
+            stale.append(f"{page}: {name} is no setting")
+            continue
+        said, shown = (
+            _prose(match["value"] or match["set"]),
+            setting.default or setting.default_shown,
+        )
+        if not (said == shown or said.startswith(f"{shown} ") or said.startswith(f"{shown},")):
+            stale.append(f"{page}: {name}'s default is {shown!r}, the page says {said!r}")
+    return stale
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if out of date")
@@ -105,16 +139,24 @@ def main() -> int:
         table: settings.option_table_source(),
     }
     stale = [path for path, new in files.items() if path.read_text(encoding="utf-8") != new]
+    pages = [README, *sorted((ROOT / "docs").glob("*.md"))]
+    defaults = [
+        line
+        for page in pages
+        for line in stale_defaults(page.read_text(encoding="utf-8"), page.name)
+    ]
+    for line in defaults:  # prose is not rewritten: said, and the exit code is 1
+        print(f"{line}: write the schema's default", file=sys.stderr)
     if args.check:
         for path in stale:
             print(f"{path.name} is out of date: run python scripts/readme.py", file=sys.stderr)
-        return 1 if stale else 0
+        return 1 if stale or defaults else 0
     for path in stale:
         path.write_text(files[path], encoding="utf-8")
         print(f"{path.relative_to(ROOT)} rewritten")
     if not stale:
         print("README.md, docs/options.md and the option table already up to date")
-    return 0
+    return 1 if defaults else 0
 
 
 if __name__ == "__main__":

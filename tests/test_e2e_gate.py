@@ -806,6 +806,16 @@ def test_junit_gate_message_names_the_breached_category_and_worst_queries(
     assert "lex-2" in message and "lex-3" in message
 
 
+def test_tb_line_prints_the_gate_s_headline(project: pytest.Pytester):
+    """``--tb=line`` prints a failure's crash line: the gate's verdict, not an object's repr."""
+    baselined(project)
+    set_plan(project, DEGRADED)
+    done = run(project, "--tb=line")
+    assert_failed(done)
+    assert done.gate_failure() in done.lines
+    assert not [line for line in done.lines if "namespace(" in line]
+
+
 def test_retrieval_diff_limits_the_worst_queries(project: pytest.Pytester):
     baselined(project)
     set_plan(project, DEGRADED)

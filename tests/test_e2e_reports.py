@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
@@ -654,6 +655,55 @@ def test_expect_and_forbid_failures_show_the_ranking_with_grades_and_the_expecta
     assert queries["strict-rain"]["metrics"]["mrr"] == pytest.approx(1 / 3, abs=1e-12)
     assert queries["no-archive"]["outcome"] == "failed"
     assert queries["no-archive"]["metrics"]["mrr"] == 1.0
+
+
+def _junit_failures(path: Path) -> dict[str, tuple[str, str]]:
+    """Each failed testcase's name -> its failure's ``message`` attribute and text."""
+    found = {}
+    for case in ET.parse(path).iter("testcase"):
+        failure = case.find("failure")
+        if failure is not None:
+            found[case.get("name", "")] = (failure.get("message", ""), failure.text or "")
+    return found
+
+
+@pytest.mark.parametrize("xdist", [False, True], ids=["serial", "xdist"])
+def test_a_failure_s_junit_message_is_one_line_whatever_the_terminal_width(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, xdist: bool
+) -> None:
+    """The JUnit ``message``, the short summary and ``--tb=line`` get the query, its golden
+    line and what was violated on one line, not the text wrapped for a narrow terminal;
+    the FAILURES section still fits that terminal."""
+    if xdist:
+        pytest.importorskip("xdist")
+    pytester.makefile(".ini", pytest="[pytest]\nretrieval_golden = golden\n")
+    pytester.makeconftest(STRICT_CONFTEST)
+    e2e_write(pytester, "golden/strict.yaml", STRICT_YAML)
+    monkeypatch.setenv("COLUMNS", "50")
+    args = ["--retrieval-eval", "--junitxml=out.xml", "-p", "no:randomly", "-W", "ignore"]
+    run = _subprocess if xdist else e2e_run
+    result = run(pytester, *args, *(["-n", "2"] if xdist else []))
+    result.assert_outcomes(failed=2)
+    failures = _junit_failures(pytester.path / "out.xml")
+    message, text = failures["no-archive[bm25]"]
+    assert message == (
+        "ExpectationFailed: query 'no-archive' [bm25] (golden/strict.yaml:10): "
+        "forbidden 'weather-archive' came back at rank 3"
+    )
+    assert text.startswith(
+        "query 'no-archive' [bm25] (golden/strict.yaml:10): 'forecast not history'\n"
+    )
+    strict_message = failures["strict-rain[bm25]"][0]
+    assert "\n" not in strict_message and "expected mrr >= 1, got 0.333" in strict_message
+    output = result.stdout.str()
+    section = output.split("= FAILURES =", 1)[1].split("short test summary", 1)[0]
+    pytest_s_own = ("- generated xml file", "[gw")  # pytest's and xdist's lines
+    too_long = [s for s in section.splitlines() if len(s) > 50 and not s.startswith(pytest_s_own)]
+    assert too_long == []
+    assert "forbidden 'weather-archive' came back at rank 3" in section
+
+    line = _subprocess(pytester, *args, "--tb=line", *(["-n", "2"] if xdist else []))
+    assert f"golden/strict.yaml:10: {message}" in line.stdout.lines
 
 
 # --------------------------------------------------------------------------- xdist

@@ -34,7 +34,8 @@ from ..sharding import (
     query_ids_in_keyword,
     unreadable_keyword_note,
 )
-from .item import ExpectationFailed, run_queries, run_query
+from .failure import ExpectationFailed
+from .item import run_queries, run_query
 from .keys import COLLECTED_KEY, GOLDEN_SET_KEY, KEYWORD_NAMES_KEY, REPLAY_KEY, SETTINGS_KEY
 from .nodes import (
     GOLDEN_KEY,

@@ -51,6 +51,7 @@ from .collect import (
     warn_of_query_ids_in_deselect,
     warn_of_query_ids_in_keyword,
 )
+from .failure import item_failure, rebuild_failure
 from .fetch import FETCHER_KEY, Fetcher
 from .gathered import note_queries
 from .item import recorded_errors, records_without_scoring, shorten_repeated_setup_error
@@ -409,6 +410,16 @@ class GoldenItemHooks:
             return data
         return encodable_data(data)
 
+    @pytest.hookimpl(wrapper=True)
+    def pytest_report_from_serializable(
+        self, data: dict[str, object]
+    ) -> Generator[None, object, object]:
+        """On the controller: a worker's failed golden item, wrapped to this terminal."""
+        report = yield
+        if isinstance(report, pytest.TestReport):
+            rebuild_failure(report)
+        return report
+
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_runtest_makereport(
         self, item: pytest.Item, call: pytest.CallInfo[None]
@@ -417,6 +428,7 @@ class GoldenItemHooks:
         golden = golden_of(item)
         if golden is None:
             return report
+        item_failure(item, call, report)
         if call.when == "teardown" or (call.when == "setup" and report.passed):
             return report
         records = item.stash.get(RECORDS_KEY, None) if call.when == "call" else None

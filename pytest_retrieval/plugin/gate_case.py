@@ -7,7 +7,6 @@ makes the exit code 1 by itself (pinned by the end-to-end gate tests).
 
 from __future__ import annotations
 
-import types
 from typing import TYPE_CHECKING, Literal, cast
 
 import pytest
@@ -15,6 +14,7 @@ import pytest
 from ..gate import GateResult
 from ..report.wrapping import note_lines
 from ..retriever_metadata import change_lines
+from .failure import Crash
 
 if TYPE_CHECKING:
     from _pytest._io import TerminalWriter
@@ -30,7 +30,7 @@ class GateFailure:
     """
 
     def __init__(self, headline: str, text: str, quiet: bool = False, whole: bool = False):
-        self.reprcrash = types.SimpleNamespace(message=headline, path=GATE_NODEID, lineno=0)
+        self.reprcrash = Crash(GATE_NODEID, 0, headline)
         self.text = text
         self.quiet = quiet
         self.whole = whole  # the headline says all the explanation would

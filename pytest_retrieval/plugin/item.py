@@ -39,6 +39,7 @@ from ..shapes import (
     rank_results,
     ranked_results,
 )
+from .failure import ExpectationFailed, RetrieverError
 from .fetch import FETCHER_KEY, Fetcher, asked
 from .gathered import note_retriever
 from .keys import LAST_RAN_KEY, RECORDED_KEY, RECORDS_KEY, SETTINGS_KEY, SETUP_ERRORS_KEY
@@ -46,18 +47,6 @@ from .nodes import item_configuration
 from .progress import Progress
 from .result_keys import result_key
 from .terminal import fitted_text
-
-
-class ExpectationFailed(pytest.fail.Exception):  # type: ignore[misc, name-defined]
-    """A query's ``expect`` or ``forbid`` was violated (what ``xfail:`` expects)."""
-
-    __module__ = "builtins"  # the short summary then reads "ExpectationFailed: ..."
-
-
-class RetrieverError(pytest.fail.Exception):  # type: ignore[misc, name-defined]
-    """The retriever raised or returned something that is not a ranked sequence."""
-
-    __module__ = "builtins"
 
 
 def expectation(query: GoldenQuery, configuration: str, config: pytest.Config) -> Expectation:
@@ -405,7 +394,7 @@ def _verdict(
     shown: str | None = None,
 ) -> None:
     __tracebackhide__ = _hide_for_users_errors
-    configuration, config = scorer.configuration, scorer.item.config
+    configuration = scorer.configuration
     if record.error is not None:
         where = ""
         if answer.origin and answer.origin != query.id and answer.exception is not None:
@@ -415,11 +404,10 @@ def _verdict(
             error = _refusal_once(scorer.item, configuration, query.id, error)
         error = _hint_once(scorer.item, configuration, error)
         text = f"{query.named(configuration)}: {error}{where}"
-        raise RetrieverError(fitted_text(config, text), pytrace=False)
+        raise RetrieverError(text)
     if record.violations:
-        raise ExpectationFailed(
-            fitted_text(config, failure_text(query, record, ranking)), pytrace=False
-        )
+        headline = f"{query.named(configuration)}: {'; '.join(record.violations)}"
+        raise ExpectationFailed(failure_text(query, record, ranking), headline)
 
 
 def run_queries(queries: Sequence[GoldenQuery], item: pytest.Item, retriever: object) -> None:
@@ -556,10 +544,11 @@ def _coarse_verdict(
     errors = sum(1 for r in records if r.outcome == "error")
     failed = sum(len(run) for run in runs)
     head = _coarse_head(name, configuration, records, failed, errors)
-    text = fitted_text(config, "\n".join([head, *problems]))
+    text = "\n".join([head, *problems])
+    headline = f"{head} {problems[0].strip()}" + (" ..." if len(problems) > 1 else "")
     if errors:
-        raise RetrieverError(text, pytrace=False)
-    raise ExpectationFailed(text, pytrace=False)
+        raise RetrieverError(text, headline)
+    raise ExpectationFailed(text, headline)
 
 
 SHOWN_PROBLEMS = 25  # lines of a coarse item's failure, past its head (-vv: every one)

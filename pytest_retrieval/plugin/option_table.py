@@ -101,7 +101,8 @@ DECLARED: tuple[Declared, ...] = (
     Declared('retrieval_bootstrap', None, 'store', None, 'string',
              'bootstrap resamples (0: normal intervals) (default: 10000)'),
     Declared('retrieval_reference', None, 'store', None, 'string',
-             'configuration the others are compared with (default: the first parameter)'),
+             'configuration the others are compared with (default: the first '
+             'configuration)'),
     Declared('retrieval_alpha', None, 'store', None, 'string',
              'significance level after Holm correction (default: 0.05)'),
     Declared('retrieval_min_queries', None, 'store', None, 'string',

@@ -20,7 +20,7 @@ from ..gate import GateResult, GateRow, WorstQuery
 from ..io.common import counted
 from ..quoting import quoted, result_ids, short
 from ..retriever_metadata import change_lines
-from ..settings import Tolerances
+from ..settings import BOOTSTRAP, Tolerances
 from .summary import fit
 from .tables import drop_texts, p_text
 
@@ -307,7 +307,7 @@ def _floor_lines(result: GateResult, width: int | None) -> list[str]:
         f"with {_tests(result)} corrected by Holm, no drop on the "
         f"{counted(len(sampled), 'gated row')} whose test is sampled (more than 14 of "
         "their queries moved) can ever be significant, so the significant mode cannot fail "
-        "them; raise retrieval_bootstrap (the default is 10000)"
+        f"them; raise retrieval_bootstrap (the default is {BOOTSTRAP.default})"
     )
     return ["", *_wrap(text, width, "", "")]
 
