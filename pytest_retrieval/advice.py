@@ -70,9 +70,45 @@ class Advice:
     at_fixture: bool = False  # about the retriever fixture: shown where it is defined
     query: tuple[str, str] | None = None  # about one query: shown at it (its file, its id)
     setting: str | None = None  # about an ini key: shown at its line when the ini file has it
+    # one category's part of a warning over several (:func:`merged_advice`): what that
+    # warning begins with, the category, and what it says of it
+    merged: tuple[str, str, str] | None = None
 
     def __str__(self) -> str:
         return self.text
+
+
+MERGED_FROM = 3  # this many categories' advice of one kind or more: one warning
+
+
+def merged_advice(advice: Sequence[Advice], at_least: int = MERGED_FROM) -> list[Advice]:
+    """The advice as a terminal shows it by default: the per-category advice of one kind
+    (small categories, saturated ones) in one warning naming each category, when
+    ``at_least`` categories have it; a first run over a few queries per category got two
+    warnings per category, forty lines. Advice without a merged form stays whole (a small
+    category whose difference is significant all the same says why)."""
+    groups: dict[tuple[type[RetrievalWarning], str], list[Advice]] = {}
+    for piece in advice:
+        if piece.merged is not None:
+            groups.setdefault((piece.kind, piece.merged[0]), []).append(piece)
+    out: list[Advice] = []
+    for piece in advice:
+        group = groups.get((piece.kind, piece.merged[0])) if piece.merged else None
+        if group is None or len(group) < at_least:
+            out.append(piece)
+        elif piece is group[0]:
+            out.append(Advice(piece.kind, _merged_text([g.merged for g in group if g.merged])))
+    return out
+
+
+def _merged_text(parts: Sequence[tuple[str, str, str]]) -> str:
+    """One warning over the categories' parts: what each says beside it, or once when
+    it says the same of every one."""
+    head = f"{len(parts)} {parts[0][0]}"
+    details = {detail for _, _, detail in parts}
+    if len(details) == 1:
+        return f"{head}: {', '.join(c for _, c, _ in parts)} (each: {details.pop()})"
+    return f"{head}: {', '.join(f'{c} ({detail})' for _, c, detail in parts)}"
 
 
 def _paired_half_widths(comparisons: Comparisons | None) -> dict[str, float]:
@@ -170,17 +206,30 @@ def noise_warnings(
         half = paired.get(category, half)
         if n < 2:
             text = f"{category}: n={n}: a single query gives no interval and no evidence"
+            brief: str | None = "n=1: no interval"
         elif half > 0:  # never under 1/n: one query can move a mean by that much
             what = "differences between configurations" if category in paired else "differences"
             limit = max(half, 1 / n)
             text = f"{category}: n={n}: {what} under ±{limit:.2f} are noise here"
-            text += _significant_under(comparisons, category, limit)
+            significant = _significant_under(comparisons, category, limit)
+            text += significant
+            brief = None if significant else f"n={n}: ±{limit:.2f}"
         else:  # every query scores alike (or differs alike): the interval has no width
             what = _no_width(category in paired, category in moved)
             text = f"{category}: n={n}: {what}, yet one query moves a mean by up to {1 / n:.2f}"
+            brief = f"n={n}: scored alike, one query moves a mean {1 / n:.2f}"
         full = f"{text} (fewer than retrieval_min_queries = {min_queries} queries; add queries)"
-        out.append(Advice(RetrievalNoiseWarning, full, category))
+        merged = None if brief is None else (_noise_head(min_queries), category, brief)
+        out.append(Advice(RetrievalNoiseWarning, full, category, merged=merged))
     return out
+
+
+def _noise_head(min_queries: int) -> str:
+    return (
+        f"categories have fewer than retrieval_min_queries = {min_queries} queries: a "
+        "difference under the amount beside each is noise (add queries; -v gives each its "
+        "own warning)"
+    )
 
 
 def gain_warnings(metrics: Sequence[Metric], gain: str, max_grade: int) -> list[Advice]:
@@ -283,22 +332,38 @@ def saturation_warnings(
     the aim, not a ceiling that hides an improvement.
     """
     quality = [m for m in metrics if parse_metric(m).base != "judged"]
-    found: dict[str, list[str]] = {}
+    found: dict[str, list[tuple[str, list[str]]]] = {}
     for configuration, recs in records.items():
         for category, group in by_category([r for r in recs if r.evaluated]).items():
             saturated = [m for m in quality if all(r.metrics.get(m) == 1.0 for r in group)]
             if saturated:
-                named = f"{configuration} ({', '.join(saturated)})"
-                found.setdefault(category, []).append(named)
+                found.setdefault(category, []).append((configuration, saturated))
     return [
         Advice(
             RetrievalSaturationWarning,
-            f"{category}: every query scores 1.0 with {', '.join(named)}: saturated, these can "
-            "catch a drop but never show an improvement; add harder queries",
+            f"{category}: every query scores 1.0 with "
+            + ", ".join(f"{name} ({', '.join(on)})" for name, on in named)
+            + ": saturated, these can catch a drop but never show an improvement; add "
+            "harder queries",
             category,
+            merged=(_SATURATED_HEAD, category, _alike_joined(named)),
         )
         for category, named in sorted(found.items())
     ]
+
+
+_SATURATED_HEAD = (
+    "categories score 1.0 on every query (saturated: they can catch a drop but never show "
+    "an improvement; add harder queries; -v gives each its own warning)"
+)
+
+
+def _alike_joined(named: Sequence[tuple[str, list[str]]]) -> str:
+    """The saturated configurations and metrics of one category: ``bm25, dense on mrr,
+    ndcg@10`` when each is saturated on the same metrics, else each with its own."""
+    if len({tuple(on) for _, on in named}) == 1:
+        return f"{', '.join(name for name, _ in named)} on {', '.join(named[0][1])}"
+    return "; ".join(f"{name} on {', '.join(on)}" for name, on in named)
 
 
 def overlap_warnings(summaries: Mapping[str, ConfigurationSummary]) -> list[Advice]:

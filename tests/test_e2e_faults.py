@@ -1012,7 +1012,9 @@ def test_a_warning_at_a_megabyte_long_golden_line_shows_the_line_cut(
         "import pytest\n@pytest.fixture\ndef retriever():\n"
         "    return lambda q: ['weather-forecast']\n"
     )
-    result = e2e_run(pytester, "--retrieval-eval", "-p", "no:randomly")
+    # -v: a warning per category (without it, those of several are one, at the file
+    # holding most queries)
+    result = e2e_run(pytester, "--retrieval-eval", "-p", "no:randomly", "-v")
     out = result.stdout.str()
     assert "RetrievalNoiseWarning: passages: n=1" in " ".join(out.split())
     assert '{"id": "long", "query": "word word' in out  # the line, cut to the width

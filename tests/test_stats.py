@@ -26,7 +26,9 @@ from scipy import stats as sps
 
 from pytest_retrieval.advice import (
     RetrievalNoiseWarning,
+    RetrievalSaturationWarning,
     errored_categories,
+    merged_advice,
     noise_warnings,
     overlap_warnings,
     saturation_warnings,
@@ -893,6 +895,49 @@ def test_noise_warnings_name_the_widest_interval_of_a_small_category() -> None:
         "= 30 queries; add queries)"
     )
     assert {w.category for w in found} == {"single", "small"}
+
+
+def test_three_categories_advice_of_one_kind_is_one_warning_naming_each() -> None:
+    """A first run over a few queries in each of four categories gave eight warnings, two
+    per category, forty lines at 80 columns; by default they are one of each kind."""
+    recs = {
+        name: [
+            record(f"{c}{i}", c, {"mrr": 1.0 if c != "hard" or name == "bm25" else 0.5}, name)
+            for c in ("easy", "hard", "single", "plain")
+            for i in range(1 if c == "single" else 2)
+        ]
+        for name in ("bm25", "dense")
+    }
+    saturated = saturation_warnings(recs, ["mrr"])
+    assert [w.category for w in saturated] == ["easy", "hard", "plain", "single"]
+    (one,) = merged_advice(saturated)
+    assert one.kind is RetrievalSaturationWarning and one.category is None
+    assert one.text == (
+        "4 categories score 1.0 on every query (saturated: they can catch a drop but never "
+        "show an improvement; add harder queries; -v gives each its own warning): easy "
+        "(bm25, dense on mrr), hard (bm25 on mrr), plain (bm25, dense on mrr), single (bm25, "
+        "dense on mrr)"
+    )
+    alike = [w for w in saturated if w.category != "hard"]
+    assert merged_advice(alike)[0].text.endswith(
+        "own warning): easy, plain, single (each: bm25, dense on mrr)"
+    )
+    assert merged_advice(saturated[:2]) == saturated[:2]  # two: each its own
+    assert merged_advice(saturated, at_least=5) == saturated
+    results = Results()
+    for position, name in enumerate(("bm25", "dense")):
+        for group in recs.values():
+            for r in group:
+                results.add(record(r.id, r.category, {"mrr": 0.5 * position}, name, [], position))
+    evaluation = evaluate(results, ["mrr"], StatsSettings(resamples=200))
+    noise = [w for w in evaluation.warnings if w.kind is RetrievalNoiseWarning]
+    assert len(noise) == 4
+    (merged,) = [w for w in merged_advice(evaluation.warnings) if w.kind is RetrievalNoiseWarning]
+    assert merged.text.startswith(
+        "4 categories have fewer than retrieval_min_queries = 30 queries: a difference under "
+        "the amount beside each is noise (add queries; -v gives each its own warning): easy (n=2"
+    )
+    assert "single (n=1: no interval)" in merged.text
 
 
 def test_judged_at_k_is_never_called_saturated() -> None:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import pytest
 from _pytest.warnings import catch_warnings_for_item
 
-from ..advice import RetrievalSettingsWarning, RetrievalWarning
+from ..advice import RetrievalSettingsWarning, RetrievalWarning, merged_advice
 from ..baseline import (
     Baseline,
     BaselineError,
@@ -709,6 +709,8 @@ class RetrievalSession:
         found = unknown_key_advice(self.config)
         if self.results:
             warned = self.evaluation.warnings
+            if self.config.get_verbosity() < 1:  # -v: a warning per category
+                warned = merged_advice(warned)
             where = self._advice_locations() if warned else {}  # a walk over every record
             fixture = fixture_place(self.config, self.run.settings.fixture)
             for advice in warned:
