@@ -593,6 +593,29 @@ def test_an_interrupt_before_any_answer_says_the_report_is_written_and_incomplet
     assert "retrieval evaluation" not in quiet.stdout.str()
 
 
+EXITING = """\
+def fault(configuration, query):
+    if query.id == "stuffed-weather":
+        pytest.exit("the service is down", returncode=3)  # ends the session at once
+"""
+
+
+def test_pytest_exit_with_a_code_marks_the_reports_incomplete_and_updates_nothing(
+    pytester: pytest.Pytester,
+) -> None:
+    """pytest.exit(returncode=3) in the retriever ends the session with that code (not
+    INTERRUPTED), and the query that called it reports nothing: the report said
+    "complete": true over the queries that ran before, its means raised by the query
+    left out, as a Ctrl-C at the same place is not."""
+    _with_conftest(pytester, EXITING)
+    result = e2e_run(pytester, *UPDATE, "--retrieval-report=r.json")
+    assert result.ret == 3
+    report = e2e_load_json(pytester.path / "r.json")
+    assert report["complete"] is False
+    assert report["incomplete"] == "stopped early: pytest.exit: the service is down"
+    assert not (pytester.path / "golden" / "baseline.json").exists()
+
+
 @pytest.mark.parametrize("xdist", [[], ["-n", "1"]], ids=["serial", "xdist"])
 def test_a_run_stopped_by_x_is_not_gated_and_updates_nothing(
     pytester: pytest.Pytester, xdist: list[str]

@@ -399,6 +399,12 @@ class RetrievalSession:
             self._gather_local()
             self._mark_incomplete(session, str(stop))
             raise
+        except pytest.exit.Exception as stop:
+            # pytest.exit(returncode=...) in a retriever or a hook: the session ends with
+            # that code, not INTERRUPTED, and the item that called it reported nothing
+            self._gather_local()
+            self._mark_incomplete(session, f"pytest.exit: {stop.msg}")
+            raise
         if _nothing_runs(self.config):
             return outcome
         self._gather_local()
