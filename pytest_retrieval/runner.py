@@ -71,13 +71,17 @@ class LoopBlocked(Exception):
 class RetrieverTimeout(Exception):
     """A retriever call that did not return within ``retrieval_timeout``."""
 
-    def __init__(self, timeout: float, cancelled: bool = False, batch: int = 0):
+    def __init__(
+        self, timeout: float, cancelled: bool = False, batch: int = 0, late: float | None = None
+    ):
         self.timeout = timeout
         fate = (
             "was cancelled"
             if cancelled
             else "was abandoned (it runs on in a background thread; its result is discarded)"
         )
+        if late is not None:  # it held the interpreter past its deadline, then returned
+            fate = f"returned only after {late:.3g} s (its result is discarded)"
         if batch:
             super().__init__(
                 f"the retriever did not return within {timeout * batch:g} s (retrieval_timeout "
@@ -190,6 +194,8 @@ def call_with_timeout(call: Callable[[], T], timeout: float | None, batch: int =
         return call()
     outcome: list[tuple[bool, object]] = []
     done = threading.Event()
+    limit = min(timeout * (batch or 1), threading.TIMEOUT_MAX)
+    ended: list[float] = []
 
     def work() -> None:
         try:
@@ -197,11 +203,16 @@ def call_with_timeout(call: Callable[[], T], timeout: float | None, batch: int =
         except BaseException as exc:  # handed to the caller's thread, raised there
             outcome.append((False, exc))
         finally:
+            ended.append(time.perf_counter())
             done.set()
 
+    start = time.perf_counter()
     threading.Thread(target=work, name="pytest-retrieval call", daemon=True).start()
-    if not done.wait(min(timeout * (batch or 1), threading.TIMEOUT_MAX)):
+    if not done.wait(limit):
         raise RetrieverTimeout(timeout, batch=batch)
+    if ended[0] - start > limit:  # a call holding the GIL (one long C call) kept the
+        # waiting thread from seeing its deadline: it is past it all the same
+        raise RetrieverTimeout(timeout, batch=batch, late=ended[0] - start)
     ok, value = outcome[0]
     if not ok:
         assert isinstance(value, BaseException)

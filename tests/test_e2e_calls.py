@@ -997,6 +997,32 @@ def make(configuration):
 """
 
 
+def test_a_sync_call_that_holds_the_interpreter_past_its_deadline_is_a_timeout() -> None:
+    """A synchronous call that keeps the GIL past retrieval_timeout (one long C call: a
+    tokenizer, an index search that does not release it) kept the waiting thread from
+    seeing the deadline: its late answer was scored as if in time (66 ms under 10 ms)."""
+    from pytest_retrieval.runner import RetrieverTimeout, call_with_timeout
+
+    def hog() -> list[str]:
+        end = time.perf_counter() + 0.3
+        while time.perf_counter() < end:  # the thread never yields the GIL (see below)
+            pass
+        return ["weather-forecast"]
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(60)  # as a C call holds it: the waiting thread waits till the end
+    try:
+        with pytest.raises(RetrieverTimeout) as raised:
+            call_with_timeout(hog, 0.05)
+    finally:
+        sys.setswitchinterval(interval)
+    assert str(raised.value).startswith(
+        "the retriever did not return within 0.05 s (retrieval_timeout): the call returned "
+        "only after 0.3"
+    )
+    assert call_with_timeout(lambda: ["in-time"], 5.0) == ["in-time"]
+
+
 def test_timeouts_of_batch_and_async_calls_are_errors_and_the_run_goes_on(
     pytester: pytest.Pytester,
 ) -> None:
