@@ -229,6 +229,7 @@ class EventLoopThread:
     def __init__(self) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
+        self._closing = threading.Event()  # the plugin itself stops the current loop
         self.gave_up = 0.0  # seconds waited for the last loop abandoned
 
     def run(self, coroutine: Awaitable[T], deadline: float | None = None) -> T:
@@ -245,9 +246,12 @@ class EventLoopThread:
     def submit(self, coroutine: Awaitable[T]) -> concurrent.futures.Future[T]:
         """Start ``coroutine`` on the loop (started on first use); the caller goes on."""
         if self._loop is None:
-            self._loop = asyncio.new_event_loop()
+            self._loop, self._closing = asyncio.new_event_loop(), threading.Event()
             self._thread = threading.Thread(
-                target=self._loop.run_forever, name="pytest-retrieval loop", daemon=True
+                target=_serve,
+                args=(self._loop, self._closing),
+                name="pytest-retrieval loop",
+                daemon=True,
             )
             self._thread.start()
         return asyncio.run_coroutine_threadsafe(_awaited(coroutine), self._loop)
@@ -292,10 +296,21 @@ class EventLoopThread:
             asyncio.run_coroutine_threadsafe(cancel_all(), loop).result(timeout=5)
         except concurrent.futures.TimeoutError:
             return  # a call that ignores its cancellation: the loop is left to its daemon thread
+        self._closing.set()
         loop.call_soon_threadsafe(loop.stop)
         if self._thread is not None:
             self._thread.join(timeout=5)
         loop.close()
+
+
+def _serve(loop: asyncio.AbstractEventLoop, closing: threading.Event) -> None:
+    """Run ``loop`` until the plugin closes it: a retriever that stops it (a call of
+    ``asyncio.get_running_loop().stop()``) would leave every call after it waiting for a
+    loop that no longer runs, forever without a timeout."""
+    while True:
+        loop.run_forever()
+        if closing.is_set() or loop.is_closed():
+            return
 
 
 class _Escaped(Exception):
