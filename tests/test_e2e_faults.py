@@ -197,21 +197,22 @@ def _unwritable_folder(base: Path) -> Path | None:
     return None
 
 
-@pytest.mark.parametrize("option", ["--retrieval-report", "--junitxml", "--retrieval-log"])
+@pytest.mark.parametrize(
+    "option", ["--retrieval-report", "--junitxml", "--retrieval-log", "--retrieval-baseline"]
+)
 def test_an_output_in_a_folder_that_cannot_be_written_is_refused_before_the_run(
     pytester: pytest.Pytester, option: str
 ) -> None:
-    """A read-only folder was found out once every query had run: a report and a log
-    'NOT written', the JUnit XML an INTERNALERROR traceback of pytest's."""
+    """A read-only folder was found out once every query had run: a report, a log and a
+    baseline update 'NOT written', the JUnit XML an INTERNALERROR traceback of pytest's."""
     e2e_write_project(pytester)
     folder = _unwritable_folder(pytester.path)
     if folder is None:
         pytest.skip("no folder this process cannot write")
-    name = (
-        "log.jsonl" if option == "--retrieval-log" else "out.xml" if "junit" in option else "r.json"
-    )
+    name = {"--retrieval-log": "log.jsonl", "--junitxml": "out.xml"}.get(option, "r.json")
+    update = ["--retrieval-update-baseline"] if option == "--retrieval-baseline" else []
     try:
-        result = e2e_run(pytester, "--retrieval-eval", f"{option}={folder / 'sub' / name}")
+        result = e2e_run(pytester, "--retrieval-eval", *update, f"{option}={folder / 'sub' / name}")
     finally:
         (pytester.path / "read-only").chmod(0o755)
     err = " ".join(e2e_unwrapped(result.stderr.str()).split())
