@@ -399,11 +399,14 @@ class RetrievalSession:
             self._gather_local()
             self._mark_incomplete(session, str(stop))
             raise
-        except pytest.exit.Exception as stop:
-            # pytest.exit(returncode=...) in a retriever or a hook: the session ends with
-            # that code, not INTERRUPTED, and the item that called it reported nothing
+        except BaseException as stop:
+            # pytest.exit(returncode=...) in a retriever or a hook, or another plugin's
+            # internal error (xdist's, when a worker called pytest.exit): the session ends
+            # with another code than INTERRUPTED, and the items not run reported nothing
             self._gather_local()
-            self._mark_incomplete(session, f"pytest.exit: {stop.msg}")
+            exiting = isinstance(stop, pytest.exit.Exception)
+            why = f"pytest.exit: {stop.msg}" if exiting else f"an error ({type(stop).__name__})"
+            self._mark_incomplete(session, why)
             raise
         if _nothing_runs(self.config):
             return outcome
