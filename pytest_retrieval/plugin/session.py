@@ -404,8 +404,9 @@ class RetrievalSession:
             # internal error (xdist's, when a worker called pytest.exit): the session ends
             # with another code than INTERRUPTED, and the items not run reported nothing
             self._gather_local()
-            exiting = isinstance(stop, pytest.exit.Exception)
-            why = f"pytest.exit: {stop.msg}" if exiting else f"an error ({type(stop).__name__})"
+            why = f"an error ({type(stop).__name__})"
+            if isinstance(stop, pytest.exit.Exception):
+                why = f"pytest.exit: {stop.msg}"
             self._mark_incomplete(session, why)
             raise
         if _nothing_runs(self.config):
