@@ -72,13 +72,17 @@ class LoopBlocked(Exception):
 class RetrieverTimeout(Exception):
     """A retriever call that did not return within ``retrieval_timeout``."""
 
-    def __init__(self, timeout: float, cancelled: bool = False, batch: int = 0):
+    def __init__(
+        self, timeout: float, cancelled: bool = False, batch: int = 0, late: float | None = None
+    ):
         self.timeout = timeout
         fate = (
             "was cancelled"
             if cancelled
             else "was abandoned (it runs on in a background thread; its result is discarded)"
         )
+        if late is not None:  # it held the interpreter past its deadline, then returned
+            fate = f"returned only after {late:.3g} s (its result is discarded)"
         if batch:
             super().__init__(
                 f"the retriever did not return within {timeout * batch:g} s (retrieval_timeout "
@@ -191,6 +195,8 @@ def call_with_timeout(call: Callable[[], T], timeout: float | None, batch: int =
         return call()
     outcome: list[tuple[bool, object]] = []
     done = threading.Event()
+    limit = min(timeout * (batch or 1), threading.TIMEOUT_MAX)
+    ended: list[float] = []
 
     def work() -> None:
         try:
@@ -198,11 +204,16 @@ def call_with_timeout(call: Callable[[], T], timeout: float | None, batch: int =
         except BaseException as exc:  # handed to the caller's thread, raised there
             outcome.append((False, exc))
         finally:
+            ended.append(time.perf_counter())
             done.set()
 
+    start = time.perf_counter()
     threading.Thread(target=work, name="pytest-retrieval call", daemon=True).start()
-    if not done.wait(min(timeout * (batch or 1), threading.TIMEOUT_MAX)):
+    if not done.wait(limit):
         raise RetrieverTimeout(timeout, batch=batch)
+    if ended[0] - start > limit:  # a call holding the GIL (one long C call) kept the
+        # waiting thread from seeing its deadline: it is past it all the same
+        raise RetrieverTimeout(timeout, batch=batch, late=ended[0] - start)
     ok, value = outcome[0]
     if not ok:
         assert isinstance(value, BaseException)
@@ -219,6 +230,7 @@ class EventLoopThread:
     def __init__(self) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
+        self._closing = threading.Event()  # the plugin itself stops the current loop
         self.gave_up = 0.0  # seconds waited for the last loop abandoned
 
     def run(self, coroutine: Awaitable[T], deadline: float | None = None) -> T:
@@ -235,9 +247,12 @@ class EventLoopThread:
     def submit(self, coroutine: Awaitable[T]) -> concurrent.futures.Future[T]:
         """Start ``coroutine`` on the loop (started on first use); the caller goes on."""
         if self._loop is None:
-            self._loop = asyncio.new_event_loop()
+            self._loop, self._closing = asyncio.new_event_loop(), threading.Event()
             self._thread = threading.Thread(
-                target=self._loop.run_forever, name="pytest-retrieval loop", daemon=True
+                target=_serve,
+                args=(self._loop, self._closing),
+                name="pytest-retrieval loop",
+                daemon=True,
             )
             self._thread.start()
         return asyncio.run_coroutine_threadsafe(_awaited(coroutine), self._loop)
@@ -282,10 +297,21 @@ class EventLoopThread:
             asyncio.run_coroutine_threadsafe(cancel_all(), loop).result(timeout=5)
         except concurrent.futures.TimeoutError:
             return  # a call that ignores its cancellation: the loop is left to its daemon thread
+        self._closing.set()
         loop.call_soon_threadsafe(loop.stop)
         if self._thread is not None:
             self._thread.join(timeout=5)
         loop.close()
+
+
+def _serve(loop: asyncio.AbstractEventLoop, closing: threading.Event) -> None:
+    """Run ``loop`` until the plugin closes it: a retriever that stops it (a call of
+    ``asyncio.get_running_loop().stop()``) would leave every call after it waiting for a
+    loop that no longer runs, forever without a timeout."""
+    while True:
+        loop.run_forever()
+        if closing.is_set() or loop.is_closed():
+            return
 
 
 class _Escaped(Exception):

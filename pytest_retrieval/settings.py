@@ -283,6 +283,15 @@ def _entries(raw: Raw) -> list[str]:
 
 
 def _metrics(key: str, raw: Raw) -> tuple[Metric, ...]:
+    metrics = _distinct_metrics(key, raw)
+    if not metrics:
+        raise SettingsError(f"{key} is empty; name at least one metric (ndcg@10)")
+    return metrics
+
+
+def _distinct_metrics(key: str, raw: Raw) -> tuple[Metric, ...]:
+    """The metrics named, each once: one named twice, in any spelling (mrr, RR), is
+    refused, as any setting's word given twice is."""
     given = words(raw)
     try:
         metrics = parse_metrics(given)
@@ -297,16 +306,11 @@ def _metrics(key: str, raw: Raw) -> tuple[Metric, ...]:
             first[metric] = word
     except MetricNameError as exc:
         raise SettingsError(f"{key}: {exc}") from None
-    if not metrics:
-        raise SettingsError(f"{key} is empty; name at least one metric (ndcg@10)")
     return metrics
 
 
 def _metric_names(key: str, raw: Raw) -> tuple[str, ...]:
-    try:
-        return tuple(m.name for m in parse_metrics(words(raw)))
-    except MetricNameError as exc:
-        raise SettingsError(f"{key}: {exc}") from None
+    return tuple(m.name for m in _distinct_metrics(key, raw))
 
 
 def _fixture(key: str, raw: Raw) -> str:

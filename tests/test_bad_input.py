@@ -1522,6 +1522,10 @@ SETTING_CASES: dict[str, tuple[dict[str, str | list[str]], str]] = {
         {"retrieval_latency_budget": "p95=200"},
         "retrieval_latency_budget: 'p95=200' needs a duration with its unit (200ms, 2s)",
     ),
+    "gate-metric-twice": (  # merged in silence, where every other word twice is refused
+        {"retrieval_gate_metrics": "mrr ndcg@10 RR"},
+        "retrieval_gate_metrics: mrr is given twice (mrr, RR); keep one",
+    ),
     "gate-configuration-twice": (  # gated twice: each row and breach shown twice
         {"retrieval_gate_configurations": "dense bm25 dense"},
         "retrieval_gate_configurations: dense is given twice; keep one",

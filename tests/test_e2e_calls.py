@@ -997,6 +997,55 @@ def make(configuration):
 """
 
 
+def test_an_async_retriever_that_stops_the_event_loop_does_not_stall_the_calls_after_it() -> None:
+    """``asyncio.get_running_loop().stop()`` in a retriever ended the plugin's loop thread:
+    every later call waited for a loop that no longer ran, forever without a timeout (and
+    with one, each was named as blocking the loop, which none did)."""
+    import asyncio
+
+    from pytest_retrieval.runner import EventLoopThread, LoopBlocked
+
+    async def stopping(value: int) -> int:
+        asyncio.get_running_loop().stop()
+        await asyncio.sleep(0)  # resumed only if the loop runs on
+        return value
+
+    loop = EventLoopThread()
+    try:
+        assert loop.run(stopping(1), deadline=5) == 1
+        assert loop.run(asyncio.sleep(0, result=2), deadline=5) == 2
+    except LoopBlocked as stuck:
+        pytest.fail(f"the loop stopped serving: {stuck}")
+    finally:
+        loop.close()
+
+
+def test_a_sync_call_that_holds_the_interpreter_past_its_deadline_is_a_timeout() -> None:
+    """A synchronous call that keeps the GIL past retrieval_timeout (one long C call: a
+    tokenizer, an index search that does not release it) kept the waiting thread from
+    seeing the deadline: its late answer was scored as if in time (66 ms under 10 ms)."""
+    from pytest_retrieval.runner import RetrieverTimeout, call_with_timeout
+
+    def hog() -> list[str]:
+        end = time.perf_counter() + 0.3
+        while time.perf_counter() < end:  # the thread never yields the GIL (see below)
+            pass
+        return ["weather-forecast"]
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(60)  # as a C call holds it: the waiting thread waits till the end
+    try:
+        with pytest.raises(RetrieverTimeout) as raised:
+            call_with_timeout(hog, 0.05)
+    finally:
+        sys.setswitchinterval(interval)
+    assert str(raised.value).startswith(
+        "the retriever did not return within 0.05 s (retrieval_timeout): the call returned "
+        "only after 0.3"
+    )
+    assert call_with_timeout(lambda: ["in-time"], 5.0) == ["in-time"]
+
+
 def test_timeouts_of_batch_and_async_calls_are_errors_and_the_run_goes_on(
     pytester: pytest.Pytester,
 ) -> None:

@@ -197,21 +197,22 @@ def _unwritable_folder(base: Path) -> Path | None:
     return None
 
 
-@pytest.mark.parametrize("option", ["--retrieval-report", "--junitxml", "--retrieval-log"])
+@pytest.mark.parametrize(
+    "option", ["--retrieval-report", "--junitxml", "--retrieval-log", "--retrieval-baseline"]
+)
 def test_an_output_in_a_folder_that_cannot_be_written_is_refused_before_the_run(
     pytester: pytest.Pytester, option: str
 ) -> None:
-    """A read-only folder was found out once every query had run: a report and a log
-    'NOT written', the JUnit XML an INTERNALERROR traceback of pytest's."""
+    """A read-only folder was found out once every query had run: a report, a log and a
+    baseline update 'NOT written', the JUnit XML an INTERNALERROR traceback of pytest's."""
     e2e_write_project(pytester)
     folder = _unwritable_folder(pytester.path)
     if folder is None:
         pytest.skip("no folder this process cannot write")
-    name = (
-        "log.jsonl" if option == "--retrieval-log" else "out.xml" if "junit" in option else "r.json"
-    )
+    name = {"--retrieval-log": "log.jsonl", "--junitxml": "out.xml"}.get(option, "r.json")
+    update = ["--retrieval-update-baseline"] if option == "--retrieval-baseline" else []
     try:
-        result = e2e_run(pytester, "--retrieval-eval", f"{option}={folder / 'sub' / name}")
+        result = e2e_run(pytester, "--retrieval-eval", *update, f"{option}={folder / 'sub' / name}")
     finally:
         (pytester.path / "read-only").chmod(0o755)
     err = " ".join(e2e_unwrapped(result.stderr.str()).split())
@@ -591,6 +592,33 @@ def test_an_interrupt_before_any_answer_says_the_report_is_written_and_incomplet
     # without a report to write, nothing ran and pytest's own line says why, as before
     quiet = pytester.runpytest_inprocess("--retrieval-eval", no_reraise_ctrlc=True)
     assert "retrieval evaluation" not in quiet.stdout.str()
+
+
+EXITING = """\
+def fault(configuration, query):
+    if query.id == "stuffed-weather":
+        pytest.exit("the service is down", returncode=3)  # ends the session at once
+"""
+
+
+@pytest.mark.parametrize("xdist", [[], ["-n", "1"]], ids=["serial", "xdist"])
+def test_pytest_exit_with_a_code_marks_the_reports_incomplete_and_updates_nothing(
+    pytester: pytest.Pytester, xdist: list[str]
+) -> None:
+    """pytest.exit(returncode=3) in the retriever ends the session with that code (not
+    INTERRUPTED; under xdist, an internal error of xdist's), and the query that called it
+    reports nothing: the report said "complete": true over the queries that ran before,
+    its means raised by the query left out, as a Ctrl-C at the same place is not."""
+    if xdist:
+        pytest.importorskip("xdist")
+    _with_conftest(pytester, EXITING)
+    result = e2e_run(pytester, *UPDATE, "--retrieval-report=r.json", *xdist)
+    assert result.ret == 3  # pytest.exit's code; xdist's INTERNAL_ERROR is 3 too
+    report = e2e_load_json(pytester.path / "r.json")
+    assert report["complete"] is False
+    why = "an error (AssertionError)" if xdist else "pytest.exit: the service is down"
+    assert report["incomplete"] == f"stopped early: {why}"
+    assert not (pytester.path / "golden" / "baseline.json").exists()
 
 
 @pytest.mark.parametrize("xdist", [[], ["-n", "1"]], ids=["serial", "xdist"])

@@ -228,6 +228,15 @@ def test_a_markdown_cell_cannot_open_a_column_or_a_tag() -> None:
     assert row.replace("\\|", "").count("|") == 3  # two cells: three bars
 
 
+def test_control_characters_of_an_error_are_written_as_their_escapes() -> None:
+    """An error message holding an escape sequence (a service's error body, raised by
+    the retriever) went into the Markdown as it was: `cat report.md` in a CI log
+    recoloured it, where the terminal's own output shows ``\\x1b``."""
+    shown = markdown_text("raised \x1b[31mred\x1b[0m\x07 done")
+    assert not any(ord(c) < 32 or ord(c) == 127 for c in shown)
+    assert shown == "raised \\\\x1b\\[31mred\\\\x1b\\[0m\\\\x07 done"
+
+
 def _unescaped_pipes(line: str) -> int:
     return len(re.findall(r"(?<!\\)\|", line))
 

@@ -156,6 +156,8 @@ def _refuse_replacing_with_a_baseline(
     if blocking is not None and not blocking.is_dir():
         shown = _relative(blocking, baseline, run.run.baseline)
         _refuse(f"{what}: {shown} is a file, not a folder: give the baseline a path in a folder")
+    if blocking is not None:  # found out once every query had run: 'NOT written'
+        _refuse_unwritable(what, blocking)
     if baseline.resolve() in replayed:
         _refuse(f"{what}, which is the file being replayed: give the baseline its own path")
     if _has_content(baseline) and not looks_like_baseline(baseline):

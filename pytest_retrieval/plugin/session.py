@@ -415,6 +415,16 @@ class RetrievalSession:
             self._gather_local()
             self._mark_incomplete(session, str(stop))
             raise
+        except BaseException as stop:
+            # pytest.exit(returncode=...) in a retriever or a hook, or another plugin's
+            # internal error (xdist's, when a worker called pytest.exit): the session ends
+            # with another code than INTERRUPTED, and the items not run reported nothing
+            self._gather_local()
+            why = f"an error ({type(stop).__name__})"
+            if isinstance(stop, pytest.exit.Exception):
+                why = f"pytest.exit: {stop.msg}"
+            self._mark_incomplete(session, why)
+            raise
         if _nothing_runs(self.config):
             return outcome
         self._gather_local()

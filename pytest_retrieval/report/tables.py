@@ -18,7 +18,7 @@ from ..comparisons import P_FLOOR
 from ..evaluation import Evaluation
 from ..latency import latency_unit, milliseconds
 from ..model import ALL
-from ..quoting import shortened
+from ..quoting import escaped, shortened
 from ..slices import Slice
 
 Style = Literal["terminal", "markdown", "html"]
@@ -61,9 +61,11 @@ def markdown_text(text: str) -> str:
     as in ``index_version``, cannot start emphasis and stays as it is), and so is what
     would make a line a heading, a quote or a list, and a run of ``#`` ending the text
     after a space (in a heading its closing sequence, which vanishes); a line break is
-    a space.
+    a space, and any other control character is written as its escape (``\\x1b``, as
+    the terminal shows it: a report printed with ``cat`` in a CI log would otherwise
+    recolour it).
     """
-    flat = " ".join(text.splitlines())
+    flat = escaped(" ".join(text.splitlines()))
     safe = _SPECIAL.sub(_escaped, flat.replace("&", "&amp;").replace("<", "&lt;"))
     safe = _CLOSING.sub("\\\\", safe, count=1)
     return _LEADING.sub(lambda found: found.group(0) + "\\", safe, count=1)
