@@ -588,7 +588,7 @@ def test_an_interrupt_before_any_answer_says_the_report_is_written_and_incomplet
     assert report["complete"] is False and report["incomplete"] == "interrupted"
     text = " ".join(result.stdout.str().split())
     assert "the run is incomplete (interrupted): not gated, no update" in text, text
-    assert f"retrieval report written: {pytester.path / 'r.json'}" in text
+    assert "retrieval report written: r.json" in text  # as given, from the run's folder
     # without a report to write, nothing ran and pytest's own line says why, as before
     quiet = pytester.runpytest_inprocess("--retrieval-eval", no_reraise_ctrlc=True)
     assert "retrieval evaluation" not in quiet.stdout.str()

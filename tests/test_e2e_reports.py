@@ -373,6 +373,21 @@ def test_the_terminal_shows_tables_short_by_default_more_with_v(
     assert re.search(r"^all\s+7\s+0\.466\b.*0\.809\b", output, re.M), output
 
 
+def test_a_report_written_is_named_as_given_from_the_folder_pytest_ran_in(
+    pytester: pytest.Pytester, e2e_project: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Every other path the plugin prints is relative; the report's was absolute."""
+    elsewhere = tmp_path_factory.mktemp("elsewhere") / "r.md"
+    result = e2e_run(
+        pytester,
+        "--retrieval-eval",
+        "--retrieval-report=out/r.json",
+        f"--retrieval-report={elsewhere}",
+    )
+    assert "retrieval report written: out/r.json" in result.stdout.lines
+    assert f"retrieval report written: {elsewhere}" in result.stdout.lines  # not below: whole
+
+
 LONG_NAMES = ["hybrid-reranker-cross-encoder-minilm-k1", "hybrid-reranker-cross-encoder-minilm-k2"]
 
 

@@ -312,9 +312,19 @@ def write_summary(tr: TerminalReporter, session: Summary) -> None:
                 tr.write_line(line, **({"yellow": True} if warn else {}))
     _history_lines(tr, session, width)
     _gate_lines(tr, session, width)
-    for path in session.written:
-        tr.write_line(f"retrieval report written: {path}")
+    for path in session.written:  # as given, from the folder pytest was run in
+        tr.write_line(f"retrieval report written: {_from_here(tr.config, path)}")
     if session.history is not None and session.history.appended:
         tr.write_line(f"retrieval log appended: {session.history.shown}")
     for command in session.annotations:  # GitHub reads these whole: never wrapped
         tr.write_line(command)
+
+
+def _from_here(config: pytest.Config, path: Path) -> str:
+    """``path`` from the folder pytest was run in when it is below it (as the option gave
+    it, ``reports/r.json``), else whole."""
+    try:
+        return str(path.relative_to(config.invocation_params.dir))
+    except ValueError:
+        return str(path)
+
