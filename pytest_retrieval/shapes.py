@@ -402,6 +402,13 @@ def _results(returned: Any) -> list[Any]:
         raise ResultShapeError(
             "the retriever returned None; return a ranked list of results ([] when nothing matches)"
         )
+    if type(returned).__module__ == "unittest.mock":  # iterates as empty: scores as nothing
+        raise ResultShapeError(
+            f"the retriever returned {with_article(type(returned).__name__)} from "
+            "unittest.mock, not a ranking (a mock whose return value was never set? a "
+            "MagicMock reads as no results, which a no-result query scores 1.0 for); set "
+            "it: mock.return_value = [doc_id, ...]"
+        )
     if isinstance(returned, str):
         raise ResultShapeError(
             f"the retriever returned a bare string ({_describe(returned)}); "

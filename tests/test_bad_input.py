@@ -14,6 +14,7 @@ import dataclasses
 import itertools
 import json
 import types
+import unittest.mock
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import ClassVar
@@ -1092,6 +1093,10 @@ RESULT_CASES: dict[str, tuple[object, str]] = {
     "set": (
         {"a"},
         "the retriever returned a set (set {'a'}), which has no rank order; return a list",
+    ),
+    "mock": (  # iterates as empty: a no-result query scored 1.0 under abstain
+        unittest.mock.MagicMock(),
+        "the retriever returned a MagicMock from unittest.mock, not a ranking (a mock whose return value was never set? a MagicMock reads as no results, which a no-result query scores 1.0 for); set it: mock.return_value = [doc_id, ...]",
     ),
     "dataframe-vowel": (  # was "returned a EmbeddingFrame"
         type("EmbeddingFrame", (FakeFrame,), {})(),
