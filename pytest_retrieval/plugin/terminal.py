@@ -327,4 +327,3 @@ def _from_here(config: pytest.Config, path: Path) -> str:
         return str(path.relative_to(config.invocation_params.dir))
     except ValueError:
         return str(path)
-
