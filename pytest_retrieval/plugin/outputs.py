@@ -82,6 +82,12 @@ def warning_text(
     return "\n".join(wrapped).removeprefix(prefix)
 
 
+def warnings_on(config: pytest.Config) -> bool:
+    """Whether pytest's warnings plugin runs: under ``-p no:warnings`` the plugin's
+    advice is not issued (its summary would show all the same, through the hook)."""
+    return config.pluginmanager.has_plugin("warnings")
+
+
 def warn_at(config: pytest.Config, text: str, path: str, line: int, shown: str = "") -> bool:
     """Issue a log warning through pytest's filters, wrapped to the terminal as the golden
     files' are; False when -W made it an error. ``shown``: what the warnings summary
@@ -90,6 +96,8 @@ def warn_at(config: pytest.Config, text: str, path: str, line: int, shown: str =
     width = max(full_width(config) - 8, 40)  # pytest indents the line by 4
     if len(shown) > width:
         shown = shown[: width - 3] + "..."
+    if not warnings_on(config):
+        return True
     wrapped = warning_text(config, RetrievalLogWarning, text, path, line)
     with (
         _line_shown_as(path, line, shown),
@@ -108,6 +116,8 @@ def warn_at_golden_line(
     """Issue ``text`` as a ``kind`` warning at a golden file's line, wrapped to the
     terminal, through pytest's filters (``-W error`` raises it here); the line pytest
     prints under it is cut to the terminal, as a JSON Lines query is one long line."""
+    if not warnings_on(config):
+        return
     with (
         sources_cut(config, [path]),
         catch_warnings_for_item(config, config.hook, "collect", None),

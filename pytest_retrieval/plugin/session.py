@@ -79,6 +79,7 @@ from .outputs import (
     stamp,
     utc_now,
     warning_text,
+    warnings_on,
 )
 from .terminal import write_summary
 from .usage import usage_error
@@ -735,6 +736,9 @@ class RetrievalSession:
                 found.append((advice.kind, advice.text, path, line))
             place = fixture or ("conftest.py", 1)
             found += [(RetrievalSettingsWarning, t, *place) for t in self.gathered.rebuilt]
+        if not warnings_on(self.config):  # -p no:warnings: counted as not shown, as under
+            self.advice_shown += len(found)  # --disable-warnings
+            return
         with (
             sources_cut(self.config, [path for _, _, path, _ in found]),
             catch_warnings_for_item(self.config, self.config.hook, "runtest", None),
